@@ -1,0 +1,261 @@
+// srnic_csr: AXI4-Lite register file, doorbells, counters and the command interface.
+//
+// Doorbells become one-cycle events (SQ, RQ, CQ). Commands are staged in CMD_DATA and
+// executed when CMD is written: QP_MODIFY is decoded into a qp_cmd_t that every block
+// holding a slice of the QP context must accept (each has its own ready); MR_WRITE and
+// CQ_WRITE go to the MR tables and the CQ writer. CMD_STATUS.busy stays set until all
+// consumers have taken the command. The CSR keeps each QP's last state to tell which
+// transitions (RESET->INIT, ->RTR, ->RTS) re-initialise indices and PSNs.
+`default_nettype none
+module srnic_csr #(
+  parameter int NUM_QPS = 16384,
+  parameter int NUM_MRS = 256,
+  parameter int NUM_CQS = 1024,
+  parameter int N_QPC_CONSUMERS = 4
+) (
+  input  wire logic        clk,
+  input  wire logic        rst,
+  // AXI4-Lite slave
+  input  wire logic [15:0] s_axil_awaddr,
+  input  wire logic        s_axil_awvalid,
+  output logic             s_axil_awready,
+  input  wire logic [31:0] s_axil_wdata,
+  input  wire logic [3:0]  s_axil_wstrb,
+  input  wire logic        s_axil_wvalid,
+  output logic             s_axil_wready,
+  output logic [1:0]       s_axil_bresp,
+  output logic             s_axil_bvalid,
+  input  wire logic        s_axil_bready,
+  input  wire logic [15:0] s_axil_araddr,
+  input  wire logic        s_axil_arvalid,
+  output logic             s_axil_arready,
+  output logic [31:0]      s_axil_rdata,
+  output logic [1:0]       s_axil_rresp,
+  output logic             s_axil_rvalid,
+  input  wire logic        s_axil_rready,
+  // configuration
+  output logic [47:0]      local_mac,
+  output logic [31:0]      local_ip,
+  output logic [31:0]      sched_burst,
+  output logic [3:0]       sched_wqes,
+  output logic [47:0]      timestamp,
+  // doorbells
+  output logic             db_sq_valid,
+  output logic             db_rq_valid,
+  output logic             db_cq_valid,
+  output logic [15:0]      db_index,     // QPN or CQN
+  output logic [15:0]      db_value,     // producer or consumer index
+  output logic             db_bad,       // doorbell naming a QP/CQ that does not exist
+  // commands
+  output logic             qp_cmd_valid,
+  input  wire logic [N_QPC_CONSUMERS-1:0] qp_cmd_ready,
+  output srnic_pkg::qp_cmd_t qp_cmd,
+  output logic             mr_cmd_valid,
+  output logic [$clog2(NUM_MRS)-1:0] mr_cmd_index,
+  output srnic_pkg::mr_entry_t mr_cmd,
+  output logic             cq_cmd_valid,
+  input  wire logic        cq_cmd_ready,
+  output srnic_pkg::cq_cmd_t cq_cmd,
+  // counters
+  input  wire logic [srnic_abi_pkg::NUM_COUNTERS-1:0] cnt_inc
+);
+  localparam int NC = srnic_abi_pkg::NUM_COUNTERS;
+  localparam int QAW = $clog2(NUM_QPS);
+
+  // ---------------------------------------------------------------- registers
+  logic [31:0] cmd_data [16];
+  logic [31:0] counters [NC];
+  logic [47:0] ts;
+  logic [31:0] ts_hi_latch;
+  logic        cmd_busy, cmd_err;
+
+  assign timestamp = ts;
+
+  // ---------------------------------------------------------------- AXI-Lite write
+  logic        aw_pend, w_pend;
+  logic [15:0] aw_addr;
+  logic [31:0] w_data;
+  logic        wr_fire;
+  assign s_axil_awready = !aw_pend && !s_axil_bvalid;
+  assign s_axil_wready  = !w_pend && !s_axil_bvalid;
+  assign s_axil_bresp   = 2'b00;
+  assign wr_fire = aw_pend && w_pend && !s_axil_bvalid;
+
+  // ---------------------------------------------------------------- commands
+  typedef enum logic [1:0] {C_IDLE, C_STATE_RD, C_ISSUE} cstate_e;
+  cstate_e cst;
+  logic [7:0]  cmd_op;
+  logic [23:0] cmd_idx;
+  logic [N_QPC_CONSUMERS-1:0] taken;
+  logic [511:0] payload;
+  always_comb for (int i = 0; i < 16; i++) payload[i*32 +: 32] = cmd_data[i];
+
+  // previous state per QP
+  logic [2:0] prev_state_q;
+  logic       st_we;
+  sdp_ram #(.WIDTH(3), .DEPTH(NUM_QPS)) u_state (
+    .clk, .wr_en(st_we), .wr_addr(cmd_idx[QAW-1:0]), .wr_data(qp_cmd.state),
+    .rd_en(cst == C_IDLE), .rd_addr(cmd_idx[QAW-1:0]), .rd_data(prev_state_q));
+
+  function automatic logic [63:0] field(input logic [511:0] p, input int off, input int w);
+    logic [63:0] v;
+    v = p[off*8 +: 64];
+    if (w < 64) v = v & ((64'd1 << w) - 64'd1);
+    field = v;
+  endfunction
+
+  always_comb begin
+    qp_cmd          = '0;
+    qp_cmd.qpn      = cmd_idx[srnic_pkg::QPN_W-1:0];
+    qp_cmd.state    = payload[srnic_abi_pkg::QPC_STATE_OFF*8 +: 3];
+    qp_cmd.mtu      = payload[srnic_abi_pkg::QPC_MTU_OFF*8 +: 3];
+    qp_cmd.access   = payload[srnic_abi_pkg::QPC_ACCESS_OFF*8 +: 4];
+    qp_cmd.log_sq   = payload[srnic_abi_pkg::QPC_LOG_SQ_SIZE_OFF*8 +: 4];
+    qp_cmd.log_rq   = payload[srnic_abi_pkg::QPC_LOG_RQ_SIZE_OFF*8 +: 4];
+    qp_cmd.sport    = payload[srnic_abi_pkg::QPC_UDP_SPORT_OFF*8 +: 16];
+    qp_cmd.dqpn     = payload[srnic_abi_pkg::QPC_DEST_QPN_OFF*8 +: 24];
+    qp_cmd.pd       = payload[srnic_abi_pkg::QPC_PD_OFF*8 +: 32];
+    qp_cmd.sq_psn   = payload[srnic_abi_pkg::QPC_SQ_PSN_OFF*8 +: 24];
+    qp_cmd.rq_psn   = payload[srnic_abi_pkg::QPC_RQ_PSN_OFF*8 +: 24];
+    qp_cmd.send_cqn = payload[srnic_abi_pkg::QPC_SEND_CQN_OFF*8 +: 16];
+    qp_cmd.recv_cqn = payload[srnic_abi_pkg::QPC_RECV_CQN_OFF*8 +: 16];
+    qp_cmd.dip      = payload[srnic_abi_pkg::QPC_DEST_IP_OFF*8 +: 32];
+    qp_cmd.dmac     = payload[srnic_abi_pkg::QPC_DEST_MAC_OFF*8 +: 48];
+    qp_cmd.sq_base  = payload[srnic_abi_pkg::QPC_SQ_BASE_OFF*8 +: 64];
+    qp_cmd.rq_base  = payload[srnic_abi_pkg::QPC_RQ_BASE_OFF*8 +: 64];
+    qp_cmd.init_idx    = prev_state_q == 3'(srnic_abi_pkg::QPS_RESET) && qp_cmd.state == 3'(srnic_abi_pkg::QPS_INIT);
+    qp_cmd.init_rq_psn = prev_state_q == 3'(srnic_abi_pkg::QPS_INIT) && qp_cmd.state == 3'(srnic_abi_pkg::QPS_RTR);
+    qp_cmd.init_sq_psn = prev_state_q == 3'(srnic_abi_pkg::QPS_RTR) && qp_cmd.state == 3'(srnic_abi_pkg::QPS_RTS);
+
+    mr_cmd        = '0;
+    mr_cmd.iova   = payload[srnic_abi_pkg::MR_IOVA_OFF*8 +: 64];
+    mr_cmd.length = payload[srnic_abi_pkg::MR_LENGTH_OFF*8 +: 64];
+    mr_cmd.pa     = payload[srnic_abi_pkg::MR_PA_OFF*8 +: 64];
+    mr_cmd.key    = payload[srnic_abi_pkg::MR_KEY_OFF*8 +: 32];
+    mr_cmd.pd     = payload[srnic_abi_pkg::MR_PD_OFF*8 +: 32];
+    mr_cmd.access = payload[srnic_abi_pkg::MR_ACCESS_OFF*8 +: 4];
+    mr_cmd.valid  = payload[srnic_abi_pkg::MR_VALID_OFF*8];
+
+    cq_cmd          = '0;
+    cq_cmd.cqn      = cmd_idx[15:0];
+    cq_cmd.base     = payload[srnic_abi_pkg::CQC_BASE_OFF*8 +: 64];
+    cq_cmd.log_size = payload[srnic_abi_pkg::CQC_LOG_SIZE_OFF*8 +: 4];
+    cq_cmd.valid    = payload[srnic_abi_pkg::CQC_FLAGS_OFF*8];
+  end
+  assign mr_cmd_index = cmd_idx[$clog2(NUM_MRS)-1:0];
+
+  assign qp_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_QP_MODIFY;
+  assign mr_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_MR_WRITE;
+  assign cq_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_CQ_WRITE;
+  wire [N_QPC_CONSUMERS-1:0] taken_now = taken | (qp_cmd_valid ? qp_cmd_ready : '0);
+  wire cmd_done = (qp_cmd_valid && &taken_now) || mr_cmd_valid || (cq_cmd_valid && cq_cmd_ready);
+  assign st_we = qp_cmd_valid && &taken_now;
+
+  // ---------------------------------------------------------------- doorbells
+  wire [15:0] wr_reg = aw_addr;
+  wire is_db_sq = wr_fire && wr_reg == srnic_abi_pkg::REG_DB_SQ;
+  wire is_db_rq = wr_fire && wr_reg == srnic_abi_pkg::REG_DB_RQ;
+  wire is_db_cq = wr_fire && wr_reg == srnic_abi_pkg::REG_DB_CQ;
+  wire db_qp_ok = {16'd0, w_data[15:0]} < NUM_QPS;
+  wire db_cq_ok = {16'd0, w_data[15:0]} < NUM_CQS;
+  always_ff @(posedge clk) begin
+    db_sq_valid <= !rst && is_db_sq && db_qp_ok;
+    db_rq_valid <= !rst && is_db_rq && db_qp_ok;
+    db_cq_valid <= !rst && is_db_cq && db_cq_ok;
+    db_bad      <= !rst && (((is_db_sq || is_db_rq) && !db_qp_ok) || (is_db_cq && !db_cq_ok));
+    db_index    <= w_data[15:0];
+    db_value    <= w_data[31:16];
+  end
+
+  // ---------------------------------------------------------------- sequential
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      aw_pend <= 1'b0; w_pend <= 1'b0; s_axil_bvalid <= 1'b0;
+      s_axil_rvalid <= 1'b0;
+      local_mac <= '0; local_ip <= '0;
+      sched_burst <= 32'd16384; sched_wqes <= 4'd8;
+      ts <= '0;
+      cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; taken <= '0;
+      cmd_op <= '0; cmd_idx <= '0;
+      for (int i = 0; i < NC; i++) counters[i] <= '0;
+    end else begin
+      ts <= ts + 48'd1;
+      for (int i = 0; i < NC; i++) if (cnt_inc[i]) counters[i] <= counters[i] + 32'd1;
+
+      if (s_axil_awvalid && s_axil_awready) begin aw_pend <= 1'b1; aw_addr <= s_axil_awaddr; end
+      if (s_axil_wvalid && s_axil_wready) begin w_pend <= 1'b1; w_data <= s_axil_wdata; end
+      if (s_axil_bvalid && s_axil_bready) s_axil_bvalid <= 1'b0;
+      if (wr_fire) begin
+        aw_pend <= 1'b0; w_pend <= 1'b0; s_axil_bvalid <= 1'b1;
+        case (wr_reg)
+          srnic_abi_pkg::REG_MAC_LO:      local_mac[31:0] <= w_data;
+          srnic_abi_pkg::REG_MAC_HI:      local_mac[47:32] <= w_data[15:0];
+          srnic_abi_pkg::REG_IPV4:        local_ip <= w_data;
+          srnic_abi_pkg::REG_SCHED_BURST: sched_burst <= (w_data < 32'd64) ? 32'd64 : w_data;
+          srnic_abi_pkg::REG_SCHED_WQES:  sched_wqes <= (w_data[3:0] == 4'd0 || w_data > 32'd8) ? 4'd8 : w_data[3:0];
+          srnic_abi_pkg::REG_CMD: begin
+            if (cst == C_IDLE) begin
+              cmd_op  <= w_data[31:24];
+              cmd_idx <= w_data[23:0];
+              taken   <= '0;
+              if ((w_data[31:24] == srnic_abi_pkg::CMD_QP_MODIFY && {8'd0, w_data[23:0]} < NUM_QPS) ||
+                  (w_data[31:24] == srnic_abi_pkg::CMD_MR_WRITE && {8'd0, w_data[23:0]} < NUM_MRS) ||
+                  (w_data[31:24] == srnic_abi_pkg::CMD_CQ_WRITE && {8'd0, w_data[23:0]} < NUM_CQS)) begin
+                cst <= C_STATE_RD; cmd_busy <= 1'b1; cmd_err <= 1'b0;
+              end else begin
+                cmd_err <= 1'b1;
+              end
+            end else begin
+              cmd_err <= 1'b1;   // command while busy: rejected
+            end
+          end
+          default: begin
+            if (wr_reg >= srnic_abi_pkg::REG_CMD_DATA0 && wr_reg < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64 && cst == C_IDLE)
+              cmd_data[wr_reg[5:2]] <= w_data;
+          end
+        endcase
+      end
+
+      case (cst)
+        C_STATE_RD: cst <= C_ISSUE;   // prev_state_q valid next cycle
+        C_ISSUE: begin
+          taken <= taken_now;
+          if (cmd_done) begin cst <= C_IDLE; cmd_busy <= 1'b0; end
+        end
+        default: ;
+      endcase
+
+      if (s_axil_rvalid && s_axil_rready) s_axil_rvalid <= 1'b0;
+      if (s_axil_arvalid && s_axil_arready) begin
+        s_axil_rvalid <= 1'b1;
+        s_axil_rdata  <= 32'd0;
+        case (s_axil_araddr)
+          srnic_abi_pkg::REG_ID:          s_axil_rdata <= srnic_abi_pkg::ID_VALUE;
+          srnic_abi_pkg::REG_VERSION:     s_axil_rdata <= srnic_abi_pkg::VERSION_VALUE;
+          srnic_abi_pkg::REG_CAPS:        s_axil_rdata <= {8'd0, 8'($clog2(NUM_CQS)), 8'($clog2(NUM_MRS)), 8'($clog2(NUM_QPS))};
+          srnic_abi_pkg::REG_MAC_LO:      s_axil_rdata <= local_mac[31:0];
+          srnic_abi_pkg::REG_MAC_HI:      s_axil_rdata <= {16'd0, local_mac[47:32]};
+          srnic_abi_pkg::REG_IPV4:        s_axil_rdata <= local_ip;
+          srnic_abi_pkg::REG_TS_LO:       begin s_axil_rdata <= ts[31:0]; ts_hi_latch <= {16'd0, ts[47:32]}; end
+          srnic_abi_pkg::REG_TS_HI:       s_axil_rdata <= ts_hi_latch;
+          srnic_abi_pkg::REG_SCHED_BURST: s_axil_rdata <= sched_burst;
+          srnic_abi_pkg::REG_SCHED_WQES:  s_axil_rdata <= {28'd0, sched_wqes};
+          srnic_abi_pkg::REG_CMD_STATUS:  s_axil_rdata <= {30'd0, cmd_err, cmd_busy};
+          default: begin
+            if (s_axil_araddr >= srnic_abi_pkg::REG_CMD_DATA0 && s_axil_araddr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)
+              s_axil_rdata <= cmd_data[s_axil_araddr[5:2]];
+            else if (s_axil_araddr >= srnic_abi_pkg::REG_CNT_BASE && s_axil_araddr < srnic_abi_pkg::REG_CNT_BASE + 16'(4 * NC))
+              s_axil_rdata <= counters[s_axil_araddr[5:2]];
+          end
+        endcase
+      end
+    end
+  end
+  assign s_axil_arready = !s_axil_rvalid;
+  // Registers are written as whole 32-bit words; the QP index range is checked above.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{s_axil_wstrb, cmd_idx[23:16]};
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign s_axil_rresp   = 2'b00;
+endmodule
+`default_nettype wire

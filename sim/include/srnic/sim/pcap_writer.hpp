@@ -1,0 +1,37 @@
+// PcapWriter: classic libpcap file with nanosecond timestamps (magic 0xa1b23c4d), Ethernet
+// link type, records written little-endian.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace srnic::sim {
+
+class PcapWriter {
+ public:
+  static constexpr uint32_t kMagicNs = 0xa1b23c4d;
+  static constexpr uint32_t kLinkTypeEthernet = 1;
+
+  PcapWriter() = default;
+  // Opens path (throws std::runtime_error if it cannot be created).
+  explicit PcapWriter(const std::string& path, uint32_t snaplen = 65535);
+  ~PcapWriter() { close(); }
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
+
+  bool open(const std::string& path, uint32_t snaplen = 65535);
+  bool is_open() const { return f_ != nullptr; }
+  // One frame (no FCS) captured at t_ns of simulated time; truncated to snaplen.
+  void write(double t_ns, const uint8_t* data, size_t len);
+  void flush();
+  void close();
+  uint64_t records() const { return records_; }
+
+ private:
+  std::FILE* f_ = nullptr;
+  uint32_t snaplen_ = 65535;
+  uint64_t records_ = 0;
+};
+
+}  // namespace srnic::sim

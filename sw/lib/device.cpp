@@ -1,0 +1,191 @@
+// device.cpp: Device (open, registers, commands, resource numbering) and memory registration.
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "srnic/verbs.hpp"
+
+namespace srnic::sw {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the ABI structs are written to host memory as-is and must be little-endian");
+
+Backend::~Backend() = default;
+
+namespace {
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08" PRIX32, v);
+  return buf;
+}
+
+const char* cmd_name(uint8_t op) {
+  switch (op) {
+    case abi::CMD_QP_MODIFY: return "QP_MODIFY";
+    case abi::CMD_MR_WRITE: return "MR_WRITE";
+    case abi::CMD_CQ_WRITE: return "CQ_WRITE";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+Device::Device(Backend& backend) : be_(backend) {
+  const uint32_t id = be_.mmio_read32(abi::REG_ID);
+  if (id != abi::ID_VALUE)
+    throw Error(ENODEV, "srnic: register ID reads " + hex32(id) + ", expected " +
+                            hex32(abi::ID_VALUE) + " (\"SRNC\"): not an srnic register window");
+  const uint32_t version = be_.mmio_read32(abi::REG_VERSION);
+  if ((version >> 16) != (abi::VERSION_VALUE >> 16))
+    throw Error(ENODEV, "srnic: ABI version " + hex32(version) + " is incompatible with " +
+                            hex32(abi::VERSION_VALUE) + " (major versions differ)");
+  const uint32_t caps = be_.mmio_read32(abi::REG_CAPS);
+  caps_.version = version;
+  caps_.log_qps = caps & 0xFF;
+  caps_.log_mrs = (caps >> 8) & 0xFF;
+  caps_.log_cqs = (caps >> 16) & 0xFF;
+  // Doorbells carry 16-bit QPN/CQN fields; keys carry a 24-bit MR index.
+  if (caps_.log_qps > 16 || caps_.log_cqs > 16 || caps_.log_mrs > 24)
+    throw Error(ENODEV, "srnic: CAPS " + hex32(caps) + " exceeds the ABI limits (QPs/CQs 2^16, MRs 2^24)");
+  caps_.max_qp = 1u << caps_.log_qps;
+  caps_.max_mr = 1u << caps_.log_mrs;
+  caps_.max_cq = 1u << caps_.log_cqs;
+  mr_used_.assign(caps_.max_mr, 0);
+  mr_last_tag_.assign(caps_.max_mr, 0);
+  cq_used_.assign(caps_.max_cq, 0);
+  qp_used_.assign(caps_.max_qp, 0);
+  qps_.assign(caps_.max_qp, nullptr);
+  mac_ = uint64_t(be_.mmio_read32(abi::REG_MAC_HI) & 0xFFFF) << 32 | be_.mmio_read32(abi::REG_MAC_LO);
+  ipv4_ = be_.mmio_read32(abi::REG_IPV4);
+}
+
+Device::~Device() = default;
+
+void Device::set_mac(uint64_t mac) {
+  if (mac >> 48) throw Error(EINVAL, "srnic: MAC value wider than 48 bits");
+  be_.mmio_write32(abi::REG_MAC_LO, uint32_t(mac));
+  be_.mmio_write32(abi::REG_MAC_HI, uint32_t(mac >> 32));
+  mac_ = mac;
+}
+
+void Device::set_ipv4(uint32_t ip) {
+  be_.mmio_write32(abi::REG_IPV4, ip);
+  ipv4_ = ip;
+}
+
+void Device::set_sched_burst(uint32_t bytes) {
+  if (bytes == 0) throw Error(EINVAL, "srnic: scheduler burst must be nonzero");
+  be_.mmio_write32(abi::REG_SCHED_BURST, bytes);
+}
+
+void Device::set_sched_wqes(uint32_t n) {
+  if (n < 1 || n > 8) throw Error(EINVAL, "srnic: SCHED_WQES must be 1..8");
+  be_.mmio_write32(abi::REG_SCHED_WQES, n);
+}
+
+uint64_t Device::read_timestamp() {
+  const uint32_t lo = be_.mmio_read32(abi::REG_TS_LO);
+  const uint32_t hi = be_.mmio_read32(abi::REG_TS_HI);
+  return uint64_t(hi) << 32 | lo;
+}
+
+uint32_t Device::read_counter(int idx) {
+  if (idx < 0 || idx >= abi::NUM_COUNTERS) throw Error(EINVAL, "srnic: no counter " + std::to_string(idx));
+  return be_.mmio_read32(abi::reg_counter(idx));
+}
+
+void Device::execute(uint8_t opcode, uint32_t index, const void* payload, size_t len) {
+  if (len > size_t(abi::CMD_BYTES)) throw Error(EINVAL, "srnic: command payload over 64 bytes");
+  if (index > 0xFFFFFF) throw Error(EINVAL, "srnic: command index over 24 bits");
+  uint8_t buf[abi::CMD_BYTES] = {};
+  if (len) std::memcpy(buf, payload, len);
+  for (int i = 0; i < abi::CMD_DATA_WORDS; ++i) {
+    uint32_t w;
+    std::memcpy(&w, buf + 4 * i, 4);
+    be_.mmio_write32(abi::reg_cmd_data(i), w);
+  }
+  be_.mmio_write32(abi::REG_CMD, abi::cmd_word(opcode, index));
+  const uint64_t deadline = be_.now_ns() + cmd_timeout_ns_;
+  uint32_t status;
+  for (uint32_t polls = 0;; ++polls) {
+    status = be_.mmio_read32(abi::REG_CMD_STATUS);
+    if (!(status & 1)) break;
+    if (be_.now_ns() > deadline || polls >= (1u << 20))
+      throw Error(ETIMEDOUT, std::string("srnic: command ") + cmd_name(opcode) + " index " +
+                                 std::to_string(index) + " still busy after timeout");
+  }
+  if (status & 2)
+    throw Error(EIO, std::string("srnic: command ") + cmd_name(opcode) + " index " +
+                         std::to_string(index) + " failed (CMD_STATUS " + hex32(status) + ")");
+}
+
+uint32_t Device::alloc_index(std::vector<uint8_t>& used, uint32_t first, const char* what) {
+  for (uint32_t i = first; i < used.size(); ++i)
+    if (!used[i]) {
+      used[i] = 1;
+      return i;
+    }
+  throw Error(ENOMEM, std::string("srnic: no free ") + what + " (table of " +
+                          std::to_string(used.size()) + ")");
+}
+
+std::unique_ptr<ProtectionDomain> Device::alloc_pd() {
+  return std::make_unique<ProtectionDomain>(*this, next_pd_++);
+}
+
+std::unique_ptr<MemoryRegion> Device::reg_mr(const ProtectionDomain& pd, uint64_t addr,
+                                             uint64_t length, unsigned access) {
+  return reg_mr_phys(pd, addr, addr, length, access);
+}
+
+std::unique_ptr<MemoryRegion> Device::reg_mr_phys(const ProtectionDomain& pd, uint64_t iova,
+                                                  uint64_t pa, uint64_t length, unsigned access) {
+  const unsigned known = Access::LocalWrite | Access::RemoteWrite | Access::RemoteRead | Access::RemoteAtomic;
+  if (&pd.device() != this) throw Error(EINVAL, "reg_mr: PD belongs to another device");
+  if (access & ~known) throw Error(EINVAL, "reg_mr: unsupported access flags " + hex32(access));
+  if ((access & (Access::RemoteWrite | Access::RemoteAtomic)) && !(access & Access::LocalWrite))
+    throw Error(EINVAL, "reg_mr: REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE");
+  if (length == 0) throw Error(EINVAL, "reg_mr: zero length");
+  if (iova + length < iova || pa + length < pa) throw Error(EINVAL, "reg_mr: range wraps the address space");
+
+  const uint32_t idx = alloc_index(mr_used_, 0, "MR entries");
+  // Key tag: 1..255, cycling per registration and always different from the entry's last tag.
+  do tag_seq_ = uint8_t(tag_seq_ % 255 + 1);
+  while (tag_seq_ == mr_last_tag_[idx]);
+  const uint32_t key = idx << 8 | tag_seq_;
+
+  abi::MrEntry e{};
+  e.iova = iova;
+  e.length = length;
+  e.pa = pa;
+  e.key = key;
+  e.pd = pd.handle();
+  e.access = uint8_t(access);
+  e.valid = 1;
+  try {
+    execute(abi::CMD_MR_WRITE, idx, &e, sizeof e);
+  } catch (...) {
+    mr_used_[idx] = 0;
+    throw;
+  }
+  mr_last_tag_[idx] = tag_seq_;
+  return std::unique_ptr<MemoryRegion>(new MemoryRegion(*this, pd, key, iova, pa, length, access));
+}
+
+MemoryRegion::MemoryRegion(Device& dev, const ProtectionDomain& pd, uint32_t key, uint64_t iova,
+                           uint64_t pa, uint64_t length, unsigned access)
+    : dev_(dev), pd_(pd), key_(key), iova_(iova), pa_(pa), length_(length), access_(access) {}
+
+MemoryRegion::~MemoryRegion() {
+  abi::MrEntry e{};  // valid = 0
+  try {
+    dev_.execute(abi::CMD_MR_WRITE, index(), &e, sizeof e);
+  } catch (const Error&) {
+    // Nothing sensible to do in a destructor; the entry is still released for reuse.
+  }
+  dev_.mr_used_[index()] = 0;
+}
+
+}  // namespace srnic::sw

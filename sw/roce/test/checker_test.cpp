@@ -1,0 +1,323 @@
+// pcap I/O, the protocol checker and the two command-line checkers run on generated captures.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "srnic/roce/checker.hpp"
+#include "srnic/roce/icrc.hpp"
+#include "srnic/roce/pcap.hpp"
+#include "srnic/roce/psn.hpp"
+#include "vectors.hpp"
+
+namespace srnic::roce {
+namespace {
+
+constexpr uint32_t kMtu = 256;
+
+// Builds request/response frames of one RC connection 10.0.0.1:qp 0x11 <-> 10.0.0.2:qp 0x22.
+struct Conv {
+  uint32_t psn = 0xFFFFFE;  // wraps during the test
+  std::vector<std::vector<uint8_t>> frames;
+
+  Packet req(uint8_t opc, size_t len) {
+    Packet p = test::vector_base();
+    p.bth.opcode = opc;
+    p.bth.dest_qp = 0x22;
+    p.bth.psn = psn;
+    for (size_t i = 0; i < len; ++i) p.payload.push_back(uint8_t(i));
+    return p;
+  }
+  Packet resp(uint8_t opc, uint32_t at, size_t len) {
+    Packet p = test::vector_base();
+    std::swap(p.ip4.src, p.ip4.dst);
+    std::swap(p.eth.src, p.eth.dst);
+    p.bth.opcode = opc;
+    p.bth.dest_qp = 0x11;
+    p.bth.psn = at;
+    p.payload.assign(len, 0x77);
+    return p;
+  }
+  void push(const Packet& p) { frames.push_back(p.build()); }
+  // A WRITE of `len` bytes split at the MTU.
+  void write(uint32_t len) {
+    const uint32_t n = len == 0 ? 1 : (len + kMtu - 1) / kMtu;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t chunk = i + 1 < n ? kMtu : len - i * kMtu;
+      uint8_t opc = n == 1 ? op::kRcWriteOnly : i == 0 ? op::kRcWriteFirst : i + 1 < n ? op::kRcWriteMiddle : op::kRcWriteLast;
+      Packet p = req(opc, chunk);
+      p.reth.dma_len = len;
+      p.bth.ack_req = i + 1 == n;
+      push(p);
+      psn = (psn + 1) & 0xFFFFFF;
+    }
+    push(resp(op::kRcAck, (psn - 1) & 0xFFFFFF, 0));
+  }
+  void read(uint32_t len) {
+    Packet p = req(op::kRcReadRequest, 0);
+    p.reth.dma_len = len;
+    push(p);
+    const uint32_t n = len == 0 ? 1 : (len + kMtu - 1) / kMtu;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t chunk = i + 1 < n ? kMtu : len - i * kMtu;
+      uint8_t opc = n == 1 ? op::kRcReadResponseOnly
+                           : i == 0 ? op::kRcReadResponseFirst
+                                    : i + 1 < n ? op::kRcReadResponseMiddle : op::kRcReadResponseLast;
+      push(resp(opc, (psn + i) & 0xFFFFFF, chunk));
+    }
+    psn = (psn + n) & 0xFFFFFF;
+  }
+};
+
+Conv good_conversation() {
+  Conv c;
+  c.write(600);   // FIRST MIDDLE LAST across the PSN wrap
+  c.read(700);    // 3 responses
+  c.write(0);     // zero-length ONLY
+  c.write(256);   // exactly one MTU
+  c.read(0);
+  Packet s = c.req(op::kRcSendOnlyImm, 5);
+  c.push(s);
+  c.psn = (c.psn + 1) & 0xFFFFFF;
+  c.frames.push_back(test::load_vector("cx4_cnp").frame);
+  return c;
+}
+
+std::string tmp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("srnic_roce_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+void write_pcap(const std::string& path, const std::vector<std::vector<uint8_t>>& frames, bool nsec) {
+  PcapWriter w(path, nsec);
+  uint64_t t = 1'700'000'000'123'456'789ull;
+  for (const auto& f : frames) w.write(t += 1500, f);
+}
+
+TEST(Pcap, RoundTripBothMagics) {
+  const Conv c = good_conversation();
+  for (bool nsec : {false, true}) {
+    const std::string path = tmp_path(nsec ? "n.pcap" : "u.pcap");
+    write_pcap(path, c.frames, nsec);
+    PcapReader r(path);
+    EXPECT_EQ(r.nanosecond(), nsec);
+    EXPECT_EQ(r.linktype(), kLinkTypeEthernet);
+    PcapRecord rec;
+    size_t i = 0;
+    uint64_t t = 1'700'000'000'123'456'789ull;
+    while (r.next(rec)) {
+      ASSERT_LT(i, c.frames.size());
+      EXPECT_EQ(rec.data, c.frames[i]);
+      t += 1500;
+      EXPECT_EQ(rec.ts_ns, nsec ? t : t / 1000 * 1000);
+      ++i;
+    }
+    EXPECT_EQ(i, c.frames.size());
+    std::remove(path.c_str());
+  }
+}
+
+TEST(Pcap, ReadsByteSwappedHeader) {
+  const std::string path = tmp_path("be.pcap");
+  {
+    std::ofstream o(path, std::ios::binary);
+    const uint8_t g[24] = {0xA1, 0xB2, 0x3C, 0x4D, 0, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 0, 1};
+    const uint8_t h[16] = {0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 3, 0, 0, 0, 3};
+    const uint8_t d[3] = {9, 8, 7};
+    o.write(reinterpret_cast<const char*>(g), 24);
+    o.write(reinterpret_cast<const char*>(h), 16);
+    o.write(reinterpret_cast<const char*>(d), 3);
+  }
+  PcapReader r(path);
+  EXPECT_TRUE(r.nanosecond());
+  EXPECT_EQ(r.linktype(), 1u);
+  PcapRecord rec;
+  ASSERT_TRUE(r.next(rec));
+  EXPECT_EQ(rec.ts_ns, 2'000'000'007ull);
+  EXPECT_EQ(rec.data, (std::vector<uint8_t>{9, 8, 7}));
+  EXPECT_FALSE(r.next(rec));
+  std::remove(path.c_str());
+}
+
+TEST(Pcap, RejectsOtherFiles) {
+  const std::string path = tmp_path("bad.pcap");
+  { std::ofstream(path) << "this is not a capture file at all"; }
+  EXPECT_THROW(PcapReader{path}, std::runtime_error);
+  std::remove(path.c_str());
+  EXPECT_THROW(PcapReader{path}, std::runtime_error);
+}
+
+ProtocolChecker run(const std::vector<std::vector<uint8_t>>& frames, bool allow_retx = false) {
+  CheckerConfig cfg;
+  cfg.mtu = kMtu;
+  cfg.allow_retransmit = allow_retx;
+  ProtocolChecker ch(cfg);
+  for (const auto& f : frames) ch.on_frame(f.data(), f.size());
+  return ch;
+}
+
+TEST(Checker, CleanConversationPasses) {
+  const Conv c = good_conversation();
+  const ProtocolChecker ch = run(c.frames);
+  std::ostringstream os;
+  ch.print_summary(os);
+  EXPECT_EQ(ch.violation_count(), 0u) << os.str();
+  EXPECT_EQ(ch.frames(), c.frames.size());
+  EXPECT_EQ(ch.opcode_counts()[op::kRcWriteFirst], 1u);
+  EXPECT_EQ(ch.opcode_counts()[op::kRcReadResponseMiddle], 1u);
+  EXPECT_EQ(ch.opcode_counts()[op::kRcAck], 3u);
+  EXPECT_EQ(ch.opcode_counts()[op::kCnp], 1u);
+  EXPECT_NE(os.str().find("RC_RDMA_READ_REQUEST: 2"), std::string::npos) << os.str();
+}
+
+// Expects exactly one violation of `kind` at 1-based frame `frame`.
+void expect_one(const ProtocolChecker& ch, const std::string& kind, uint64_t frame) {
+  std::ostringstream os;
+  ch.print_summary(os);
+  ASSERT_EQ(ch.violation_count(), 1u) << os.str();
+  EXPECT_EQ(ch.violations()[0].kind, kind) << os.str();
+  EXPECT_EQ(ch.violations()[0].frame, frame) << os.str();
+}
+
+TEST(Checker, DetectsPsnGap) {
+  Conv c;
+  c.write(10);
+  c.psn = (c.psn + 1) & 0xFFFFFF;  // skip a PSN
+  c.write(10);
+  expect_one(run(c.frames), "psn_order", 3);
+}
+
+TEST(Checker, ReadRequestAdvancesByResponseCount) {
+  Conv c;
+  c.read(3 * kMtu);
+  c.psn = (c.psn - 2) & 0xFFFFFF;  // next request reuses response PSNs
+  Packet w = c.req(op::kRcWriteOnly, 4);
+  w.reth.dma_len = 4;
+  c.push(w);
+  expect_one(run(c.frames), "psn_order", 5);
+}
+
+TEST(Checker, DetectsMissingLast) {
+  Conv c;
+  c.write(600);
+  c.frames.erase(c.frames.begin() + 2);  // drop WRITE_LAST (and its PSN)
+  c.write(4);
+  const ProtocolChecker ch = run(c.frames);
+  // The ONLY after an unfinished message breaks both PSN order and the opcode sequence.
+  EXPECT_EQ(ch.violation_counts().at("psn_order"), 1u);
+  EXPECT_EQ(ch.violation_counts().at("opcode_sequence"), 1u);
+  EXPECT_EQ(ch.violations()[0].frame, 4u);
+}
+
+TEST(Checker, DetectsMiddleWithoutFirstAndBadLengths) {
+  Conv c;
+  Packet m = c.req(op::kRcSendMiddle, kMtu);
+  c.push(m);
+  expect_one(run(c.frames), "opcode_sequence", 1);
+
+  Conv d;
+  Packet f = d.req(op::kRcSendFirst, kMtu - 4);
+  d.push(f);
+  expect_one(run(d.frames), "payload_length", 1);
+
+  Conv e;
+  e.write(600);
+  Packet last = e.req(op::kRcWriteLast, 10);  // fix the frame so that DMA length disagrees
+  e.frames[2] = [&] { Packet p = last; p.bth.psn = psn_add(0xFFFFFE, 2); return p.build(); }();
+  expect_one(run(e.frames), "write_length", 3);
+
+  Conv g;
+  Packet o = g.req(op::kRcWriteOnly, kMtu + 4);
+  o.reth.dma_len = kMtu + 4;
+  g.push(o);
+  expect_one(run(g.frames), "payload_length", 1);
+}
+
+TEST(Checker, DetectsResponseOrderAndNonZeroPad) {
+  Conv c;
+  c.read(3 * kMtu);
+  std::swap(c.frames[2], c.frames[3]);  // MIDDLE and LAST swapped
+  const ProtocolChecker ch = run(c.frames);
+  EXPECT_GE(ch.violation_count(), 1u);
+  EXPECT_EQ(ch.violations()[0].frame, 3u);
+  EXPECT_EQ(ch.violations()[0].kind, "psn_order");
+
+  Conv d;
+  Packet s = d.req(op::kRcSendOnly, 5);
+  auto f = s.build();
+  f[14 + 20 + 8 + 12 + 5] = 0xEE;  // first pad byte
+  icrc_store(&f[f.size() - 4], icrc_compute(&f[14], f.size() - 18));
+  d.frames.push_back(f);
+  expect_one(run(d.frames), "pad_nonzero", 1);
+}
+
+TEST(Checker, DecodeErrorsAreCountedByName) {
+  Conv c;
+  c.write(4);
+  c.frames[0][c.frames[0].size() - 1] ^= 1;
+  const ProtocolChecker ch = run(c.frames);
+  EXPECT_EQ(ch.violation_counts().at("bad_icrc"), 1u);
+}
+
+TEST(Checker, RetransmissionNeedsPermission) {
+  Conv c;
+  c.write(600);
+  const uint32_t start = 0xFFFFFE;
+  // Go-back-N: resend MIDDLE and LAST after the ACK was lost.
+  c.frames.push_back(c.frames[1]);
+  c.frames.push_back(c.frames[2]);
+  c.psn = psn_add(start, 3);
+  c.write(8);
+  EXPECT_GE(run(c.frames).violation_count(), 1u);
+  const ProtocolChecker ok = run(c.frames, true);
+  std::ostringstream os;
+  ok.print_summary(os);
+  EXPECT_EQ(ok.violation_count(), 0u) << os.str();
+  EXPECT_EQ(ok.retransmits(), 1u);
+}
+
+// --- the command-line tools on real files ---
+
+int run_cmd(const std::string& cmd) {
+  const int rc = std::system((cmd + " > /dev/null 2>&1").c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(Tools, RocePcapCheckExitCodes) {
+  const std::string good = tmp_path("good.pcap"), bad = tmp_path("bad.pcap");
+  const Conv c = good_conversation();
+  write_pcap(good, c.frames, false);
+  auto frames = c.frames;
+  frames[3][frames[3].size() - 2] ^= 0x10;
+  write_pcap(bad, frames, true);
+  const std::string tool = ROCE_PCAP_CHECK;
+  EXPECT_EQ(run_cmd(tool + " --mtu 256 " + good), 0);
+  EXPECT_NE(run_cmd(tool + " --mtu 256 " + bad), 0);
+  EXPECT_NE(run_cmd(tool + " --mtu 1024 " + good), 0);  // FIRST/MIDDLE are not full 1024-byte packets
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
+}
+
+TEST(Tools, ScapyIcrcCheck) {
+  if (run_cmd("/usr/bin/python3 -c 'import scapy.contrib.roce'") != 0) GTEST_SKIP() << "scapy not installed";
+  const std::string good = tmp_path("sgood.pcap"), bad = tmp_path("sbad.pcap");
+  Conv c = good_conversation();
+  c.frames.push_back(test::load_vector("scapy_uc_send_only").frame);
+  c.frames.push_back(test::load_vector("rc_send_only_ipv6").frame);
+  write_pcap(good, c.frames, false);
+  c.frames[1][c.frames[1].size() - 4] ^= 1;
+  write_pcap(bad, c.frames, false);
+  const std::string script = std::string("/usr/bin/python3 ") + ROCE_SCAPY_CHECK;
+  EXPECT_EQ(run_cmd(script + " " + good), 0);
+  EXPECT_EQ(run_cmd(script + " " + bad), 1);
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
+}
+
+}  // namespace
+}  // namespace srnic::roce

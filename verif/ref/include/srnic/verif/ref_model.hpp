@@ -1,0 +1,183 @@
+// Reference transport model: from the initial host memory, the MR and QP tables and every
+// posted work request, predicts the final bytes of every buffer and every completion.
+//
+// Semantics (RC, independent of the RTL): each QP's send queue is one in-order stream; its
+// SENDs and WRITE_WITH_IMMs consume the peer's receive WRs in order. Errors are decided
+// statically (keys, PDs, access rights, bounds, receive WR size, RNR); the first error moves the
+// QP to ERR and every later WR of that queue completes with WR_FLUSH_ERR. See verif/README.md
+// for the exact rules, including which bytes and completions the model leaves undetermined.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace srnic::verif {
+
+// ibv_wr_opcode values used by the NIC.
+enum class WrOpcode : uint8_t { Write = 0, WriteImm = 1, Send = 2, SendImm = 3, Read = 4 };
+
+// ibv_wc_opcode values.
+enum class WcOpcode : uint8_t { Send = 0, RdmaWrite = 1, RdmaRead = 2, Recv = 128, RecvRdmaWithImm = 129 };
+
+// ibv_wc_status values (the subset the model produces, plus the ones a scoreboard may see).
+enum class WcStatus : uint8_t {
+  Success = 0,
+  LocLenErr = 1,
+  LocQpOpErr = 2,
+  LocProtErr = 4,
+  WrFlushErr = 5,
+  BadRespErr = 7,
+  LocAccessErr = 8,
+  RemInvReqErr = 9,
+  RemAccessErr = 10,
+  RemOpErr = 11,
+  RetryExcErr = 12,
+  RnrRetryExcErr = 13,
+  FatalErr = 19,
+  GeneralErr = 21,
+};
+
+constexpr uint32_t kWcWithImm = 2;  // ibv_wc_flags IBV_WC_WITH_IMM
+
+// ibv_access_flags bits (MR access and QP access flags).
+constexpr uint8_t kAccessLocalWrite = 1;
+constexpr uint8_t kAccessRemoteWrite = 2;
+constexpr uint8_t kAccessRemoteRead = 4;
+constexpr uint8_t kAccessRemoteAtomic = 8;
+
+const char* to_string(WrOpcode op);
+const char* to_string(WcOpcode op);
+const char* to_string(WcStatus s);
+
+// A range of host physical memory with its initial contents.
+struct Buffer {
+  std::string name;
+  uint64_t pa = 0;
+  std::vector<uint8_t> init;
+};
+
+// An MR table entry: key (lkey = rkey) -> iova/length, physically contiguous at pa.
+struct MemoryRegion {
+  uint32_t key = 0;
+  uint64_t iova = 0;
+  uint64_t length = 0;
+  uint64_t pa = 0;
+  uint32_t pd = 0;
+  uint8_t access = 0;  // kAccess* bits
+  bool valid = true;
+};
+
+struct SendWr {
+  uint64_t wr_id = 0;
+  WrOpcode opcode = WrOpcode::Write;
+  uint64_t laddr = 0;   // virtual address inside the MR named by lkey
+  uint32_t length = 0;
+  uint32_t lkey = 0;
+  uint64_t raddr = 0;   // WRITE / READ
+  uint32_t rkey = 0;
+  uint32_t imm = 0;     // the ImmDt wire bytes as a big-endian number, passed through unchanged
+  bool signaled = true;
+  bool fence = false;   // wait for every earlier WR of this QP to complete
+};
+
+struct RecvWr {
+  uint64_t wr_id = 0;
+  uint64_t addr = 0;
+  uint32_t length = 0;
+  uint32_t lkey = 0;
+};
+
+// One RC QP and everything posted to it during the test.
+struct QpSpec {
+  uint32_t qpn = 0;
+  uint32_t pd = 0;
+  uint8_t access = kAccessRemoteWrite | kAccessRemoteRead;  // QP access flags (responder side)
+  uint32_t peer_host = 0;
+  uint32_t peer_qpn = 0;
+  uint8_t rnr_retry = 7;  // 7 = retry forever
+  std::vector<SendWr> send;
+  std::vector<RecvWr> recv;
+};
+
+struct HostSpec {
+  std::vector<Buffer> buffers;
+  std::vector<MemoryRegion> mrs;
+  std::vector<QpSpec> qps;
+};
+
+struct Workload {
+  std::vector<HostSpec> hosts;
+};
+
+enum class QueueKind : uint8_t { Send, Recv };
+
+// A work completion. When status != Success only wr_id, status and qpn are meaningful.
+struct Completion {
+  uint64_t wr_id = 0;
+  WcStatus status = WcStatus::Success;
+  WcOpcode opcode = WcOpcode::Send;
+  uint32_t byte_len = 0;
+  uint32_t imm = 0;        // meaningful when wc_flags has kWcWithImm
+  uint32_t wc_flags = 0;
+  uint32_t qpn = 0;
+};
+
+// The completions one queue must produce, in order.
+struct ExpectedQueue {
+  uint32_t host = 0;
+  uint32_t qpn = 0;
+  QueueKind kind = QueueKind::Send;
+  // Exact list, used when !relaxed.
+  std::vector<Completion> completions;
+  // Relaxed: an error elsewhere moves this QP to ERR at a time the model cannot know. The queue
+  // must show a prefix of WRs completing as predicted (unsignaled successes stay silent), then
+  // every remaining WR with an error status (WR_FLUSH_ERR or the error that stopped it), and may
+  // end early if the peer stops answering. `candidates` lists every WR in posting order.
+  bool relaxed = false;
+  struct Candidate {
+    Completion on_success;    // what the WR reports if it completes normally
+    bool signaled = true;     // a successful unsignaled send WR produces no completion
+    bool can_succeed = true;  // false once the WR's own error or flush is certain
+  };
+  std::vector<Candidate> candidates;
+};
+
+// Who wrote a byte: one send WR of one QP.
+struct OpRef {
+  uint32_t host = 0;
+  uint32_t qpn = 0;
+  size_t wr_index = 0;
+  uint64_t wr_id = 0;
+  WrOpcode opcode = WrOpcode::Write;
+};
+
+// Predicted final image of one buffer.
+struct BufferImage {
+  uint32_t host = 0;
+  size_t index = 0;           // position in HostSpec::buffers
+  std::string name;
+  uint64_t pa = 0;
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> determined;  // 0: the final value depends on timing, not checked
+  std::vector<int32_t> writer;      // index into Prediction::ops of the last writer, -1 = initial
+};
+
+struct Prediction {
+  std::vector<BufferImage> buffers;
+  std::vector<ExpectedQueue> queues;  // a send and a receive queue for every QP
+  std::vector<OpRef> ops;
+  std::vector<std::string> notes;     // stalls, relaxed queues, undetermined byte counts
+
+  const ExpectedQueue* queue(uint32_t host, uint32_t qpn, QueueKind kind) const;
+  const BufferImage* buffer(uint32_t host, size_t index) const;
+  // "host 0 qp 0x11 wr_id 0x5 RDMA_WRITE (WR #3)"
+  std::string describe_op(int32_t op) const;
+};
+
+// Runs the model. Throws std::invalid_argument for an inconsistent workload (unknown or
+// asymmetric peers, duplicate QPNs, overlapping buffers, an MR that maps memory outside the
+// buffers when it is used).
+Prediction predict(const Workload& w);
+
+}  // namespace srnic::verif

@@ -1,0 +1,518 @@
+// Reference transport model: a control pass decides every WR's outcome from the static
+// configuration, then a data pass moves the bytes and marks bytes whose value depends on timing.
+#include "srnic/verif/ref_model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+namespace srnic::verif {
+
+const char* to_string(WrOpcode op) {
+  switch (op) {
+    case WrOpcode::Write: return "RDMA_WRITE";
+    case WrOpcode::WriteImm: return "RDMA_WRITE_WITH_IMM";
+    case WrOpcode::Send: return "SEND";
+    case WrOpcode::SendImm: return "SEND_WITH_IMM";
+    case WrOpcode::Read: return "RDMA_READ";
+  }
+  return "?";
+}
+
+const char* to_string(WcOpcode op) {
+  switch (op) {
+    case WcOpcode::Send: return "SEND";
+    case WcOpcode::RdmaWrite: return "RDMA_WRITE";
+    case WcOpcode::RdmaRead: return "RDMA_READ";
+    case WcOpcode::Recv: return "RECV";
+    case WcOpcode::RecvRdmaWithImm: return "RECV_RDMA_WITH_IMM";
+  }
+  return "?";
+}
+
+const char* to_string(WcStatus s) {
+  switch (s) {
+    case WcStatus::Success: return "SUCCESS";
+    case WcStatus::LocLenErr: return "LOC_LEN_ERR";
+    case WcStatus::LocQpOpErr: return "LOC_QP_OP_ERR";
+    case WcStatus::LocProtErr: return "LOC_PROT_ERR";
+    case WcStatus::WrFlushErr: return "WR_FLUSH_ERR";
+    case WcStatus::BadRespErr: return "BAD_RESP_ERR";
+    case WcStatus::LocAccessErr: return "LOC_ACCESS_ERR";
+    case WcStatus::RemInvReqErr: return "REM_INV_REQ_ERR";
+    case WcStatus::RemAccessErr: return "REM_ACCESS_ERR";
+    case WcStatus::RemOpErr: return "REM_OP_ERR";
+    case WcStatus::RetryExcErr: return "RETRY_EXC_ERR";
+    case WcStatus::RnrRetryExcErr: return "RNR_RETRY_EXC_ERR";
+    case WcStatus::FatalErr: return "FATAL_ERR";
+    case WcStatus::GeneralErr: return "GENERAL_ERR";
+  }
+  return "UNKNOWN_STATUS";
+}
+
+const ExpectedQueue* Prediction::queue(uint32_t host, uint32_t qpn, QueueKind kind) const {
+  for (const ExpectedQueue& q : queues)
+    if (q.host == host && q.qpn == qpn && q.kind == kind) return &q;
+  return nullptr;
+}
+
+const BufferImage* Prediction::buffer(uint32_t host, size_t index) const {
+  for (const BufferImage& b : buffers)
+    if (b.host == host && b.index == index) return &b;
+  return nullptr;
+}
+
+std::string Prediction::describe_op(int32_t op) const {
+  if (op < 0 || size_t(op) >= ops.size()) return "initial contents (never written)";
+  const OpRef& o = ops[size_t(op)];
+  char b[160];
+  std::snprintf(b, sizeof b, "host %u qp 0x%x wr_id 0x%llx %s (WR #%zu)", o.host, o.qpn,
+                static_cast<unsigned long long>(o.wr_id), to_string(o.opcode), o.wr_index);
+  return b;
+}
+
+namespace {
+
+struct Range {
+  uint32_t host = 0;
+  uint64_t pa = 0;
+  uint64_t len = 0;
+};
+
+enum class KeyCheck { Ok, BadKey, BadPd, BadAccess, BadRange };
+
+// Outcome of one send WR, decided from the configuration alone.
+struct OpPlan {
+  WcStatus status = WcStatus::Success;
+  bool executed = false;            // data moves (the WR succeeded)
+  Range src, dst;                   // len 0 when nothing moves
+  std::vector<Range> partial;       // bytes a failing WR may or may not have written
+  int recv_index = -1;              // peer receive WR consumed
+  WcStatus recv_status = WcStatus::Success;
+};
+
+struct StreamPlan {
+  uint32_t host = 0, qpn = 0, peer_host = 0, peer_qpn = 0;
+  const QpSpec* qp = nullptr;
+  const QpSpec* peer = nullptr;
+  std::vector<OpPlan> ops;          // WRs up to and including the error or stall point
+  int error_index = -1;
+  bool peer_err = false;            // the responder QP moves to ERR
+  int stall_index = -1;             // RNR with rnr_retry 7: this WR and later ones never finish
+  size_t recv_consumed = 0;
+  bool relaxed = false;
+};
+
+class Model {
+ public:
+  explicit Model(const Workload& w) : w_(w) {}
+  Prediction run();
+
+ private:
+  const MemoryRegion* find_mr(uint32_t host, uint32_t key) const;
+  KeyCheck check_key(uint32_t host, uint32_t key, uint32_t pd, uint64_t va, uint64_t len, uint8_t need,
+                     Range* out) const;
+  std::optional<Range> writable_part(uint32_t host, uint32_t key, uint32_t pd, uint64_t va, uint64_t len) const;
+  StreamPlan plan_stream(uint32_t host, const QpSpec& qp) const;
+  void validate() const;
+  void build_queues(Prediction& p) const;
+  void move_data(Prediction& p);
+
+  // Calls f(image, offset, count) for each buffer piece of a range; throws if uncovered.
+  template <class F>
+  void for_range(Prediction& p, const Range& r, F&& f);
+
+  const Workload& w_;
+  std::vector<StreamPlan> streams_;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> stream_of_;  // (host, qpn) -> stream index
+};
+
+const MemoryRegion* Model::find_mr(uint32_t host, uint32_t key) const {
+  // The NIC indexes its MR table by key >> 8 and then compares the full key.
+  for (const MemoryRegion& m : w_.hosts[host].mrs)
+    if ((m.key >> 8) == (key >> 8)) return m.key == key ? &m : nullptr;
+  return nullptr;
+}
+
+KeyCheck Model::check_key(uint32_t host, uint32_t key, uint32_t pd, uint64_t va, uint64_t len, uint8_t need,
+                          Range* out) const {
+  const MemoryRegion* m = find_mr(host, key);
+  if (!m || !m->valid) return KeyCheck::BadKey;
+  if (m->pd != pd) return KeyCheck::BadPd;
+  if ((m->access & need) != need) return KeyCheck::BadAccess;
+  if (va < m->iova || len > m->length || va - m->iova > m->length - len) return KeyCheck::BadRange;
+  if (out) *out = Range{host, m->pa + (va - m->iova), len};
+  return KeyCheck::Ok;
+}
+
+// The part of [va, va+len) a NIC could write through `key` before noticing the range error.
+std::optional<Range> Model::writable_part(uint32_t host, uint32_t key, uint32_t pd, uint64_t va,
+                                          uint64_t len) const {
+  const MemoryRegion* m = find_mr(host, key);
+  if (!m || !m->valid || m->pd != pd || !(m->access & kAccessLocalWrite)) return std::nullopt;
+  const uint64_t lo = std::max(va, m->iova), hi = std::min(va + len, m->iova + m->length);
+  if (lo >= hi) return std::nullopt;
+  return Range{host, m->pa + (lo - m->iova), hi - lo};
+}
+
+StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
+  StreamPlan s;
+  s.host = host;
+  s.qpn = qp.qpn;
+  s.peer_host = qp.peer_host;
+  s.peer_qpn = qp.peer_qpn;
+  s.qp = &qp;
+  for (const QpSpec& q : w_.hosts[qp.peer_host].qps)
+    if (q.qpn == qp.peer_qpn) s.peer = &q;
+  const QpSpec& peer = *s.peer;
+  size_t rq = 0;
+  for (size_t i = 0; i < qp.send.size(); ++i) {
+    const SendWr& wr = qp.send[i];
+    const bool is_write = wr.opcode == WrOpcode::Write || wr.opcode == WrOpcode::WriteImm;
+    const bool is_send = wr.opcode == WrOpcode::Send || wr.opcode == WrOpcode::SendImm;
+    const bool is_read = wr.opcode == WrOpcode::Read;
+    const bool uses_rwqe = is_send || wr.opcode == WrOpcode::WriteImm;
+    const uint64_t len = wr.length;
+    OpPlan op;
+    auto fail = [&](WcStatus st, bool peer_err) {
+      op.status = st;
+      s.ops.push_back(op);
+      s.error_index = int(i);
+      s.peer_err = peer_err;
+      s.recv_consumed = rq;
+    };
+    // 1. Requester fetches the payload through the lkey.
+    if ((is_write || is_send) && len > 0 &&
+        check_key(host, wr.lkey, qp.pd, wr.laddr, len, 0, &op.src) != KeyCheck::Ok) {
+      fail(WcStatus::LocProtErr, false);
+      return s;
+    }
+    // 2. Responder QP access flags (NAK Invalid Request).
+    if ((is_write && !(peer.access & kAccessRemoteWrite)) || (is_read && !(peer.access & kAccessRemoteRead))) {
+      fail(WcStatus::RemInvReqErr, true);
+      return s;
+    }
+    // 3. Receive WR (RNR when there is none).
+    const RecvWr* rwr = nullptr;
+    if (uses_rwqe) {
+      if (rq >= peer.recv.size()) {
+        if (qp.rnr_retry == 7) {
+          s.stall_index = int(i);
+          s.recv_consumed = rq;
+          return s;
+        }
+        fail(WcStatus::RnrRetryExcErr, false);
+        return s;
+      }
+      op.recv_index = int(rq);
+      rwr = &peer.recv[rq++];
+    }
+    // 4. Receive buffer too small (NAK Invalid Request, both sides REM_INV_REQ_ERR).
+    if (is_send && len > rwr->length) {
+      op.recv_status = WcStatus::RemInvReqErr;
+      if (auto part = writable_part(s.peer_host, rwr->lkey, peer.pd, rwr->addr, rwr->length)) op.partial.push_back(*part);
+      fail(WcStatus::RemInvReqErr, true);
+      return s;
+    }
+    // 5. R_Key (NAK Remote Access Error); zero-length WRITE/READ skip it.
+    if ((is_write || is_read) && len > 0) {
+      const uint8_t need = is_write ? kAccessRemoteWrite : kAccessRemoteRead;
+      Range& remote = is_write ? op.dst : op.src;
+      if (check_key(s.peer_host, wr.rkey, peer.pd, wr.raddr, len, need, &remote) != KeyCheck::Ok) {
+        op.recv_status = WcStatus::RemAccessErr;
+        fail(WcStatus::RemAccessErr, true);
+        return s;
+      }
+    }
+    // 6. Placement into the receive buffer (malformed WQE: NAK Remote Operational Error).
+    if (is_send && len > 0 &&
+        check_key(s.peer_host, rwr->lkey, peer.pd, rwr->addr, len, kAccessLocalWrite, &op.dst) != KeyCheck::Ok) {
+      op.recv_status = WcStatus::LocQpOpErr;
+      if (auto part = writable_part(s.peer_host, rwr->lkey, peer.pd, rwr->addr, len)) op.partial.push_back(*part);
+      fail(WcStatus::RemOpErr, true);
+      return s;
+    }
+    // 7. READ response data lands through the local lkey.
+    if (is_read && len > 0 &&
+        check_key(host, wr.lkey, qp.pd, wr.laddr, len, kAccessLocalWrite, &op.dst) != KeyCheck::Ok) {
+      if (auto part = writable_part(host, wr.lkey, qp.pd, wr.laddr, len)) op.partial.push_back(*part);
+      fail(WcStatus::LocProtErr, false);
+      return s;
+    }
+    op.executed = true;
+    s.ops.push_back(op);
+  }
+  s.recv_consumed = rq;
+  return s;
+}
+
+void Model::validate() const {
+  for (uint32_t h = 0; h < w_.hosts.size(); ++h) {
+    const HostSpec& hs = w_.hosts[h];
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const Buffer& b : hs.buffers) spans.emplace_back(b.pa, b.pa + b.init.size());
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i)
+      if (spans[i].first < spans[i - 1].second)
+        throw std::invalid_argument("host " + std::to_string(h) + ": overlapping buffers");
+    for (size_t i = 0; i < hs.mrs.size(); ++i)
+      for (size_t j = i + 1; j < hs.mrs.size(); ++j)
+        if ((hs.mrs[i].key >> 8) == (hs.mrs[j].key >> 8))
+          throw std::invalid_argument("host " + std::to_string(h) + ": two MRs share a table index");
+    for (size_t i = 0; i < hs.qps.size(); ++i) {
+      const QpSpec& q = hs.qps[i];
+      for (size_t j = i + 1; j < hs.qps.size(); ++j)
+        if (hs.qps[j].qpn == q.qpn) throw std::invalid_argument("host " + std::to_string(h) + ": duplicate QPN");
+      if (q.peer_host >= w_.hosts.size()) throw std::invalid_argument("QP peer host does not exist");
+      const QpSpec* peer = nullptr;
+      for (const QpSpec& pq : w_.hosts[q.peer_host].qps)
+        if (pq.qpn == q.peer_qpn) peer = &pq;
+      if (!peer || peer->peer_host != h || peer->peer_qpn != q.qpn)
+        throw std::invalid_argument("host " + std::to_string(h) + " qp " + std::to_string(q.qpn) +
+                                    ": peer missing or not connected back");
+    }
+  }
+}
+
+template <class F>
+void Model::for_range(Prediction& p, const Range& r, F&& f) {
+  uint64_t pa = r.pa, left = r.len;
+  while (left > 0) {
+    bool found = false;
+    for (BufferImage& b : p.buffers) {
+      if (b.host != r.host || pa < b.pa || pa >= b.pa + b.bytes.size()) continue;
+      const size_t off = size_t(pa - b.pa);
+      const size_t n = size_t(std::min<uint64_t>(left, b.bytes.size() - off));
+      f(b, off, n);
+      pa += n;
+      left -= n;
+      found = true;
+      break;
+    }
+    if (!found) {
+      char m[128];
+      std::snprintf(m, sizeof m, "host %u: MR maps pa 0x%llx, which is outside every buffer", r.host,
+                    static_cast<unsigned long long>(pa));
+      throw std::invalid_argument(m);
+    }
+  }
+}
+
+Completion send_completion(const StreamPlan& s, const SendWr& wr, WcStatus st) {
+  Completion c;
+  c.wr_id = wr.wr_id;
+  c.status = st;
+  c.opcode = wr.opcode == WrOpcode::Read ? WcOpcode::RdmaRead
+             : (wr.opcode == WrOpcode::Send || wr.opcode == WrOpcode::SendImm) ? WcOpcode::Send
+                                                                                : WcOpcode::RdmaWrite;
+  c.byte_len = st == WcStatus::Success ? wr.length : 0;
+  c.qpn = s.qpn;
+  return c;
+}
+
+// Receive completion of `rwr` consumed by `wr` of stream `s` (arriving on s.peer).
+Completion recv_completion(const StreamPlan& s, const RecvWr& rwr, const SendWr* wr, WcStatus st) {
+  Completion c;
+  c.wr_id = rwr.wr_id;
+  c.status = st;
+  c.opcode = WcOpcode::Recv;
+  c.qpn = s.peer_qpn;
+  if (wr && st == WcStatus::Success) {
+    c.byte_len = wr->length;
+    if (wr->opcode == WrOpcode::WriteImm) c.opcode = WcOpcode::RecvRdmaWithImm;
+    if (wr->opcode == WrOpcode::WriteImm || wr->opcode == WrOpcode::SendImm) {
+      c.imm = wr->imm;
+      c.wc_flags = kWcWithImm;
+    }
+  }
+  return c;
+}
+
+void Model::build_queues(Prediction& p) const {
+  for (const StreamPlan& s : streams_) {
+    const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
+    const QpSpec& qp = *s.qp;
+    // This QP ends in ERR if its own stream failed or a failure of the peer's stream at this
+    // QP (a responder error) moved it there.
+    const bool qp_err = s.error_index >= 0 || (in.error_index >= 0 && in.peer_err);
+
+    ExpectedQueue sq;
+    sq.host = s.host;
+    sq.qpn = s.qpn;
+    sq.kind = QueueKind::Send;
+    sq.relaxed = s.relaxed;
+    for (size_t i = 0; i < qp.send.size(); ++i) {
+      const SendWr& wr = qp.send[i];
+      if (s.relaxed) {
+        const bool ok = i < s.ops.size() && s.ops[i].status == WcStatus::Success && int(i) != s.stall_index;
+        sq.candidates.push_back({send_completion(s, wr, WcStatus::Success), wr.signaled, ok});
+        continue;
+      }
+      if (s.stall_index >= 0 && int(i) >= s.stall_index) break;
+      if (i < s.ops.size()) {
+        const OpPlan& op = s.ops[i];
+        if (op.status != WcStatus::Success || wr.signaled) sq.completions.push_back(send_completion(s, wr, op.status));
+      } else if (qp_err) {
+        sq.completions.push_back(send_completion(s, wr, WcStatus::WrFlushErr));
+      }
+    }
+    p.queues.push_back(std::move(sq));
+
+    // Receive queue of this QP, consumed by the peer's stream `in`.
+    ExpectedQueue rq;
+    rq.host = s.host;
+    rq.qpn = s.qpn;
+    rq.kind = QueueKind::Recv;
+    rq.relaxed = in.relaxed;
+    std::vector<const SendWr*> consumer(qp.recv.size(), nullptr);
+    std::vector<WcStatus> status(qp.recv.size(), WcStatus::WrFlushErr);
+    for (size_t i = 0; i < in.ops.size(); ++i)
+      if (in.ops[i].recv_index >= 0) {
+        consumer[size_t(in.ops[i].recv_index)] = &in.qp->send[i];
+        status[size_t(in.ops[i].recv_index)] = in.ops[i].recv_status;
+      }
+    for (size_t j = 0; j < qp.recv.size(); ++j) {
+      const RecvWr& r = qp.recv[j];
+      if (rq.relaxed) {
+        const bool ok = j < in.recv_consumed && status[j] == WcStatus::Success;
+        rq.candidates.push_back({recv_completion(in, r, consumer[j], WcStatus::Success), true, ok});
+      } else if (j < in.recv_consumed) {
+        rq.completions.push_back(recv_completion(in, r, consumer[j], status[j]));
+      } else if (qp_err) {
+        rq.completions.push_back(recv_completion(in, r, nullptr, WcStatus::WrFlushErr));
+      }
+    }
+    p.queues.push_back(std::move(rq));
+  }
+}
+
+void Model::move_data(Prediction& p) {
+  const int32_t kNone = -1, kMany = -2;
+  // Which stream may write each byte (one stream, none, or several).
+  std::vector<std::vector<int32_t>> owner(p.buffers.size());
+  std::vector<std::vector<uint8_t>> fixed_undet(p.buffers.size());
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    owner[b].assign(p.buffers[b].bytes.size(), kNone);
+    fixed_undet[b].assign(p.buffers[b].bytes.size(), 0);
+  }
+  auto index_of = [&](const BufferImage& img) { return size_t(&img - p.buffers.data()); };
+  auto claim = [&](const Range& r, int32_t stream, bool undetermined) {
+    for_range(p, r, [&](BufferImage& img, size_t off, size_t n) {
+      const size_t bi = index_of(img);
+      for (size_t k = off; k < off + n; ++k) {
+        int32_t& o = owner[bi][k];
+        o = (o == kNone || o == stream) ? stream : kMany;
+        if (undetermined) fixed_undet[bi][k] = 1;
+      }
+    });
+  };
+  for (size_t si = 0; si < streams_.size(); ++si) {
+    const StreamPlan& s = streams_[si];
+    for (const OpPlan& op : s.ops) {
+      if (op.executed && op.dst.len) claim(op.dst, int32_t(si), s.relaxed);
+      for (const Range& r : op.partial) claim(r, int32_t(si), true);
+    }
+  }
+
+  std::vector<uint8_t> data;
+  std::vector<uint8_t> det;
+  for (size_t si = 0; si < streams_.size(); ++si) {
+    const StreamPlan& s = streams_[si];
+    if (s.relaxed) continue;
+    std::vector<Range> pending_reads;  // READ targets of this stream not yet fenced
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      const OpPlan& op = s.ops[i];
+      const SendWr& wr = s.qp->send[i];
+      if (wr.fence) pending_reads.clear();
+      if (!op.executed || op.dst.len == 0) continue;
+      const int32_t op_id = int32_t(p.ops.size());
+      p.ops.push_back(OpRef{s.host, s.qpn, i, wr.wr_id, wr.opcode});
+      // Gather the source bytes with their determinacy.
+      data.clear();
+      det.clear();
+      for_range(p, op.src, [&](BufferImage& img, size_t off, size_t n) {
+        const size_t bi = index_of(img);
+        const uint64_t base = img.pa + off;
+        for (size_t k = off; k < off + n; ++k) {
+          bool d = img.determined[k] && !fixed_undet[bi][k] &&
+                   (owner[bi][k] == kNone || owner[bi][k] == int32_t(si));
+          const uint64_t pa = base + (k - off);
+          for (const Range& r : pending_reads)
+            if (r.host == img.host && pa >= r.pa && pa < r.pa + r.len) d = false;
+          data.push_back(img.bytes[k]);
+          det.push_back(d);
+        }
+      });
+      size_t pos = 0;
+      for_range(p, op.dst, [&](BufferImage& img, size_t off, size_t n) {
+        const size_t bi = index_of(img);
+        for (size_t k = off; k < off + n; ++k, ++pos) {
+          img.bytes[k] = data[pos];
+          img.determined[k] = det[pos] && !fixed_undet[bi][k] && owner[bi][k] != kMany;
+          img.writer[k] = op_id;
+        }
+      });
+      if (wr.opcode == WrOpcode::Read) pending_reads.push_back(op.dst);
+    }
+  }
+  // Bytes that only relaxed streams or failing WRs may have touched.
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    for (size_t k = 0; k < p.buffers[b].bytes.size(); ++k)
+      if (fixed_undet[b][k] || owner[b][k] == kMany) p.buffers[b].determined[k] = 0;
+}
+
+Prediction Model::run() {
+  validate();
+  Prediction p;
+  for (uint32_t h = 0; h < w_.hosts.size(); ++h)
+    for (size_t i = 0; i < w_.hosts[h].buffers.size(); ++i) {
+      const Buffer& b = w_.hosts[h].buffers[i];
+      BufferImage img;
+      img.host = h;
+      img.index = i;
+      img.name = b.name;
+      img.pa = b.pa;
+      img.bytes = b.init;
+      img.determined.assign(b.init.size(), 1);
+      img.writer.assign(b.init.size(), -1);
+      p.buffers.push_back(std::move(img));
+    }
+  for (uint32_t h = 0; h < w_.hosts.size(); ++h)
+    for (const QpSpec& q : w_.hosts[h].qps) {
+      stream_of_[{h, q.qpn}] = streams_.size();
+      streams_.push_back(plan_stream(h, q));
+    }
+  // A stream becomes relaxed when the opposite direction of its connection failed: that
+  // failure moves one or both QPs to ERR at a moment unrelated to this stream's progress.
+  for (StreamPlan& s : streams_) {
+    const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
+    s.relaxed = in.error_index >= 0 && !s.qp->send.empty();
+  }
+  for (const StreamPlan& s : streams_) {
+    char m[200];
+    if (s.stall_index >= 0) {
+      std::snprintf(m, sizeof m, "host %u qp 0x%x: WR #%d finds no receive WR at the peer (RNR, rnr_retry 7); "
+                    "it and later WRs never complete", s.host, s.qpn, s.stall_index);
+      p.notes.push_back(m);
+    }
+    if (s.relaxed) {
+      std::snprintf(m, sizeof m, "host %u qp 0x%x: send queue and peer receive queue are relaxed "
+                    "(the opposite direction failed)", s.host, s.qpn);
+      p.notes.push_back(m);
+    }
+  }
+  build_queues(p);
+  move_data(p);
+  size_t undet = 0;
+  for (const BufferImage& b : p.buffers) undet += size_t(std::count(b.determined.begin(), b.determined.end(), 0));
+  if (undet) p.notes.push_back(std::to_string(undet) + " bytes have a timing-dependent final value and are not checked");
+  return p;
+}
+
+}  // namespace
+
+Prediction predict(const Workload& w) { return Model(w).run(); }
+
+}  // namespace srnic::verif

@@ -1,0 +1,399 @@
+// Reference model tests; every expectation below is computed by hand from the fixture layout.
+#include <gtest/gtest.h>
+
+#include "fixture.hpp"
+#include "srnic/verif/ref_model.hpp"
+
+namespace srnic::verif {
+namespace {
+
+using namespace test;
+
+QpSpec& qp0(Workload& w) { return w.hosts[0].qps[0]; }
+QpSpec& qp1(Workload& w) { return w.hosts[1].qps[0]; }
+
+const std::vector<uint8_t>& bytes(const Prediction& p, uint32_t host, size_t idx) { return p.buffer(host, idx)->bytes; }
+const std::vector<Completion>& sq(const Prediction& p, uint32_t host, uint32_t qpn) {
+  return p.queue(host, qpn, QueueKind::Send)->completions;
+}
+const std::vector<Completion>& rq(const Prediction& p, uint32_t host, uint32_t qpn) {
+  return p.queue(host, qpn, QueueKind::Recv)->completions;
+}
+
+TEST(RefModel, WriteMovesBytesAndCompletes) {
+  Workload w = two_hosts();
+  qp0(w).send = {wr(7, WrOpcode::Write, kSrc + 4, 8, kSrcKey, kDst + 8, kDstKey)};
+  const Prediction p = predict(w);
+  const auto& dst = bytes(p, 1, 0);
+  for (size_t i = 0; i < 64; ++i) {
+    const uint8_t want = (i >= 8 && i < 16) ? uint8_t(i - 4) : uint8_t(0x80 + i);
+    EXPECT_EQ(dst[i], want) << i;
+  }
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 1u);
+  const Completion& c = sq(p, 0, 0x11)[0];
+  EXPECT_EQ(c.wr_id, 7u);
+  EXPECT_EQ(c.status, WcStatus::Success);
+  EXPECT_EQ(c.opcode, WcOpcode::RdmaWrite);
+  EXPECT_EQ(c.byte_len, 8u);
+  EXPECT_EQ(c.qpn, 0x11u);
+  EXPECT_TRUE(rq(p, 1, 0x22).empty());
+  EXPECT_TRUE(sq(p, 1, 0x22).empty());
+  EXPECT_EQ(p.describe_op(p.buffer(1, 0)->writer[8]), "host 0 qp 0x11 wr_id 0x7 RDMA_WRITE (WR #0)");
+  EXPECT_EQ(p.buffer(1, 0)->writer[7], -1);
+}
+
+TEST(RefModel, OverlappingWritesApplyInOrderAndUnsignaledAreSilent) {
+  Workload w = two_hosts();
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc + 0, 16, kSrcKey, kDst + 0, kDstKey, 0, false),
+                 wr(2, WrOpcode::Write, kSrc + 40, 8, kSrcKey, kDst + 4, kDstKey)};
+  const Prediction p = predict(w);
+  const auto& dst = bytes(p, 1, 0);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(dst[i], i);
+  for (size_t i = 4; i < 12; ++i) EXPECT_EQ(dst[i], 40 + i - 4);
+  for (size_t i = 12; i < 16; ++i) EXPECT_EQ(dst[i], i);
+  EXPECT_EQ(dst[16], 0x90);
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 1u);
+  EXPECT_EQ(sq(p, 0, 0x11)[0].wr_id, 2u);
+  EXPECT_EQ(p.describe_op(p.buffer(1, 0)->writer[3]), "host 0 qp 0x11 wr_id 0x1 RDMA_WRITE (WR #0)");
+  EXPECT_EQ(p.describe_op(p.buffer(1, 0)->writer[4]), "host 0 qp 0x11 wr_id 0x2 RDMA_WRITE (WR #1)");
+}
+
+TEST(RefModel, ReadFetchesRemoteBytesAfterEarlierWritesOfTheSameQp) {
+  Workload w = two_hosts();
+  qp0(w).send = {wr(1, WrOpcode::Read, kLoc + 20, 10, kLocKey, kDst + 3, kDstKey),
+                 wr(2, WrOpcode::Write, kSrc + 0, 4, kSrcKey, kDst + 60, kDstKey),
+                 wr(3, WrOpcode::Read, kLoc + 0, 6, kLocKey, kDst + 58, kDstKey)};
+  const Prediction p = predict(w);
+  const auto& loc = bytes(p, 0, 1);
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(loc[20 + i], 0x83 + i);
+  // WR 3 reads dst[58..64) = 0xba 0xbb then WR 2's bytes 0 1 2 3.
+  const uint8_t want[6] = {0xBA, 0xBB, 0, 1, 2, 3};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(loc[i], want[i]);
+  EXPECT_EQ(loc[6], 0xAA);
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 3u);
+  EXPECT_EQ(sq(p, 0, 0x11)[0].opcode, WcOpcode::RdmaRead);
+  EXPECT_EQ(sq(p, 0, 0x11)[0].byte_len, 10u);
+  for (size_t i = 0; i < 64; ++i) EXPECT_TRUE(p.buffer(0, 1)->determined[i]);
+}
+
+TEST(RefModel, SendsConsumeReceiveWrsInOrder) {
+  Workload w = two_hosts();
+  w.hosts[1].mrs[1].access = kAccessLocalWrite;
+  qp1(w).recv = {rwr(100, kRbuf + 0, 16, kRbufKey), rwr(101, kRbuf + 16, 32, kRbufKey), rwr(102, kRbuf + 48, 16, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::Send, kSrc + 10, 5, kSrcKey),
+                 wr(2, WrOpcode::SendImm, kSrc + 30, 20, kSrcKey, 0, 0, 0x12345678)};
+  const Prediction p = predict(w);
+  const auto& rb = bytes(p, 1, 1);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(rb[i], 10 + i);
+  for (size_t i = 5; i < 16; ++i) EXPECT_EQ(rb[i], 0xEE);
+  for (size_t i = 0; i < 20; ++i) EXPECT_EQ(rb[16 + i], 30 + i);
+  EXPECT_EQ(rb[36], 0xEE);
+  const auto& r = rq(p, 1, 0x22);
+  ASSERT_EQ(r.size(), 2u);  // WR 102 is still posted: no completion
+  EXPECT_EQ(r[0].wr_id, 100u);
+  EXPECT_EQ(r[0].opcode, WcOpcode::Recv);
+  EXPECT_EQ(r[0].byte_len, 5u);
+  EXPECT_EQ(r[0].wc_flags, 0u);
+  EXPECT_EQ(r[0].qpn, 0x22u);
+  EXPECT_EQ(r[1].wr_id, 101u);
+  EXPECT_EQ(r[1].byte_len, 20u);
+  EXPECT_EQ(r[1].wc_flags, kWcWithImm);
+  EXPECT_EQ(r[1].imm, 0x12345678u);
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 2u);
+  EXPECT_EQ(sq(p, 0, 0x11)[1].opcode, WcOpcode::Send);
+  EXPECT_EQ(sq(p, 0, 0x11)[1].byte_len, 20u);
+  EXPECT_EQ(sq(p, 0, 0x11)[1].wc_flags, 0u);
+}
+
+TEST(RefModel, WriteWithImmConsumesAReceiveWrButNotItsBuffer) {
+  Workload w = two_hosts();
+  qp1(w).recv = {rwr(100, kRbuf, 4, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::WriteImm, kSrc, 12, kSrcKey, kDst, kDstKey, 0xCAFE0001)};
+  const Prediction p = predict(w);
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(bytes(p, 1, 0)[i], i);
+  for (uint8_t b : bytes(p, 1, 1)) EXPECT_EQ(b, 0xEE);
+  const auto& r = rq(p, 1, 0x22);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].opcode, WcOpcode::RecvRdmaWithImm);
+  EXPECT_EQ(r[0].byte_len, 12u);  // the DMA length, even though the receive WR holds 4 bytes
+  EXPECT_EQ(r[0].imm, 0xCAFE0001u);
+  EXPECT_EQ(r[0].wc_flags, kWcWithImm);
+  EXPECT_EQ(sq(p, 0, 0x11)[0].opcode, WcOpcode::RdmaWrite);
+}
+
+TEST(RefModel, ZeroLengthOperationsSkipKeyChecks) {
+  Workload w = two_hosts();
+  qp1(w).recv = {rwr(100, 0, 0, 0xDEAD00)};
+  qp0(w).send = {wr(1, WrOpcode::Write, 0, 0, 0xBAD00, 0x1, 0xBAD00),
+                 wr(2, WrOpcode::Read, 0, 0, 0xBAD00, 0x1, 0xBAD00),
+                 wr(3, WrOpcode::Send, 0, 0, 0xBAD00)};
+  const Prediction p = predict(w);
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 3u);
+  for (const Completion& c : sq(p, 0, 0x11)) EXPECT_EQ(c.status, WcStatus::Success);
+  ASSERT_EQ(rq(p, 1, 0x22).size(), 1u);
+  EXPECT_EQ(rq(p, 1, 0x22)[0].status, WcStatus::Success);
+  EXPECT_EQ(rq(p, 1, 0x22)[0].byte_len, 0u);
+}
+
+// After the failing WR every later WR of the queue is flushed, signaled or not; the responder
+// QP is in ERR too, so its posted receive WRs are flushed.
+TEST(RefModel, BadRkeyFailsAndFlushes) {
+  Workload w = two_hosts();
+  qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey), rwr(101, kRbuf + 8, 8, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey),
+                 wr(2, WrOpcode::Write, kSrc, 4, kSrcKey, kDst + 8, kDstKey + 1, 0, false),
+                 wr(3, WrOpcode::Write, kSrc, 4, kSrcKey, kDst + 16, kDstKey, 0, false),
+                 wr(4, WrOpcode::Send, kSrc, 4, kSrcKey)};
+  const Prediction p = predict(w);
+  const auto& s = sq(p, 0, 0x11);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].status, WcStatus::Success);
+  EXPECT_EQ(s[1].status, WcStatus::RemAccessErr);  // unsignaled, but errors always complete
+  EXPECT_EQ(s[1].wr_id, 2u);
+  EXPECT_EQ(s[2].status, WcStatus::WrFlushErr);
+  EXPECT_EQ(s[3].status, WcStatus::WrFlushErr);
+  const auto& r = rq(p, 1, 0x22);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].status, WcStatus::WrFlushErr);
+  EXPECT_EQ(r[1].status, WcStatus::WrFlushErr);
+  const auto& dst = bytes(p, 1, 0);
+  EXPECT_EQ(dst[0], 0);
+  EXPECT_EQ(dst[8], 0x88);   // the failed WRITE wrote nothing
+  EXPECT_EQ(dst[16], 0x90);  // the flushed one neither
+}
+
+struct ErrorCase {
+  const char* name;
+  void (*setup)(Workload&);
+  WcStatus requester;
+  int recv_status;  // -1: no receive completion expected for the first receive WR
+};
+
+const ErrorCase kErrors[] = {
+    {"read_out_of_bounds", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Read, kLoc, 8, kLocKey, kDst + 60, kDstKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"write_past_end_by_one", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 5, kSrcKey, kDst + 60, kDstKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"write_below_iova", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst - 1, kDstKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"mr_without_remote_write", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kRbuf, kRbufKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"mr_without_remote_read", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Read, kLoc, 4, kLocKey, kRbuf, kRbufKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"rkey_tag_mismatch", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey | 1)}; },
+     WcStatus::RemAccessErr, -1},
+    {"rkey_other_pd", [](Workload& w) { w.hosts[1].mrs[0].pd = 2; qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"rkey_invalidated", [](Workload& w) { w.hosts[1].mrs[0].valid = false; qp0(w).send = {wr(1, WrOpcode::Read, kLoc, 4, kLocKey, kDst, kDstKey)}; },
+     WcStatus::RemAccessErr, -1},
+    {"qp_without_remote_read", [](Workload& w) { qp1(w).access = kAccessRemoteWrite; qp0(w).send = {wr(1, WrOpcode::Read, kLoc, 4, kLocKey, kDst, kDstKey)}; },
+     WcStatus::RemInvReqErr, -1},
+    {"qp_without_remote_write", [](Workload& w) { qp1(w).access = kAccessRemoteRead; qp0(w).send = {wr(1, WrOpcode::WriteImm, kSrc, 4, kSrcKey, kDst, kDstKey)}; },
+     WcStatus::RemInvReqErr, -1},
+    {"write_imm_bad_rkey", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::WriteImm, kSrc, 4, kSrcKey, kDst, 0x900)}; },
+     WcStatus::RemAccessErr, int(WcStatus::RemAccessErr)},
+    {"recv_too_small", [](Workload& w) { qp0(w).send = {wr(1, WrOpcode::Send, kSrc, 9, kSrcKey)}; },
+     WcStatus::RemInvReqErr, int(WcStatus::RemInvReqErr)},
+    {"recv_bad_lkey", [](Workload& w) { qp1(w).recv[0].lkey = 0x999; qp0(w).send = {wr(1, WrOpcode::Send, kSrc, 4, kSrcKey)}; },
+     WcStatus::RemOpErr, int(WcStatus::LocQpOpErr)},
+    {"recv_mr_without_local_write", [](Workload& w) { w.hosts[1].mrs[1].access = kAccessRemoteRead; qp0(w).send = {wr(1, WrOpcode::Send, kSrc, 4, kSrcKey)}; },
+     WcStatus::RemOpErr, int(WcStatus::LocQpOpErr)},
+};
+
+TEST(RefModel, ResponderSideErrors) {
+  for (const ErrorCase& e : kErrors) {
+    Workload w = two_hosts();
+    qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey), rwr(101, kRbuf + 8, 8, kRbufKey)};
+    e.setup(w);
+    const Prediction p = predict(w);
+    ASSERT_EQ(sq(p, 0, 0x11).size(), 1u) << e.name;
+    EXPECT_EQ(sq(p, 0, 0x11)[0].status, e.requester) << e.name;
+    // The responder QP is in ERR: the receive WRs complete, the first with the error if it was consumed.
+    const auto& r = rq(p, 1, 0x22);
+    ASSERT_EQ(r.size(), 2u) << e.name;
+    EXPECT_EQ(int(r[0].status), e.recv_status < 0 ? int(WcStatus::WrFlushErr) : e.recv_status) << e.name;
+    EXPECT_EQ(r[1].status, WcStatus::WrFlushErr) << e.name;
+    for (size_t i = 0; i < 64; ++i) EXPECT_EQ(bytes(p, 1, 0)[i], 0x80 + i) << e.name;
+    for (size_t i = 0; i < 64; ++i) EXPECT_EQ(bytes(p, 0, 1)[i], 0xAA) << e.name;
+  }
+}
+
+TEST(RefModel, TooSmallReceiveBufferIsUndetermined) {
+  Workload w = two_hosts();
+  qp1(w).recv = {rwr(100, kRbuf + 4, 8, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::Send, kSrc, 20, kSrcKey)};
+  const Prediction p = predict(w);
+  const BufferImage& rb = *p.buffer(1, 1);
+  for (size_t i = 0; i < 64; ++i) EXPECT_EQ(rb.determined[i], (i >= 4 && i < 12) ? 0 : 1) << i;
+}
+
+TEST(RefModel, LocalProtectionErrorLeavesThePeerUp) {
+  Workload w = two_hosts();
+  qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey),
+                 wr(2, WrOpcode::Send, kSrc + 60, 8, kSrcKey),  // beyond the local MR
+                 wr(3, WrOpcode::Write, kSrc, 4, kSrcKey, kDst + 8, kDstKey)};
+  const Prediction p = predict(w);
+  const auto& s = sq(p, 0, 0x11);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].status, WcStatus::Success);
+  EXPECT_EQ(s[1].status, WcStatus::LocProtErr);
+  EXPECT_EQ(s[2].status, WcStatus::WrFlushErr);
+  EXPECT_TRUE(rq(p, 1, 0x22).empty());  // host 1's QP is not in ERR; its receive WR stays posted
+  EXPECT_EQ(bytes(p, 1, 0)[0], 0);
+  EXPECT_EQ(bytes(p, 1, 0)[8], 0x88);
+}
+
+TEST(RefModel, ReadIntoBufferWithoutLocalWriteIsLocalProtectionError) {
+  Workload w = two_hosts();
+  qp0(w).send = {wr(1, WrOpcode::Read, kRcv0, 4, kRcv0Key, kDst, kDstKey)};
+  w.hosts[0].mrs[2].access = kAccessRemoteRead;  // no LOCAL_WRITE
+  const Prediction p = predict(w);
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 1u);
+  EXPECT_EQ(sq(p, 0, 0x11)[0].status, WcStatus::LocProtErr);
+  EXPECT_EQ(bytes(p, 0, 2)[0], 0xCC);
+  EXPECT_TRUE(p.buffer(0, 2)->determined[0]);
+}
+
+TEST(RefModel, RnrWithInfiniteRetryStalls) {
+  Workload w = two_hosts();
+  qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::Send, kSrc, 4, kSrcKey), wr(2, WrOpcode::Send, kSrc, 4, kSrcKey),
+                 wr(3, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey)};
+  const Prediction p = predict(w);
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 1u);
+  EXPECT_EQ(sq(p, 0, 0x11)[0].wr_id, 1u);
+  EXPECT_EQ(rq(p, 1, 0x22).size(), 1u);
+  EXPECT_EQ(bytes(p, 1, 0)[0], 0x80);  // WR 3 never executes
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_NE(p.notes[0].find("RNR"), std::string::npos);
+}
+
+TEST(RefModel, RnrRetryExhausted) {
+  Workload w = two_hosts();
+  qp0(w).rnr_retry = 3;
+  qp0(w).send = {wr(1, WrOpcode::SendImm, kSrc, 4, kSrcKey, 0, 0, 5, false), wr(2, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey)};
+  const Prediction p = predict(w);
+  const auto& s = sq(p, 0, 0x11);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].status, WcStatus::RnrRetryExcErr);
+  EXPECT_EQ(s[1].status, WcStatus::WrFlushErr);
+}
+
+// An error in one direction makes the other direction's completions timing dependent.
+TEST(RefModel, OppositeDirectionBecomesRelaxed) {
+  Workload w = two_hosts();
+  qp0(w).recv = {rwr(200, kRcv0, 8, kRcv0Key), rwr(201, kRcv0 + 8, 8, kRcv0Key)};
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, 0x777)};
+  qp1(w).send = {wr(10, WrOpcode::Send, kDst, 4, kDstKey), wr(11, WrOpcode::Write, kDst, 4, kDstKey, kLoc, kLocKey, 0, false),
+                 wr(12, WrOpcode::Send, kDst + 4, 4, kDstKey)};
+  const Prediction p = predict(w);
+  EXPECT_FALSE(p.queue(0, 0x11, QueueKind::Send)->relaxed);
+  EXPECT_FALSE(p.queue(1, 0x22, QueueKind::Recv)->relaxed);
+  const ExpectedQueue& s1 = *p.queue(1, 0x22, QueueKind::Send);
+  ASSERT_TRUE(s1.relaxed);
+  ASSERT_EQ(s1.candidates.size(), 3u);
+  EXPECT_FALSE(s1.candidates[1].signaled);
+  EXPECT_EQ(s1.candidates[2].on_success.byte_len, 4u);
+  const ExpectedQueue& r0 = *p.queue(0, 0x11, QueueKind::Recv);
+  ASSERT_TRUE(r0.relaxed);
+  ASSERT_EQ(r0.candidates.size(), 2u);
+  EXPECT_EQ(r0.candidates[1].on_success.byte_len, 4u);
+  // Bytes the relaxed stream would write are not predicted.
+  EXPECT_FALSE(p.buffer(0, 1)->determined[0]);
+  EXPECT_FALSE(p.buffer(0, 2)->determined[0]);
+  EXPECT_TRUE(p.buffer(0, 2)->determined[4]);
+}
+
+TEST(RefModel, WritesFromTwoQpsToTheSameBytesAreUndetermined) {
+  Workload w = two_hosts();
+  QpSpec a2 = qp0(w), b2 = qp1(w);
+  a2.qpn = 0x12;
+  a2.peer_qpn = 0x23;
+  b2.qpn = 0x23;
+  b2.peer_qpn = 0x12;
+  w.hosts[0].qps.push_back(a2);
+  w.hosts[1].qps.push_back(b2);
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 8, kSrcKey, kDst, kDstKey)};
+  w.hosts[0].qps[1].send = {wr(2, WrOpcode::Write, kSrc + 32, 8, kSrcKey, kDst + 4, kDstKey)};
+  const Prediction p = predict(w);
+  const BufferImage& d = *p.buffer(1, 0);
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(d.determined[i]) << i;
+  for (size_t i = 4; i < 8; ++i) EXPECT_FALSE(d.determined[i]) << i;
+  for (size_t i = 8; i < 12; ++i) EXPECT_TRUE(d.determined[i]) << i;
+  EXPECT_EQ(d.bytes[0], 0);
+  EXPECT_EQ(d.bytes[11], 32 + 7);
+}
+
+TEST(RefModel, ReadTargetReusedWithoutFenceIsUndetermined) {
+  for (bool fence : {false, true}) {
+    Workload w = two_hosts();
+    qp1(w).recv = {rwr(100, kRbuf, 16, kRbufKey)};
+    SendWr send = wr(2, WrOpcode::Send, kLoc, 8, kLocKey);
+    send.fence = fence;
+    qp0(w).send = {wr(1, WrOpcode::Read, kLoc + 4, 4, kLocKey, kDst, kDstKey), send};
+    const Prediction p = predict(w);
+    const BufferImage& rb = *p.buffer(1, 1);
+    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(rb.determined[i]);
+    for (size_t i = 4; i < 8; ++i) {
+      EXPECT_EQ(bool(rb.determined[i]), fence) << i;
+      if (fence) EXPECT_EQ(rb.bytes[i], 0x80 + i - 4);
+    }
+  }
+}
+
+TEST(RefModel, ReadOfBytesAnotherQpWritesIsUndetermined) {
+  Workload w = two_hosts();
+  qp1(w).send = {wr(1, WrOpcode::Write, kDst, 4, kDstKey, kSrc + 8, kSrcKey)};   // host 1 -> host 0 src[8..12)
+  qp0(w).send = {wr(2, WrOpcode::Write, kSrc + 6, 8, kSrcKey, kDst + 32, kDstKey)};  // host 0 sends src[6..14)
+  const Prediction p = predict(w);
+  const BufferImage& d = *p.buffer(1, 0);
+  EXPECT_TRUE(d.determined[32]);
+  EXPECT_TRUE(d.determined[33]);
+  for (size_t i = 34; i < 38; ++i) EXPECT_FALSE(d.determined[i]) << i;
+  EXPECT_TRUE(d.determined[38]);
+  EXPECT_EQ(d.bytes[39], 13);
+  EXPECT_TRUE(p.buffer(0, 0)->determined[8]);  // the write into src itself is certain
+  EXPECT_EQ(p.buffer(0, 0)->bytes[8], 0x80);
+}
+
+TEST(RefModel, LoopbackQpOnOneHost) {
+  Workload w = two_hosts();
+  QpSpec a = qp0(w);
+  a.qpn = 0x31;
+  a.peer_host = 0;
+  a.peer_qpn = 0x32;
+  QpSpec b = a;
+  b.qpn = 0x32;
+  b.peer_qpn = 0x31;
+  a.send = {wr(5, WrOpcode::Write, kSrc, 3, kSrcKey, kLoc + 1, kLocKey)};
+  w.hosts[0].qps = {a, b};
+  w.hosts[1].qps.clear();
+  const Prediction p = predict(w);
+  EXPECT_EQ(bytes(p, 0, 1)[0], 0xAA);
+  EXPECT_EQ(bytes(p, 0, 1)[1], 0);
+  EXPECT_EQ(bytes(p, 0, 1)[3], 2);
+  EXPECT_EQ(sq(p, 0, 0x31).size(), 1u);
+}
+
+TEST(RefModel, InconsistentWorkloadsThrow) {
+  Workload w = two_hosts();
+  qp1(w).peer_qpn = 0x99;
+  EXPECT_THROW(predict(w), std::invalid_argument);
+
+  Workload o = two_hosts();
+  o.hosts[0].buffers[1].pa = 0x10020;  // overlaps "src"
+  EXPECT_THROW(predict(o), std::invalid_argument);
+
+  Workload m = two_hosts();
+  m.hosts[1].mrs[0].pa = 0x50000;  // MR over unbacked memory
+  qp0(m).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey)};
+  EXPECT_THROW(predict(m), std::invalid_argument);
+
+  Workload k = two_hosts();
+  k.hosts[1].mrs[1].key = kDstKey | 5;  // same table index as "dst"
+  EXPECT_THROW(predict(k), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace srnic::verif
