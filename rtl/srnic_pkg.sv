@@ -98,6 +98,35 @@ package srnic_pkg;
     op_ext_len = (op_has_reth(op) ? 5'd16 : 5'd0) + (op_has_imm(op) ? 5'd4 : 5'd0) + (op_has_aeth(op) ? 5'd4 : 5'd0);
   endfunction
 
+  // A received, well-formed RoCEv2 packet (srnic_rx_parse -> srnic_rx_engine). Its frame
+  // beats follow in the RX buffer; the payload starts at pay_off within the frame.
+  typedef struct packed {
+    logic        drop;       // frame failed a check: discard its beats
+    logic [7:0]  opcode;
+    logic [23:0] dqpn;
+    logic [23:0] psn;
+    logic        ackreq;
+    logic        se;
+    logic [63:0] reth_va;
+    logic [31:0] reth_rkey;
+    logic [31:0] reth_len;
+    logic [7:0]  aeth_syn;
+    logic [23:0] aeth_msn;
+    logic [31:0] imm;
+    logic [31:0] src_ip;
+    logic [6:0]  pay_off;
+    logic [12:0] pay_len;
+    logic [7:0]  nbeats;     // frame beats stored in the RX buffer
+  } rx_meta_t;
+
+  // Big-endian field of n bytes at byte offset off of a frame held in tdata order.
+  function automatic logic [63:0] get_be(input logic [1023:0] f, input int off, input int n);
+    logic [63:0] v;
+    v = '0;
+    for (int i = 0; i < 8; i++) if (i < n) v = {v[55:0], f[(off + i) * 8 +: 8]};
+    get_be = v;
+  endfunction
+
   // One packet for the TX pipe to build. The payload (if any) is read from host
   // physical address pay_addr. Connection fields (MACs, IPs, dest QPN, UDP port) are
   // looked up by qpn inside the TX pipe.

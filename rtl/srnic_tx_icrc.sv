@@ -1,0 +1,102 @@
+// srnic_tx_icrc: appends the ICRC to each frame from srnic_tx_pkt. Frames pass through
+// a short FIFO while srnic_icrc_calc runs over them; a frame's last beat leaves only when
+// its ICRC is known. The 4 ICRC bytes (least significant first) extend the last beat, or
+// spill into one extra beat when the last beat holds more than 60 bytes.
+`default_nettype none
+module srnic_tx_icrc #(
+  parameter int DEPTH = 16
+) (
+  input  wire logic         clk,
+  input  wire logic         rst,
+  input  wire logic [511:0] s_tdata,
+  input  wire logic [63:0]  s_tkeep,
+  input  wire logic         s_tlast,
+  input  wire logic         s_tvalid,
+  output logic              s_tready,
+  output logic [511:0]      m_tdata,
+  output logic [63:0]       m_tkeep,
+  output logic              m_tlast,
+  output logic              m_tvalid,
+  input  wire logic         m_tready,
+  output logic              frame_sent
+);
+  logic in_sof;   // next input beat starts a frame
+  wire  in_fire = s_tvalid && s_tready;
+  always_ff @(posedge clk) begin
+    if (rst) in_sof <= 1'b1;
+    else if (in_fire) in_sof <= s_tlast;
+  end
+
+  logic        crc_v;
+  logic [31:0] crc;
+  srnic_icrc_calc u_calc (.clk, .rst, .in_valid(in_fire), .in_sof(in_sof), .in_data(s_tdata),
+                          .crc_valid(crc_v), .crc);
+
+  logic [31:0] cq_crc;
+  logic        cq_valid, cq_pop;
+  sync_fifo #(.WIDTH(32), .DEPTH(4)) u_crcq (
+    .clk, .rst, .s_data(crc), .s_valid(crc_v), .s_ready(),
+    .m_data(cq_crc), .m_valid(cq_valid), .m_ready(cq_pop), .count());
+
+  logic [511:0] f_data;
+  logic [63:0]  f_keep;
+  logic         f_last, f_valid, f_pop;
+  sync_fifo #(.WIDTH(512 + 64 + 1), .DEPTH(DEPTH)) u_beats (
+    .clk, .rst, .s_data({s_tdata, s_tkeep, s_tlast}), .s_valid(s_tvalid), .s_ready(s_tready),
+    .m_data({f_data, f_keep, f_last}), .m_valid(f_valid), .m_ready(f_pop), .count());
+
+  // bytes in the last beat (tkeep is contiguous from byte 0)
+  wire [6:0] nbytes = 7'($countones(f_keep));
+  wire       spill  = nbytes > 7'd60;
+  logic      extra;          // sending the spill beat
+  logic [31:0] spill_crc;
+  logic [2:0]  spill_n;      // ICRC bytes left for the spill beat (1..4)
+
+  logic [511:0] ins_data;
+  logic [63:0]  ins_keep;
+  always_comb begin
+    ins_data = f_data;
+    ins_keep = f_keep;
+    for (int i = 0; i < 4; i++) begin
+      if (nbytes + 7'(i) < 7'd64) begin
+        ins_data[(nbytes + 7'(i)) * 8 +: 8] = cq_crc[i*8 +: 8];
+        ins_keep[6'(nbytes + 7'(i))] = 1'b1;
+      end
+    end
+  end
+
+  always_comb begin
+    m_tdata = f_data; m_tkeep = f_keep; m_tlast = 1'b0; m_tvalid = 1'b0;
+    f_pop = 1'b0; cq_pop = 1'b0;
+    if (extra) begin
+      m_tvalid = 1'b1;
+      m_tdata  = {480'd0, spill_crc >> {3'd4 - spill_n, 3'd0}};
+      m_tkeep  = ~(64'hFFFF_FFFF_FFFF_FFFF << {3'd0, spill_n});
+      m_tlast  = 1'b1;
+    end else if (f_valid && !f_last) begin
+      m_tvalid = 1'b1;
+      f_pop    = m_tready;
+    end else if (f_valid && f_last && cq_valid) begin
+      m_tvalid = 1'b1;
+      m_tdata  = ins_data;
+      m_tkeep  = ins_keep;
+      m_tlast  = !spill;
+      f_pop    = m_tready;
+      cq_pop   = m_tready;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      extra <= 1'b0;
+    end else if (extra) begin
+      if (m_tready) extra <= 1'b0;
+    end else if (f_valid && f_last && cq_valid && m_tready && spill) begin
+      extra     <= 1'b1;
+      spill_crc <= cq_crc;
+      spill_n   <= 3'(nbytes - 7'd60);
+    end
+  end
+  assign frame_sent = m_tvalid && m_tready && m_tlast;
+endmodule
+`default_nettype wire

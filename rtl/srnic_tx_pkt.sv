@@ -1,0 +1,276 @@
+// srnic_tx_pkt: the TX pipe. Takes packet jobs from the requester (port 0) and the
+// responder (port 1), round-robin at job granularity (each port's order is kept), looks
+// up the connection (peer MAC/IP, peer QPN, UDP source port), reads the payload from
+// host memory (AXI ID 1) and assembles the frame:
+//   Ethernet | IPv4 | UDP | BTH | [RETH] [AETH] [ImmDt] | payload | pad
+// The ICRC is appended downstream (srnic_tx_icrc); lengths here already count it.
+//
+// Payload beats arrive aligned to host addresses; a byte accumulator (up to 127 bytes)
+// shifts them behind the header at one beat per cycle, so a frame streams without
+// bubbles once its data is there. Payload-buffer space is reserved before each read, so
+// the AXI R channel is never back-pressured, and reads run ahead of the packetizer by up
+// to PBUF beats to cover the PCIe read latency.
+`default_nettype none
+module srnic_tx_pkt #(
+  parameter int NUM_QPS = 16384,
+  parameter int PBUF    = 512,     // payload buffer, 64-byte beats
+  parameter int MDEPTH  = 64       // packets in flight between read issue and packetizer
+) (
+  input  wire logic        clk,
+  input  wire logic        rst,
+  input  wire logic [47:0] local_mac,
+  input  wire logic [31:0] local_ip,
+  input  wire logic        qp_cmd_valid,
+  input  var srnic_pkg::qp_cmd_t qp_cmd,
+  output logic             qp_cmd_ready,
+  // jobs
+  input  wire logic        req_valid,
+  input  var srnic_pkg::tx_job_t req_job,
+  output logic             req_ready,
+  input  wire logic        rsp_valid,
+  input  var srnic_pkg::tx_job_t rsp_job,
+  output logic             rsp_ready,
+  // payload reads (AXI ID 1)
+  output logic             ar_valid,
+  output logic [63:0]      ar_addr,
+  output logic [7:0]       ar_len,
+  input  wire logic        ar_ready,
+  input  wire logic        r_valid,
+  input  wire logic [511:0] r_data,
+  // frame out (no ICRC yet)
+  output logic [511:0]     m_tdata,
+  output logic [63:0]      m_tkeep,
+  output logic             m_tlast,
+  output logic             m_tvalid,
+  input  wire logic        m_tready
+);
+  import srnic_pkg::*;
+  localparam int AW = $clog2(NUM_QPS);
+
+  // ------------------------------------------------------------ connection table
+  typedef struct packed {
+    logic [47:0] dmac;
+    logic [31:0] dip;
+    logic [23:0] dqpn;
+    logic [15:0] sport;
+  } conn_t;
+  conn_t cmd_conn;
+  always_comb begin
+    cmd_conn.dmac = qp_cmd.dmac; cmd_conn.dip = qp_cmd.dip;
+    cmd_conn.dqpn = qp_cmd.dqpn; cmd_conn.sport = qp_cmd.sport;
+  end
+  logic conn_rd, conn_rsp_v, conn_rd_ready;
+  logic [$bits(conn_t)-1:0] conn_rsp;
+  srnic_qpc_ram #(.WIDTH($bits(conn_t)), .NUM_QPS(NUM_QPS)) u_conn (
+    .clk, .rst, .req_valid(conn_rd), .req_ready(conn_rd_ready), .req_qpn(sel_job.qpn[AW-1:0]), .req_lock(1'b0),
+    .rsp_valid(conn_rsp_v), .rsp_data(conn_rsp),
+    .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
+    .ext_valid(qp_cmd_valid), .ext_ready(qp_cmd_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_conn));
+
+  // ------------------------------------------------------------ stage 1: select, look up, read
+  typedef struct packed {
+    tx_job_t     job;
+    conn_t       conn;
+    logic [7:0]  nbeats;   // payload beats in the buffer for this packet (0..65)
+  } meta_t;
+
+  typedef enum logic [1:0] {S_IDLE, S_LOOKUP, S_READ} s1_e;
+  s1_e     s1;
+  logic    rr;                 // 1: responder port has priority
+  tx_job_t sel_job, j;
+  conn_t   jconn;
+  logic    pick_rsp;
+  always_comb begin
+    pick_rsp = rsp_valid && (!req_valid || rr);
+    sel_job  = pick_rsp ? rsp_job : req_job;
+  end
+  assign conn_rd   = s1 == S_IDLE && (req_valid || rsp_valid) && conn_rd_ready;
+  assign req_ready = conn_rd && !pick_rsp;
+  assign rsp_ready = conn_rd && pick_rsp;
+
+  // payload span
+  wire [5:0]  j_off    = j.pay_addr[5:0];
+  wire [13:0] j_span   = {8'd0, j_off} + {1'b0, j.pay_len} + 14'd63;
+  wire [7:0]  j_nbeats = (j.pay_len == 13'd0) ? 8'd0 : j_span[13:6];
+  // current burst: from rd_addr, rd_left beats, split at 4 KiB
+  logic [63:0] rd_addr;
+  logic [7:0]  rd_left;
+  wire  [6:0]  to_4k   = 7'd64 - {1'b0, rd_addr[11:6]};
+  wire  [7:0]  burst   = (rd_left > {1'b0, to_4k}) ? {1'b0, to_4k} : rd_left;
+  logic [$clog2(PBUF):0] resv;     // beats reserved and not yet consumed
+  logic meta_ready, meta_push;
+  wire  [15:0] resv_need = 16'(resv) + 16'(j_nbeats);
+  wire  space_ok = resv_need <= 16'(PBUF);
+  assign ar_valid  = s1 == S_READ && rd_left != 8'd0;
+  assign ar_addr   = rd_addr;
+  assign ar_len    = burst - 8'd1;
+  assign meta_push = s1 == S_LOOKUP && conn_rsp_v_q && meta_ready && space_ok;
+  logic conn_rsp_v_q;
+
+  meta_t meta_in, meta;
+  always_comb begin
+    meta_in.job = j; meta_in.conn = jconn; meta_in.nbeats = j_nbeats;
+  end
+  logic meta_valid, meta_pop;
+  sync_fifo #(.WIDTH($bits(meta_t)), .DEPTH(MDEPTH)) u_meta (
+    .clk, .rst, .s_data(meta_in), .s_valid(meta_push), .s_ready(meta_ready),
+    .m_data(meta), .m_valid(meta_valid), .m_ready(meta_pop), .count());
+
+  logic pb_pop;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      s1 <= S_IDLE; rr <= 1'b0; resv <= '0; conn_rsp_v_q <= 1'b0; rd_left <= '0;
+    end else begin
+      resv <= resv + (meta_push ? ($clog2(PBUF)+1)'(j_nbeats) : '0) - ($clog2(PBUF)+1)'(pb_pop);
+      case (s1)
+        S_IDLE: if (conn_rd) begin
+          j  <= sel_job;
+          rr <= !pick_rsp;
+          s1 <= S_LOOKUP;
+          conn_rsp_v_q <= 1'b0;
+        end
+        S_LOOKUP: begin
+          if (conn_rsp_v) begin jconn <= conn_rsp; conn_rsp_v_q <= 1'b1; end
+          if (meta_push) begin
+            rd_addr <= {j.pay_addr[63:6], 6'd0};
+            rd_left <= j_nbeats;
+            s1 <= S_READ;
+          end
+        end
+        S_READ: begin
+          if (rd_left == 8'd0) s1 <= S_IDLE;
+          else if (ar_ready) begin
+            rd_addr <= rd_addr + {50'd0, burst, 6'd0};
+            rd_left <= rd_left - burst;
+            if (rd_left == burst) s1 <= S_IDLE;
+          end
+        end
+        default: s1 <= S_IDLE;
+      endcase
+    end
+  end
+
+  logic [511:0] pb_data;
+  logic         pb_valid;
+  sync_fifo #(.WIDTH(512), .DEPTH(PBUF)) u_pbuf (
+    .clk, .rst, .s_data(r_data), .s_valid(r_valid), .s_ready(),
+    .m_data(pb_data), .m_valid(pb_valid), .m_ready(pb_pop), .count());
+
+  // ------------------------------------------------------------ stage 2: packetizer
+  // header, built in wire order (first byte in the MSBs), then byte-reversed into tdata order
+  tx_job_t mj;
+  conn_t   mc;
+  assign mj = meta.job;
+  assign mc = meta.conn;
+  wire [4:0]  ext_len = op_ext_len(mj.opcode);
+  wire [6:0]  hdr_len = 7'(EXT_OFF) + {2'd0, ext_len};
+  wire [1:0]  padcnt  = 2'(-mj.pay_len[1:0]);
+  wire [15:0] ip_len  = 16'(IP_HDR + UDP_HDR + BTH_HDR) + {11'd0, ext_len} + {3'd0, mj.pay_len} + {14'd0, padcnt} + 16'd4;
+
+  ipv4_hdr_t ip;
+  udp_hdr_t  udp;
+  bth_t      bth;
+  eth_hdr_t  eth;
+  reth_t     reth;
+  aeth_t     aeth;
+  logic [159:0] ext;    // up to 20 bytes of extension headers, left-aligned
+  always_comb begin
+    eth.dmac = mc.dmac; eth.smac = local_mac; eth.ethertype = 16'h0800;
+    ip.version = 4'd4; ip.ihl = 4'd5; ip.tos = 8'h02; ip.total_len = ip_len; ip.id = 16'd0;
+    ip.flags_frag = 16'h4000; ip.ttl = 8'd64; ip.protocol = 8'd17; ip.checksum = 16'd0;
+    ip.src = local_ip; ip.dst = mc.dip;
+    ip.checksum = ip_checksum(ip);
+    udp.sport = mc.sport; udp.dport = ROCE_UDP_PORT; udp.length = ip_len - 16'(IP_HDR); udp.checksum = 16'd0;
+    bth.opcode = mj.opcode; bth.se = mj.se; bth.mig = 1'b0; bth.padcnt = padcnt; bth.tver = 4'd0;
+    bth.pkey = 16'hFFFF; bth.resv8a = 8'd0; bth.dqpn = mc.dqpn; bth.ackreq = mj.ackreq; bth.resv7 = 7'd0;
+    bth.psn = mj.psn;
+    reth.va = mj.reth_va; reth.rkey = mj.reth_rkey; reth.dmalen = mj.reth_len;
+    aeth.syndrome = mj.aeth_syn; aeth.msn = mj.aeth_msn;
+    ext = '0;
+    if (op_has_reth(mj.opcode)) ext = op_has_imm(mj.opcode) ? {reth, mj.imm} : {reth, 32'd0};
+    else if (op_has_aeth(mj.opcode)) ext = {aeth, 128'd0};
+    else if (op_has_imm(mj.opcode)) ext = {mj.imm, 128'd0};
+  end
+  function automatic logic [15:0] ip_checksum(input ipv4_hdr_t h);
+    logic [159:0] v;
+    logic [19:0]  sum;
+    v = h;
+    sum = '0;
+    for (int i = 0; i < 10; i++) sum = sum + {4'd0, v[i*16 +: 16]};
+    sum = {4'd0, sum[15:0]} + {16'd0, sum[19:16]};
+    sum = {4'd0, sum[15:0]} + {16'd0, sum[19:16]};
+    ip_checksum = ~sum[15:0];
+  endfunction
+  localparam int HB = 74;   // largest header
+  wire [HB*8-1:0] hdr_be = {eth, ip, udp, bth, ext};
+  logic [1023:0] hdr_le;
+  always_comb begin
+    hdr_le = '0;
+    for (int i = 0; i < HB; i++) hdr_le[i*8 +: 8] = hdr_be[(HB-1-i)*8 +: 8];
+  end
+
+  // accumulator
+  typedef enum logic [1:0] {P_IDLE, P_DATA} p_e;
+  p_e            pst;
+  logic [1023:0] acc;
+  logic [7:0]    acc_cnt;        // valid bytes in acc (0..127)
+  logic [12:0]   bytes_left;     // payload bytes still to take from the buffer
+  logic [5:0]    in_off;         // byte offset of the payload in the next buffer beat
+  logic [1:0]    pad_q;
+  wire           in_done = bytes_left == 13'd0;
+
+  wire [6:0]  in_avail = 7'd64 - {1'b0, in_off};
+  wire [6:0]  in_cnt   = (bytes_left < {6'd0, in_avail}) ? bytes_left[6:0] : in_avail;
+  wire        in_last  = bytes_left <= {6'd0, in_avail};
+  assign m_tvalid = pst == P_DATA && (acc_cnt >= 8'd64 || (in_done && acc_cnt != 8'd0));
+  wire        out_fire = m_tvalid && m_tready;
+  wire [7:0]  cnt_after_out = out_fire ? ((acc_cnt >= 8'd64) ? acc_cnt - 8'd64 : 8'd0) : acc_cnt;
+  assign pb_pop = pst == P_DATA && !in_done && pb_valid && cnt_after_out < 8'd64;
+  assign m_tdata = acc[511:0];
+  assign m_tlast = in_done && acc_cnt <= 8'd64;
+  assign m_tkeep = (acc_cnt >= 8'd64) ? {64{1'b1}} : ~({64{1'b1}} << acc_cnt[5:0]);
+  assign meta_pop = pst == P_IDLE && meta_valid;
+
+  // new payload bytes, moved to the accumulator's fill position and masked to in_cnt
+  wire [511:0]  in_shift = pb_data >> {in_off, 3'd0};
+  wire [511:0]  in_mask  = (in_cnt == 7'd64) ? {512{1'b1}} : ~({512{1'b1}} << {in_cnt[5:0], 3'd0});
+  wire [1023:0] in_bytes = {512'd0, in_shift & in_mask} << {cnt_after_out[6:0], 3'd0};
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pst <= P_IDLE; acc_cnt <= '0; bytes_left <= '0;
+    end else begin
+      case (pst)
+        P_IDLE: if (meta_valid) begin
+          acc        <= hdr_le;
+          acc_cnt    <= {1'b0, hdr_len};
+          bytes_left <= mj.pay_len;
+          in_off     <= mj.pay_addr[5:0];
+          pad_q      <= padcnt;
+          pst        <= P_DATA;
+          if (mj.pay_len == 13'd0) acc_cnt <= {1'b0, hdr_len} + {6'd0, padcnt};
+        end
+        P_DATA: begin
+          logic [1023:0] a;
+          logic [7:0]    c;
+          a = out_fire ? (acc >> 512) : acc;
+          c = cnt_after_out;
+          if (pb_pop) begin
+            a = a | in_bytes;
+            c = c + {1'b0, in_cnt} + (in_last ? {6'd0, pad_q} : 8'd0);
+            bytes_left <= bytes_left - {6'd0, in_cnt};
+            in_off <= '0;
+          end
+          acc <= a;
+          acc_cnt <= c;
+          if (out_fire && m_tlast) pst <= P_IDLE;
+        end
+        default: pst <= P_IDLE;
+      endcase
+    end
+  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{qp_cmd, j, meta, mj, j_span[5:0]};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire

@@ -1,0 +1,364 @@
+// srnic_wqe_fetch: the requester's DMA engine front end. For each QP the scheduler
+// hands out, it runs one scheduling turn (SRNIC §4.3.1):
+//   issue stage:  read the QP's SQ configuration, send state and producer index; if the
+//                 QP is in RTS and has WQEs, read up to SCHED_WQES WQEs (one 64-byte
+//                 beat each, never across the ring end) from host memory;
+//   process stage: walk the fetched WQEs in order and cut them into packet jobs, up to
+//                 SCHED_BURST payload bytes per turn; a message larger than the budget
+//                 continues in the next turn from the saved offset. WQEs fetched but not
+//                 reached are dropped (fetch-and-drop): nothing is cached per QP.
+// At turn end the send state (consumer index, offset in the current WQE, next PSN) is
+// written back and the scheduler is told whether work is left.
+// Issue and process stages overlap across QPs (turns of different QPs in flight), and
+// WQE data space is reserved before each read so the shared AXI R channel never stalls.
+`default_nettype none
+module srnic_wqe_fetch #(
+  parameter int NUM_QPS   = 16384,
+  parameter int MAX_TURNS = 8
+) (
+  input  wire logic                       clk,
+  input  wire logic                       rst,
+  input  wire logic [31:0]                sched_burst,
+  input  wire logic [3:0]                 sched_wqes,
+  // scheduler
+  input  wire logic                       s_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] s_qpn,
+  output logic                            s_ready,
+  output logic                            done_valid,
+  output logic [$clog2(NUM_QPS)-1:0]      done_qpn,
+  output logic                            done_more,
+  input  wire logic                       done_ready,
+  // configuration and doorbells
+  input  wire logic                       qp_cmd_valid,
+  input  var srnic_pkg::qp_cmd_t          qp_cmd,
+  output logic                            qp_cmd_ready,
+  input  wire logic                       db_valid,
+  input  wire logic [15:0]                db_qpn,
+  input  wire logic [15:0]                db_pi,
+  // WQE reads (AXI ID 0)
+  output logic                            ar_valid,
+  output logic [63:0]                     ar_addr,
+  output logic [7:0]                      ar_len,
+  input  wire logic                       ar_ready,
+  input  wire logic                       r_valid,
+  input  wire logic [511:0]               r_data,
+  // local key check
+  output logic                            mr_req,
+  output logic [31:0]                     mr_key,
+  output logic [31:0]                     mr_pd,
+  output logic [63:0]                     mr_va,
+  output logic [31:0]                     mr_len,
+  input  wire logic                       mr_rsp,
+  input  wire logic                       mr_ok,
+  input  wire logic [63:0]                mr_pa,
+  // packet jobs
+  output logic                            job_valid,
+  output srnic_pkg::tx_job_t              job,
+  input  wire logic                       job_ready,
+  // a WQE that cannot be executed (bad opcode/length, local protection)
+  output logic                            bad_wqe
+);
+  import srnic_pkg::*;
+  localparam int AW = $clog2(NUM_QPS);
+  localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
+  localparam int ST_W  = 16 + 32 + 24;
+  localparam int WBUF  = MAX_TURNS * 8;
+
+  // ------------------------------------------------------------ per-QP state RAMs
+  typedef struct packed {
+    logic [63:0] sq_base;
+    logic [3:0]  log_sq;
+    logic [2:0]  mtu;
+    logic [2:0]  state;
+    logic [31:0] pd;
+  } sqcfg_t;
+  typedef struct packed {
+    logic [15:0] ci;
+    logic [31:0] off;
+    logic [23:0] psn;
+  } txst_t;
+
+  logic          rd_req;
+  logic [AW-1:0] rd_qpn;
+  logic          cfg_rsp_v, st_rsp_v, cfg_ready, st_ready;
+  logic [CFG_W-1:0] cfg_rsp;
+  logic [ST_W-1:0]  st_rsp;
+  logic [15:0]   pi_rsp;
+  logic          st_wr;
+  logic [AW-1:0] st_wr_qpn;
+  txst_t         st_wr_data;
+
+  // command path: configuration always, send state on RESET->INIT and RTR->RTS
+  typedef enum logic [1:0] {K_CFG, K_ST, K_PI} kstate_e;
+  kstate_e kst;
+  sqcfg_t  cmd_cfg;
+  txst_t   cmd_st;
+  logic    cfg_ext_ready, st_ext_ready;
+  always_comb begin
+    cmd_cfg.sq_base = qp_cmd.sq_base;
+    cmd_cfg.log_sq  = qp_cmd.log_sq;
+    cmd_cfg.mtu     = qp_cmd.mtu;
+    cmd_cfg.state   = qp_cmd.state;
+    cmd_cfg.pd      = qp_cmd.pd;
+    cmd_st.ci  = '0;
+    cmd_st.off = '0;
+    cmd_st.psn = qp_cmd.sq_psn;
+  end
+  wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
+  wire cfg_ext = qp_cmd_valid && kst == K_CFG;
+  wire st_ext  = qp_cmd_valid && kst == K_ST;
+  assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) ||
+                                         (kst == K_ST && st_ext_ready && !qp_cmd.init_idx) ||
+                                         (kst == K_PI && !db_valid));
+  always_ff @(posedge clk) begin
+    if (rst) kst <= K_CFG;
+    else if (qp_cmd_ready) kst <= K_CFG;
+    else if (kst == K_CFG && cfg_ext && cfg_ext_ready) kst <= K_ST;
+    else if (kst == K_ST && st_ext && st_ext_ready) kst <= K_PI;
+  end
+
+  srnic_qpc_ram #(.WIDTH(CFG_W), .NUM_QPS(NUM_QPS)) u_cfg (
+    .clk, .rst, .req_valid(rd_req), .req_ready(cfg_ready), .req_qpn(rd_qpn), .req_lock(1'b0),
+    .rsp_valid(cfg_rsp_v), .rsp_data(cfg_rsp),
+    .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
+    .ext_valid(cfg_ext), .ext_ready(cfg_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_cfg));
+  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(MAX_TURNS)) u_st (
+    .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(rd_qpn), .req_lock(1'b1),
+    .rsp_valid(st_rsp_v), .rsp_data(st_rsp),
+    .wr_valid(st_wr), .wr_qpn(st_wr_qpn), .wr_data(st_wr_data), .wr_unlock(1'b1),
+    .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
+  // producer indices: doorbells, cleared on RESET->INIT
+  wire pi_cmd = qp_cmd_valid && kst == K_PI && !db_valid;
+  sdp_ram #(.WIDTH(16), .DEPTH(NUM_QPS)) u_pi (
+    .clk, .wr_en(db_valid || pi_cmd), .wr_addr(db_valid ? db_qpn[AW-1:0] : qp_cmd.qpn[AW-1:0]),
+    .wr_data(db_valid ? db_pi : 16'd0), .rd_en(rd_req), .rd_addr(rd_qpn), .rd_data(pi_rsp));
+
+  // ------------------------------------------------------------ issue stage
+  typedef struct packed {
+    logic [AW-1:0] qpn;
+    sqcfg_t        cfg;
+    txst_t         st;
+    logic [3:0]    n;
+    logic [15:0]   pi;
+  } turn_t;
+
+  logic          iss_busy;         // a read of the QP state is in flight
+  logic [AW-1:0] iss_qpn;
+  logic          ctx_push, ctx_ready, ctx_valid, ctx_pop;
+  turn_t         ctx_in, ctx;
+  logic [$clog2(MAX_TURNS):0] ctx_count;
+  logic [$clog2(WBUF):0] wbuf_resv;      // beats reserved (requested, not yet consumed)
+  logic          idle_done;              // issue stage reports a turn with nothing to do
+
+  assign rd_req  = s_valid && !iss_busy && cfg_ready && st_ready;
+  assign rd_qpn  = s_qpn;
+  assign s_ready = rd_req;
+
+  // the state read is captured when it returns and held until the turn is issued
+  sqcfg_t      a_cfg;
+  txst_t       a_st;
+  logic [15:0] a_pi;
+  always_ff @(posedge clk) begin
+    if (cfg_rsp_v) begin a_cfg <= cfg_rsp; a_st <= st_rsp; a_pi <= pi_rsp; end
+  end
+  wire [15:0] a_size  = 16'd1 << a_cfg.log_sq;
+  wire [15:0] a_avail = a_pi - a_st.ci;
+  wire [15:0] a_room  = a_size - (a_st.ci & (a_size - 16'd1));
+  logic [15:0] a_n;
+  always_comb begin
+    a_n = a_avail;
+    if (a_n > {12'd0, sched_wqes}) a_n = {12'd0, sched_wqes};
+    if (a_n > a_room) a_n = a_room;
+  end
+  wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0;
+  // hold the response until it can be issued
+  logic a_valid;
+  always_comb begin
+    ctx_in.qpn = iss_qpn;
+    ctx_in.cfg = a_cfg;
+    ctx_in.st  = a_st;
+    ctx_in.n   = a_n[3:0];
+    ctx_in.pi  = a_pi;
+  end
+  wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
+  wire wbuf_ok = wbuf_need <= 16'(WBUF);
+  assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok;
+  assign ar_addr   = a_cfg.sq_base + {42'd0, (a_st.ci & (a_size - 16'd1)), 6'd0};
+  assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
+  assign ctx_push  = ar_valid && ar_ready;
+  // a turn without work ends here; it competes with the process stage for done
+  assign idle_done = a_valid && !a_work;
+
+  // No new read is issued while a turn waits in the issue stage (iss_busy).
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      iss_busy <= 1'b0; a_valid <= 1'b0;
+    end else begin
+      if (rd_req) begin iss_busy <= 1'b1; iss_qpn <= s_qpn; end
+      if (cfg_rsp_v) a_valid <= 1'b1;
+      if (ctx_push || (idle_done && done_sel_idle)) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
+    end
+  end
+
+  sync_fifo #(.WIDTH($bits(turn_t)), .DEPTH(MAX_TURNS)) u_ctx (
+    .clk, .rst, .s_data(ctx_in), .s_valid(ctx_push), .s_ready(ctx_ready),
+    .m_data(ctx), .m_valid(ctx_valid), .m_ready(ctx_pop), .count(ctx_count));
+
+  // WQE beats, space reserved at issue
+  logic [511:0] wq_data;
+  logic         wq_valid, wq_pop;
+  sync_fifo #(.WIDTH(512), .DEPTH(WBUF)) u_wbuf (
+    .clk, .rst, .s_data(r_data), .s_valid(r_valid), .s_ready(),
+    .m_data(wq_data), .m_valid(wq_valid), .m_ready(wq_pop), .count());
+  always_ff @(posedge clk) begin
+    if (rst) wbuf_resv <= '0;
+    else wbuf_resv <= wbuf_resv + (ctx_push ? ($clog2(WBUF)+1)'(a_n[3:0]) : '0) - ($clog2(WBUF)+1)'(wq_pop);
+  end
+
+  // ------------------------------------------------------------ process stage
+  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_EMIT, P_DRAIN, P_END} pstate_e;
+  pstate_e pst;
+  turn_t   t;
+  txst_t   cur;
+  logic [31:0] budget;      // signed remaining byte budget
+  logic [3:0]  taken_n;     // WQE beats consumed
+  // current WQE
+  logic [7:0]  w_op, w_flags;
+  logic [31:0] w_imm, w_len, w_lkey, w_rkey;
+  logic [63:0] w_laddr, w_raddr, w_pa;
+  logic        mr_wait;
+
+  assign ctx_pop = pst == P_IDLE && ctx_valid;
+  wire [12:0] mtu_b   = mtu_bytes(t.cfg.mtu);
+  wire [31:0] remain  = w_len - cur.off;
+  wire        is_last = remain <= {19'd0, mtu_b};
+  wire [12:0] plen    = is_last ? remain[12:0] : mtu_b;
+  wire        is_first = cur.off == 32'd0;
+  wire        is_read  = w_op == srnic_abi_pkg::WR_READ;
+  wire        is_send  = w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM;
+  wire        has_imm  = w_op == srnic_abi_pkg::WR_SEND_IMM || w_op == srnic_abi_pkg::WR_WRITE_IMM;
+  // READ: PSNs used = max(1, ceil(len / mtu))
+  wire [31:0] rd_npkts_raw = (w_len + {19'd0, mtu_b} - 32'd1) >> mtu_log2(t.cfg.mtu);
+  wire [23:0] rd_npkts = (w_len == 32'd0) ? 24'd1 : rd_npkts_raw[23:0];
+
+  logic [7:0] op;
+  always_comb begin
+    if (is_read) op = OP_READ_REQ;
+    else if (is_send) op = (is_first && is_last) ? (has_imm ? OP_SEND_ONLY_IMM : OP_SEND_ONLY) :
+                           is_first ? OP_SEND_FIRST : is_last ? (has_imm ? OP_SEND_LAST_IMM : OP_SEND_LAST) : OP_SEND_MIDDLE;
+    else op = (is_first && is_last) ? (has_imm ? OP_WRITE_ONLY_IMM : OP_WRITE_ONLY) :
+              is_first ? OP_WRITE_FIRST : is_last ? (has_imm ? OP_WRITE_LAST_IMM : OP_WRITE_LAST) : OP_WRITE_MIDDLE;
+  end
+  always_comb begin
+    job = '0;
+    job.qpn       = QPN_W'(t.qpn);
+    job.opcode    = op;
+    job.psn       = cur.psn;
+    job.ackreq    = is_read || is_last || cur.psn[5:0] == 6'h3F;
+    job.se        = is_last && w_flags[srnic_abi_pkg::WQE_FLAG_SOLICITED] && !is_read;
+    job.reth_va   = w_raddr;
+    job.reth_rkey = w_rkey;
+    job.reth_len  = w_len;
+    job.imm       = w_imm;
+    job.pay_addr  = w_pa + {32'd0, cur.off};
+    job.pay_len   = is_read ? 13'd0 : plen;
+  end
+  assign job_valid = pst == P_EMIT;
+  wire emit = job_valid && job_ready;
+
+  assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
+  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !rd_now;
+  assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
+  assign mr_pd  = t.cfg.pd;
+  assign mr_va  = wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
+  assign mr_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
+  wire [7:0]  wq_op  = wq_data[srnic_abi_pkg::SQWQE_OPCODE_OFF*8 +: 8];
+  wire [31:0] wq_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
+  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000;
+  wire rd_now = wq_op == srnic_abi_pkg::WR_READ;
+
+  // turn-end reporting: the process stage has priority over idle turns
+  wire p_done = pst == P_END;
+  wire done_sel_idle = !p_done && done_ready;
+  assign done_valid = p_done || idle_done;
+  assign done_qpn   = p_done ? t.qpn : iss_qpn;
+  assign done_more  = p_done ? (cur.ci != t.pi) : 1'b0;
+
+  // The send state is written back (and its lock released) at every turn end; a turn
+  // without work writes back what it read.
+  assign st_wr      = (p_done || idle_done) && done_ready;
+  assign st_wr_qpn  = p_done ? t.qpn : iss_qpn;
+  assign st_wr_data = p_done ? cur : a_st;
+
+  assign bad_wqe = pst == P_WQE && wq_valid && wqe_bad_now;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pst <= P_IDLE;
+      mr_wait <= 1'b0;
+    end else begin
+      case (pst)
+        P_IDLE: if (ctx_valid) begin
+          t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0;
+          pst <= P_WQE;
+        end
+        P_WQE: if (wq_valid) begin
+          w_op    <= wq_op;
+          w_flags <= wq_data[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 +: 8];
+          w_imm   <= wq_data[srnic_abi_pkg::SQWQE_IMM_OFF*8 +: 32];
+          w_len   <= wq_len;
+          w_lkey  <= wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
+          w_laddr <= wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
+          w_raddr <= wq_data[srnic_abi_pkg::SQWQE_RADDR_OFF*8 +: 64];
+          w_rkey  <= wq_data[srnic_abi_pkg::SQWQE_RKEY_OFF*8 +: 32];
+          taken_n <= taken_n + 4'd1;
+          if (wqe_bad_now) begin
+            // The QP stops here: the WQE is left unconsumed (error completion and
+            // flush come with the error-handling path).
+            pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
+          end else if (rd_now) begin
+            pst <= P_EMIT;
+          end else begin
+            pst <= P_MR;
+          end
+        end
+        P_MR: if (mr_rsp) begin
+          w_pa <= mr_pa;
+          if (mr_ok) pst <= P_EMIT;
+          else pst <= (taken_n == t.n) ? P_END : P_DRAIN;
+        end
+        P_EMIT: if (emit) begin
+          if (is_read) begin
+            cur.psn <= cur.psn + rd_npkts;
+          end else begin
+            cur.psn <= cur.psn + 24'd1;
+          end
+          if (is_read || is_last) begin
+            cur.ci  <= cur.ci + 16'd1;
+            cur.off <= '0;
+          end else begin
+            cur.off <= cur.off + {19'd0, plen};
+          end
+          begin : budget_upd
+            logic [31:0] cost, nb;
+            cost = (is_read || plen < 13'd64) ? 32'd64 : {19'd0, plen};
+            nb = budget - cost;
+            budget <= nb;
+            if (nb[31] || nb == 32'd0) pst <= (taken_n == t.n) ? P_END : P_DRAIN;
+            else if (is_read || is_last) pst <= (taken_n == t.n) ? P_END : P_WQE;
+          end
+        end
+        P_DRAIN: if (wq_valid) begin
+          taken_n <= taken_n + 4'd1;
+          if (taken_n + 4'd1 == t.n) pst <= P_END;
+        end
+        P_END: if (done_ready) pst <= P_IDLE;
+        default: pst <= P_IDLE;
+      endcase
+    end
+  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{w_laddr, w_lkey, mr_wait, ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, rd_npkts_raw};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire
