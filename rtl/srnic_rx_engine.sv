@@ -1,0 +1,609 @@
+// srnic_rx_engine: processes received packets one at a time, in arrival order.
+//
+// Responder (requests: SEND, WRITE, READ): PSN check against the expected PSN (ePSN;
+// duplicates are ACKed again, a gap gets one NAK PSN-sequence-error until the expected
+// PSN arrives), opcode-sequence check, QP access flags, R_Key check in the MR table,
+// receive-WQE fetch for SEND (and WRITE with immediate), length checks, payload
+// placement in host memory, MSN, ACK/NAK generation, READ response tasks and receive
+// completions. An error of class C (invalid request, remote access) NAKs and moves the
+// responder to an error state in which it drops further requests.
+// Requester (responses: ACK, NAK, READ responses): ACK/NAK events to the completion
+// engine; READ response data is placed using a READ context obtained from the
+// completion engine (which walks the send queue in host memory), and the READ's end is
+// reported to it.
+//
+// Payload placement realigns frame bytes (payload at frame offset 54..74) to the
+// destination address at one beat per cycle, with write strobes on partial beats and
+// bursts split at 4 KiB boundaries.
+//
+// All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
+// and written back at its end; packets are processed strictly in order, so two packets of
+// one QP never overlap.
+`default_nettype none
+module srnic_rx_engine #(
+  parameter int NUM_QPS = 16384
+) (
+  input  wire logic         clk,
+  input  wire logic         rst,
+  // parsed packets and their frame beats
+  input  wire logic         meta_valid,
+  input  var srnic_pkg::rx_meta_t meta,
+  output logic              meta_ready,
+  input  wire logic         d_valid,
+  input  wire logic [511:0] d_data,
+  output logic              d_ready,
+  // configuration and doorbells
+  input  wire logic         qp_cmd_valid,
+  input  var srnic_pkg::qp_cmd_t qp_cmd,
+  output logic              qp_cmd_ready,
+  input  wire logic         db_valid,
+  input  wire logic [15:0]  db_qpn,
+  input  wire logic [15:0]  db_pi,
+  // MR checks
+  output logic              mr_req,
+  output logic [31:0]       mr_key,
+  output logic [31:0]       mr_pd,
+  output logic [3:0]        mr_access,
+  output logic [63:0]       mr_va,
+  output logic [31:0]       mr_len,
+  input  wire logic         mr_rsp,
+  input  wire logic         mr_ok,
+  input  wire logic [63:0]  mr_pa,
+  // receive WQE reads (AXI ID 2)
+  output logic              ar_valid,
+  output logic [63:0]       ar_addr,
+  input  wire logic         ar_ready,
+  input  wire logic         r_valid,
+  input  wire logic [511:0] r_data,
+  // payload writes
+  output logic              aw_valid,
+  output logic [63:0]       aw_addr,
+  output logic [7:0]        aw_len,
+  input  wire logic         aw_ready,
+  output logic              w_valid,
+  output logic [511:0]      w_data,
+  output logic [63:0]       w_strb,
+  output logic              w_last,
+  input  wire logic         w_ready,
+  // responder transmit tasks
+  output logic              task_valid,
+  output srnic_pkg::resp_task_t task_out,
+  input  wire logic         task_ready,
+  // completion engine
+  output logic              cev_valid,
+  output srnic_pkg::comp_ev_t cev,
+  input  wire logic         cev_ready,
+  input  wire logic         ctx_valid,
+  input  var srnic_pkg::read_ctx_t ctx,
+  // receive completions
+  output logic              cqe_valid,
+  output srnic_pkg::cqe_req_t cqe,
+  input  wire logic         cqe_ready,
+  // counters
+  output logic              cnt_drop_qp,
+  output logic              cnt_dup,
+  output logic              cnt_psn_err,
+  output logic              cnt_access_err,
+  output logic              cnt_rx_nak
+);
+  import srnic_pkg::*;
+  localparam int AW = $clog2(NUM_QPS);
+
+  // ---------------------------------------------------------------- per-QP state
+  typedef struct packed {
+    logic [2:0]  state;
+    logic [2:0]  mtu;
+    logic [3:0]  access;
+    logic [31:0] pd;
+    logic [63:0] rq_base;
+    logic [3:0]  log_rq;
+    logic [15:0] recv_cqn;
+  } rxcfg_t;
+  typedef struct packed {
+    logic [23:0] epsn;
+    logic [23:0] msn;
+    logic [15:0] rq_ci;
+    logic [1:0]  in_msg;     // 0 none, 1 SEND, 2 WRITE
+    logic        nak_sent;
+    logic        err;
+    logic [63:0] wr_pa;      // WRITE: next destination byte
+    logic [31:0] wr_resid;
+    logic [31:0] wr_len;
+    logic [63:0] rcv_wrid;
+    logic [63:0] rcv_pa;     // SEND: receive buffer start
+    logic [31:0] rcv_len;
+    logic [31:0] rcv_done;   // bytes received into it
+    logic [15:0] rcv_idx;
+    logic        rd_valid;   // requester READ context
+    logic [63:0] rd_pa;
+    logic [23:0] rd_first;
+    logic [23:0] rd_last;
+  } rxst_t;
+  localparam int CFG_W = $bits(rxcfg_t);
+  localparam int ST_W  = $bits(rxst_t);
+
+  rxcfg_t cmd_cfg;
+  rxst_t  cmd_st;
+  always_comb begin
+    cmd_cfg.state = qp_cmd.state; cmd_cfg.mtu = qp_cmd.mtu; cmd_cfg.access = qp_cmd.access;
+    cmd_cfg.pd = qp_cmd.pd; cmd_cfg.rq_base = qp_cmd.rq_base; cmd_cfg.log_rq = qp_cmd.log_rq;
+    cmd_cfg.recv_cqn = qp_cmd.recv_cqn;
+    cmd_st = '0;
+    cmd_st.epsn = qp_cmd.rq_psn;
+  end
+  // command: configuration, then the receive state on RESET->INIT / INIT->RTR, then the
+  // RQ producer index on RESET->INIT
+  typedef enum logic [1:0] {K_CFG, K_ST, K_PI} kstate_e;
+  kstate_e kst;
+  logic cfg_ext_ready, st_ext_ready;
+  wire need_st = qp_cmd.init_idx || qp_cmd.init_rq_psn;
+  wire cfg_ext = qp_cmd_valid && kst == K_CFG;
+  wire st_ext  = qp_cmd_valid && kst == K_ST;
+  wire pi_cmd  = qp_cmd_valid && kst == K_PI && !db_valid;
+  assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) ||
+                                         (kst == K_ST && st_ext_ready && !qp_cmd.init_idx) ||
+                                         pi_cmd);
+  always_ff @(posedge clk) begin
+    if (rst) kst <= K_CFG;
+    else if (qp_cmd_ready) kst <= K_CFG;
+    else if (kst == K_CFG && cfg_ext && cfg_ext_ready) kst <= K_ST;
+    else if (kst == K_ST && st_ext && st_ext_ready) kst <= K_PI;
+  end
+
+  logic          rd_req, cfg_ready, st_ready, cfg_v, st_v;
+  logic [AW-1:0] rd_qpn;
+  logic [CFG_W-1:0] cfg_rsp;
+  logic [ST_W-1:0]  st_rsp;
+  logic [15:0]   pi_rsp;
+  logic          st_wr;
+  rxst_t         s;          // working copy of the receive state
+  rxcfg_t        c;
+  logic [15:0]   rq_pi;
+  logic [AW-1:0] qpn;
+
+  srnic_qpc_ram #(.WIDTH(CFG_W), .NUM_QPS(NUM_QPS)) u_cfg (
+    .clk, .rst, .req_valid(rd_req), .req_ready(cfg_ready), .req_qpn(rd_qpn), .req_lock(1'b0),
+    .rsp_valid(cfg_v), .rsp_data(cfg_rsp),
+    .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
+    .ext_valid(cfg_ext), .ext_ready(cfg_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_cfg));
+  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(1)) u_st (
+    .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(rd_qpn), .req_lock(1'b1),
+    .rsp_valid(st_v), .rsp_data(st_rsp),
+    .wr_valid(st_wr), .wr_qpn(qpn), .wr_data(s), .wr_unlock(1'b1),
+    .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
+  sdp_ram #(.WIDTH(16), .DEPTH(NUM_QPS)) u_pi (
+    .clk, .wr_en(db_valid || pi_cmd), .wr_addr(db_valid ? db_qpn[AW-1:0] : qp_cmd.qpn[AW-1:0]),
+    .wr_data(db_valid ? db_pi : 16'd0), .rd_en(rd_req), .rd_addr(rd_qpn), .rd_data(pi_rsp));
+
+  // ---------------------------------------------------------------- packet FSM
+  typedef enum logic [4:0] {
+    E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_AR, E_RQ_R, E_RQ_MR, E_CTX_REQ, E_CTX,
+    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_DISCARD
+  } estate_e;
+  estate_e    est;
+  rx_meta_t   m;
+  logic [7:0] beats_left;      // frame beats still in the RX buffer
+
+  wire [7:0]  op       = m.opcode;
+  wire        is_resp  = op >= OP_READ_RESP_FIRST;
+  wire        is_send  = op <= OP_SEND_ONLY_IMM;
+  wire        is_write = op >= OP_WRITE_FIRST && op <= OP_WRITE_ONLY_IMM;
+  wire        is_rreq  = op == OP_READ_REQ;
+  wire        is_first = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM ||
+                         op == OP_WRITE_FIRST || op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM;
+  wire        is_last  = op == OP_SEND_LAST || op == OP_SEND_LAST_IMM || op == OP_SEND_ONLY ||
+                         op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST || op == OP_WRITE_LAST_IMM ||
+                         op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM;
+  wire        has_imm  = op_has_imm(op);
+  wire        needs_rwqe_now = (is_send && is_first) || (is_write && has_imm && is_last);
+  wire [12:0] mtu_b    = mtu_bytes(c.mtu);
+  wire [3:0]  mtu_l2   = mtu_log2(c.mtu);
+  wire [23:0] psn_d    = m.psn - s.epsn;
+  wire        psn_ok   = psn_d == 24'd0;
+  wire        psn_dup  = psn_d[23];           // behind ePSN (within the half window)
+  wire [31:0] rd_np_raw = (m.reth_len + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
+  wire [23:0] rd_npkts  = (m.reth_len == 32'd0) ? 24'd1 : rd_np_raw[23:0];
+  wire        qp_rx_ok  = c.state == 3'(srnic_abi_pkg::QPS_RTR) || c.state == 3'(srnic_abi_pkg::QPS_RTS);
+  wire        qp_tx_ok  = c.state == 3'(srnic_abi_pkg::QPS_RTS);
+  wire        seq_ok    = is_rreq ? s.in_msg == 2'd0 :
+                          is_first ? s.in_msg == 2'd0 :
+                          is_send ? s.in_msg == 2'd1 : s.in_msg == 2'd2;
+  wire        acc_ok    = is_write ? c.access[srnic_abi_pkg::ACC_REMOTE_WRITE] :
+                          is_rreq ? c.access[srnic_abi_pkg::ACC_REMOTE_READ] : 1'b1;
+  // payload length rules
+  wire        len_ok    = is_send ? ((is_last || m.pay_len == mtu_b) && m.pay_len <= mtu_b) :
+                          is_write ? (is_first ? (is_last ? {19'd0, m.pay_len} == m.reth_len
+                                                          : (m.pay_len == mtu_b && m.reth_len > {19'd0, mtu_b}))
+                                               : (is_last ? {19'd0, m.pay_len} == s.wr_resid
+                                                          : (m.pay_len == mtu_b && s.wr_resid > {19'd0, mtu_b}))) :
+                          m.pay_len == 13'd0;
+  wire        rcv_fits  = {19'd0, m.pay_len} + s.rcv_done <= s.rcv_len;
+
+  // outcome of the classification
+  logic [63:0] dst;         // placement address
+  logic        place;       // payload goes to host memory
+  logic        ack;         // send an ACK/NAK task
+  logic [7:0]  ack_syn;
+  logic [23:0] ack_psn;
+  logic        rd_task;
+  logic [63:0] rd_pa_q;
+  logic        want_cqe;
+  logic [7:0]  cqe_status;
+  logic        want_cev;
+  comp_ev_t    cev_q;
+  logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
+
+  assign meta_ready = est == E_IDLE && meta_valid;
+  assign rd_req     = est == E_IDLE && meta_valid && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS && cfg_ready && st_ready;
+  assign rd_qpn     = meta.dqpn[AW-1:0];
+  wire   idle_take  = est == E_IDLE && meta_valid && (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS || (cfg_ready && st_ready));
+
+  // MR check requests
+  logic [31:0] rq_len;
+  always_comb begin
+    mr_req = (est == E_CLASSIFY && mr_go) || (est == E_RQ_R && r_valid);
+    mr_pd  = c.pd;
+    if (est == E_RQ_R) begin
+      mr_key    = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
+      mr_access = 4'b0001;
+      mr_va     = r_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
+      mr_len    = r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
+    end else begin
+      mr_key    = m.reth_rkey;
+      mr_access = is_rreq ? 4'b0100 : 4'b0010;
+      mr_va     = m.reth_va;
+      mr_len    = m.reth_len;
+    end
+  end
+  logic mr_go;   // classification decided an R_Key check is needed
+
+  assign ar_valid = est == E_RQ_AR && s.rq_ci != rq_pi;
+  assign ar_addr  = c.rq_base + {42'd0, s.rq_ci & ((16'd1 << c.log_rq) - 16'd1), 6'd0};
+
+  // ---------------------------------------------------------------- payload mover
+  // Output beat j carries frame bytes [64j + delta, 64j + delta + 64) where
+  // delta = pay_off - dst[5:0]; it is built from a two-beat window (lo, hi).
+  logic         mv_active, mv_aw_pend;
+  logic [511:0] win_lo, win_hi;
+  logic [5:0]   mv_r;              // delta mod 64
+  logic [7:0]   mv_out_left;       // output beats to send
+  logic [7:0]   mv_burst_left;     // beats left in the current burst
+  logic [63:0]  mv_addr;           // next burst address (aligned)
+  logic [7:0]   mv_aw_left;        // beats not yet covered by an AW
+  logic         mv_first;
+  logic [6:0]   mv_last_bytes;     // valid bytes in the last output beat (1..64)
+  logic [5:0]   mv_d0;
+  logic         mv_need_fill;      // the window needs another frame beat before output
+
+  wire [7:0]    burst_len = ({1'b0, 7'd64 - {1'b0, mv_addr[11:6]}} < mv_aw_left) ?
+                            {1'b0, 7'd64 - {1'b0, mv_addr[11:6]}} : mv_aw_left;
+  assign aw_valid = mv_active && mv_aw_pend;
+  assign aw_addr  = mv_addr;
+  assign aw_len   = burst_len - 8'd1;
+  wire [1023:0] win = {win_hi, win_lo};
+  assign w_data   = 512'(win >> {mv_r, 3'd0});
+  logic [63:0] strb_first, strb_last;
+  always_comb begin
+    strb_first = {64{1'b1}} << mv_d0;
+    strb_last  = (mv_last_bytes == 7'd64) ? {64{1'b1}} : ~({64{1'b1}} << mv_last_bytes[5:0]);
+    w_strb = {64{1'b1}};
+    if (mv_first) w_strb = w_strb & strb_first;
+    if (mv_out_left == 8'd1) w_strb = w_strb & strb_last;
+  end
+  assign w_valid = mv_active && !mv_aw_pend && !mv_need_fill && mv_burst_left != 8'd0;
+  assign w_last  = mv_burst_left == 8'd1;
+  wire   w_fire  = w_valid && w_ready;
+  // frame beats feed the window while moving, and are discarded otherwise
+  wire   mv_fill = mv_active && mv_need_fill && d_valid && beats_left != 8'd0;
+  assign d_ready = mv_fill || (est == E_DISCARD && beats_left != 8'd0) ||
+                   (mv_active && !mv_need_fill && w_fire && beats_left != 8'd0 && mv_out_left != 8'd1);
+
+  // ---------------------------------------------------------------- outputs to other blocks
+  assign task_valid = est == E_TASK;
+  always_comb begin
+    task_out = '0;
+    task_out.is_read  = rd_task;
+    task_out.qpn      = QPN_W'(qpn);
+    task_out.psn      = ack_psn;
+    task_out.syndrome = ack_syn;
+    task_out.msn      = s.msn;
+    task_out.addr     = rd_pa_q;
+    task_out.len      = m.reth_len;
+    task_out.mtu      = c.mtu;
+  end
+  assign cev_valid = est == E_CEV || est == E_CTX_REQ;
+  assign cev       = cev_q;
+  assign cqe_valid = est == E_CQE;
+  always_comb begin
+    cqe = '0;
+    cqe.cqn      = c.recv_cqn;
+    cqe.wr_id    = s.rcv_wrid;
+    cqe.byte_len = total_len;
+    cqe.imm      = m.imm;
+    cqe.qpn      = QPN_W'(qpn);
+    cqe.wqe_idx  = s.rcv_idx;
+    cqe.opcode   = is_write ? srnic_abi_pkg::WC_RECV_RDMA_WITH_IMM : srnic_abi_pkg::WC_RECV;
+    cqe.status   = cqe_status;
+    cqe.with_imm = has_imm;
+  end
+  assign st_wr = est == E_WB;
+
+  // counters
+  assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
+                          (est == E_CLASSIFY && (is_resp ? !qp_tx_ok : !qp_rx_ok));
+  assign cnt_dup        = est == E_CLASSIFY && !is_resp && qp_rx_ok && !s.err && psn_dup;
+  assign cnt_psn_err    = est == E_CLASSIFY && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup;
+  assign cnt_access_err = est == E_MR && mr_rsp && !mr_ok;
+  assign cnt_rx_nak     = est == E_CLASSIFY && qp_tx_ok && op == OP_ACK && m.aeth_syn[6:5] != 2'b00;
+
+  // ---------------------------------------------------------------- sequencing
+  task automatic start_move(input logic [63:0] d);
+    logic [7:0]  delta;
+    logic [13:0] span;
+    delta = {1'b0, m.pay_off} - {2'b0, d[5:0]};   // -63..74 in two's complement
+    span  = {8'd0, d[5:0]} + {1'b0, m.pay_len} + 14'd63;
+    mv_active     <= 1'b1;
+    mv_aw_pend    <= 1'b1;
+    mv_addr       <= {d[63:6], 6'd0};
+    mv_out_left   <= 8'(span >> 6);
+    mv_aw_left    <= 8'(span >> 6);
+    mv_burst_left <= 8'd0;
+    mv_first      <= 1'b1;
+    mv_d0         <= d[5:0];
+    mv_last_bytes <= 7'(({8'd0, d[5:0]} + {1'b0, m.pay_len} - 14'd1) & 14'h3F) + 7'd1;
+    mv_r          <= delta[5:0];
+    mv_need_fill  <= 1'b1;
+    // window start: frame beat floor(delta/64) in lo
+    if (delta[7]) begin                  // delta < 0: lo is the zeros before the frame
+      win_lo <= '0; skip_first <= 1'b0; fill_lo <= 1'b0;
+    end else if (delta[6]) begin         // delta >= 64: beat 0 holds no payload
+      skip_first <= 1'b1; fill_lo <= 1'b1;
+    end else begin
+      skip_first <= 1'b0; fill_lo <= 1'b1;
+    end
+  endtask
+  logic skip_first, fill_lo;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      est <= E_IDLE; mv_active <= 1'b0; beats_left <= '0; mr_go <= 1'b0;
+      skip_first <= 1'b0; fill_lo <= 1'b0;
+    end else begin
+      // ---------------- mover
+      if (mv_fill) begin
+        beats_left <= beats_left - 8'd1;
+        if (skip_first) skip_first <= 1'b0;
+        else if (fill_lo) begin win_lo <= d_data; fill_lo <= 1'b0; end
+        else begin win_hi <= d_data; mv_need_fill <= 1'b0; end
+      end else if (mv_active && mv_need_fill && beats_left == 8'd0) begin
+        // the frame has no more beats: the rest of the window is zero
+        if (fill_lo) begin win_lo <= '0; fill_lo <= 1'b0; end
+        else begin win_hi <= '0; mv_need_fill <= 1'b0; end
+      end
+      if (aw_valid && aw_ready) begin
+        mv_aw_pend    <= 1'b0;
+        mv_burst_left <= burst_len;
+        mv_addr       <= mv_addr + {50'd0, burst_len, 6'd0};
+        mv_aw_left    <= mv_aw_left - burst_len;
+      end
+      if (w_fire) begin
+        mv_first      <= 1'b0;
+        mv_out_left   <= mv_out_left - 8'd1;
+        mv_burst_left <= mv_burst_left - 8'd1;
+        if (w_last && mv_aw_left != 8'd0) mv_aw_pend <= 1'b1;
+        if (mv_out_left == 8'd1) mv_active <= 1'b0;
+        else begin
+          // slide the window
+          win_lo <= win_hi;
+          if (beats_left != 8'd0 && d_valid) begin
+            win_hi <= d_data; beats_left <= beats_left - 8'd1;
+          end else if (beats_left != 8'd0) begin
+            mv_need_fill <= 1'b1;     // hi comes with the next beat
+          end else begin
+            win_hi <= '0;
+          end
+        end
+      end
+
+      case (est)
+        E_IDLE: if (idle_take) begin
+          m <= meta;
+          beats_left <= meta.nbeats;
+          qpn <= meta.dqpn[AW-1:0];
+          est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
+        end
+        E_READ: if (cfg_v) begin
+          c <= cfg_rsp; s <= st_rsp; rq_pi <= pi_rsp;
+          est <= E_CLASSIFY;
+        end
+        E_CLASSIFY: begin
+          // defaults
+          ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0;
+          place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
+          ack_psn <= m.psn; ack_syn <= AETH_ACK;
+          if (is_resp) begin
+            // ---------------- requester side
+            if (!qp_tx_ok) est <= E_WB;
+            else if (op == OP_ACK) begin
+              cev_q.qpn <= QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
+              if (m.aeth_syn[6:5] == 2'b00) begin cev_q.kind <= CEV_ACK; est <= E_CEV; end
+              else if (m.aeth_syn[6:5] == 2'b01) begin
+                cev_q.kind <= CEV_NAK; cev_q.status <= srnic_abi_pkg::WC_RNR_RETRY_EXC_ERR; est <= E_CEV;
+              end else if (m.aeth_syn == AETH_NAK_PSN) begin
+                est <= E_WB;         // go-back-N retransmission arrives with loss recovery
+              end else begin
+                cev_q.kind <= CEV_NAK;
+                cev_q.status <= (m.aeth_syn == AETH_NAK_INV_REQ) ? srnic_abi_pkg::WC_REM_INV_REQ_ERR :
+                                (m.aeth_syn == AETH_NAK_REM_ACCESS) ? srnic_abi_pkg::WC_REM_ACCESS_ERR :
+                                srnic_abi_pkg::WC_REM_OP_ERR;
+                est <= E_CEV;
+              end
+            end else begin
+              // READ response
+              if (s.rd_valid && psn_ge(m.psn, s.rd_first) && psn_ge(s.rd_last, m.psn)) begin
+                dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
+                place <= m.pay_len != 13'd0;
+                est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+              end else begin
+                cev_q.kind <= CEV_CTX_REQ; cev_q.qpn <= QPN_W'(qpn); cev_q.psn <= m.psn;
+                cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
+                est <= E_CTX_REQ;
+              end
+            end
+          end else if (!qp_rx_ok || s.err) begin
+            est <= E_WB;
+          end else if (psn_dup) begin
+            // duplicate request: acknowledge again, do not execute
+            ack <= !is_rreq; ack_psn <= s.epsn - 24'd1; ack_syn <= AETH_ACK;
+            est <= is_rreq ? E_WB : E_TASK;
+          end else if (!psn_ok) begin
+            if (!s.nak_sent) begin
+              ack <= 1'b1; ack_psn <= s.epsn; ack_syn <= AETH_NAK_PSN;
+              s.nak_sent <= 1'b1;
+              est <= E_TASK;
+            end else est <= E_WB;
+          end else if (!seq_ok || !acc_ok || !len_ok) begin
+            ack <= 1'b1; ack_syn <= AETH_NAK_INV_REQ; s.err <= 1'b1; est <= E_TASK;
+          end else if (is_rreq || (is_write && is_first)) begin
+            if (m.reth_len == 32'd0) begin
+              rd_pa_q <= '0;
+              est <= is_rreq ? E_FINISH : E_FINISH;
+              place <= 1'b0;
+              if (is_write) begin s.wr_pa <= '0; s.wr_resid <= '0; s.wr_len <= '0; end
+              if (is_write && has_imm) est <= E_RQ_AR;
+            end else begin
+              mr_go <= 1'b1;
+              est <= E_MR;
+            end
+          end else if (needs_rwqe_now) begin
+            est <= E_RQ_AR;
+          end else begin
+            // SEND middle/last, WRITE middle/last
+            if (is_send && !rcv_fits) begin
+              ack <= 1'b1; ack_syn <= AETH_NAK_INV_REQ; s.err <= 1'b1;
+              want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
+            end else begin
+              dst <= is_send ? s.rcv_pa + {32'd0, s.rcv_done} : s.wr_pa;
+              place <= m.pay_len != 13'd0;
+              est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+            end
+          end
+        end
+        E_MR: begin
+          mr_go <= 1'b0;
+          if (mr_rsp) begin
+            if (!mr_ok) begin
+              ack <= 1'b1; ack_syn <= AETH_NAK_REM_ACCESS; s.err <= 1'b1; est <= E_TASK;
+            end else if (is_rreq) begin
+              rd_pa_q <= mr_pa; est <= E_FINISH;
+            end else begin
+              s.wr_pa <= mr_pa; s.wr_resid <= m.reth_len; s.wr_len <= m.reth_len;
+              dst <= mr_pa; place <= m.pay_len != 13'd0;
+              est <= (has_imm && is_last) ? E_RQ_AR : ((m.pay_len != 13'd0) ? E_MOVE : E_FINISH);
+            end
+          end
+        end
+        E_RQ_AR: begin
+          if (s.rq_ci == rq_pi) begin
+            // no receive WQE: RNR NAK, the QP stays up
+            ack <= 1'b1; ack_syn <= AETH_RNR_BASE | 8'h0E; est <= E_TASK;
+          end else if (ar_ready) est <= E_RQ_R;
+        end
+        E_RQ_R: if (r_valid) begin
+          s.rcv_wrid <= r_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
+          rq_len     <= r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
+          s.rcv_idx  <= s.rq_ci;
+          est <= E_RQ_MR;
+        end
+        E_RQ_MR: if (mr_rsp) begin
+          s.rq_ci <= s.rq_ci + 16'd1;
+          s.rcv_pa <= mr_pa; s.rcv_len <= rq_len; s.rcv_done <= '0;
+          if (is_write) begin
+            // WRITE with immediate: the receive WQE only supplies wr_id
+            dst <= s.wr_pa; place <= m.pay_len != 13'd0;
+            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+          end else if (!mr_ok && m.pay_len != 13'd0) begin
+            ack <= 1'b1; ack_syn <= AETH_NAK_REM_OP; s.err <= 1'b1;
+            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR; est <= E_CQE;
+          end else if ({19'd0, m.pay_len} > rq_len) begin
+            ack <= 1'b1; ack_syn <= AETH_NAK_INV_REQ; s.err <= 1'b1;
+            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
+          end else begin
+            dst <= mr_pa; place <= m.pay_len != 13'd0;
+            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+          end
+        end
+        E_CTX_REQ: if (cev_ready) est <= E_CTX;
+        E_CTX: if (ctx_valid) begin
+          if (!ctx.ok) est <= E_WB;     // no READ owns this PSN: drop
+          else begin
+            s.rd_valid <= 1'b1; s.rd_pa <= ctx.pa; s.rd_first <= ctx.first_psn; s.rd_last <= ctx.last_psn;
+            dst <= ctx.pa + ({40'd0, m.psn - ctx.first_psn} << mtu_l2);
+            place <= m.pay_len != 13'd0;
+            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+          end
+        end
+        E_MOVE: begin
+          if (!mv_active && place) begin start_move(dst); place <= 1'b0; end
+          else if (!mv_active && !place) est <= E_FINISH;
+        end
+        E_FINISH: begin
+          // state updates after placement
+          if (is_resp) begin
+            if (m.psn == s.rd_last) begin
+              s.rd_valid <= 1'b0;
+              cev_q.kind <= CEV_READ_DONE; cev_q.qpn <= QPN_W'(qpn); cev_q.psn <= m.psn;
+              cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
+              est <= E_CEV;
+            end else est <= E_WB;
+          end else begin
+            s.nak_sent <= 1'b0;
+            if (is_rreq) begin
+              s.epsn <= s.epsn + rd_npkts;
+              s.msn  <= s.msn + 24'd1;
+              rd_task <= 1'b1; ack <= 1'b1; ack_psn <= m.psn;
+              est <= E_TASK;
+            end else begin
+              s.epsn <= s.epsn + 24'd1;
+              if (is_write) begin
+                s.wr_pa <= s.wr_pa + {51'd0, m.pay_len};
+                s.wr_resid <= s.wr_resid - {19'd0, m.pay_len};
+              end else begin
+                s.rcv_done <= s.rcv_done + {19'd0, m.pay_len};
+              end
+              s.in_msg <= is_last ? 2'd0 : (is_send ? 2'd1 : 2'd2);
+              if (is_last) s.msn <= s.msn + 24'd1;
+              total_len <= is_write ? s.wr_len : s.rcv_done + {19'd0, m.pay_len};
+              want_cqe <= is_last && (is_send || has_imm);
+              ack <= m.ackreq; ack_syn <= AETH_ACK; ack_psn <= m.psn;
+              est <= m.ackreq ? E_TASK : ((is_last && (is_send || has_imm)) ? E_CQE : E_WB);
+            end
+          end
+        end
+        E_TASK: if (task_ready) est <= (want_cqe && !cqe_sent) ? E_CQE : E_WB;
+        E_CQE: if (cqe_ready) est <= (ack && !task_sent) ? E_TASK : E_WB;
+        E_CEV: if (cev_ready) est <= E_WB;
+        E_WB: est <= E_DISCARD;
+        E_DISCARD: begin
+          if (d_valid && beats_left != 8'd0) beats_left <= beats_left - 8'd1;
+          if (beats_left == 8'd0 || (beats_left == 8'd1 && d_valid)) est <= E_IDLE;
+        end
+        default: est <= E_IDLE;
+      endcase
+    end
+  end
+  // a packet may produce both a task (ACK/NAK) and a receive completion, in either order
+  logic task_sent, cqe_sent;
+  always_ff @(posedge clk) begin
+    if (rst || est == E_IDLE) begin task_sent <= 1'b0; cqe_sent <= 1'b0; end
+    else begin
+      if (task_valid && task_ready) task_sent <= 1'b1;
+      if (cqe_valid && cqe_ready) cqe_sent <= 1'b1;
+    end
+  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{qp_cmd, db_qpn, r_data, m, ctx, want_cev, st_v, psn_d, rd_np_raw,
+                     s, c, cmd_cfg};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire
