@@ -18,16 +18,15 @@ module srnic_resp_tx #(
   output logic       sent_ack,
   output logic       sent_nak
 );
-  import srnic_pkg::*;
-  resp_task_t t;
+  srnic_pkg::resp_task_t t;
   logic       t_valid, t_pop;
-  sync_fifo #(.WIDTH($bits(resp_task_t)), .DEPTH(DEPTH)) u_q (
+  sync_fifo #(.WIDTH($bits(t)), .DEPTH(DEPTH)) u_q (
     .clk, .rst, .s_data(s_task), .s_valid, .s_ready,
     .m_data(t), .m_valid(t_valid), .m_ready(t_pop), .count());
 
   logic [31:0] off;        // bytes of the current READ already sent
   logic [23:0] psn_off;
-  wire  [12:0] mtu_b   = mtu_bytes(t.mtu);
+  wire  [12:0] mtu_b   = srnic_pkg::mtu_bytes(t.mtu);
   wire  [31:0] remain  = t.len - off;
   wire         is_last = remain <= {19'd0, mtu_b};
   wire         is_first = off == 32'd0;
@@ -38,14 +37,14 @@ module srnic_resp_tx #(
     job.qpn = t.qpn;
     job.aeth_msn = t.msn;
     if (t.is_read) begin
-      job.opcode   = (is_first && is_last) ? OP_READ_RESP_ONLY : is_first ? OP_READ_RESP_FIRST :
-                     is_last ? OP_READ_RESP_LAST : OP_READ_RESP_MIDDLE;
+      job.opcode   = (is_first && is_last) ? srnic_pkg::OP_READ_RESP_ONLY : is_first ? srnic_pkg::OP_READ_RESP_FIRST :
+                     is_last ? srnic_pkg::OP_READ_RESP_LAST : srnic_pkg::OP_READ_RESP_MIDDLE;
       job.psn      = t.psn + psn_off;
-      job.aeth_syn = AETH_ACK;
+      job.aeth_syn = srnic_pkg::AETH_ACK;
       job.pay_addr = t.addr + {32'd0, off};
       job.pay_len  = plen;
     end else begin
-      job.opcode   = OP_ACK;
+      job.opcode   = srnic_pkg::OP_ACK;
       job.psn      = t.psn;
       job.aeth_syn = t.syndrome;
     end

@@ -86,7 +86,6 @@ module srnic_rx_engine #(
   output logic              cnt_access_err,
   output logic              cnt_rx_nak
 );
-  import srnic_pkg::*;
   localparam int AW = $clog2(NUM_QPS);
 
   // ---------------------------------------------------------------- per-QP state
@@ -119,11 +118,10 @@ module srnic_rx_engine #(
     logic [23:0] rd_first;
     logic [23:0] rd_last;
   } rxst_t;
-  localparam int CFG_W = $bits(rxcfg_t);
-  localparam int ST_W  = $bits(rxst_t);
-
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
+  localparam int CFG_W = $bits(cmd_cfg);
+  localparam int ST_W  = $bits(cmd_st);
   always_comb begin
     cmd_cfg.state = qp_cmd.state; cmd_cfg.mtu = qp_cmd.mtu; cmd_cfg.access = qp_cmd.access;
     cmd_cfg.pd = qp_cmd.pd; cmd_cfg.rq_base = qp_cmd.rq_base; cmd_cfg.log_rq = qp_cmd.log_rq;
@@ -181,23 +179,23 @@ module srnic_rx_engine #(
     E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_DISCARD
   } estate_e;
   estate_e    est;
-  rx_meta_t   m;
+  srnic_pkg::rx_meta_t   m;
   logic [7:0] beats_left;      // frame beats still in the RX buffer
 
   wire [7:0]  op       = m.opcode;
-  wire        is_resp  = op >= OP_READ_RESP_FIRST;
-  wire        is_send  = op <= OP_SEND_ONLY_IMM;
-  wire        is_write = op >= OP_WRITE_FIRST && op <= OP_WRITE_ONLY_IMM;
-  wire        is_rreq  = op == OP_READ_REQ;
-  wire        is_first = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM ||
-                         op == OP_WRITE_FIRST || op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM;
-  wire        is_last  = op == OP_SEND_LAST || op == OP_SEND_LAST_IMM || op == OP_SEND_ONLY ||
-                         op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST || op == OP_WRITE_LAST_IMM ||
-                         op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM;
-  wire        has_imm  = op_has_imm(op);
+  wire        is_resp  = op >= srnic_pkg::OP_READ_RESP_FIRST;
+  wire        is_send  = op <= srnic_pkg::OP_SEND_ONLY_IMM;
+  wire        is_write = op >= srnic_pkg::OP_WRITE_FIRST && op <= srnic_pkg::OP_WRITE_ONLY_IMM;
+  wire        is_rreq  = op == srnic_pkg::OP_READ_REQ;
+  wire        is_first = op == srnic_pkg::OP_SEND_FIRST || op == srnic_pkg::OP_SEND_ONLY || op == srnic_pkg::OP_SEND_ONLY_IMM ||
+                         op == srnic_pkg::OP_WRITE_FIRST || op == srnic_pkg::OP_WRITE_ONLY || op == srnic_pkg::OP_WRITE_ONLY_IMM;
+  wire        is_last  = op == srnic_pkg::OP_SEND_LAST || op == srnic_pkg::OP_SEND_LAST_IMM || op == srnic_pkg::OP_SEND_ONLY ||
+                         op == srnic_pkg::OP_SEND_ONLY_IMM || op == srnic_pkg::OP_WRITE_LAST || op == srnic_pkg::OP_WRITE_LAST_IMM ||
+                         op == srnic_pkg::OP_WRITE_ONLY || op == srnic_pkg::OP_WRITE_ONLY_IMM;
+  wire        has_imm  = srnic_pkg::op_has_imm(op);
   wire        needs_rwqe_now = (is_send && is_first) || (is_write && has_imm && is_last);
-  wire [12:0] mtu_b    = mtu_bytes(c.mtu);
-  wire [3:0]  mtu_l2   = mtu_log2(c.mtu);
+  wire [12:0] mtu_b    = srnic_pkg::mtu_bytes(c.mtu);
+  wire [3:0]  mtu_l2   = srnic_pkg::mtu_log2(c.mtu);
   wire [23:0] psn_d    = m.psn - s.epsn;
   wire        psn_ok   = psn_d == 24'd0;
   wire        psn_dup  = psn_d[23];           // behind ePSN (within the half window)
@@ -230,7 +228,7 @@ module srnic_rx_engine #(
   logic        want_cqe;
   logic [7:0]  cqe_status;
   logic        want_cev;
-  comp_ev_t    cev_q;
+  srnic_pkg::comp_ev_t    cev_q;
   logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
 
   assign meta_ready = est == E_IDLE && meta_valid;
@@ -303,7 +301,7 @@ module srnic_rx_engine #(
   always_comb begin
     task_out = '0;
     task_out.is_read  = rd_task;
-    task_out.qpn      = QPN_W'(qpn);
+    task_out.qpn      = srnic_pkg::QPN_W'(qpn);
     task_out.psn      = ack_psn;
     task_out.syndrome = ack_syn;
     task_out.msn      = s.msn;
@@ -320,7 +318,7 @@ module srnic_rx_engine #(
     cqe.wr_id    = s.rcv_wrid;
     cqe.byte_len = total_len;
     cqe.imm      = m.imm;
-    cqe.qpn      = QPN_W'(qpn);
+    cqe.qpn      = srnic_pkg::QPN_W'(qpn);
     cqe.wqe_idx  = s.rcv_idx;
     cqe.opcode   = is_write ? srnic_abi_pkg::WC_RECV_RDMA_WITH_IMM : srnic_abi_pkg::WC_RECV;
     cqe.status   = cqe_status;
@@ -334,7 +332,7 @@ module srnic_rx_engine #(
   assign cnt_dup        = est == E_CLASSIFY && !is_resp && qp_rx_ok && !s.err && psn_dup;
   assign cnt_psn_err    = est == E_CLASSIFY && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup;
   assign cnt_access_err = est == E_MR && mr_rsp && !mr_ok;
-  assign cnt_rx_nak     = est == E_CLASSIFY && qp_tx_ok && op == OP_ACK && m.aeth_syn[6:5] != 2'b00;
+  assign cnt_rx_nak     = est == E_CLASSIFY && qp_tx_ok && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
 
   // ---------------------------------------------------------------- sequencing
   task automatic start_move(input logic [63:0] d);
@@ -420,32 +418,32 @@ module srnic_rx_engine #(
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
-          ack_psn <= m.psn; ack_syn <= AETH_ACK;
+          ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
           if (is_resp) begin
             // ---------------- requester side
             if (!qp_tx_ok) est <= E_WB;
-            else if (op == OP_ACK) begin
-              cev_q.qpn <= QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
-              if (m.aeth_syn[6:5] == 2'b00) begin cev_q.kind <= CEV_ACK; est <= E_CEV; end
+            else if (op == srnic_pkg::OP_ACK) begin
+              cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
+              if (m.aeth_syn[6:5] == 2'b00) begin cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV; end
               else if (m.aeth_syn[6:5] == 2'b01) begin
-                cev_q.kind <= CEV_NAK; cev_q.status <= srnic_abi_pkg::WC_RNR_RETRY_EXC_ERR; est <= E_CEV;
-              end else if (m.aeth_syn == AETH_NAK_PSN) begin
+                cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.status <= srnic_abi_pkg::WC_RNR_RETRY_EXC_ERR; est <= E_CEV;
+              end else if (m.aeth_syn == srnic_pkg::AETH_NAK_PSN) begin
                 est <= E_WB;         // go-back-N retransmission arrives with loss recovery
               end else begin
-                cev_q.kind <= CEV_NAK;
-                cev_q.status <= (m.aeth_syn == AETH_NAK_INV_REQ) ? srnic_abi_pkg::WC_REM_INV_REQ_ERR :
-                                (m.aeth_syn == AETH_NAK_REM_ACCESS) ? srnic_abi_pkg::WC_REM_ACCESS_ERR :
+                cev_q.kind <= srnic_pkg::CEV_NAK;
+                cev_q.status <= (m.aeth_syn == srnic_pkg::AETH_NAK_INV_REQ) ? srnic_abi_pkg::WC_REM_INV_REQ_ERR :
+                                (m.aeth_syn == srnic_pkg::AETH_NAK_REM_ACCESS) ? srnic_abi_pkg::WC_REM_ACCESS_ERR :
                                 srnic_abi_pkg::WC_REM_OP_ERR;
                 est <= E_CEV;
               end
             end else begin
               // READ response
-              if (s.rd_valid && psn_ge(m.psn, s.rd_first) && psn_ge(s.rd_last, m.psn)) begin
+              if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_first) && srnic_pkg::psn_ge(s.rd_last, m.psn)) begin
                 dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
                 place <= m.pay_len != 13'd0;
                 est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
               end else begin
-                cev_q.kind <= CEV_CTX_REQ; cev_q.qpn <= QPN_W'(qpn); cev_q.psn <= m.psn;
+                cev_q.kind <= srnic_pkg::CEV_CTX_REQ; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;
                 cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
                 est <= E_CTX_REQ;
               end
@@ -454,16 +452,16 @@ module srnic_rx_engine #(
             est <= E_WB;
           end else if (psn_dup) begin
             // duplicate request: acknowledge again, do not execute
-            ack <= !is_rreq; ack_psn <= s.epsn - 24'd1; ack_syn <= AETH_ACK;
+            ack <= !is_rreq; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
             est <= is_rreq ? E_WB : E_TASK;
           end else if (!psn_ok) begin
             if (!s.nak_sent) begin
-              ack <= 1'b1; ack_psn <= s.epsn; ack_syn <= AETH_NAK_PSN;
+              ack <= 1'b1; ack_psn <= s.epsn; ack_syn <= srnic_pkg::AETH_NAK_PSN;
               s.nak_sent <= 1'b1;
               est <= E_TASK;
             end else est <= E_WB;
           end else if (!seq_ok || !acc_ok || !len_ok) begin
-            ack <= 1'b1; ack_syn <= AETH_NAK_INV_REQ; s.err <= 1'b1; est <= E_TASK;
+            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1; est <= E_TASK;
           end else if (is_rreq || (is_write && is_first)) begin
             if (m.reth_len == 32'd0) begin
               rd_pa_q <= '0;
@@ -480,7 +478,7 @@ module srnic_rx_engine #(
           end else begin
             // SEND middle/last, WRITE middle/last
             if (is_send && !rcv_fits) begin
-              ack <= 1'b1; ack_syn <= AETH_NAK_INV_REQ; s.err <= 1'b1;
+              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
               want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
             end else begin
               dst <= is_send ? s.rcv_pa + {32'd0, s.rcv_done} : s.wr_pa;
@@ -493,7 +491,7 @@ module srnic_rx_engine #(
           mr_go <= 1'b0;
           if (mr_rsp) begin
             if (!mr_ok) begin
-              ack <= 1'b1; ack_syn <= AETH_NAK_REM_ACCESS; s.err <= 1'b1; est <= E_TASK;
+              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_ACCESS; s.err <= 1'b1; est <= E_TASK;
             end else if (is_rreq) begin
               rd_pa_q <= mr_pa; est <= E_FINISH;
             end else begin
@@ -506,7 +504,7 @@ module srnic_rx_engine #(
         E_RQ_AR: begin
           if (s.rq_ci == rq_pi) begin
             // no receive WQE: RNR NAK, the QP stays up
-            ack <= 1'b1; ack_syn <= AETH_RNR_BASE | 8'h0E; est <= E_TASK;
+            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK;
           end else if (ar_ready) est <= E_RQ_R;
         end
         E_RQ_R: if (r_valid) begin
@@ -523,10 +521,10 @@ module srnic_rx_engine #(
             dst <= s.wr_pa; place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
           end else if (!mr_ok && m.pay_len != 13'd0) begin
-            ack <= 1'b1; ack_syn <= AETH_NAK_REM_OP; s.err <= 1'b1;
+            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_OP; s.err <= 1'b1;
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR; est <= E_CQE;
           end else if ({19'd0, m.pay_len} > rq_len) begin
-            ack <= 1'b1; ack_syn <= AETH_NAK_INV_REQ; s.err <= 1'b1;
+            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
           end else begin
             dst <= mr_pa; place <= m.pay_len != 13'd0;
@@ -552,7 +550,7 @@ module srnic_rx_engine #(
           if (is_resp) begin
             if (m.psn == s.rd_last) begin
               s.rd_valid <= 1'b0;
-              cev_q.kind <= CEV_READ_DONE; cev_q.qpn <= QPN_W'(qpn); cev_q.psn <= m.psn;
+              cev_q.kind <= srnic_pkg::CEV_READ_DONE; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;
               cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
               est <= E_CEV;
             end else est <= E_WB;
@@ -575,7 +573,7 @@ module srnic_rx_engine #(
               if (is_last) s.msn <= s.msn + 24'd1;
               total_len <= is_write ? s.wr_len : s.rcv_done + {19'd0, m.pay_len};
               want_cqe <= is_last && (is_send || has_imm);
-              ack <= m.ackreq; ack_syn <= AETH_ACK; ack_psn <= m.psn;
+              ack <= m.ackreq; ack_syn <= srnic_pkg::AETH_ACK; ack_psn <= m.psn;
               est <= m.ackreq ? E_TASK : ((is_last && (is_send || has_imm)) ? E_CQE : E_WB);
             end
           end

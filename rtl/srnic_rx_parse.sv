@@ -37,7 +37,6 @@ module srnic_rx_parse #(
   output logic              cnt_drop_malformed,
   output logic              cnt_drop_overflow
 );
-  import srnic_pkg::*;
   localparam int AW = $clog2(DEPTH);
 
   // ---------------------------------------------------------------- RX buffer
@@ -149,68 +148,68 @@ module srnic_rx_parse #(
   wire        v_decide  = v_pend && (crc_now || short_fr || v_user || v_ovf || !v_acc);
 
   // header checks on the registered first two beats
-  wire [15:0] ethertype = 16'(get_be(v_hdr, 12, 2));
+  wire [15:0] ethertype = 16'(srnic_pkg::get_be(v_hdr, 12, 2));
   wire [7:0]  ver_ihl   = v_hdr[14*8 +: 8];
-  wire [15:0] ip_len    = 16'(get_be(v_hdr, 16, 2));
-  wire [15:0] frag      = 16'(get_be(v_hdr, 20, 2));
+  wire [15:0] ip_len    = 16'(srnic_pkg::get_be(v_hdr, 16, 2));
+  wire [15:0] frag      = 16'(srnic_pkg::get_be(v_hdr, 20, 2));
   wire [7:0]  proto     = v_hdr[23*8 +: 8];
-  wire [31:0] dip       = 32'(get_be(v_hdr, 30, 4));
-  wire [31:0] sip       = 32'(get_be(v_hdr, 26, 4));
-  wire [47:0] dmac      = 48'(get_be(v_hdr, 0, 6));
-  wire [15:0] dport     = 16'(get_be(v_hdr, 36, 2));
-  wire [15:0] ulen      = 16'(get_be(v_hdr, 38, 2));
-  wire [7:0]  opcode    = v_hdr[BTH_OFF*8 +: 8];
-  wire [7:0]  bth1      = v_hdr[(BTH_OFF+1)*8 +: 8];
-  wire [14:0] pkey      = 15'(get_be(v_hdr, BTH_OFF + 2, 2));
+  wire [31:0] dip       = 32'(srnic_pkg::get_be(v_hdr, 30, 4));
+  wire [31:0] sip       = 32'(srnic_pkg::get_be(v_hdr, 26, 4));
+  wire [47:0] dmac      = 48'(srnic_pkg::get_be(v_hdr, 0, 6));
+  wire [15:0] dport     = 16'(srnic_pkg::get_be(v_hdr, 36, 2));
+  wire [15:0] ulen      = 16'(srnic_pkg::get_be(v_hdr, 38, 2));
+  wire [7:0]  opcode    = v_hdr[srnic_pkg::BTH_OFF*8 +: 8];
+  wire [7:0]  bth1      = v_hdr[(srnic_pkg::BTH_OFF+1)*8 +: 8];
+  wire [14:0] pkey      = 15'(srnic_pkg::get_be(v_hdr, srnic_pkg::BTH_OFF + 2, 2));
   wire [1:0]  padcnt    = bth1[5:4];   // bth1[6] (MigReq) is ignored
-  wire [4:0]  ext_len   = op_ext_len(opcode);
+  wire [4:0]  ext_len   = srnic_pkg::op_ext_len(opcode);
   logic [19:0] csum;
   always_comb begin
     csum = '0;
-    for (int i = 0; i < 10; i++) csum = csum + 20'(16'(get_be(v_hdr, 14 + 2*i, 2)));
+    for (int i = 0; i < 10; i++) csum = csum + 20'(16'(srnic_pkg::get_be(v_hdr, 14 + 2*i, 2)));
     csum = {4'd0, csum[15:0]} + {16'd0, csum[19:16]};
     csum = {4'd0, csum[15:0]} + {16'd0, csum[19:16]};
   end
-  wire [16:0] min_ip = 17'(IP_HDR + UDP_HDR + BTH_HDR + 4) + {12'd0, ext_len} + {15'd0, padcnt};
+  wire [16:0] min_ip = 17'(srnic_pkg::IP_HDR + srnic_pkg::UDP_HDR + srnic_pkg::BTH_HDR + 4) + {12'd0, ext_len} + {15'd0, padcnt};
   wire [16:0] pay17  = {1'b0, ip_len} - min_ip;
   wire hdr_ok = ethertype == 16'h0800 && ver_ihl == 8'h45 && (frag & 16'h3FFF) == 16'd0 &&
                 csum[15:0] == 16'hFFFF && proto == 8'd17 && dip == local_ip && dmac == local_mac &&
-                dport == ROCE_UDP_PORT && ulen == ip_len - 16'd20 &&
-                bth1[3:0] == 4'd0 && pkey == 15'h7FFF && op_known(opcode) &&
+                dport == srnic_pkg::ROCE_UDP_PORT && ulen == ip_len - 16'd20 &&
+                bth1[3:0] == 4'd0 && pkey == 15'h7FFF && srnic_pkg::op_known(opcode) &&
                 {1'b0, ip_len} >= min_ip && pay17 <= 17'd4096 && !short_fr;
   wire icrc_ok = crc_now && crc_val == v_icrc;
   wire v_good  = v_acc && !v_user && !v_ovf && hdr_ok && icrc_ok;
 
   // meta record
-  rx_meta_t m_in;
+  srnic_pkg::rx_meta_t m_in;
   always_comb begin
     m_in = '0;
     m_in.opcode   = opcode;
-    m_in.dqpn     = 24'(get_be(v_hdr, BTH_OFF + 5, 3));
-    m_in.psn      = 24'(get_be(v_hdr, BTH_OFF + 9, 3));
-    m_in.ackreq   = v_hdr[(BTH_OFF+8)*8 + 7];
+    m_in.dqpn     = 24'(srnic_pkg::get_be(v_hdr, srnic_pkg::BTH_OFF + 5, 3));
+    m_in.psn      = 24'(srnic_pkg::get_be(v_hdr, srnic_pkg::BTH_OFF + 9, 3));
+    m_in.ackreq   = v_hdr[(srnic_pkg::BTH_OFF+8)*8 + 7];
     m_in.se       = bth1[7];
     m_in.src_ip   = sip;
-    m_in.pay_off  = 7'(EXT_OFF) + {2'd0, ext_len};
+    m_in.pay_off  = 7'(srnic_pkg::EXT_OFF) + {2'd0, ext_len};
     m_in.pay_len  = pay17[12:0];
     m_in.nbeats   = v_nbeats;
     m_in.drop     = !v_good;
-    if (op_has_reth(opcode)) begin
-      m_in.reth_va   = get_be(v_hdr, EXT_OFF, 8);
-      m_in.reth_rkey = 32'(get_be(v_hdr, EXT_OFF + 8, 4));
-      m_in.reth_len  = 32'(get_be(v_hdr, EXT_OFF + 12, 4));
-      if (op_has_imm(opcode)) m_in.imm = 32'(get_be(v_hdr, EXT_OFF + 16, 4));
-    end else if (op_has_aeth(opcode)) begin
-      m_in.aeth_syn = v_hdr[EXT_OFF*8 +: 8];
-      m_in.aeth_msn = 24'(get_be(v_hdr, EXT_OFF + 1, 3));
-    end else if (op_has_imm(opcode)) begin
-      m_in.imm = 32'(get_be(v_hdr, EXT_OFF, 4));
+    if (srnic_pkg::op_has_reth(opcode)) begin
+      m_in.reth_va   = srnic_pkg::get_be(v_hdr, srnic_pkg::EXT_OFF, 8);
+      m_in.reth_rkey = 32'(srnic_pkg::get_be(v_hdr, srnic_pkg::EXT_OFF + 8, 4));
+      m_in.reth_len  = 32'(srnic_pkg::get_be(v_hdr, srnic_pkg::EXT_OFF + 12, 4));
+      if (srnic_pkg::op_has_imm(opcode)) m_in.imm = 32'(srnic_pkg::get_be(v_hdr, srnic_pkg::EXT_OFF + 16, 4));
+    end else if (srnic_pkg::op_has_aeth(opcode)) begin
+      m_in.aeth_syn = v_hdr[srnic_pkg::EXT_OFF*8 +: 8];
+      m_in.aeth_msn = 24'(srnic_pkg::get_be(v_hdr, srnic_pkg::EXT_OFF + 1, 3));
+    end else if (srnic_pkg::op_has_imm(opcode)) begin
+      m_in.imm = 32'(srnic_pkg::get_be(v_hdr, srnic_pkg::EXT_OFF, 4));
     end
   end
 
   // every stored frame gets its record; room was reserved at its first beat
   wire record = v_decide && v_acc;
-  sync_fifo #(.WIDTH($bits(rx_meta_t)), .DEPTH(MDEPTH)) u_meta (
+  sync_fifo #(.WIDTH($bits(m_in)), .DEPTH(MDEPTH)) u_meta (
     .clk, .rst, .s_data(m_in), .s_valid(record), .s_ready(),
     .m_data(meta), .m_valid(meta_valid), .m_ready(meta_ready), .count(meta_count));
 

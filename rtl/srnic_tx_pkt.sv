@@ -44,7 +44,6 @@ module srnic_tx_pkt #(
   output logic             m_tvalid,
   input  wire logic        m_tready
 );
-  import srnic_pkg::*;
   localparam int AW = $clog2(NUM_QPS);
 
   // ------------------------------------------------------------ connection table
@@ -55,29 +54,25 @@ module srnic_tx_pkt #(
     logic [15:0] sport;
   } conn_t;
   conn_t cmd_conn;
+  localparam int CONN_W = $bits(cmd_conn);
   always_comb begin
     cmd_conn.dmac = qp_cmd.dmac; cmd_conn.dip = qp_cmd.dip;
     cmd_conn.dqpn = qp_cmd.dqpn; cmd_conn.sport = qp_cmd.sport;
   end
   logic conn_rd, conn_rsp_v, conn_rd_ready;
-  logic [$bits(conn_t)-1:0] conn_rsp;
-  srnic_qpc_ram #(.WIDTH($bits(conn_t)), .NUM_QPS(NUM_QPS)) u_conn (
+  logic [CONN_W-1:0] conn_rsp;
+  srnic_qpc_ram #(.WIDTH(CONN_W), .NUM_QPS(NUM_QPS)) u_conn (
     .clk, .rst, .req_valid(conn_rd), .req_ready(conn_rd_ready), .req_qpn(sel_job.qpn[AW-1:0]), .req_lock(1'b0),
     .rsp_valid(conn_rsp_v), .rsp_data(conn_rsp),
     .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
     .ext_valid(qp_cmd_valid), .ext_ready(qp_cmd_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_conn));
 
   // ------------------------------------------------------------ stage 1: select, look up, read
-  typedef struct packed {
-    tx_job_t     job;
-    conn_t       conn;
-    logic [7:0]  nbeats;   // payload beats in the buffer for this packet (0..65)
-  } meta_t;
 
   typedef enum logic [1:0] {S_IDLE, S_LOOKUP, S_READ} s1_e;
   s1_e     s1;
   logic    rr;                 // 1: responder port has priority
-  tx_job_t sel_job, j;
+  srnic_pkg::tx_job_t sel_job, j;
   conn_t   jconn;
   logic    pick_rsp;
   always_comb begin
@@ -107,12 +102,13 @@ module srnic_tx_pkt #(
   assign meta_push = s1 == S_LOOKUP && conn_rsp_v_q && meta_ready && space_ok;
   logic conn_rsp_v_q;
 
-  meta_t meta_in, meta;
-  always_comb begin
-    meta_in.job = j; meta_in.conn = jconn; meta_in.nbeats = j_nbeats;
-  end
+  // meta record: {job, connection, payload beats in the buffer}
+  localparam int JOB_W  = $bits(j);
+  localparam int META_W = JOB_W + CONN_W + 8;
+  logic [META_W-1:0] meta_in, meta;
+  assign meta_in = {j, jconn, j_nbeats};
   logic meta_valid, meta_pop;
-  sync_fifo #(.WIDTH($bits(meta_t)), .DEPTH(MDEPTH)) u_meta (
+  sync_fifo #(.WIDTH($bits(meta_in)), .DEPTH(MDEPTH)) u_meta (
     .clk, .rst, .s_data(meta_in), .s_valid(meta_push), .s_ready(meta_ready),
     .m_data(meta), .m_valid(meta_valid), .m_ready(meta_pop), .count());
 
@@ -158,21 +154,21 @@ module srnic_tx_pkt #(
 
   // ------------------------------------------------------------ stage 2: packetizer
   // header, built in wire order (first byte in the MSBs), then byte-reversed into tdata order
-  tx_job_t mj;
+  srnic_pkg::tx_job_t mj;
   conn_t   mc;
-  assign mj = meta.job;
-  assign mc = meta.conn;
-  wire [4:0]  ext_len = op_ext_len(mj.opcode);
-  wire [6:0]  hdr_len = 7'(EXT_OFF) + {2'd0, ext_len};
+  assign mj = meta[META_W-1 -: JOB_W];
+  assign mc = meta[8 +: CONN_W];
+  wire [4:0]  ext_len = srnic_pkg::op_ext_len(mj.opcode);
+  wire [6:0]  hdr_len = 7'(srnic_pkg::EXT_OFF) + {2'd0, ext_len};
   wire [1:0]  padcnt  = 2'(-mj.pay_len[1:0]);
-  wire [15:0] ip_len  = 16'(IP_HDR + UDP_HDR + BTH_HDR) + {11'd0, ext_len} + {3'd0, mj.pay_len} + {14'd0, padcnt} + 16'd4;
+  wire [15:0] ip_len  = 16'(srnic_pkg::IP_HDR + srnic_pkg::UDP_HDR + srnic_pkg::BTH_HDR) + {11'd0, ext_len} + {3'd0, mj.pay_len} + {14'd0, padcnt} + 16'd4;
 
-  ipv4_hdr_t ip;
-  udp_hdr_t  udp;
-  bth_t      bth;
-  eth_hdr_t  eth;
-  reth_t     reth;
-  aeth_t     aeth;
+  srnic_pkg::ipv4_hdr_t ip;
+  srnic_pkg::udp_hdr_t  udp;
+  srnic_pkg::bth_t      bth;
+  srnic_pkg::eth_hdr_t  eth;
+  srnic_pkg::reth_t     reth;
+  srnic_pkg::aeth_t     aeth;
   logic [159:0] ext;    // up to 20 bytes of extension headers, left-aligned
   always_comb begin
     eth.dmac = mc.dmac; eth.smac = local_mac; eth.ethertype = 16'h0800;
@@ -180,18 +176,18 @@ module srnic_tx_pkt #(
     ip.flags_frag = 16'h4000; ip.ttl = 8'd64; ip.protocol = 8'd17; ip.checksum = 16'd0;
     ip.src = local_ip; ip.dst = mc.dip;
     ip.checksum = ip_checksum(ip);
-    udp.sport = mc.sport; udp.dport = ROCE_UDP_PORT; udp.length = ip_len - 16'(IP_HDR); udp.checksum = 16'd0;
+    udp.sport = mc.sport; udp.dport = srnic_pkg::ROCE_UDP_PORT; udp.length = ip_len - 16'(srnic_pkg::IP_HDR); udp.checksum = 16'd0;
     bth.opcode = mj.opcode; bth.se = mj.se; bth.mig = 1'b0; bth.padcnt = padcnt; bth.tver = 4'd0;
     bth.pkey = 16'hFFFF; bth.resv8a = 8'd0; bth.dqpn = mc.dqpn; bth.ackreq = mj.ackreq; bth.resv7 = 7'd0;
     bth.psn = mj.psn;
     reth.va = mj.reth_va; reth.rkey = mj.reth_rkey; reth.dmalen = mj.reth_len;
     aeth.syndrome = mj.aeth_syn; aeth.msn = mj.aeth_msn;
     ext = '0;
-    if (op_has_reth(mj.opcode)) ext = op_has_imm(mj.opcode) ? {reth, mj.imm} : {reth, 32'd0};
-    else if (op_has_aeth(mj.opcode)) ext = {aeth, 128'd0};
-    else if (op_has_imm(mj.opcode)) ext = {mj.imm, 128'd0};
+    if (srnic_pkg::op_has_reth(mj.opcode)) ext = srnic_pkg::op_has_imm(mj.opcode) ? {reth, mj.imm} : {reth, 32'd0};
+    else if (srnic_pkg::op_has_aeth(mj.opcode)) ext = {aeth, 128'd0};
+    else if (srnic_pkg::op_has_imm(mj.opcode)) ext = {mj.imm, 128'd0};
   end
-  function automatic logic [15:0] ip_checksum(input ipv4_hdr_t h);
+  function automatic logic [15:0] ip_checksum(input srnic_pkg::ipv4_hdr_t h);
     logic [159:0] v;
     logic [19:0]  sum;
     v = h;

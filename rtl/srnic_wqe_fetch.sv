@@ -58,7 +58,6 @@ module srnic_wqe_fetch #(
   // a WQE that cannot be executed (bad opcode/length, local protection)
   output logic                            bad_wqe
 );
-  import srnic_pkg::*;
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
   localparam int ST_W  = 16 + 32 + 24;
@@ -200,7 +199,7 @@ module srnic_wqe_fetch #(
     end
   end
 
-  sync_fifo #(.WIDTH($bits(turn_t)), .DEPTH(MAX_TURNS)) u_ctx (
+  sync_fifo #(.WIDTH($bits(ctx_in)), .DEPTH(MAX_TURNS)) u_ctx (
     .clk, .rst, .s_data(ctx_in), .s_valid(ctx_push), .s_ready(ctx_ready),
     .m_data(ctx), .m_valid(ctx_valid), .m_ready(ctx_pop), .count(ctx_count));
 
@@ -229,7 +228,7 @@ module srnic_wqe_fetch #(
   logic        mr_wait;
 
   assign ctx_pop = pst == P_IDLE && ctx_valid;
-  wire [12:0] mtu_b   = mtu_bytes(t.cfg.mtu);
+  wire [12:0] mtu_b   = srnic_pkg::mtu_bytes(t.cfg.mtu);
   wire [31:0] remain  = w_len - cur.off;
   wire        is_last = remain <= {19'd0, mtu_b};
   wire [12:0] plen    = is_last ? remain[12:0] : mtu_b;
@@ -238,20 +237,20 @@ module srnic_wqe_fetch #(
   wire        is_send  = w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM;
   wire        has_imm  = w_op == srnic_abi_pkg::WR_SEND_IMM || w_op == srnic_abi_pkg::WR_WRITE_IMM;
   // READ: PSNs used = max(1, ceil(len / mtu))
-  wire [31:0] rd_npkts_raw = (w_len + {19'd0, mtu_b} - 32'd1) >> mtu_log2(t.cfg.mtu);
+  wire [31:0] rd_npkts_raw = (w_len + {19'd0, mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(t.cfg.mtu);
   wire [23:0] rd_npkts = (w_len == 32'd0) ? 24'd1 : rd_npkts_raw[23:0];
 
   logic [7:0] op;
   always_comb begin
-    if (is_read) op = OP_READ_REQ;
-    else if (is_send) op = (is_first && is_last) ? (has_imm ? OP_SEND_ONLY_IMM : OP_SEND_ONLY) :
-                           is_first ? OP_SEND_FIRST : is_last ? (has_imm ? OP_SEND_LAST_IMM : OP_SEND_LAST) : OP_SEND_MIDDLE;
-    else op = (is_first && is_last) ? (has_imm ? OP_WRITE_ONLY_IMM : OP_WRITE_ONLY) :
-              is_first ? OP_WRITE_FIRST : is_last ? (has_imm ? OP_WRITE_LAST_IMM : OP_WRITE_LAST) : OP_WRITE_MIDDLE;
+    if (is_read) op = srnic_pkg::OP_READ_REQ;
+    else if (is_send) op = (is_first && is_last) ? (has_imm ? srnic_pkg::OP_SEND_ONLY_IMM : srnic_pkg::OP_SEND_ONLY) :
+                           is_first ? srnic_pkg::OP_SEND_FIRST : is_last ? (has_imm ? srnic_pkg::OP_SEND_LAST_IMM : srnic_pkg::OP_SEND_LAST) : srnic_pkg::OP_SEND_MIDDLE;
+    else op = (is_first && is_last) ? (has_imm ? srnic_pkg::OP_WRITE_ONLY_IMM : srnic_pkg::OP_WRITE_ONLY) :
+              is_first ? srnic_pkg::OP_WRITE_FIRST : is_last ? (has_imm ? srnic_pkg::OP_WRITE_LAST_IMM : srnic_pkg::OP_WRITE_LAST) : srnic_pkg::OP_WRITE_MIDDLE;
   end
   always_comb begin
     job = '0;
-    job.qpn       = QPN_W'(t.qpn);
+    job.qpn       = srnic_pkg::QPN_W'(t.qpn);
     job.opcode    = op;
     job.psn       = cur.psn;
     job.ackreq    = is_read || is_last || cur.psn[5:0] == 6'h3F;

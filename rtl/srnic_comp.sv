@@ -1,0 +1,222 @@
+// srnic_comp: requester completion engine. Send-queue completions need the WQEs, which
+// stay in host memory: nothing about outstanding WQEs is kept on chip except, per QP,
+// the index of the oldest incomplete WQE and its first PSN. For each event from the RX
+// engine it fetches up to 8 WQEs from that index (one read, like a scheduler turn),
+// recomputes each WQE's PSN range from its length and the path MTU, and walks them:
+//   ACK(psn)        completes SEND/WRITE WQEs whose last PSN <= psn; stops at a READ
+//                   (a READ completes only when its data is in);
+//   READ_DONE(psn)  completes every WQE whose last PSN <= psn;
+//   NAK(psn, st)    completes the WQEs before psn, then the one holding psn with st;
+//   CTX_REQ(psn)    completes SEND/WRITE WQEs before psn (responses come in order, so
+//                   they were executed) and returns the placement context of the READ
+//                   WQE that owns psn, its local key checked for LOCAL_WRITE.
+// Successful unsignaled WQEs produce no CQE; failed ones always do.
+`default_nettype none
+module srnic_comp #(
+  parameter int NUM_QPS = 16384
+) (
+  input  wire logic         clk,
+  input  wire logic         rst,
+  input  wire logic         qp_cmd_valid,
+  input  var srnic_pkg::qp_cmd_t qp_cmd,
+  output logic              qp_cmd_ready,
+  input  wire logic         ev_valid,
+  input  var srnic_pkg::comp_ev_t ev_in,
+  output logic              ev_ready,
+  output logic              ctx_valid,
+  output srnic_pkg::read_ctx_t ctx,
+  // WQE reads (AXI ID 3)
+  output logic              ar_valid,
+  output logic [63:0]       ar_addr,
+  output logic [7:0]        ar_len,
+  input  wire logic         ar_ready,
+  input  wire logic         r_valid,
+  input  wire logic [511:0] r_data,
+  // local key check of READ targets
+  output logic              mr_req,
+  output logic [31:0]       mr_key,
+  output logic [31:0]       mr_pd,
+  output logic [63:0]       mr_va,
+  output logic [31:0]       mr_len,
+  input  wire logic         mr_rsp,
+  input  wire logic         mr_ok,
+  input  wire logic [63:0]  mr_pa,
+  // send completions
+  output logic              cqe_valid,
+  output srnic_pkg::cqe_req_t cqe,
+  input  wire logic         cqe_ready
+);
+  localparam int AW = $clog2(NUM_QPS);
+
+  typedef struct packed {
+    logic [63:0] sq_base;
+    logic [3:0]  log_sq;
+    logic [2:0]  mtu;
+    logic [31:0] pd;
+    logic [15:0] send_cqn;
+  } ccfg_t;
+  typedef struct packed {
+    logic [15:0] ci;
+    logic [23:0] psn;
+  } cst_t;
+  ccfg_t cmd_cfg;
+  cst_t  cmd_st;
+  localparam int CFG_W = $bits(cmd_cfg);
+  localparam int ST_W  = $bits(cmd_st);
+  always_comb begin
+    cmd_cfg.sq_base = qp_cmd.sq_base; cmd_cfg.log_sq = qp_cmd.log_sq; cmd_cfg.mtu = qp_cmd.mtu;
+    cmd_cfg.pd = qp_cmd.pd; cmd_cfg.send_cqn = qp_cmd.send_cqn;
+    cmd_st.ci = '0; cmd_st.psn = qp_cmd.sq_psn;
+  end
+  typedef enum logic {K_CFG, K_ST} kstate_e;
+  kstate_e kst;
+  logic cfg_ext_ready, st_ext_ready;
+  wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
+  wire cfg_ext = qp_cmd_valid && kst == K_CFG;
+  wire st_ext  = qp_cmd_valid && kst == K_ST;
+  assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) || (kst == K_ST && st_ext_ready));
+  always_ff @(posedge clk) begin
+    if (rst) kst <= K_CFG;
+    else if (qp_cmd_ready) kst <= K_CFG;
+    else if (cfg_ext && cfg_ext_ready) kst <= K_ST;
+  end
+
+  logic rd_req, cfg_ready, st_ready, cfg_v, st_v, st_wr;
+  logic [CFG_W-1:0] cfg_rsp;
+  logic [ST_W-1:0]  st_rsp;
+  srnic_pkg::comp_ev_t ev;
+  ccfg_t    c;
+  cst_t     s;
+  srnic_qpc_ram #(.WIDTH(CFG_W), .NUM_QPS(NUM_QPS)) u_cfg (
+    .clk, .rst, .req_valid(rd_req), .req_ready(cfg_ready), .req_qpn(ev_in.qpn[AW-1:0]), .req_lock(1'b0),
+    .rsp_valid(cfg_v), .rsp_data(cfg_rsp),
+    .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
+    .ext_valid(cfg_ext), .ext_ready(cfg_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_cfg));
+  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(1)) u_st (
+    .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(ev_in.qpn[AW-1:0]), .req_lock(1'b1),
+    .rsp_valid(st_v), .rsp_data(st_rsp),
+    .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(s), .wr_unlock(1'b1),
+    .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
+
+  typedef enum logic [3:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_MR, C_CQE, C_CTX, C_DRAIN, C_WB} cstate_e;
+  cstate_e cs;
+  logic [3:0] n, taken;
+  logic       need_ctx;        // a CTX_REQ still owes its answer
+
+  // WQE beats (at most 8 outstanding, one fetch at a time)
+  logic [511:0] wq;
+  logic         wq_valid, wq_pop;
+  sync_fifo #(.WIDTH(512), .DEPTH(8)) u_wq (
+    .clk, .rst, .s_data(r_data), .s_valid(r_valid), .s_ready(),
+    .m_data(wq), .m_valid(wq_valid), .m_ready(wq_pop), .count());
+
+  wire [7:0]  w_op    = wq[srnic_abi_pkg::SQWQE_OPCODE_OFF*8 +: 8];
+  wire [7:0]  w_flags = wq[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 +: 8];
+  wire [31:0] w_len   = wq[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
+  wire [12:0] mtu_b   = srnic_pkg::mtu_bytes(c.mtu);
+  wire [31:0] np_raw  = (w_len + {19'd0, mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(c.mtu);
+  wire [23:0] npkts   = (w_len == 32'd0) ? 24'd1 : np_raw[23:0];
+  wire [23:0] w_last  = s.psn + npkts - 24'd1;
+  wire        w_read  = w_op == srnic_abi_pkg::WR_READ;
+  wire [15:0] size    = 16'd1 << c.log_sq;
+  wire [15:0] room    = size - (s.ci & (size - 16'd1));
+  wire [3:0]  nfetch  = (room < 16'd8) ? room[3:0] : 4'd8;
+
+  // what to do with the WQE at the head of the batch
+  logic w_complete, w_error, w_is_ctx, w_stop;
+  always_comb begin
+    w_complete = 1'b0; w_error = 1'b0; w_is_ctx = 1'b0; w_stop = 1'b0;
+    case (ev.kind)
+      srnic_pkg::CEV_ACK:       if (!w_read && srnic_pkg::psn_ge(ev.psn, w_last)) w_complete = 1'b1; else w_stop = 1'b1;
+      srnic_pkg::CEV_READ_DONE: if (srnic_pkg::psn_ge(ev.psn, w_last)) w_complete = 1'b1; else w_stop = 1'b1;
+      srnic_pkg::CEV_NAK: begin
+        if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
+        else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
+        else w_stop = 1'b1;
+      end
+      default: begin // srnic_pkg::CEV_CTX_REQ
+        if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last && !w_read) w_complete = 1'b1;
+        else if (w_read && srnic_pkg::psn_ge(ev.psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.psn)) w_is_ctx = 1'b1;
+        else w_stop = 1'b1;
+      end
+    endcase
+  end
+
+  assign ev_ready = cs == C_IDLE && ev_valid && cfg_ready && st_ready;
+  assign rd_req   = ev_ready;
+  assign ar_valid = cs == C_FETCH;
+  assign ar_addr  = c.sq_base + {42'd0, s.ci & (size - 16'd1), 6'd0};
+  assign ar_len   = {4'd0, nfetch} - 8'd1;
+  assign wq_pop   = (cs == C_WALK && wq_valid && (w_complete ? (!cqe_needed || cqe_ready) : !w_is_ctx)) ||
+                    (cs == C_MR && mr_rsp) || (cs == C_DRAIN && wq_valid);
+  wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
+  assign cqe_valid  = cs == C_WALK && wq_valid && w_complete && cqe_needed;
+  always_comb begin
+    cqe = '0;
+    cqe.cqn      = c.send_cqn;
+    cqe.wr_id    = wq[srnic_abi_pkg::SQWQE_WR_ID_OFF*8 +: 64];
+    cqe.byte_len = w_len;
+    cqe.qpn      = srnic_pkg::QPN_W'(ev.qpn);
+    cqe.wqe_idx  = s.ci;
+    cqe.opcode   = w_read ? srnic_abi_pkg::WC_RDMA_READ :
+                   (w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM) ? srnic_abi_pkg::WC_SEND :
+                   srnic_abi_pkg::WC_RDMA_WRITE;
+    cqe.status   = w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
+  end
+  assign mr_req = cs == C_WALK && wq_valid && w_is_ctx;
+  assign mr_key = wq[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
+  assign mr_pd  = c.pd;
+  assign mr_va  = wq[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
+  assign mr_len = w_len;
+  assign ctx_valid = cs == C_CTX;
+  srnic_pkg::read_ctx_t ctx_q;
+  assign ctx = ctx_q;
+  assign st_wr = cs == C_WB;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      cs <= C_IDLE; need_ctx <= 1'b0;
+    end else begin
+      case (cs)
+        C_IDLE: if (ev_ready) begin ev <= ev_in; need_ctx <= ev_in.kind == srnic_pkg::CEV_CTX_REQ; cs <= C_READ; end
+        C_READ: if (cfg_v) begin
+          c <= cfg_rsp; s <= st_rsp;
+          ctx_q <= '0;
+          // nothing new for an ACK/READ_DONE that does not reach the oldest WQE
+          if (ev.kind != srnic_pkg::CEV_CTX_REQ && !srnic_pkg::psn_ge(ev.psn, st_rsp[23:0])) cs <= C_WB;
+          else cs <= C_FETCH;
+        end
+        C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end
+        C_WALK: if (wq_valid) begin
+          if (w_is_ctx) cs <= C_MR;
+          else if (w_stop) cs <= C_DRAIN;
+          else if (!cqe_needed || cqe_ready) begin
+            // completed (with or without CQE)
+            taken <= taken + 4'd1;
+            s.ci  <= s.ci + 16'd1;
+            s.psn <= w_last + 24'd1;
+            if (w_error) cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
+            else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more
+          end
+        end
+        C_MR: if (mr_rsp) begin
+          taken <= taken + 4'd1;
+          ctx_q.ok <= mr_ok; ctx_q.pa <= mr_pa; ctx_q.first_psn <= s.psn; ctx_q.last_psn <= w_last;
+          ctx_q.len <= w_len;
+          cs <= C_CTX;
+        end
+        C_CTX: begin need_ctx <= 1'b0; cs <= (taken == n) ? C_WB : C_DRAIN; end
+        C_DRAIN: begin
+          if (wq_valid) taken <= taken + 4'd1;
+          if (taken == n || (wq_valid && taken + 4'd1 == n)) cs <= need_ctx ? C_CTX : C_WB;
+        end
+        C_WB: cs <= C_IDLE;
+        default: cs <= C_IDLE;
+      endcase
+    end
+  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire

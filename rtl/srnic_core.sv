@@ -1,0 +1,294 @@
+// srnic_core: top level of the srnic RoCEv2 RDMA NIC.
+//
+//   doorbell -> srnic_sched -> srnic_wqe_fetch -> srnic_tx_pkt -> srnic_tx_icrc -> Ethernet TX
+//                                                   ^ responder jobs (srnic_resp_tx)
+//   Ethernet RX -> srnic_rx_parse -> srnic_rx_engine -> payload writes, ACK/NAK/READ tasks,
+//                                                      completion events (srnic_comp), CQEs
+//   srnic_comp, srnic_rx_engine -> srnic_cq_writer -> CQEs in host memory
+// Host memory is reached through one AXI4 master (reads shared by ID, writes in order);
+// registers, doorbells and commands through an AXI4-Lite slave (srnic_csr).
+// Per-QP state is split into slices, each owned by the block that updates it
+// (srnic_qpc_ram instances), written by the command path on QP_MODIFY.
+`default_nettype none
+module srnic_core #(
+  parameter int NUM_QPS = 16384,
+  parameter int NUM_MRS = 256,
+  parameter int NUM_CQS = 1024
+) (
+  input  wire logic         clk,
+  input  wire logic         rst,
+  // host memory (AXI4 master)
+  output logic [3:0]        m_axi_awid,
+  output logic [63:0]       m_axi_awaddr,
+  output logic [7:0]        m_axi_awlen,
+  output logic [2:0]        m_axi_awsize,
+  output logic [1:0]        m_axi_awburst,
+  output logic              m_axi_awvalid,
+  input  wire logic         m_axi_awready,
+  output logic [511:0]      m_axi_wdata,
+  output logic [63:0]       m_axi_wstrb,
+  output logic              m_axi_wlast,
+  output logic              m_axi_wvalid,
+  input  wire logic         m_axi_wready,
+  input  wire logic [3:0]   m_axi_bid,
+  input  wire logic [1:0]   m_axi_bresp,
+  input  wire logic         m_axi_bvalid,
+  output logic              m_axi_bready,
+  output logic [3:0]        m_axi_arid,
+  output logic [63:0]       m_axi_araddr,
+  output logic [7:0]        m_axi_arlen,
+  output logic [2:0]        m_axi_arsize,
+  output logic [1:0]        m_axi_arburst,
+  output logic              m_axi_arvalid,
+  input  wire logic         m_axi_arready,
+  input  wire logic [3:0]   m_axi_rid,
+  input  wire logic [511:0] m_axi_rdata,
+  input  wire logic [1:0]   m_axi_rresp,
+  input  wire logic         m_axi_rlast,
+  input  wire logic         m_axi_rvalid,
+  output logic              m_axi_rready,
+  // registers (AXI4-Lite slave)
+  input  wire logic [15:0]  s_axil_awaddr,
+  input  wire logic         s_axil_awvalid,
+  output logic              s_axil_awready,
+  input  wire logic [31:0]  s_axil_wdata,
+  input  wire logic [3:0]   s_axil_wstrb,
+  input  wire logic         s_axil_wvalid,
+  output logic              s_axil_wready,
+  output logic [1:0]        s_axil_bresp,
+  output logic              s_axil_bvalid,
+  input  wire logic         s_axil_bready,
+  input  wire logic [15:0]  s_axil_araddr,
+  input  wire logic         s_axil_arvalid,
+  output logic              s_axil_arready,
+  output logic [31:0]       s_axil_rdata,
+  output logic [1:0]        s_axil_rresp,
+  output logic              s_axil_rvalid,
+  input  wire logic         s_axil_rready,
+  // Ethernet
+  output logic [511:0]      m_axis_tx_tdata,
+  output logic [63:0]       m_axis_tx_tkeep,
+  output logic              m_axis_tx_tlast,
+  output logic              m_axis_tx_tuser,
+  output logic              m_axis_tx_tvalid,
+  input  wire logic         m_axis_tx_tready,
+  input  wire logic [511:0] s_axis_rx_tdata,
+  input  wire logic [63:0]  s_axis_rx_tkeep,
+  input  wire logic         s_axis_rx_tlast,
+  input  wire logic         s_axis_rx_tuser,
+  input  wire logic         s_axis_rx_tvalid,
+  // interrupts
+  output logic              irq_valid,
+  output logic [15:0]       irq_vector,
+  input  wire logic         irq_ready
+);
+  localparam int AW = $clog2(NUM_QPS);
+  localparam int NC = srnic_abi_pkg::NUM_COUNTERS;
+
+  // ---------------------------------------------------------------- CSR
+  logic [47:0] local_mac, timestamp;
+  logic [31:0] local_ip, sched_burst;
+  logic [3:0]  sched_wqes;
+  logic db_sq, db_rq, db_cq, db_bad;
+  logic [15:0] db_index, db_value;
+  logic qp_cmd_valid;
+  logic [3:0] qp_cmd_ready;
+  srnic_pkg::qp_cmd_t qp_cmd;
+  logic mr_cmd_valid;
+  logic [$clog2(NUM_MRS)-1:0] mr_cmd_index;
+  srnic_pkg::mr_entry_t mr_cmd;
+  logic cq_cmd_valid, cq_cmd_ready;
+  srnic_pkg::cq_cmd_t cq_cmd;
+  logic [NC-1:0] cnt_inc;
+
+  srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(4)) u_csr (
+    .clk, .rst,
+    .s_axil_awaddr, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb, .s_axil_wvalid,
+    .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr, .s_axil_arvalid,
+    .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
+    .local_mac, .local_ip, .sched_burst, .sched_wqes, .timestamp,
+    .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad,
+    .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
+    .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc);
+
+  // ---------------------------------------------------------------- MR table
+  logic [2:0]   mr_req, mr_rsp, mr_ok;
+  logic [95:0]  mr_key, mr_pd, mr_len;
+  logic [11:0]  mr_access;
+  logic [191:0] mr_va, mr_pa;
+  srnic_mr_table #(.NUM_MRS(NUM_MRS), .NPORTS(3)) u_mr (
+    .clk, .rst, .wr_valid(mr_cmd_valid), .wr_index(mr_cmd_index), .wr_entry(mr_cmd),
+    .req_valid(mr_req), .req_key(mr_key), .req_pd(mr_pd), .req_access(mr_access), .req_va(mr_va),
+    .req_len(mr_len), .rsp_valid(mr_rsp), .rsp_ok(mr_ok), .rsp_pa(mr_pa));
+
+  // ---------------------------------------------------------------- DMA muxes
+  logic [3:0]   rd_ar_valid, rd_ar_ready, rd_r_valid;
+  logic [255:0] rd_ar_addr;
+  logic [31:0]  rd_ar_len;
+  logic [511:0] rd_r_data;
+  logic         rd_r_last;
+  srnic_dma_rd_mux #(.N(4)) u_rdmux (
+    .clk, .rst, .c_ar_valid(rd_ar_valid), .c_ar_addr(rd_ar_addr), .c_ar_len(rd_ar_len),
+    .c_ar_ready(rd_ar_ready), .c_r_valid(rd_r_valid), .c_r_data(rd_r_data), .c_r_last(rd_r_last),
+    .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst, .m_axi_arvalid,
+    .m_axi_arready, .m_axi_rid, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast, .m_axi_rvalid, .m_axi_rready);
+
+  logic [1:0]    wr_aw_valid, wr_aw_ready, wr_w_valid, wr_w_ready, wr_w_last;
+  logic [127:0]  wr_aw_addr, wr_w_strb;
+  logic [15:0]   wr_aw_len;
+  logic [1023:0] wr_w_data;
+  logic          bresp_err;
+  srnic_dma_wr_mux u_wrmux (
+    .clk, .rst, .c_aw_valid(wr_aw_valid), .c_aw_addr(wr_aw_addr), .c_aw_len(wr_aw_len),
+    .c_aw_ready(wr_aw_ready), .c_w_valid(wr_w_valid), .c_w_data(wr_w_data), .c_w_strb(wr_w_strb),
+    .c_w_last(wr_w_last), .c_w_ready(wr_w_ready),
+    .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst, .m_axi_awvalid,
+    .m_axi_awready, .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast, .m_axi_wvalid, .m_axi_wready,
+    .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready, .bresp_err);
+
+  // ---------------------------------------------------------------- requester TX path
+  logic          s_valid, s_ready, done_valid, done_more, done_ready, db_overflow;
+  logic [AW-1:0] s_qpn, done_qpn;
+  srnic_sched #(.NUM_QPS(NUM_QPS)) u_sched (
+    .clk, .rst, .db_valid(db_sq), .db_qpn(db_index[AW-1:0]), .db_overflow,
+    .done_valid, .done_qpn, .done_more, .done_ready, .m_valid(s_valid), .m_qpn(s_qpn), .m_ready(s_ready));
+
+  logic    req_job_valid, req_job_ready, bad_wqe;
+  srnic_pkg::tx_job_t req_job;
+  srnic_wqe_fetch #(.NUM_QPS(NUM_QPS)) u_fetch (
+    .clk, .rst, .sched_burst, .sched_wqes,
+    .s_valid, .s_qpn, .s_ready, .done_valid, .done_qpn, .done_more, .done_ready,
+    .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
+    .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
+    .ar_valid(rd_ar_valid[0]), .ar_addr(rd_ar_addr[0 +: 64]), .ar_len(rd_ar_len[0 +: 8]),
+    .ar_ready(rd_ar_ready[0]), .r_valid(rd_r_valid[0]), .r_data(rd_r_data),
+    .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
+    .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
+    .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe);
+  assign mr_access[0 +: 4] = 4'd0;    // local read needs no right
+
+  logic    rsp_job_valid, rsp_job_ready, sent_ack, sent_nak;
+  srnic_pkg::tx_job_t rsp_job;
+  logic    task_valid, task_ready;
+  srnic_pkg::resp_task_t task_q;
+  srnic_resp_tx u_resp (
+    .clk, .rst, .s_valid(task_valid), .s_task(task_q), .s_ready(task_ready),
+    .job_valid(rsp_job_valid), .job(rsp_job), .job_ready(rsp_job_ready), .sent_ack, .sent_nak);
+
+  logic [511:0] pk_tdata;
+  logic [63:0]  pk_tkeep;
+  logic         pk_tlast, pk_tvalid, pk_tready, frame_sent;
+  srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
+    .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
+    .req_valid(req_job_valid), .req_job, .req_ready(req_job_ready),
+    .rsp_valid(rsp_job_valid), .rsp_job, .rsp_ready(rsp_job_ready),
+    .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
+    .ar_ready(rd_ar_ready[1]), .r_valid(rd_r_valid[1]), .r_data(rd_r_data),
+    .m_tdata(pk_tdata), .m_tkeep(pk_tkeep), .m_tlast(pk_tlast), .m_tvalid(pk_tvalid), .m_tready(pk_tready));
+
+  srnic_tx_icrc u_txicrc (
+    .clk, .rst, .s_tdata(pk_tdata), .s_tkeep(pk_tkeep), .s_tlast(pk_tlast), .s_tvalid(pk_tvalid),
+    .s_tready(pk_tready), .m_tdata(m_axis_tx_tdata), .m_tkeep(m_axis_tx_tkeep), .m_tlast(m_axis_tx_tlast),
+    .m_tvalid(m_axis_tx_tvalid), .m_tready(m_axis_tx_tready), .frame_sent);
+  assign m_axis_tx_tuser = 1'b0;
+
+  // ---------------------------------------------------------------- RX path
+  logic     meta_valid, meta_ready, d_valid, d_ready;
+  srnic_pkg::rx_meta_t meta;
+  logic [511:0] d_data;
+  logic cnt_rx_frame, cnt_drop_icrc, cnt_drop_malformed, cnt_drop_overflow;
+  srnic_rx_parse u_rxparse (
+    .clk, .rst, .local_mac, .local_ip,
+    .s_tdata(s_axis_rx_tdata), .s_tkeep(s_axis_rx_tkeep), .s_tlast(s_axis_rx_tlast),
+    .s_tuser(s_axis_rx_tuser), .s_tvalid(s_axis_rx_tvalid),
+    .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
+    .cnt_rx_frame, .cnt_drop_icrc, .cnt_drop_malformed, .cnt_drop_overflow);
+
+  logic      cev_valid, cev_ready, ctx_valid;
+  srnic_pkg::comp_ev_t  cev;
+  srnic_pkg::read_ctx_t ctx;
+  logic      rcqe_valid, rcqe_ready, scqe_valid, scqe_ready;
+  srnic_pkg::cqe_req_t  rcqe, scqe;
+  logic      cnt_drop_qp, cnt_dup, cnt_psn_err, cnt_access_err, cnt_rx_nak;
+  logic      rx_aw_valid, rx_w_valid, rx_w_last;
+  logic [63:0] rx_aw_addr, rx_w_strb;
+  logic [7:0]  rx_aw_len;
+  logic [511:0] rx_w_data;
+  srnic_rx_engine #(.NUM_QPS(NUM_QPS)) u_rxeng (
+    .clk, .rst, .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
+    .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[2]),
+    .db_valid(db_rq), .db_qpn(db_index), .db_pi(db_value),
+    .mr_req(mr_req[1]), .mr_key(mr_key[32 +: 32]), .mr_pd(mr_pd[32 +: 32]), .mr_access(mr_access[4 +: 4]),
+    .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
+    .mr_pa(mr_pa[64 +: 64]),
+    .ar_valid(rd_ar_valid[2]), .ar_addr(rd_ar_addr[128 +: 64]), .ar_ready(rd_ar_ready[2]),
+    .r_valid(rd_r_valid[2]), .r_data(rd_r_data),
+    .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
+    .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
+    .task_valid, .task_out(task_q), .task_ready,
+    .cev_valid, .cev, .cev_ready, .ctx_valid, .ctx,
+    .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
+    .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
+  assign rd_ar_len[16 +: 8] = 8'd0;
+
+  logic      ev_valid, ev_ready;
+  srnic_pkg::comp_ev_t  ev;
+  sync_fifo #(.WIDTH($bits(cev)), .DEPTH(64)) u_evq (
+    .clk, .rst, .s_data(cev), .s_valid(cev_valid), .s_ready(cev_ready),
+    .m_data(ev), .m_valid(ev_valid), .m_ready(ev_ready), .count());
+
+  srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
+    .clk, .rst, .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
+    .ev_valid, .ev_in(ev), .ev_ready, .ctx_valid, .ctx,
+    .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
+    .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
+    .mr_req(mr_req[2]), .mr_key(mr_key[64 +: 32]), .mr_pd(mr_pd[64 +: 32]), .mr_va(mr_va[128 +: 64]),
+    .mr_len(mr_len[64 +: 32]), .mr_rsp(mr_rsp[2]), .mr_ok(mr_ok[2]), .mr_pa(mr_pa[128 +: 64]),
+    .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
+  assign mr_access[8 +: 4] = 4'b0001;   // READ targets need LOCAL_WRITE
+
+  // ---------------------------------------------------------------- CQ writer
+  logic        cq_aw_valid, cq_w_valid, cq_w_last, cq_overflow;
+  logic [63:0] cq_aw_addr, cq_w_strb;
+  logic [7:0]  cq_aw_len;
+  logic [511:0] cq_w_data;
+  srnic_cq_writer #(.NUM_CQS(NUM_CQS)) u_cq (
+    .clk, .rst, .timestamp, .cq_cmd_valid, .cq_cmd, .cq_cmd_ready,
+    .db_valid(db_cq), .db_cqn(db_index), .db_ci(db_value),
+    .a_valid(rcqe_valid), .a_req(rcqe), .a_ready(rcqe_ready),
+    .b_valid(scqe_valid), .b_req(scqe), .b_ready(scqe_ready),
+    .aw_valid(cq_aw_valid), .aw_addr(cq_aw_addr), .aw_len(cq_aw_len), .aw_ready(wr_aw_ready[1]),
+    .w_valid(cq_w_valid), .w_data(cq_w_data), .w_strb(cq_w_strb), .w_last(cq_w_last), .w_ready(wr_w_ready[1]),
+    .irq_valid, .irq_vector, .irq_ready, .cnt_overflow(cq_overflow));
+
+  assign wr_aw_valid = {cq_aw_valid, rx_aw_valid};
+  assign wr_aw_addr  = {cq_aw_addr, rx_aw_addr};
+  assign wr_aw_len   = {cq_aw_len, rx_aw_len};
+  assign wr_w_valid  = {cq_w_valid, rx_w_valid};
+  assign wr_w_data   = {cq_w_data, rx_w_data};
+  assign wr_w_strb   = {cq_w_strb, rx_w_strb};
+  assign wr_w_last   = {cq_w_last, rx_w_last};
+
+  // ---------------------------------------------------------------- counters
+  always_comb begin
+    cnt_inc = '0;
+    cnt_inc[srnic_abi_pkg::CNT_TX_FRAMES]         = frame_sent;
+    cnt_inc[srnic_abi_pkg::CNT_RX_FRAMES]         = cnt_rx_frame;
+    cnt_inc[srnic_abi_pkg::CNT_RX_DROP_ICRC]      = cnt_drop_icrc;
+    cnt_inc[srnic_abi_pkg::CNT_RX_DROP_MALFORMED] = cnt_drop_malformed;
+    cnt_inc[srnic_abi_pkg::CNT_RX_DROP_QP]        = cnt_drop_qp;
+    cnt_inc[srnic_abi_pkg::CNT_RX_DROP_OVERFLOW]  = cnt_drop_overflow;
+    cnt_inc[srnic_abi_pkg::CNT_TX_NAK]            = sent_nak;
+    cnt_inc[srnic_abi_pkg::CNT_RX_NAK]            = cnt_rx_nak;
+    cnt_inc[srnic_abi_pkg::CNT_DB_BAD]            = db_bad || db_overflow || bad_wqe;
+    cnt_inc[srnic_abi_pkg::CNT_CQ_OVERFLOW]       = cq_overflow;
+    cnt_inc[srnic_abi_pkg::CNT_RX_DUP]            = cnt_dup;
+    cnt_inc[srnic_abi_pkg::CNT_TX_ACK]            = sent_ack;
+    cnt_inc[srnic_abi_pkg::CNT_RX_PSN_ERR]        = cnt_psn_err;
+    cnt_inc[srnic_abi_pkg::CNT_RX_ACCESS_ERR]     = cnt_access_err;
+  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{rd_r_last, bresp_err};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire

@@ -1,0 +1,75 @@
+// srnic_dma_wr_mux: shares the AXI write channels between two clients (payload
+// placement, CQE writes). A client's burst is granted at its AW and holds the W channel
+// until WLAST, so bursts never interleave and host memory sees the writes in the order
+// they were granted: a CQE issued after its payload is never visible before it.
+`default_nettype none
+module srnic_dma_wr_mux (
+  input  wire logic         clk,
+  input  wire logic         rst,
+  input  wire logic [1:0]   c_aw_valid,
+  input  wire logic [127:0] c_aw_addr,
+  input  wire logic [15:0]  c_aw_len,
+  output logic [1:0]        c_aw_ready,
+  input  wire logic [1:0]   c_w_valid,
+  input  wire logic [1023:0] c_w_data,
+  input  wire logic [127:0] c_w_strb,
+  input  wire logic [1:0]   c_w_last,
+  output logic [1:0]        c_w_ready,
+  output logic [3:0]        m_axi_awid,
+  output logic [63:0]       m_axi_awaddr,
+  output logic [7:0]        m_axi_awlen,
+  output logic [2:0]        m_axi_awsize,
+  output logic [1:0]        m_axi_awburst,
+  output logic              m_axi_awvalid,
+  input  wire logic         m_axi_awready,
+  output logic [511:0]      m_axi_wdata,
+  output logic [63:0]       m_axi_wstrb,
+  output logic              m_axi_wlast,
+  output logic              m_axi_wvalid,
+  input  wire logic         m_axi_wready,
+  input  wire logic [3:0]   m_axi_bid,
+  input  wire logic [1:0]   m_axi_bresp,
+  input  wire logic         m_axi_bvalid,
+  output logic              m_axi_bready,
+  output logic              bresp_err
+);
+  logic w_busy, w_owner;      // W channel belongs to w_owner until WLAST
+  logic rr;
+  logic hold, hold_sel;      // an offered AW keeps its client until accepted (AXI stability)
+  wire  pick1 = hold ? hold_sel : (c_aw_valid[1] && (!c_aw_valid[0] || rr));
+  wire  grant = !w_busy && |c_aw_valid;
+  assign m_axi_awvalid = grant;
+  assign m_axi_awid    = 4'd0;
+  assign m_axi_awaddr  = pick1 ? c_aw_addr[127:64] : c_aw_addr[63:0];
+  assign m_axi_awlen   = pick1 ? c_aw_len[15:8] : c_aw_len[7:0];
+  assign m_axi_awsize  = 3'd6;
+  assign m_axi_awburst = 2'b01;
+  always_comb begin
+    c_aw_ready = '0;
+    if (grant && m_axi_awready) c_aw_ready[pick1] = 1'b1;
+  end
+  assign m_axi_wvalid = w_busy && c_w_valid[w_owner];
+  assign m_axi_wdata  = w_owner ? c_w_data[1023:512] : c_w_data[511:0];
+  assign m_axi_wstrb  = w_owner ? c_w_strb[127:64] : c_w_strb[63:0];
+  assign m_axi_wlast  = c_w_last[w_owner];
+  always_comb begin
+    c_w_ready = '0;
+    if (w_busy) c_w_ready[w_owner] = m_axi_wready;
+  end
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      w_busy <= 1'b0; w_owner <= 1'b0; rr <= 1'b0; hold <= 1'b0; hold_sel <= 1'b0;
+    end else begin
+      hold <= grant && !m_axi_awready;
+      hold_sel <= pick1;
+      if (grant && m_axi_awready) begin w_busy <= 1'b1; w_owner <= pick1; rr <= !pick1; end
+      if (m_axi_wvalid && m_axi_wready && m_axi_wlast) w_busy <= 1'b0;
+    end
+  end
+  assign m_axi_bready = 1'b1;
+  assign bresp_err = m_axi_bvalid && m_axi_bresp != 2'b00;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^m_axi_bid;
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire
