@@ -1,15 +1,18 @@
 // srnic_sched: simple fair (round-robin) send scheduler.
 //
 // A FIFO of ready QPNs; each QP is in it at most once. Per QP two bits:
-//   queued  - the QPN sits in the FIFO;
-//   busy    - the QPN was popped and its scheduling turn is in flight;
-//   pending - a doorbell arrived while the turn was in flight.
-// Doorbell for an idle QP: queue it. For a queued QP: nothing (the turn will read the
-// new producer index). For a busy QP: set pending, because the turn may already have
-// read the old producer index. At turn end (done), the QP is queued again if the turn
-// left work or a doorbell came in meanwhile; otherwise it goes idle. So a doorbell is
-// never lost and a QP is never queued twice. One event is handled per cycle; turn-end
-// events have priority over doorbells, which wait in a small FIFO.
+//   active  - the QP is in the FIFO or its scheduling turn is in flight;
+//   pending - a doorbell arrived while it was active.
+// Doorbell for an inactive QP: make it active and queue it. For an active QP: set
+// pending (its turn may already have read the old producer index). At turn end (done)
+// the QP is queued again if the turn left work or pending is set, otherwise it becomes
+// inactive. So a doorbell is never lost and a QP is never queued twice; a doorbell that
+// hits a QP still waiting in the FIFO costs at most one extra turn that finds nothing.
+// Popping the FIFO does not touch the per-QP bits, so one event per cycle updates them:
+// turn ends have priority, doorbells wait in a small FIFO.
+//
+// The bits are kept 8 QPs to a row in a RAM with an asynchronous read; after reset a
+// sweep clears it (NUM_QPS/8 cycles) while events wait.
 //
 // This is the seam where the cache-free SRNIC scheduler (credit-aware event mux)
 // replaces it: same ports, a richer per-QP state.
@@ -32,7 +35,16 @@ module srnic_sched #(
   input  wire logic                       m_ready
 );
   localparam int AW = $clog2(NUM_QPS);
-  logic [NUM_QPS-1:0] queued, busy, pending;
+  localparam int ROWS = NUM_QPS / 8;
+  localparam int RW = $clog2(ROWS);
+  initial begin
+    if (NUM_QPS < 16 || (1 << AW) != NUM_QPS) $fatal(1, "srnic_sched: NUM_QPS must be a power of two >= 16");
+  end
+
+  // per-QP bits: row r holds QPs 8r..8r+7, {pending, active} per QP
+  logic [15:0]  bits [ROWS];
+  logic         init_busy;
+  logic [RW-1:0] init_row;
 
   logic [AW-1:0] dbq_qpn;
   logic          dbq_valid, dbq_ready, dbq_in_ready;
@@ -42,51 +54,58 @@ module srnic_sched #(
   assign db_overflow = db_valid && !dbq_in_ready;
 
   logic          push;
-  logic [AW-1:0] push_qpn;
   logic          fifo_ready;
   sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_rq (
-    .clk, .rst, .s_data(push_qpn), .s_valid(push), .s_ready(fifo_ready),
+    .clk, .rst, .s_data(ev_qpn), .s_valid(push), .s_ready(fifo_ready),
     .m_data(m_qpn), .m_valid(m_valid), .m_ready(m_ready), .count());
 
-  assign done_ready = 1'b1;
-  assign dbq_ready  = !done_valid;
-  wire do_db = dbq_valid && !done_valid;
-  wire pop   = m_valid && m_ready;
-
+  // one event per cycle: turn end first, then a doorbell
+  assign done_ready = !init_busy;
+  assign dbq_ready  = !init_busy && !done_valid;
+  wire          ev_done = done_valid && !init_busy;
+  wire          ev_db   = dbq_valid && dbq_ready;
+  wire [AW-1:0] ev_qpn  = ev_done ? done_qpn : dbq_qpn;
+  wire [RW-1:0] row     = ev_qpn[AW-1:3];
+  wire [3:0]    lane    = {ev_qpn[2:0], 1'b0};
+  wire [15:0]   cur_row = bits[row];
+  wire          active  = cur_row[lane];
+  wire          pending = cur_row[lane + 4'd1];
+  logic         new_active, new_pending;
   always_comb begin
     push = 1'b0;
-    push_qpn = done_qpn;
-    if (done_valid) begin
-      push = done_more || pending[done_qpn];
-    end else if (do_db) begin
-      push_qpn = dbq_qpn;
-      push = !queued[dbq_qpn] && !busy[dbq_qpn];
+    new_active = active;
+    new_pending = pending;
+    if (ev_done) begin
+      push = done_more || pending;
+      new_active = push;
+      new_pending = 1'b0;
+    end else if (ev_db) begin
+      if (active) new_pending = 1'b1;
+      else begin push = 1'b1; new_active = 1'b1; end
     end
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      queued <= '0; busy <= '0; pending <= '0;
-    end else begin
-      if (pop) begin
-        queued[m_qpn] <= 1'b0;
-        busy[m_qpn]   <= 1'b1;
-      end
-      if (done_valid) begin
-        busy[done_qpn]    <= 1'b0;
-        pending[done_qpn] <= 1'b0;
-        if (push) queued[done_qpn] <= 1'b1;
-      end else if (do_db) begin
-        if (busy[dbq_qpn]) pending[dbq_qpn] <= 1'b1;
-        else if (push) queued[dbq_qpn] <= 1'b1;
-      end
+      init_busy <= 1'b1;
+      init_row  <= '0;
+    end else if (init_busy) begin
+      bits[init_row] <= '0;
+      init_row <= init_row + 1'b1;
+      if (init_row == RW'(ROWS - 1)) init_busy <= 1'b0;
+    end else if (ev_done || ev_db) begin
+      logic [15:0] r;
+      r = cur_row;
+      r[lane] = new_active;
+      r[lane + 4'd1] = new_pending;
+      bits[row] <= r;
     end
   end
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && push && !fifo_ready) $error("srnic_sched: schedule queue overflow");
-    if (!rst && done_valid && !busy[done_qpn]) $error("srnic_sched: turn end for QP %0d that is not busy", done_qpn);
+    if (!rst && ev_done && !active) $error("srnic_sched: turn end for QP %0d that is not active", done_qpn);
   end
 `endif
 endmodule
