@@ -91,7 +91,7 @@ module srnic_core #(
   logic [3:0]  sched_wqes;
   logic db_sq, db_rq, db_cq, db_bad;
   logic [15:0] db_index, db_value;
-  logic qp_cmd_valid;
+  logic [3:0] qp_cmd_valid;
   logic [3:0] qp_cmd_ready;
   srnic_pkg::qp_cmd_t qp_cmd;
   logic mr_cmd_valid;
@@ -158,7 +158,7 @@ module srnic_core #(
   srnic_wqe_fetch #(.NUM_QPS(NUM_QPS)) u_fetch (
     .clk, .rst, .sched_burst, .sched_wqes,
     .s_valid, .s_qpn, .s_ready, .done_valid, .done_qpn, .done_more, .done_ready,
-    .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
+    .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
     .ar_valid(rd_ar_valid[0]), .ar_addr(rd_ar_addr[0 +: 64]), .ar_len(rd_ar_len[0 +: 8]),
     .ar_ready(rd_ar_ready[0]), .r_valid(rd_r_valid[0]), .r_data(rd_r_data),
@@ -179,7 +179,7 @@ module srnic_core #(
   logic [63:0]  pk_tkeep;
   logic         pk_tlast, pk_tvalid, pk_tready, frame_sent;
   srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
-    .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
+    .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid(qp_cmd_valid[1]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
     .req_valid(req_job_valid), .req_job, .req_ready(req_job_ready),
     .rsp_valid(rsp_job_valid), .rsp_job, .rsp_ready(rsp_job_ready),
     .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
@@ -216,7 +216,7 @@ module srnic_core #(
   logic [511:0] rx_w_data;
   srnic_rx_engine #(.NUM_QPS(NUM_QPS)) u_rxeng (
     .clk, .rst, .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
-    .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[2]),
+    .qp_cmd_valid(qp_cmd_valid[2]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[2]),
     .db_valid(db_rq), .db_qpn(db_index), .db_pi(db_value),
     .mr_req(mr_req[1]), .mr_key(mr_key[32 +: 32]), .mr_pd(mr_pd[32 +: 32]), .mr_access(mr_access[4 +: 4]),
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
@@ -238,7 +238,7 @@ module srnic_core #(
     .m_data(ev), .m_valid(ev_valid), .m_ready(ev_ready), .count());
 
   srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
-    .clk, .rst, .qp_cmd_valid, .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
+    .clk, .rst, .qp_cmd_valid(qp_cmd_valid[3]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
     .ev_valid, .ev_in(ev), .ev_ready, .ctx_valid, .ctx,
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),

@@ -47,7 +47,7 @@ module srnic_csr #(
   output logic [15:0]      db_value,     // producer or consumer index
   output logic             db_bad,       // doorbell naming a QP/CQ that does not exist
   // commands
-  output logic             qp_cmd_valid,
+  output logic [N_QPC_CONSUMERS-1:0] qp_cmd_valid,   // per consumer, until it takes the command
   input  wire logic [N_QPC_CONSUMERS-1:0] qp_cmd_ready,
   output srnic_pkg::qp_cmd_t qp_cmd,
   output logic             mr_cmd_valid,
@@ -95,7 +95,7 @@ module srnic_csr #(
   logic       st_we;
   sdp_ram #(.WIDTH(3), .DEPTH(NUM_QPS)) u_state (
     .clk, .wr_en(st_we), .wr_addr(cmd_idx[QAW-1:0]), .wr_data(qp_cmd.state),
-    .rd_en(cst == C_IDLE), .rd_addr(cmd_idx[QAW-1:0]), .rd_data(prev_state_q));
+    .rd_en(cst == C_STATE_RD), .rd_addr(cmd_idx[QAW-1:0]), .rd_data(prev_state_q));
 
   function automatic logic [63:0] field(input logic [511:0] p, input int off, input int w);
     logic [63:0] v;
@@ -134,7 +134,7 @@ module srnic_csr #(
     mr_cmd.key    = payload[srnic_abi_pkg::MR_KEY_OFF*8 +: 32];
     mr_cmd.pd     = payload[srnic_abi_pkg::MR_PD_OFF*8 +: 32];
     mr_cmd.access = payload[srnic_abi_pkg::MR_ACCESS_OFF*8 +: 4];
-    mr_cmd.valid  = payload[srnic_abi_pkg::MR_VALID_OFF*8];
+    mr_cmd.valid  = |payload[srnic_abi_pkg::MR_VALID_OFF*8 +: 8];
 
     cq_cmd          = '0;
     cq_cmd.cqn      = cmd_idx[15:0];
@@ -144,12 +144,13 @@ module srnic_csr #(
   end
   assign mr_cmd_index = cmd_idx[$clog2(NUM_MRS)-1:0];
 
-  assign qp_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_QP_MODIFY;
+  wire qp_issue = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_QP_MODIFY;
+  assign qp_cmd_valid = qp_issue ? ~taken : '0;
   assign mr_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_MR_WRITE;
   assign cq_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_CQ_WRITE;
-  wire [N_QPC_CONSUMERS-1:0] taken_now = taken | (qp_cmd_valid ? qp_cmd_ready : '0);
-  wire cmd_done = (qp_cmd_valid && &taken_now) || mr_cmd_valid || (cq_cmd_valid && cq_cmd_ready);
-  assign st_we = qp_cmd_valid && &taken_now;
+  wire [N_QPC_CONSUMERS-1:0] taken_now = taken | (qp_cmd_valid & qp_cmd_ready);
+  wire cmd_done = (qp_issue && &taken_now) || mr_cmd_valid || (cq_cmd_valid && cq_cmd_ready);
+  assign st_we = qp_issue && &taken_now;
 
   // ---------------------------------------------------------------- doorbells
   wire [15:0] wr_reg = aw_addr;

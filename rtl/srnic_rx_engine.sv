@@ -239,7 +239,7 @@ module srnic_rx_engine #(
   // MR check requests
   logic [31:0] rq_len;
   always_comb begin
-    mr_req = (est == E_CLASSIFY && mr_go) || (est == E_RQ_R && r_valid);
+    mr_req = (est == E_MR && mr_go) || (est == E_RQ_R && r_valid);
     mr_pd  = c.pd;
     if (est == E_RQ_R) begin
       mr_key    = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];

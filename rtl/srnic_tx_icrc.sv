@@ -34,7 +34,8 @@ module srnic_tx_icrc #(
 
   logic [31:0] cq_crc;
   logic        cq_valid, cq_pop;
-  sync_fifo #(.WIDTH(32), .DEPTH(4)) u_crcq (
+  // one ICRC per frame whose last beat can be in the beat FIFO
+  sync_fifo #(.WIDTH(32), .DEPTH(DEPTH)) u_crcq (
     .clk, .rst, .s_data(crc), .s_valid(crc_v), .s_ready(),
     .m_data(cq_crc), .m_valid(cq_valid), .m_ready(cq_pop), .count());
 
