@@ -120,7 +120,10 @@ module srnic_comp #(
   wire        w_read  = w_op == srnic_abi_pkg::WR_READ;
   wire [15:0] size    = 16'd1 << c.log_sq;
   wire [15:0] room    = size - (s.ci & (size - 16'd1));
-  wire [3:0]  nfetch  = (room < 16'd8) ? room[3:0] : 4'd8;
+  wire [63:0] f_addr  = c.sq_base + {42'd0, s.ci & (size - 16'd1), 6'd0};
+  wire [15:0] room4k  = 16'd64 - {10'd0, f_addr[11:6]};    // an AXI burst never crosses 4 KiB
+  wire [15:0] room_m  = (room < room4k) ? room : room4k;
+  wire [3:0]  nfetch  = (room_m < 16'd8) ? room_m[3:0] : 4'd8;
 
   // what to do with the WQE at the head of the batch
   logic w_complete, w_error, w_is_ctx, w_stop;
@@ -145,9 +148,9 @@ module srnic_comp #(
   assign ev_ready = cs == C_IDLE && ev_valid && cfg_ready && st_ready;
   assign rd_req   = ev_ready;
   assign ar_valid = cs == C_FETCH;
-  assign ar_addr  = c.sq_base + {42'd0, s.ci & (size - 16'd1), 6'd0};
+  assign ar_addr  = f_addr;
   assign ar_len   = {4'd0, nfetch} - 8'd1;
-  assign wq_pop   = (cs == C_WALK && wq_valid && (w_complete ? (!cqe_needed || cqe_ready) : !w_is_ctx)) ||
+  assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && (!cqe_needed || cqe_ready)) ||
                     (cs == C_MR && mr_rsp) || (cs == C_DRAIN && wq_valid);
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
   assign cqe_valid  = cs == C_WALK && wq_valid && w_complete && cqe_needed;

@@ -174,7 +174,7 @@ module srnic_csr #(
       aw_pend <= 1'b0; w_pend <= 1'b0; s_axil_bvalid <= 1'b0;
       s_axil_rvalid <= 1'b0;
       local_mac <= '0; local_ip <= '0;
-      sched_burst <= 32'd16384; sched_wqes <= 4'd8;
+      sched_burst <= 32'd65536; sched_wqes <= 4'd8;
       ts <= '0;
       cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; taken <= '0;
       cmd_op <= '0; cmd_idx <= '0;

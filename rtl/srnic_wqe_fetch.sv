@@ -3,13 +3,15 @@
 //   issue stage:  read the QP's SQ configuration, send state and producer index; if the
 //                 QP is in RTS and has WQEs, read up to SCHED_WQES WQEs (one 64-byte
 //                 beat each, never across the ring end) from host memory;
-//   process stage: walk the fetched WQEs in order and cut them into packet jobs, up to
-//                 SCHED_BURST payload bytes per turn; a message larger than the budget
-//                 continues in the next turn from the saved offset. WQEs fetched but not
-//                 reached are dropped (fetch-and-drop): nothing is cached per QP.
+//   plan stage:   walk the fetched WQEs in order and decide how much of each this turn
+//                 sends, up to SCHED_BURST payload bytes (whole packets); a message larger
+//                 than the budget continues in the next turn from the saved offset. WQEs
+//                 fetched but not reached are dropped (fetch-and-drop): nothing is cached
+//                 per QP;
+//   emit stage:   cut the planned segments into packet jobs, one per cycle.
 // At turn end the send state (consumer index, offset in the current WQE, next PSN) is
 // written back and the scheduler is told whether work is left.
-// Issue and process stages overlap across QPs (turns of different QPs in flight), and
+// Issue, plan and emit stages overlap across QPs (turns of different QPs in flight), and
 // WQE data space is reserved before each read so the shared AXI R channel never stalls.
 `default_nettype none
 module srnic_wqe_fetch #(
@@ -164,10 +166,13 @@ module srnic_wqe_fetch #(
   wire [15:0] a_avail = a_pi - a_st.ci;
   wire [15:0] a_room  = a_size - (a_st.ci & (a_size - 16'd1));
   logic [15:0] a_n;
+  wire [63:0] a_addr   = a_cfg.sq_base + {42'd0, (a_st.ci & (a_size - 16'd1)), 6'd0};
+  wire [15:0] a_room4k = 16'd64 - {10'd0, a_addr[11:6]};
   always_comb begin
     a_n = a_avail;
     if (a_n > {12'd0, sched_wqes}) a_n = {12'd0, sched_wqes};
     if (a_n > a_room) a_n = a_room;
+    if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
   end
   wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0;
   // hold the response until it can be issued
@@ -182,7 +187,7 @@ module srnic_wqe_fetch #(
   wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
   wire wbuf_ok = wbuf_need <= 16'(WBUF);
   assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok;
-  assign ar_addr   = a_cfg.sq_base + {42'd0, (a_st.ci & (a_size - 16'd1)), 6'd0};
+  assign ar_addr   = a_addr;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
   assign ctx_push  = ar_valid && ar_ready;
   // a turn without work ends here; it competes with the process stage for done
@@ -214,87 +219,90 @@ module srnic_wqe_fetch #(
     else wbuf_resv <= wbuf_resv + (ctx_push ? ($clog2(WBUF)+1)'(a_n[3:0]) : '0) - ($clog2(WBUF)+1)'(wq_pop);
   end
 
-  // ------------------------------------------------------------ process stage
-  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_EMIT, P_DRAIN, P_END} pstate_e;
+  // ------------------------------------------------------------ plan stage
+  // Walks the fetched WQEs and decides, per WQE, which part of it this turn sends: a
+  // segment [off_start, off_end) with its first PSN. The segment goes to the emit stage
+  // and the send state moves on at once, so the turn ends (state written back, QP
+  // requeued, its next WQE read issued) while this turn's packets are still being cut:
+  // the next turn's WQE fetch overlaps this turn's transmission.
+  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END} pstate_e;
   pstate_e pst;
   turn_t   t;
   txst_t   cur;
-  logic [31:0] budget;      // signed remaining byte budget
+  logic [31:0] budget;      // remaining byte budget of the turn
   logic [3:0]  taken_n;     // WQE beats consumed
-  // current WQE
   logic [7:0]  w_op, w_flags;
-  logic [31:0] w_imm, w_len, w_lkey, w_rkey;
-  logic [63:0] w_laddr, w_raddr, w_pa;
-  logic        mr_wait;
+  logic [31:0] w_imm, w_len, w_rkey;
+  logic [63:0] w_raddr, w_pa;
 
   assign ctx_pop = pst == P_IDLE && ctx_valid;
-  wire [12:0] mtu_b   = srnic_pkg::mtu_bytes(t.cfg.mtu);
-  wire [31:0] remain  = w_len - cur.off;
-  wire        is_last = remain <= {19'd0, mtu_b};
-  wire [12:0] plen    = is_last ? remain[12:0] : mtu_b;
-  wire        is_first = cur.off == 32'd0;
-  wire        is_read  = w_op == srnic_abi_pkg::WR_READ;
-  wire        is_send  = w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM;
-  wire        has_imm  = w_op == srnic_abi_pkg::WR_SEND_IMM || w_op == srnic_abi_pkg::WR_WRITE_IMM;
-  // READ: PSNs used = max(1, ceil(len / mtu))
-  wire [31:0] rd_npkts_raw = (w_len + {19'd0, mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(t.cfg.mtu);
-  wire [23:0] rd_npkts = (w_len == 32'd0) ? 24'd1 : rd_npkts_raw[23:0];
+  wire [12:0] mtu_b    = srnic_pkg::mtu_bytes(t.cfg.mtu);
+  wire [3:0]  mtu_l2   = srnic_pkg::mtu_log2(t.cfg.mtu);
+  wire        w_is_read = w_op == srnic_abi_pkg::WR_READ;
+  wire [31:0] remain   = w_len - cur.off;
+  // bytes this turn: whole packets until the budget is spent, at most the rest of the WQE
+  wire [31:0] bud_pk   = ((budget + {19'd0, mtu_b} - 32'd1) >> mtu_l2) << mtu_l2;
+  wire [31:0] seg_len  = w_is_read ? w_len : ((remain < bud_pk) ? remain : bud_pk);
+  wire        seg_done = w_is_read || seg_len == remain;      // the WQE finishes this turn
+  wire [31:0] np_raw   = (seg_len + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
+  wire [23:0] seg_npk  = (seg_len == 32'd0) ? 24'd1 : np_raw[23:0];
+  wire [31:0] seg_cost = (w_is_read || seg_len < 32'd64) ? 32'd64 : seg_len;
+  wire        out_of_budget = seg_cost >= budget;
 
-  logic [7:0] op;
+  // segment record for the emit stage
+  typedef struct packed {
+    logic [AW-1:0] qpn;
+    logic [2:0]  mtu;
+    logic [7:0]  op;
+    logic [7:0]  flags;
+    logic [31:0] imm;
+    logic [31:0] len;
+    logic [31:0] rkey;
+    logic [63:0] raddr;
+    logic [63:0] pa;
+    logic [31:0] off;
+    logic [31:0] off_end;
+    logic [23:0] psn;
+  } seg_t;
+  seg_t seg_in, sg;
   always_comb begin
-    if (is_read) op = srnic_pkg::OP_READ_REQ;
-    else if (is_send) op = (is_first && is_last) ? (has_imm ? srnic_pkg::OP_SEND_ONLY_IMM : srnic_pkg::OP_SEND_ONLY) :
-                           is_first ? srnic_pkg::OP_SEND_FIRST : is_last ? (has_imm ? srnic_pkg::OP_SEND_LAST_IMM : srnic_pkg::OP_SEND_LAST) : srnic_pkg::OP_SEND_MIDDLE;
-    else op = (is_first && is_last) ? (has_imm ? srnic_pkg::OP_WRITE_ONLY_IMM : srnic_pkg::OP_WRITE_ONLY) :
-              is_first ? srnic_pkg::OP_WRITE_FIRST : is_last ? (has_imm ? srnic_pkg::OP_WRITE_LAST_IMM : srnic_pkg::OP_WRITE_LAST) : srnic_pkg::OP_WRITE_MIDDLE;
+    seg_in.qpn = t.qpn; seg_in.mtu = t.cfg.mtu; seg_in.op = w_op; seg_in.flags = w_flags;
+    seg_in.imm = w_imm; seg_in.len = w_len; seg_in.rkey = w_rkey; seg_in.raddr = w_raddr;
+    seg_in.pa = w_pa; seg_in.off = cur.off; seg_in.off_end = cur.off + seg_len; seg_in.psn = cur.psn;
   end
-  always_comb begin
-    job = '0;
-    job.qpn       = srnic_pkg::QPN_W'(t.qpn);
-    job.opcode    = op;
-    job.psn       = cur.psn;
-    job.ackreq    = is_read || is_last || cur.psn[5:0] == 6'h3F;
-    job.se        = is_last && w_flags[srnic_abi_pkg::WQE_FLAG_SOLICITED] && !is_read;
-    job.reth_va   = w_raddr;
-    job.reth_rkey = w_rkey;
-    job.reth_len  = w_len;
-    job.imm       = w_imm;
-    job.pay_addr  = w_pa + {32'd0, cur.off};
-    job.pay_len   = is_read ? 13'd0 : plen;
-  end
-  assign job_valid = pst == P_EMIT;
-  wire emit = job_valid && job_ready;
+  logic seg_ready, seg_valid, seg_pop;
+  wire  seg_push = pst == P_SEG && seg_ready;
+  sync_fifo #(.WIDTH($bits(seg_in)), .DEPTH(16)) u_seg (
+    .clk, .rst, .s_data(seg_in), .s_valid(seg_push), .s_ready(seg_ready),
+    .m_data(sg), .m_valid(seg_valid), .m_ready(seg_pop), .count());
 
+  wire [7:0]  wq_op  = wq_data[srnic_abi_pkg::SQWQE_OPCODE_OFF*8 +: 8];
+  wire [31:0] wq_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
+  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000;
+  wire rd_now      = wq_op == srnic_abi_pkg::WR_READ;
   assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
   assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !rd_now;
   assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
   assign mr_pd  = t.cfg.pd;
   assign mr_va  = wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
-  assign mr_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
-  wire [7:0]  wq_op  = wq_data[srnic_abi_pkg::SQWQE_OPCODE_OFF*8 +: 8];
-  wire [31:0] wq_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
-  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000;
-  wire rd_now = wq_op == srnic_abi_pkg::WR_READ;
+  assign mr_len = wq_len;
+  assign bad_wqe = pst == P_WQE && wq_valid && wqe_bad_now;
 
-  // turn-end reporting: the process stage has priority over idle turns
+  // turn-end reporting: the plan stage has priority over idle turns
   wire p_done = pst == P_END;
   wire done_sel_idle = !p_done && done_ready;
   assign done_valid = p_done || idle_done;
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
   assign done_more  = p_done ? (cur.ci != t.pi) : 1'b0;
-
   // The send state is written back (and its lock released) at every turn end; a turn
   // without work writes back what it read.
   assign st_wr      = (p_done || idle_done) && done_ready;
   assign st_wr_qpn  = p_done ? t.qpn : iss_qpn;
   assign st_wr_data = p_done ? cur : a_st;
 
-  assign bad_wqe = pst == P_WQE && wq_valid && wqe_bad_now;
-
   always_ff @(posedge clk) begin
     if (rst) begin
       pst <= P_IDLE;
-      mr_wait <= 1'b0;
     end else begin
       case (pst)
         P_IDLE: if (ctx_valid) begin
@@ -306,46 +314,32 @@ module srnic_wqe_fetch #(
           w_flags <= wq_data[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 +: 8];
           w_imm   <= wq_data[srnic_abi_pkg::SQWQE_IMM_OFF*8 +: 32];
           w_len   <= wq_len;
-          w_lkey  <= wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
-          w_laddr <= wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
           w_raddr <= wq_data[srnic_abi_pkg::SQWQE_RADDR_OFF*8 +: 64];
           w_rkey  <= wq_data[srnic_abi_pkg::SQWQE_RKEY_OFF*8 +: 32];
+          w_pa    <= '0;
           taken_n <= taken_n + 4'd1;
-          if (wqe_bad_now) begin
-            // The QP stops here: the WQE is left unconsumed (error completion and
-            // flush come with the error-handling path).
-            pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
-          end else if (rd_now) begin
-            pst <= P_EMIT;
-          end else begin
-            pst <= P_MR;
-          end
+          // A bad WQE stops the QP here: it is left unconsumed (its error completion and
+          // the flush of later WQEs come with the error-handling path).
+          if (wqe_bad_now) pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
+          else if (rd_now) pst <= P_SEG;
+          else pst <= P_MR;
         end
         P_MR: if (mr_rsp) begin
           w_pa <= mr_pa;
-          if (mr_ok) pst <= P_EMIT;
-          else pst <= (taken_n == t.n) ? P_END : P_DRAIN;
+          if (mr_ok) pst <= P_SEG;
+          else pst <= (taken_n == t.n) ? P_END : P_DRAIN;   // local protection error: stop
         end
-        P_EMIT: if (emit) begin
-          if (is_read) begin
-            cur.psn <= cur.psn + rd_npkts;
-          end else begin
-            cur.psn <= cur.psn + 24'd1;
-          end
-          if (is_read || is_last) begin
+        P_SEG: if (seg_ready) begin
+          cur.psn <= cur.psn + seg_npk;
+          budget  <= out_of_budget ? 32'd0 : budget - seg_cost;
+          if (seg_done) begin
             cur.ci  <= cur.ci + 16'd1;
             cur.off <= '0;
           end else begin
-            cur.off <= cur.off + {19'd0, plen};
+            cur.off <= cur.off + seg_len;
           end
-          begin : budget_upd
-            logic [31:0] cost, nb;
-            cost = (is_read || plen < 13'd64) ? 32'd64 : {19'd0, plen};
-            nb = budget - cost;
-            budget <= nb;
-            if (nb[31] || nb == 32'd0) pst <= (taken_n == t.n) ? P_END : P_DRAIN;
-            else if (is_read || is_last) pst <= (taken_n == t.n) ? P_END : P_WQE;
-          end
+          if (!seg_done || out_of_budget) pst <= (taken_n == t.n) ? P_END : P_DRAIN;
+          else pst <= (taken_n == t.n) ? P_END : P_WQE;
         end
         P_DRAIN: if (wq_valid) begin
           taken_n <= taken_n + 4'd1;
@@ -356,8 +350,63 @@ module srnic_wqe_fetch #(
       endcase
     end
   end
+
+  // ------------------------------------------------------------ emit stage
+  // Cuts each segment into MTU packets, one job per cycle.
+  logic [31:0] e_off;
+  logic [23:0] e_psn;
+  logic        e_busy;
+  wire [12:0] e_mtu_b  = srnic_pkg::mtu_bytes(sg.mtu);
+  wire [31:0] e_remain = sg.len - e_off;
+  wire        e_last   = e_remain <= {19'd0, e_mtu_b};
+  wire [12:0] e_plen   = e_last ? e_remain[12:0] : e_mtu_b;
+  wire        e_first  = e_off == 32'd0;
+  wire        e_read   = sg.op == srnic_abi_pkg::WR_READ;
+  wire        e_send   = sg.op == srnic_abi_pkg::WR_SEND || sg.op == srnic_abi_pkg::WR_SEND_IMM;
+  wire        e_imm    = sg.op == srnic_abi_pkg::WR_SEND_IMM || sg.op == srnic_abi_pkg::WR_WRITE_IMM;
+  wire        e_seg_end = e_read || e_off + {19'd0, e_plen} >= sg.off_end;
+  logic [7:0] op;
+  always_comb begin
+    if (e_read) op = srnic_pkg::OP_READ_REQ;
+    else if (e_send) op = (e_first && e_last) ? (e_imm ? srnic_pkg::OP_SEND_ONLY_IMM : srnic_pkg::OP_SEND_ONLY) :
+                          e_first ? srnic_pkg::OP_SEND_FIRST :
+                          e_last ? (e_imm ? srnic_pkg::OP_SEND_LAST_IMM : srnic_pkg::OP_SEND_LAST) : srnic_pkg::OP_SEND_MIDDLE;
+    else op = (e_first && e_last) ? (e_imm ? srnic_pkg::OP_WRITE_ONLY_IMM : srnic_pkg::OP_WRITE_ONLY) :
+              e_first ? srnic_pkg::OP_WRITE_FIRST :
+              e_last ? (e_imm ? srnic_pkg::OP_WRITE_LAST_IMM : srnic_pkg::OP_WRITE_LAST) : srnic_pkg::OP_WRITE_MIDDLE;
+  end
+  wire [31:0] e_off_now = e_busy ? e_off : sg.off;
+  wire [23:0] e_psn_now = e_busy ? e_psn : sg.psn;
+  always_comb begin
+    job = '0;
+    job.qpn       = srnic_pkg::QPN_W'(sg.qpn);
+    job.opcode    = op;
+    job.psn       = e_psn;
+    job.ackreq    = e_read || e_last || e_psn[5:0] == 6'h3F;
+    job.se        = e_last && sg.flags[srnic_abi_pkg::WQE_FLAG_SOLICITED] && !e_read;
+    job.reth_va   = sg.raddr;
+    job.reth_rkey = sg.rkey;
+    job.reth_len  = sg.len;
+    job.imm       = sg.imm;
+    job.pay_addr  = sg.pa + {32'd0, e_off};
+    job.pay_len   = e_read ? 13'd0 : e_plen;
+  end
+  assign job_valid = seg_valid && e_busy;
+  wire emit = job_valid && job_ready;
+  assign seg_pop = emit && e_seg_end;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      e_busy <= 1'b0;
+    end else if (seg_valid && !e_busy) begin
+      e_busy <= 1'b1; e_off <= sg.off; e_psn <= sg.psn;     // load the segment
+    end else if (emit) begin
+      if (e_seg_end) e_busy <= 1'b0;
+      else begin e_off <= e_off + {19'd0, e_plen}; e_psn <= e_psn + 24'd1; end
+    end
+  end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{w_laddr, w_lkey, mr_wait, ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, rd_npkts_raw};
+  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_off_now, e_psn_now};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire
