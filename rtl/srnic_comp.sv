@@ -9,7 +9,10 @@
 //   NAK(psn, st)    completes the WQEs before psn, then the one holding psn with st;
 //   CTX_REQ(psn)    completes SEND/WRITE WQEs before psn (responses come in order, so
 //                   they were executed) and returns the placement context of the READ
-//                   WQE that owns psn, its local key checked for LOCAL_WRITE.
+//                   WQE that owns psn, its local key checked for LOCAL_WRITE;
+//   PREFETCH(psn)   looks, without completing anything, for the first READ WQE starting
+//                   at or after psn in the batch and returns its context as a hint, so
+//                   the RX engine has the next READ's context before its data arrives.
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
 `default_nettype none
 module srnic_comp #(
@@ -95,13 +98,15 @@ module srnic_comp #(
   srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(1)) u_st (
     .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(ev_in.qpn[AW-1:0]), .req_lock(1'b1),
     .rsp_valid(st_v), .rsp_data(st_rsp),
-    .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(s), .wr_unlock(1'b1),
+    .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(is_pf ? s0 : s), .wr_unlock(1'b1),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
 
   typedef enum logic [3:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_MR, C_CQE, C_CTX, C_DRAIN, C_WB} cstate_e;
   cstate_e cs;
   logic [3:0] n, taken;
   logic       need_ctx;        // a CTX_REQ still owes its answer
+  cst_t       s0;              // state as read (a prefetch writes it back unchanged)
+  wire        is_pf = ev.kind == srnic_pkg::CEV_PREFETCH;
 
   // WQE beats (at most 8 outstanding, one fetch at a time)
   logic [511:0] wq;
@@ -137,7 +142,11 @@ module srnic_comp #(
         else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
         else w_stop = 1'b1;
       end
-      default: begin // srnic_pkg::CEV_CTX_REQ
+      srnic_pkg::CEV_PREFETCH: begin
+        if (w_read && srnic_pkg::psn_ge(s.psn, ev.psn)) w_is_ctx = 1'b1;
+        else w_complete = 1'b1;      // skipped, not completed (no CQE, state not written)
+      end
+      default: begin // CEV_CTX_REQ
         if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last && !w_read) w_complete = 1'b1;
         else if (w_read && srnic_pkg::psn_ge(ev.psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.psn)) w_is_ctx = 1'b1;
         else w_stop = 1'b1;
@@ -152,7 +161,7 @@ module srnic_comp #(
   assign ar_len   = {4'd0, nfetch} - 8'd1;
   assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && (!cqe_needed || cqe_ready)) ||
                     (cs == C_MR && mr_rsp) || (cs == C_DRAIN && wq_valid);
-  wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
+  wire   cqe_needed = !is_pf && (w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error);
   assign cqe_valid  = cs == C_WALK && wq_valid && w_complete && cqe_needed;
   always_comb begin
     cqe = '0;
@@ -183,10 +192,12 @@ module srnic_comp #(
       case (cs)
         C_IDLE: if (ev_ready) begin ev <= ev_in; need_ctx <= ev_in.kind == srnic_pkg::CEV_CTX_REQ; cs <= C_READ; end
         C_READ: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp;
+          c <= cfg_rsp; s <= st_rsp; s0 <= st_rsp;
           ctx_q <= '0;
+          ctx_q.prefetch <= is_pf;
+          ctx_q.qpn <= ev.qpn;
           // nothing new for an ACK/READ_DONE that does not reach the oldest WQE
-          if (ev.kind != srnic_pkg::CEV_CTX_REQ && !srnic_pkg::psn_ge(ev.psn, st_rsp[23:0])) cs <= C_WB;
+          if (ev.kind != srnic_pkg::CEV_CTX_REQ && !is_pf && !srnic_pkg::psn_ge(ev.psn, st_rsp[23:0])) cs <= C_WB;
           else cs <= C_FETCH;
         end
         C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end
@@ -199,7 +210,7 @@ module srnic_comp #(
             s.ci  <= s.ci + 16'd1;
             s.psn <= w_last + 24'd1;
             if (w_error) cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
-            else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more
+            else if (taken + 4'd1 == n) cs <= is_pf ? C_WB : C_FETCH;   // batch done: fetch more
           end
         end
         C_MR: if (mr_rsp) begin

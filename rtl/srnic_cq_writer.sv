@@ -46,7 +46,8 @@ module srnic_cq_writer #(
   srnic_pkg::cqe_req_t r;
   logic     rr;
   wire      pick_b = b_valid && (!a_valid || rr);
-  wire      take   = qs == Q_IDLE && (a_valid || b_valid) && !cq_cmd_valid;
+  // a new CQE waits while the previous interrupt is not taken, so none is lost
+  wire      take   = qs == Q_IDLE && (a_valid || b_valid) && !cq_cmd_valid && !(irq_valid && !irq_ready);
   assign a_ready = take && !pick_b;
   assign b_ready = take && pick_b;
   wire [15:0] sel_cqn = pick_b ? b_req.cqn : a_req.cqn;
@@ -83,6 +84,7 @@ module srnic_cq_writer #(
   logic [255:0] entry;
   logic [15:0]  pi_cur;
   logic [3:0]   log_cur;
+  logic [47:0]  ts_q;         // completion time, fixed while the write waits (AXI stability)
 
   always_comb begin
     entry = '0;
@@ -93,7 +95,7 @@ module srnic_cq_writer #(
     entry[srnic_abi_pkg::CQE_WQE_IDX_OFF*8 +: 16]  = r.wqe_idx;
     entry[srnic_abi_pkg::CQE_OPCODE_OFF*8 +: 8]    = r.opcode;
     entry[srnic_abi_pkg::CQE_STATUS_OFF*8 +: 8]    = r.status;
-    entry[srnic_abi_pkg::CQE_TIMESTAMP_OFF*8 +: 48] = timestamp;
+    entry[srnic_abi_pkg::CQE_TIMESTAMP_OFF*8 +: 48] = ts_q;
     entry[srnic_abi_pkg::CQE_FLAGS_OFF*8 +: 8]     = {7'd0, r.with_imm};
     entry[srnic_abi_pkg::CQE_OWNER_OFF*8 +: 8]     = {7'd0, ~pi_cur[log_cur]};
   end
@@ -121,6 +123,7 @@ module srnic_cq_writer #(
           addr    <= base + {43'd0, pi_q & (size - 16'd1), 5'd0};
           pi_cur  <= pi_q;
           log_cur <= log_s;
+          ts_q    <= timestamp;
           qs <= ok_now ? Q_AW : Q_IDLE;
         end
         Q_AW: if (aw_ready) qs <= Q_W;

@@ -160,11 +160,12 @@ package srnic_pkg;
   } resp_task_t;
 
   // Events for the completion engine.
-  typedef enum logic [1:0] {
-    CEV_ACK       = 2'd0,  // everything up to psn acknowledged (stops at READs)
-    CEV_READ_DONE = 2'd1,  // READ responses up to psn placed
-    CEV_CTX_REQ   = 2'd2,  // RX needs the READ WQE that owns psn
-    CEV_NAK       = 2'd3   // fatal NAK for psn with status
+  typedef enum logic [2:0] {
+    CEV_ACK       = 3'd0,  // everything up to psn acknowledged (stops at READs)
+    CEV_READ_DONE = 3'd1,  // READ responses up to psn placed
+    CEV_CTX_REQ   = 3'd2,  // RX needs the READ WQE that owns psn
+    CEV_NAK       = 3'd3,  // fatal NAK for psn with status
+    CEV_PREFETCH  = 3'd4   // RX would like the context of the first READ at or after psn
   } cev_kind_e;
 
   typedef struct packed {
@@ -176,6 +177,8 @@ package srnic_pkg;
 
   // READ placement context returned to RX.
   typedef struct packed {
+    logic        prefetch;   // answer to CEV_PREFETCH (a hint; may be dropped)
+    logic [QPN_W-1:0] qpn;
     logic        ok;         // 0: no READ WQE owns that PSN, or local protection failed
     logic [63:0] pa;         // host physical address of the first byte of the READ target
     logic [23:0] first_psn;

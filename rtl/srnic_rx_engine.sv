@@ -16,6 +16,12 @@
 // destination address at one beat per cycle, with write strobes on partial beats and
 // bursts split at 4 KiB boundaries.
 //
+// Host reads that would stall the engine once per message are prefetched: after a
+// SEND consumes a receive WQE, the next one is read in the background, and when a READ
+// context is loaded the completion engine is asked for the next READ's context. Both
+// arrive as install records that the engine writes into the QP's state between packets
+// (they are hints: a stale or late one is dropped and the blocking path takes over).
+//
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
 // and written back at its end; packets are processed strictly in order, so two packets of
 // one QP never overlap.
@@ -117,6 +123,16 @@ module srnic_rx_engine #(
     logic [63:0] rd_pa;
     logic [23:0] rd_first;
     logic [23:0] rd_last;
+    logic        nr_valid;   // prefetched next receive WQE (index nr_idx)
+    logic [15:0] nr_idx;
+    logic [63:0] nr_wrid;
+    logic [63:0] nr_pa;
+    logic [31:0] nr_len;
+    logic        nr_ok;
+    logic        nd_valid;   // prefetched context of the next READ
+    logic [63:0] nd_pa;
+    logic [23:0] nd_first;
+    logic [23:0] nd_last;
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -176,7 +192,8 @@ module srnic_rx_engine #(
   // ---------------------------------------------------------------- packet FSM
   typedef enum logic [4:0] {
     E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_AR, E_RQ_R, E_RQ_MR, E_CTX_REQ, E_CTX,
-    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_DISCARD
+    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_DISCARD,
+    E_RQ_USE, E_PFC, E_INS_RD, E_INS_LOOK, E_INS_MR
   } estate_e;
   estate_e    est;
   srnic_pkg::rx_meta_t   m;
@@ -231,17 +248,117 @@ module srnic_rx_engine #(
   srnic_pkg::comp_ev_t    cev_q;
   logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
 
-  assign meta_ready = est == E_IDLE && meta_valid;
-  assign rd_req     = est == E_IDLE && meta_valid && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS && cfg_ready && st_ready;
-  assign rd_qpn     = meta.dqpn[AW-1:0];
-  wire   idle_take  = est == E_IDLE && meta_valid && (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS || (cfg_ready && st_ready));
+  // ---------------------------------------------------------------- receive WQE reads
+  // Blocking reads (a SEND found no prefetched WQE) go first; background prefetches use
+  // the port otherwise. Reads return in order (one AXI ID); a tag FIFO says whose each is.
+  typedef struct packed {
+    logic          pf;
+    logic [AW-1:0] qpn;
+    logic [15:0]   idx;
+  } rqtag_t;
+  typedef struct packed {
+    logic [AW-1:0] qpn;
+    logic [15:0]   idx;
+    logic [63:0]   addr;
+  } pfreq_t;
+  pfreq_t pf_in, pf_head;
+  logic   pf_push, pf_valid, pf_in_ready;
+  sync_fifo #(.WIDTH($bits(pf_in)), .DEPTH(8)) u_pfq (
+    .clk, .rst, .s_data(pf_in), .s_valid(pf_push && pf_in_ready), .s_ready(pf_in_ready),
+    .m_data(pf_head), .m_valid(pf_valid), .m_ready(pf_ar), .count());
+  // after a receive WQE is consumed, read the next one if it is posted
+  wire [15:0] nxt_idx = s.rq_ci + 16'd1;
+  assign pf_push    = est == E_RQ_USE && nxt_idx != rq_pi;
+  assign pf_in.qpn  = qpn;
+  assign pf_in.idx  = nxt_idx;
+  assign pf_in.addr = c.rq_base + {42'd0, nxt_idx & ((16'd1 << c.log_rq) - 16'd1), 6'd0};
+  logic   tag_ready, tag_valid;
+  rqtag_t tag_in, tag_head;
+  wire    blk_ar = est == E_RQ_AR && s.rq_ci != rq_pi;
+  wire    pf_ar  = !blk_ar && pf_valid && ar_ready && tag_ready;
+  assign ar_valid = (blk_ar || pf_valid) && tag_ready;
+  assign ar_addr  = blk_ar ? c.rq_base + {42'd0, s.rq_ci & ((16'd1 << c.log_rq) - 16'd1), 6'd0} : pf_head.addr;
+  always_comb begin
+    tag_in.pf  = !blk_ar;
+    tag_in.qpn = blk_ar ? qpn : pf_head.qpn;
+    tag_in.idx = blk_ar ? s.rq_ci : pf_head.idx;
+  end
+  sync_fifo #(.WIDTH($bits(tag_in)), .DEPTH(16)) u_tags (
+    .clk, .rst, .s_data(tag_in), .s_valid(ar_valid && ar_ready), .s_ready(tag_ready),
+    .m_data(tag_head), .m_valid(tag_valid), .m_ready(r_valid), .count());
+  wire rq_blk_valid = r_valid && !tag_head.pf;
+
+  // install records: prefetched receive WQEs (from the R channel) and READ contexts
+  // (from the completion engine); dropped when their queue is full
+  typedef struct packed {
+    logic          rdctx;
+    logic [AW-1:0] qpn;
+    logic [15:0]   idx;
+    logic [63:0]   wrid;
+    logic [63:0]   addr;     // receive buffer address, or READ target pa
+    logic [31:0]   len;
+    logic [31:0]   lkey;
+    logic [23:0]   first;
+    logic [23:0]   last;
+    logic          ok;
+  } ins_t;
+  ins_t insr_in, insr_data, insc_in, insc_data, ir;
+  logic insr_valid, insr_pop, insc_valid, insc_pop;
+  always_comb begin
+    insr_in = '0;
+    insr_in.qpn  = tag_head.qpn;
+    insr_in.idx  = tag_head.idx;
+    insr_in.wrid = r_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
+    insr_in.addr = r_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
+    insr_in.len  = r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
+    insr_in.lkey = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
+    insc_in = '0;
+    insc_in.rdctx = 1'b1;
+    insc_in.qpn   = ctx.qpn[AW-1:0];
+    insc_in.addr  = ctx.pa;
+    insc_in.first = ctx.first_psn;
+    insc_in.last  = ctx.last_psn;
+    insc_in.ok    = ctx.ok;
+  end
+  sync_fifo #(.WIDTH($bits(insr_in)), .DEPTH(4)) u_insr (
+    .clk, .rst, .s_data(insr_in), .s_valid(r_valid && tag_valid && tag_head.pf), .s_ready(),
+    .m_data(insr_data), .m_valid(insr_valid), .m_ready(insr_pop), .count());
+  sync_fifo #(.WIDTH($bits(insc_in)), .DEPTH(4)) u_insc (
+    .clk, .rst, .s_data(insc_in), .s_valid(ctx_valid && ctx.prefetch), .s_ready(),
+    .m_data(insc_data), .m_valid(insc_valid), .m_ready(insc_pop), .count());
+
+  // installs of prefetched data go before packets
+  wire   ins_any    = insr_valid || insc_valid;
+  // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
+  // so reads issued from E_IDLE are always accepted (checked below).
+  wire   ins_take   = est == E_IDLE && ins_any;
+  assign insr_pop   = ins_take && insr_valid;
+  assign insc_pop   = ins_take && !insr_valid;
+  ins_t  ins_head;
+  assign ins_head   = insr_valid ? insr_data : insc_data;
+  wire   idle_take  = est == E_IDLE && !ins_any && meta_valid;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst && rd_req && !(cfg_ready && st_ready)) $error("srnic_rx_engine: state read refused in E_IDLE");
+  end
+`endif
+  assign meta_ready = idle_take;
+  assign rd_req     = ins_take || (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS);
+  assign rd_qpn     = ins_take ? ins_head.qpn : meta.dqpn[AW-1:0];
 
   // MR check requests
   logic [31:0] rq_len;
+  logic [63:0] rw_wrid, rw_pa;      // receive WQE being consumed
+  logic        rw_ok;
   always_comb begin
-    mr_req = (est == E_MR && mr_go) || (est == E_RQ_R && r_valid);
+    mr_req = (est == E_MR && mr_go) || (est == E_RQ_R && rq_blk_valid) || (est == E_INS_MR && mr_go);
     mr_pd  = c.pd;
-    if (est == E_RQ_R) begin
+    if (est == E_INS_MR) begin
+      mr_key    = ir.lkey;
+      mr_access = 4'b0001;
+      mr_va     = ir.addr;
+      mr_len    = ir.len;
+    end else if (est == E_RQ_R) begin
       mr_key    = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
       mr_access = 4'b0001;
       mr_va     = r_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
@@ -255,8 +372,6 @@ module srnic_rx_engine #(
   end
   logic mr_go;   // classification decided an R_Key check is needed
 
-  assign ar_valid = est == E_RQ_AR && s.rq_ci != rq_pi;
-  assign ar_addr  = c.rq_base + {42'd0, s.rq_ci & ((16'd1 << c.log_rq) - 16'd1), 6'd0};
 
   // ---------------------------------------------------------------- payload mover
   // Output beat j carries frame bytes [64j + delta, 64j + delta + 64) where
@@ -309,7 +424,7 @@ module srnic_rx_engine #(
     task_out.len      = m.reth_len;
     task_out.mtu      = c.mtu;
   end
-  assign cev_valid = est == E_CEV || est == E_CTX_REQ;
+  assign cev_valid = est == E_CEV || est == E_CTX_REQ || est == E_PFC;
   assign cev       = cev_q;
   assign cqe_valid = est == E_CQE;
   always_comb begin
@@ -404,7 +519,12 @@ module srnic_rx_engine #(
       end
 
       case (est)
-        E_IDLE: if (idle_take) begin
+        E_IDLE: if (ins_take) begin
+          ir <= ins_head;
+          qpn <= ins_head.qpn;
+          beats_left <= '0;
+          est <= E_INS_RD;
+        end else if (idle_take) begin
           m <= meta;
           beats_left <= meta.nbeats;
           qpn <= meta.dqpn[AW-1:0];
@@ -442,6 +562,15 @@ module srnic_rx_engine #(
                 dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
                 place <= m.pay_len != 13'd0;
                 est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+              end else if (s.nd_valid && srnic_pkg::psn_ge(m.psn, s.nd_first) && srnic_pkg::psn_ge(s.nd_last, m.psn)) begin
+                // the next READ's context was prefetched: take it, ask for the one after
+                s.rd_valid <= 1'b1; s.rd_pa <= s.nd_pa; s.rd_first <= s.nd_first; s.rd_last <= s.nd_last;
+                s.nd_valid <= 1'b0;
+                dst <= s.nd_pa + ({40'd0, m.psn - s.nd_first} << mtu_l2);
+                place <= m.pay_len != 13'd0;
+                cev_q.kind <= srnic_pkg::CEV_PREFETCH; cev_q.qpn <= srnic_pkg::QPN_W'(qpn);
+                cev_q.psn <= s.nd_last + 24'd1; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
+                est <= E_PFC;
               end else begin
                 cev_q.kind <= srnic_pkg::CEV_CTX_REQ; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;
                 cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
@@ -474,7 +603,11 @@ module srnic_rx_engine #(
               est <= E_MR;
             end
           end else if (needs_rwqe_now) begin
-            est <= E_RQ_AR;
+            if (s.nr_valid && s.nr_idx == s.rq_ci) begin
+              rw_wrid <= s.nr_wrid; rw_pa <= s.nr_pa; rq_len <= s.nr_len; rw_ok <= s.nr_ok;
+              s.nr_valid <= 1'b0;
+              est <= E_RQ_USE;
+            end else est <= E_RQ_AR;
           end else begin
             // SEND middle/last, WRITE middle/last
             if (is_send && !rcv_fits) begin
@@ -497,7 +630,13 @@ module srnic_rx_engine #(
             end else begin
               s.wr_pa <= mr_pa; s.wr_resid <= m.reth_len; s.wr_len <= m.reth_len;
               dst <= mr_pa; place <= m.pay_len != 13'd0;
-              est <= (has_imm && is_last) ? E_RQ_AR : ((m.pay_len != 13'd0) ? E_MOVE : E_FINISH);
+              if (has_imm && is_last) begin
+                if (s.nr_valid && s.nr_idx == s.rq_ci) begin
+                  rw_wrid <= s.nr_wrid; rw_pa <= s.nr_pa; rq_len <= s.nr_len; rw_ok <= s.nr_ok;
+                  s.nr_valid <= 1'b0;
+                  est <= E_RQ_USE;
+                end else est <= E_RQ_AR;
+              end else est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
             end
           end
         end
@@ -507,38 +646,69 @@ module srnic_rx_engine #(
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK;
           end else if (ar_ready) est <= E_RQ_R;
         end
-        E_RQ_R: if (r_valid) begin
-          s.rcv_wrid <= r_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
-          rq_len     <= r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
-          s.rcv_idx  <= s.rq_ci;
+        E_RQ_R: if (rq_blk_valid) begin
+          rw_wrid <= r_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
+          rq_len  <= r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
           est <= E_RQ_MR;
         end
         E_RQ_MR: if (mr_rsp) begin
+          rw_pa <= mr_pa; rw_ok <= mr_ok;
+          est <= E_RQ_USE;
+        end
+        E_RQ_USE: begin
+          s.rcv_wrid <= rw_wrid; s.rcv_idx <= s.rq_ci;
           s.rq_ci <= s.rq_ci + 16'd1;
-          s.rcv_pa <= mr_pa; s.rcv_len <= rq_len; s.rcv_done <= '0;
+          s.rcv_pa <= rw_pa; s.rcv_len <= rq_len; s.rcv_done <= '0;
           if (is_write) begin
             // WRITE with immediate: the receive WQE only supplies wr_id
             dst <= s.wr_pa; place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
-          end else if (!mr_ok && m.pay_len != 13'd0) begin
+          end else if (!rw_ok && m.pay_len != 13'd0) begin
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_OP; s.err <= 1'b1;
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR; est <= E_CQE;
           end else if ({19'd0, m.pay_len} > rq_len) begin
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
           end else begin
-            dst <= mr_pa; place <= m.pay_len != 13'd0;
+            dst <= rw_pa; place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
           end
         end
         E_CTX_REQ: if (cev_ready) est <= E_CTX;
-        E_CTX: if (ctx_valid) begin
+        E_CTX: if (ctx_valid && !ctx.prefetch) begin
           if (!ctx.ok) est <= E_WB;     // no READ owns this PSN: drop
           else begin
             s.rd_valid <= 1'b1; s.rd_pa <= ctx.pa; s.rd_first <= ctx.first_psn; s.rd_last <= ctx.last_psn;
+            s.nd_valid <= 1'b0;
             dst <= ctx.pa + ({40'd0, m.psn - ctx.first_psn} << mtu_l2);
             place <= m.pay_len != 13'd0;
-            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+            cev_q.kind <= srnic_pkg::CEV_PREFETCH; cev_q.psn <= ctx.last_psn + 24'd1;
+            est <= E_PFC;
+          end
+        end
+        E_PFC: if (cev_ready) est <= place ? E_MOVE : E_FINISH;
+        E_INS_RD: if (cfg_v) begin
+          c <= cfg_rsp; s <= st_rsp; rq_pi <= pi_rsp;
+          est <= E_INS_LOOK;
+        end
+        E_INS_LOOK: begin
+          mr_go <= 1'b0;
+          if (ir.rdctx) begin
+            if (ir.ok && !s.nd_valid && !(s.rd_valid && srnic_pkg::psn_ge(s.rd_last, ir.first))) begin
+              s.nd_valid <= 1'b1; s.nd_pa <= ir.addr; s.nd_first <= ir.first; s.nd_last <= ir.last;
+            end
+            est <= E_WB;
+          end else if (!s.nr_valid && s.rq_ci == ir.idx && qp_rx_ok) begin
+            mr_go <= 1'b1;
+            est <= E_INS_MR;
+          end else est <= E_WB;
+        end
+        E_INS_MR: begin
+          mr_go <= 1'b0;
+          if (mr_rsp) begin
+            s.nr_valid <= 1'b1; s.nr_idx <= ir.idx; s.nr_wrid <= ir.wrid; s.nr_pa <= mr_pa;
+            s.nr_len <= ir.len; s.nr_ok <= mr_ok;
+            est <= E_WB;
           end
         end
         E_MOVE: begin
@@ -600,7 +770,7 @@ module srnic_rx_engine #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, db_qpn, r_data, m, ctx, want_cev, st_v, psn_d, rd_np_raw,
+  wire unused_ok = ^{qp_cmd, ir, db_qpn, r_data, m, ctx, want_cev, st_v, psn_d, rd_np_raw,
                      s, c, cmd_cfg};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

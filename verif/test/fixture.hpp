@@ -2,7 +2,7 @@
 //
 // host 0: buffer "src"  pa 0x10000, 64 bytes = 0x00..0x3f, MR key 0x100 iova 0x70000000 (LW|RW|RR)
 //         buffer "loc"  pa 0x20000, 64 bytes = 0xAA,       MR key 0x200 iova 0x80000000 (LW|RW|RR)
-//         buffer "rcv0" pa 0x28000, 64 bytes = 0xCC,       MR key 0x280 iova 0x88000000 (LW)
+//         buffer "rcv0" pa 0x28000, 64 bytes = 0xCC,       MR key 0x500 iova 0x88000000 (LW)
 // host 1: buffer "dst"  pa 0x30000, 64 bytes = 0x80..0xbf, MR key 0x300 iova 0x90000000 (LW|RW|RR)
 //         buffer "rbuf" pa 0x40000, 64 bytes = 0xEE,       MR key 0x400 iova 0xA0000000 (LW only)
 // QP 0x11 on host 0 <-> QP 0x22 on host 1, both PD 1.
@@ -13,7 +13,7 @@
 namespace srnic::verif::test {
 
 constexpr uint64_t kSrc = 0x70000000, kLoc = 0x80000000, kRcv0 = 0x88000000, kDst = 0x90000000, kRbuf = 0xA0000000;
-constexpr uint32_t kSrcKey = 0x100, kLocKey = 0x200, kRcv0Key = 0x280, kDstKey = 0x300, kRbufKey = 0x400;
+constexpr uint32_t kSrcKey = 0x100, kLocKey = 0x200, kRcv0Key = 0x500, kDstKey = 0x300, kRbufKey = 0x400;
 constexpr uint8_t kAll = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead;
 
 inline Buffer make_buffer(const char* name, uint64_t pa, size_t n, int first, int step) {

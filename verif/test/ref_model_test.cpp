@@ -337,7 +337,9 @@ TEST(RefModel, ReadTargetReusedWithoutFenceIsUndetermined) {
     for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(rb.determined[i]);
     for (size_t i = 4; i < 8; ++i) {
       EXPECT_EQ(bool(rb.determined[i]), fence) << i;
-      if (fence) EXPECT_EQ(rb.bytes[i], 0x80 + i - 4);
+      if (fence) {
+        EXPECT_EQ(rb.bytes[i], 0x80 + i - 4);
+      }
     }
   }
 }

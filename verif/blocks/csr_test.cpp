@@ -1,0 +1,566 @@
+// srnic_csr bench: an AXI4-Lite master with random handshake timing (AW/W order, B/R
+// back-pressure) checks every register (reset values, read/write, read-only, clamps,
+// unmapped addresses), doorbell events, the free-running timestamp, the event counters and
+// the command interface: QP_MODIFY / MR_WRITE / CQ_WRITE payloads built from the ABI
+// structs (srnic/abi.hpp) must arrive decoded field by field, CMD_STATUS.busy must hold
+// until every consumer has taken the command, bad opcodes and indices set the error bit,
+// and the QP_MODIFY transition flags must follow each QP's previous state.
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "Vsrnic_csr.h"
+#include "bench.hpp"
+#include "srnic/abi.hpp"
+
+namespace srnic::verif::blocks {
+namespace {
+
+constexpr int kQps = BENCH_NUM_QPS;
+constexpr int kMrs = BENCH_NUM_MRS;
+constexpr int kCqs = BENCH_NUM_CQS;
+constexpr int kCons = BENCH_N_QPC_CONSUMERS;
+constexpr int kCounters = abi::NUM_COUNTERS;
+constexpr uint32_t kSchedBurstDefault = 65536;  // docs/interfaces.md §1, SCHED_BURST
+
+constexpr int ilog2(int v) { return v <= 1 ? 0 : 1 + ilog2(v / 2); }
+
+// srnic_pkg::qp_cmd_t
+enum QpF { kQpn, kState, kMtu, kAccess, kLogSq, kLogRq, kSport, kDqpn, kPd, kSqPsn, kRqPsn,
+           kSendCqn, kRecvCqn, kDip, kDmac, kSqBase, kRqBase, kInitIdx, kInitRqPsn, kInitSqPsn };
+constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
+// srnic_pkg::mr_entry_t
+enum MrF { kIova, kLength, kPa, kKey, kMrPd, kMrAccess, kValid };
+constexpr Layout<7> kMrEntry{{64, 64, 64, 32, 32, 4, 1}};
+// srnic_pkg::cq_cmd_t
+enum CqF { kCqn, kBase, kLogSize, kCqValid };
+constexpr Layout<4> kCqCmd{{16, 64, 4, 1}};
+
+struct DbEvent {
+  int kind;  // 0 SQ, 1 RQ, 2 CQ, 3 bad
+  uint16_t index, value;
+};
+
+class CsrBench : public ::testing::Test {
+ public:
+  CsrBench() : rng(test_seed()), dut(rng.next()) {}
+
+  // ---------------------------------------------------------------- per-cycle environment
+  // Applies the consumer and counter inputs, checks the monitors, clocks.
+  void cycle() {
+    uint32_t ready = 0;
+    for (int i = 0; i < kCons; ++i)
+      if (rng.percent(qp_ready_pct[size_t(i)])) ready |= 1u << i;
+    dut->qp_cmd_ready = ready;
+    dut->cq_cmd_ready = rng.percent(cq_ready_pct);
+    uint32_t inc = 0;
+    if (count_events)
+      for (int i = 0; i < kCounters; ++i)
+        if (rng.percent(30)) inc |= 1u << i;
+    dut->cnt_inc = inc;
+    dut.eval();
+    const uint64_t c = dut.cycle();
+
+    EXPECT_EQ(uint64_t(dut->timestamp), ts) << "cycle " << c;
+    // AXI: responses stay up, with stable data, until taken.
+    if (b_was_stalled) {
+      EXPECT_TRUE(dut->s_axil_bvalid) << "cycle " << c << ": bvalid dropped";
+    }
+    if (r_was_stalled) {
+      EXPECT_TRUE(dut->s_axil_rvalid) << "cycle " << c << ": rvalid dropped";
+      EXPECT_EQ(uint32_t(dut->s_axil_rdata), r_stalled_data) << "cycle " << c << ": rdata changed";
+    }
+    b_was_stalled = dut->s_axil_bvalid && !dut->s_axil_bready;
+    r_was_stalled = dut->s_axil_rvalid && !dut->s_axil_rready;
+    r_stalled_data = dut->s_axil_rdata;
+    EXPECT_EQ(int(dut->s_axil_bresp), 0);
+    EXPECT_EQ(int(dut->s_axil_rresp), 0);
+
+    // Doorbells: one-cycle events.
+    const int n_db = dut->db_sq_valid + dut->db_rq_valid + dut->db_cq_valid + dut->db_bad;
+    EXPECT_LE(n_db, 1) << "cycle " << c;
+    if (n_db) {
+      const int kind = dut->db_sq_valid ? 0 : dut->db_rq_valid ? 1 : dut->db_cq_valid ? 2 : 3;
+      dbs.push_back({kind, uint16_t(dut->db_index), uint16_t(dut->db_value)});
+    }
+    // Commands.
+    if (dut->s_axil_arvalid && dut->s_axil_arready) {
+      ar_all_taken = true;
+      for (int t : qp_takes) ar_all_taken = ar_all_taken && t > 0;
+    }
+    // qp_cmd_valid is per consumer: a handshake is valid[i] && ready[i].
+    if (dut->qp_cmd_valid) {
+      ++qp_valid_cycles;
+      for (int i = 0; i < kCons; ++i)
+        if ((ready >> i) & (dut->qp_cmd_valid >> i) & 1) ++qp_takes[size_t(i)];
+      if (!saw_qp_cmd) first_qp_cmd = dut->qp_cmd;
+      saw_qp_cmd = true;
+      EXPECT_TRUE(std::memcmp(&first_qp_cmd, &dut->qp_cmd, sizeof first_qp_cmd) == 0)
+          << "cycle " << c << ": qp_cmd changed while valid";
+    }
+    if (dut->mr_cmd_valid) {
+      ++mr_valids;
+      mr_cmd = dut->mr_cmd;
+      mr_index = dut->mr_cmd_index;
+    }
+    if (dut->cq_cmd_valid && dut->cq_cmd_ready) {
+      ++cq_takes;
+      cq_cmd = dut->cq_cmd;
+    }
+    // Counters: the value a read returns is sampled before this cycle's increments.
+    if (dut->s_axil_arvalid && dut->s_axil_arready) {
+      ar_ts = ts;
+      ar_counters = counters;
+    }
+    dut.tick();
+    ++ts;
+    for (int i = 0; i < kCounters; ++i) counters[size_t(i)] += (inc >> i) & 1;
+  }
+
+  void reset() {
+    // Inputs start random (x-initial unique): idle the AXI channels before leaving reset.
+    dut->s_axil_awvalid = dut->s_axil_wvalid = dut->s_axil_arvalid = 0;
+    dut->s_axil_bready = dut->s_axil_rready = 0;
+    dut->cnt_inc = 0;
+    dut.reset();
+    ts = 0;
+    counters.fill(0);
+    b_was_stalled = r_was_stalled = false;
+  }
+
+  // ---------------------------------------------------------------- AXI4-Lite master
+  void axi_write(uint16_t addr, uint32_t data) {
+    const int aw_delay = int(rng.below(3)), w_delay = int(rng.below(3));
+    bool aw_done = false, w_done = false, b_done = false;
+    for (int t = 0; !b_done; ++t) {
+      ASSERT_LT(t, 100) << "write to 0x" << std::hex << addr << " never completed";
+      dut->s_axil_awvalid = !aw_done && t >= aw_delay;
+      dut->s_axil_awaddr = addr;
+      dut->s_axil_wvalid = !w_done && t >= w_delay;
+      dut->s_axil_wdata = data;
+      dut->s_axil_wstrb = 0xF;
+      dut->s_axil_bready = rng.percent(60);
+      dut.eval();
+      const bool aw = dut->s_axil_awvalid && dut->s_axil_awready;
+      const bool w = dut->s_axil_wvalid && dut->s_axil_wready;
+      const bool b = dut->s_axil_bvalid && dut->s_axil_bready;
+      EXPECT_FALSE(b && !(aw_done && w_done)) << "write response before address and data";
+      cycle();
+      aw_done |= aw;
+      w_done |= w;
+      b_done = b;
+    }
+    dut->s_axil_awvalid = dut->s_axil_wvalid = dut->s_axil_bready = 0;
+  }
+  uint32_t axi_read(uint16_t addr) {
+    const int ar_delay = int(rng.below(3));
+    bool ar_done = false;
+    for (int t = 0; t < 100; ++t) {
+      dut->s_axil_arvalid = !ar_done && t >= ar_delay;
+      dut->s_axil_araddr = addr;
+      dut->s_axil_rready = rng.percent(60);
+      dut.eval();
+      const bool ar = dut->s_axil_arvalid && dut->s_axil_arready;
+      const bool r = dut->s_axil_rvalid && dut->s_axil_rready;
+      const uint32_t data = dut->s_axil_rdata;
+      EXPECT_FALSE(r && !ar_done) << "read data before the address";
+      cycle();
+      ar_done |= ar;
+      if (r) {
+        dut->s_axil_arvalid = dut->s_axil_rready = 0;
+        return data;
+      }
+    }
+    ADD_FAILURE() << "read of 0x" << std::hex << addr << " never completed";
+    return 0;
+  }
+  void idle(int n) {
+    for (int i = 0; i < n; ++i) cycle();
+  }
+
+  // ---------------------------------------------------------------- commands
+  void stage(const void* payload) {
+    uint32_t w[16];
+    std::memcpy(w, payload, 64);
+    for (int i = 0; i < 16; ++i) axi_write(abi::reg_cmd_data(i), w[i]);
+  }
+  void clear_cmd_monitors() {
+    qp_takes.fill(0);
+    qp_valid_cycles = mr_valids = cq_takes = 0;
+    saw_qp_cmd = false;
+  }
+  // Writes CMD and polls CMD_STATUS until not busy; returns the final status.
+  uint32_t execute(uint8_t op, uint32_t index) {
+    clear_cmd_monitors();
+    axi_write(abi::REG_CMD, uint32_t(op) << 24 | (index & 0xFFFFFF));
+    for (int i = 0; i < 200; ++i) {
+      const uint32_t st = axi_read(abi::REG_CMD_STATUS);
+      if (!(st & 1)) return st;
+    }
+    ADD_FAILURE() << "command " << int(op) << " stuck busy";
+    return ~0u;
+  }
+  uint32_t qp_modify(uint32_t qpn, const abi::QpContext& ctx) {
+    stage(&ctx);
+    const uint32_t st = execute(abi::CMD_QP_MODIFY, qpn);
+    if (st == 0) prev_state[qpn] = ctx.state & 7;
+    return st;
+  }
+  uint64_t qp_field(int f) const { return get_bits(first_qp_cmd, kQpCmd.at(size_t(f)).lsb, kQpCmd.at(size_t(f)).width); }
+
+  abi::QpContext random_ctx(uint8_t state) {
+    abi::QpContext c;
+    uint8_t raw[64];
+    for (auto& b : raw) b = rng.u8();
+    std::memcpy(&c, raw, 64);
+    c.state = state;
+    return c;
+  }
+
+  // Checks the decoded QP command against the payload it came from.
+  void check_qp_decode(uint32_t qpn, const abi::QpContext& c) {
+    ASSERT_TRUE(saw_qp_cmd);
+    EXPECT_EQ(qp_field(kQpn), qpn);
+    EXPECT_EQ(qp_field(kState), c.state & 7u);
+    EXPECT_EQ(qp_field(kMtu), c.mtu & 7u);
+    EXPECT_EQ(qp_field(kAccess), c.access & 0xFu);
+    EXPECT_EQ(qp_field(kLogSq), c.log_sq_size & 0xFu);
+    EXPECT_EQ(qp_field(kLogRq), c.log_rq_size & 0xFu);
+    EXPECT_EQ(qp_field(kSport), uint64_t(c.udp_sport));
+    EXPECT_EQ(qp_field(kDqpn), c.dest_qpn & 0xFFFFFFu);
+    EXPECT_EQ(qp_field(kPd), uint64_t(c.pd));
+    EXPECT_EQ(qp_field(kSqPsn), c.sq_psn & 0xFFFFFFu);
+    EXPECT_EQ(qp_field(kRqPsn), c.rq_psn & 0xFFFFFFu);
+    EXPECT_EQ(qp_field(kSendCqn), uint64_t(c.send_cqn));
+    EXPECT_EQ(qp_field(kRecvCqn), uint64_t(c.recv_cqn));
+    EXPECT_EQ(qp_field(kDip), uint64_t(c.dest_ip));
+    EXPECT_EQ(qp_field(kDmac), uint64_t(c.dest_mac) & 0xFFFFFFFFFFFFull);
+    EXPECT_EQ(qp_field(kSqBase), uint64_t(c.sq_base));
+    EXPECT_EQ(qp_field(kRqBase), uint64_t(c.rq_base));
+  }
+  void expect_flags(int prev, int next, const char* what) {
+    const bool idx = prev == abi::QPS_RESET && next == abi::QPS_INIT;
+    const bool rq = prev == abi::QPS_INIT && next == abi::QPS_RTR;
+    const bool sq = prev == abi::QPS_RTR && next == abi::QPS_RTS;
+    EXPECT_EQ(qp_field(kInitIdx), uint64_t(idx)) << what << ": init_idx for " << prev << " -> " << next;
+    EXPECT_EQ(qp_field(kInitRqPsn), uint64_t(rq)) << what << ": init_rq_psn for " << prev << " -> " << next;
+    EXPECT_EQ(qp_field(kInitSqPsn), uint64_t(sq)) << what << ": init_sq_psn for " << prev << " -> " << next;
+  }
+
+  Rng rng;
+  Dut<Vsrnic_csr> dut;
+  uint64_t ts = 0;
+  std::array<uint32_t, kCounters> counters{}, ar_counters{};
+  uint64_t ar_ts = 0;
+  bool ar_all_taken = false;
+  bool count_events = false;
+  std::array<unsigned, kCons> qp_ready_pct = [] {
+    std::array<unsigned, kCons> a{};
+    a.fill(100);
+    return a;
+  }();
+  unsigned cq_ready_pct = 100;
+  bool b_was_stalled = false, r_was_stalled = false;
+  uint32_t r_stalled_data = 0;
+  std::vector<DbEvent> dbs;
+  std::array<int, kCons> qp_takes{};
+  int qp_valid_cycles = 0, mr_valids = 0, cq_takes = 0;
+  bool saw_qp_cmd = false;
+  std::remove_reference_t<decltype(Vsrnic_csr::qp_cmd)> first_qp_cmd{};
+  std::remove_reference_t<decltype(Vsrnic_csr::mr_cmd)> mr_cmd{};
+  std::remove_reference_t<decltype(Vsrnic_csr::cq_cmd)> cq_cmd{};
+  uint32_t mr_index = 0;
+  std::vector<int> prev_state = std::vector<int>(kQps, -1);
+};
+
+TEST_F(CsrBench, ResetValuesAndReadOnly) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t caps = uint32_t(ilog2(kCqs)) << 16 | uint32_t(ilog2(kMrs)) << 8 | uint32_t(ilog2(kQps));
+  EXPECT_EQ(axi_read(abi::REG_ID), abi::ID_VALUE);
+  EXPECT_EQ(axi_read(abi::REG_VERSION), abi::VERSION_VALUE);
+  EXPECT_EQ(axi_read(abi::REG_CAPS), caps);
+  EXPECT_EQ(axi_read(abi::REG_MAC_LO), 0u);
+  EXPECT_EQ(axi_read(abi::REG_MAC_HI), 0u);
+  EXPECT_EQ(axi_read(abi::REG_IPV4), 0u);
+  EXPECT_EQ(axi_read(abi::REG_SCHED_BURST), kSchedBurstDefault);
+  EXPECT_EQ(axi_read(abi::REG_SCHED_WQES), 8u);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0u);
+  EXPECT_EQ(uint32_t(dut->sched_burst), kSchedBurstDefault);
+  EXPECT_EQ(int(dut->sched_wqes), 8);
+  for (int i = 0; i < kCounters; ++i) EXPECT_EQ(axi_read(abi::reg_counter(i)), 0u) << "counter " << i;
+  // Writes to read-only registers change nothing; write-only registers read as 0.
+  for (uint16_t a : {abi::REG_ID, abi::REG_VERSION, abi::REG_CAPS, abi::REG_TS_HI, abi::REG_CMD_STATUS,
+                     abi::reg_counter(0), abi::reg_counter(kCounters - 1)})
+    axi_write(a, 0xFFFFFFFF);
+  EXPECT_EQ(axi_read(abi::REG_ID), abi::ID_VALUE);
+  EXPECT_EQ(axi_read(abi::REG_VERSION), abi::VERSION_VALUE);
+  EXPECT_EQ(axi_read(abi::REG_CAPS), caps);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0u);
+  EXPECT_EQ(axi_read(abi::reg_counter(0)), 0u);
+  for (uint16_t a : {abi::REG_DB_SQ, abi::REG_DB_RQ, abi::REG_DB_CQ, abi::REG_CMD})
+    EXPECT_EQ(axi_read(a), 0u) << std::hex << a;
+  // Unmapped addresses read as 0 and ignore writes.
+  for (uint16_t a : {uint16_t(0x000C), uint16_t(0x0010), uint16_t(0x0048), uint16_t(0x0300),
+                     uint16_t(abi::reg_counter(kCounters)), uint16_t(0x1000), uint16_t(0xFFFC)}) {
+    axi_write(a, 0x12345678);
+    EXPECT_EQ(axi_read(a), 0u) << std::hex << a;
+  }
+  EXPECT_TRUE(dbs.empty());
+  EXPECT_EQ(qp_valid_cycles + mr_valids + cq_takes, 0);
+}
+
+TEST_F(CsrBench, ReadWriteRegisters) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 20; ++rep) {
+    const uint32_t lo = rng.u32(), hi = rng.u32(), ip = rng.u32();
+    axi_write(abi::REG_MAC_LO, lo);
+    axi_write(abi::REG_MAC_HI, hi);
+    axi_write(abi::REG_IPV4, ip);
+    EXPECT_EQ(axi_read(abi::REG_MAC_LO), lo);
+    EXPECT_EQ(axi_read(abi::REG_MAC_HI), hi & 0xFFFF);
+    EXPECT_EQ(axi_read(abi::REG_IPV4), ip);
+    EXPECT_EQ(uint64_t(dut->local_mac), uint64_t(hi & 0xFFFF) << 32 | lo);
+    EXPECT_EQ(uint32_t(dut->local_ip), ip);
+    const uint32_t burst = rep < 3 ? uint32_t(rep * 31) : rng.u32();
+    axi_write(abi::REG_SCHED_BURST, burst);
+    const uint32_t exp_burst = burst < 64 ? 64 : burst;
+    EXPECT_EQ(axi_read(abi::REG_SCHED_BURST), exp_burst);
+    EXPECT_EQ(uint32_t(dut->sched_burst), exp_burst);
+    const uint32_t wqes = rep < 10 ? uint32_t(rep) : rng.u32() % 20;
+    axi_write(abi::REG_SCHED_WQES, wqes);
+    const uint32_t exp_wqes = (wqes == 0 || wqes > 8) ? 8 : wqes;
+    EXPECT_EQ(axi_read(abi::REG_SCHED_WQES), exp_wqes) << "wrote " << wqes;
+    EXPECT_EQ(uint32_t(dut->sched_wqes), exp_wqes);
+  }
+  std::array<uint32_t, 16> data;
+  for (int i = 0; i < 16; ++i) axi_write(abi::reg_cmd_data(i), data[size_t(i)] = rng.u32());
+  for (int i = 15; i >= 0; --i) EXPECT_EQ(axi_read(abi::reg_cmd_data(i)), data[size_t(i)]) << "CMD_DATA" << i;
+  EXPECT_TRUE(dbs.empty());
+}
+
+TEST_F(CsrBench, TimestampAndCounters) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  count_events = true;
+  for (int rep = 0; rep < 5; ++rep) {
+    idle(int(rng.below(50)));
+    const uint32_t lo = axi_read(abi::REG_TS_LO);
+    EXPECT_EQ(lo, uint32_t(ar_ts)) << "TS_LO";
+    EXPECT_EQ(axi_read(abi::REG_TS_HI), uint32_t(ar_ts >> 32)) << "TS_HI";
+    for (int i = 0; i < kCounters; ++i) {
+      const uint32_t v = axi_read(abi::reg_counter(i));
+      EXPECT_EQ(v, ar_counters[size_t(i)]) << "counter " << i;
+    }
+  }
+  EXPECT_GT(counters[0], 50u);
+  // Reset clears the counters and the timestamp.
+  count_events = false;
+  reset();
+  for (int i = 0; i < kCounters; ++i) EXPECT_EQ(axi_read(abi::reg_counter(i)), 0u) << "counter " << i;
+}
+
+TEST_F(CsrBench, Doorbells) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  struct Db {
+    uint16_t reg;
+    int kind, limit;
+  };
+  const Db regs[] = {{abi::REG_DB_SQ, 0, kQps}, {abi::REG_DB_RQ, 1, kQps}, {abi::REG_DB_CQ, 2, kCqs}};
+  for (int rep = 0; rep < 60; ++rep) {
+    const Db& d = regs[rng.below(3)];
+    uint16_t idx;
+    switch (rng.below(4)) {
+      case 0: idx = uint16_t(d.limit - 1); break;
+      case 1: idx = uint16_t(d.limit < 65536 ? d.limit : 0); break;
+      case 2: idx = uint16_t(rng.below(65536)); break;
+      default: idx = uint16_t(rng.below(uint64_t(d.limit))); break;
+    }
+    const uint16_t val = uint16_t(rng.below(65536));
+    dbs.clear();
+    axi_write(d.reg, uint32_t(val) << 16 | idx);
+    idle(2);
+    ASSERT_EQ(dbs.size(), 1u) << "doorbell events for one write";
+    const bool ok = idx < d.limit;
+    EXPECT_EQ(dbs[0].kind, ok ? d.kind : 3) << "register 0x" << std::hex << d.reg << " index " << std::dec << idx;
+    if (ok) {
+      EXPECT_EQ(dbs[0].index, idx);
+      EXPECT_EQ(dbs[0].value, val);
+    }
+  }
+  // Back-to-back doorbells are all delivered, in order.
+  dbs.clear();
+  for (int i = 0; i < 10; ++i) axi_write(abi::REG_DB_SQ, uint32_t(i) << 16 | uint32_t(i % kQps));
+  idle(2);
+  ASSERT_EQ(dbs.size(), 10u);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(dbs[size_t(i)].value, i);
+}
+
+TEST_F(CsrBench, QpModifyDecodeAndBusy) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 12; ++rep) {
+    for (auto& p : qp_ready_pct) p = unsigned(rng.range(5, 100));
+    const uint32_t qpn = rep == 0 ? uint32_t(kQps - 1) : uint32_t(rng.below(kQps));
+    const abi::QpContext c = random_ctx(uint8_t(rng.below(8)));
+    stage(&c);
+    clear_cmd_monitors();
+    axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | qpn);
+    // Busy exactly until every consumer has seen a handshake (as of the read's address cycle).
+    uint32_t st = 1;
+    for (int i = 0; i < 500 && (st & 1); ++i) {
+      st = axi_read(abi::REG_CMD_STATUS);
+      EXPECT_EQ(st & 1, ar_all_taken ? 0u : 1u) << "busy bit vs consumers that took the command";
+    }
+    EXPECT_EQ(st, 0u) << "error bit on a good command";
+    idle(3);
+    EXPECT_EQ(int(dut->qp_cmd_valid), 0) << "qp_cmd_valid after completion";
+    check_qp_decode(qpn, c);
+    EXPECT_EQ(mr_valids + cq_takes, 0);
+  }
+  // The payload is read back unchanged.
+  const abi::QpContext c = random_ctx(1);
+  stage(&c);
+  uint32_t w[16];
+  std::memcpy(w, &c, 64);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(axi_read(abi::reg_cmd_data(i)), w[i]);
+}
+
+TEST_F(CsrBench, MrAndCqWrite) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 10; ++rep) {
+    abi::MrEntry m{};
+    m.iova = rng.next();
+    m.length = rng.next();
+    m.pa = rng.next();
+    m.key = rng.u32();
+    m.pd = rng.u32();
+    m.access = rng.u8();
+    m.valid = uint8_t(rep % 3 == 0 ? 0 : rep % 3 == 1 ? 1 : 0x80);  // nonzero = valid
+    const uint32_t idx = rep == 0 ? uint32_t(kMrs - 1) : uint32_t(rng.below(kMrs));
+    stage(&m);
+    ASSERT_EQ(execute(abi::CMD_MR_WRITE, idx), 0u);
+    ASSERT_EQ(mr_valids, 1) << "mr_cmd_valid cycles for one MR_WRITE";
+    EXPECT_EQ(mr_index, idx);
+    auto mf = [&](int f) { return get_bits(mr_cmd, kMrEntry.at(size_t(f)).lsb, kMrEntry.at(size_t(f)).width); };
+    EXPECT_EQ(mf(kIova), uint64_t(m.iova));
+    EXPECT_EQ(mf(kLength), uint64_t(m.length));
+    EXPECT_EQ(mf(kPa), uint64_t(m.pa));
+    EXPECT_EQ(mf(kKey), uint64_t(m.key));
+    EXPECT_EQ(mf(kMrPd), uint64_t(m.pd));
+    EXPECT_EQ(mf(kMrAccess), m.access & 0xFu);
+    EXPECT_EQ(mf(kValid), uint64_t(m.valid != 0));
+    EXPECT_EQ(qp_valid_cycles + cq_takes, 0);
+  }
+  for (int rep = 0; rep < 10; ++rep) {
+    cq_ready_pct = unsigned(rng.range(5, 100));
+    abi::CqContext q{};
+    q.base = rng.next();
+    q.log_size = rng.u8();
+    q.flags = rng.u8();
+    const uint32_t cqn = rep == 0 ? uint32_t(kCqs - 1) : uint32_t(rng.below(kCqs));
+    stage(&q);
+    ASSERT_EQ(execute(abi::CMD_CQ_WRITE, cqn), 0u);
+    ASSERT_EQ(cq_takes, 1) << "cq_cmd handshakes for one CQ_WRITE";
+    auto cf = [&](int f) { return get_bits(cq_cmd, kCqCmd.at(size_t(f)).lsb, kCqCmd.at(size_t(f)).width); };
+    EXPECT_EQ(cf(kCqn), cqn);
+    EXPECT_EQ(cf(kBase), uint64_t(q.base));
+    EXPECT_EQ(cf(kLogSize), q.log_size & 0xFu);
+    EXPECT_EQ(cf(kCqValid), q.flags & 1u);
+    EXPECT_EQ(qp_valid_cycles + mr_valids, 0);
+  }
+}
+
+TEST_F(CsrBench, BadCommandsSetError) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const struct {
+    uint8_t op;
+    uint32_t idx;
+  } bad[] = {{0, 0}, {4, 0}, {0xFF, 1}, {abi::CMD_QP_MODIFY, uint32_t(kQps)}, {abi::CMD_QP_MODIFY, 0xFFFFFF},
+             {abi::CMD_MR_WRITE, uint32_t(kMrs)}, {abi::CMD_CQ_WRITE, uint32_t(kCqs)}};
+  for (const auto& b : bad) {
+    EXPECT_EQ(execute(b.op, b.idx), 2u) << "opcode " << int(b.op) << " index " << b.idx;
+    idle(3);
+    EXPECT_EQ(qp_valid_cycles + mr_valids + cq_takes, 0) << "bad command executed";
+    // A good command clears the error bit.
+    abi::CqContext q{};
+    stage(&q);
+    EXPECT_EQ(execute(abi::CMD_CQ_WRITE, 0), 0u);
+  }
+  // A command written while another is busy is rejected; the running one completes.
+  for (auto& p : qp_ready_pct) p = 0;
+  const abi::QpContext c = random_ctx(abi::QPS_RESET);
+  stage(&c);
+  clear_cmd_monitors();
+  axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | 1);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 1u);
+  // Staging writes during a command must not change the payload being issued.
+  abi::QpContext other = random_ctx(abi::QPS_RTS);
+  stage(&other);
+  axi_write(abi::REG_CMD, uint32_t(abi::CMD_MR_WRITE) << 24 | 0);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 3u) << "busy and error expected";
+  for (auto& p : qp_ready_pct) p = 100;
+  idle(4);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS) & 1, 0u);
+  EXPECT_EQ(mr_valids, 0);
+  check_qp_decode(1, c);
+}
+
+// Transition flags on one QP at a time: every (previous, next) pair of states.
+TEST_F(CsrBench, QpModifyTransitionsSameQp) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint8_t states[] = {abi::QPS_RESET, abi::QPS_INIT, abi::QPS_RTR, abi::QPS_RTS, abi::QPS_ERR};
+  const uint32_t qpn = uint32_t(rng.below(kQps));
+  ASSERT_EQ(qp_modify(qpn, random_ctx(abi::QPS_RESET)), 0u);
+  for (uint8_t a : states)
+    for (uint8_t b : states) {
+      ASSERT_EQ(qp_modify(qpn, random_ctx(a)), 0u);
+      ASSERT_EQ(qp_modify(qpn, random_ctx(b)), 0u);
+      expect_flags(a, b, "same QP");
+    }
+}
+
+// The previous state must be the one of the QP being modified, not of the last command's QP.
+TEST_F(CsrBench, QpModifyTransitionsInterleavedQps) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t a = 1, b = 2;
+  ASSERT_EQ(qp_modify(a, random_ctx(abi::QPS_RESET)), 0u);
+  ASSERT_EQ(qp_modify(a, random_ctx(abi::QPS_INIT)), 0u);
+  ASSERT_EQ(qp_modify(a, random_ctx(abi::QPS_RTR)), 0u);
+  ASSERT_EQ(qp_modify(b, random_ctx(abi::QPS_RESET)), 0u);
+  ASSERT_EQ(qp_modify(a, random_ctx(abi::QPS_RTS)), 0u);  // QP a: RTR -> RTS
+  expect_flags(abi::QPS_RTR, abi::QPS_RTS, "QP 1 after a command on QP 2");
+  ASSERT_EQ(qp_modify(b, random_ctx(abi::QPS_INIT)), 0u);  // QP b: RESET -> INIT
+  expect_flags(abi::QPS_RESET, abi::QPS_INIT, "QP 2 after a command on QP 1");
+  // Random interleaving over a few QPs, all first reset (as the driver does on create).
+  for (uint32_t q = 0; q < 4; ++q) ASSERT_EQ(qp_modify(q, random_ctx(abi::QPS_RESET)), 0u);
+  const uint8_t states[] = {abi::QPS_RESET, abi::QPS_INIT, abi::QPS_RTR, abi::QPS_RTS, abi::QPS_ERR};
+  for (int rep = 0; rep < 40; ++rep) {
+    const uint32_t q = uint32_t(rng.below(4));
+    const int before = prev_state[q];
+    const uint8_t next = states[rng.below(5)];
+    ASSERT_EQ(qp_modify(q, random_ctx(next)), 0u);
+    expect_flags(before, next, "random interleaving");
+  }
+}
+
+// Each consumer must take a QP command exactly once, whatever the timing of the readies.
+TEST_F(CsrBench, QpCommandTakenOncePerConsumer) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 10; ++rep) {
+    for (auto& p : qp_ready_pct) p = unsigned(rng.range(10, 100));
+    ASSERT_EQ(qp_modify(uint32_t(rng.below(kQps)), random_ctx(abi::QPS_RTS)), 0u);
+    for (int i = 0; i < kCons; ++i)
+      EXPECT_EQ(qp_takes[size_t(i)], 1) << "consumer " << i << " handshakes for one command (repetition " << rep << ")";
+  }
+}
+
+}  // namespace
+}  // namespace srnic::verif::blocks

@@ -1,0 +1,168 @@
+// srnic_resp_tx bench: random ACK/NAK and READ tasks through the responder's TX queue with
+// random input timing and output back-pressure. Tasks must come out in order; an ACK/NAK as
+// one ACK job (PSN, syndrome, MSN) counted as sent_ack or sent_nak by its syndrome class; a
+// READ of len bytes as ceil(len / MTU) response jobs (ONLY, or FIRST, MIDDLE..., LAST; one
+// ONLY job for len 0) with consecutive PSNs (24-bit wrap), payload address and length cut at
+// the MTU, and the AETH (ACK syndrome, MSN) on FIRST, LAST and ONLY.
+#include <algorithm>
+#include <deque>
+#include <vector>
+
+#include "Vsrnic_resp_tx.h"
+#include "bench.hpp"
+
+namespace srnic::verif::blocks {
+namespace {
+
+// srnic_pkg::resp_task_t and tx_job_t
+enum TaskF { kIsRead, kTQpn, kTPsn, kSyn, kMsn, kAddr, kLen, kMtu };
+constexpr Layout<8> kTask{{1, 16, 24, 8, 24, 64, 32, 3}};
+enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
+            kPayAddr, kPayLen };
+constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
+
+constexpr uint8_t kOpReadFirst = 0x0D, kOpReadMiddle = 0x0E, kOpReadLast = 0x0F, kOpReadOnly = 0x10,
+                  kOpAck = 0x11, kAethAck = 0x1F;
+
+struct Task {
+  bool is_read;
+  uint16_t qpn;
+  uint32_t psn;
+  uint8_t syn;
+  uint32_t msn;
+  uint64_t addr;
+  uint32_t len;
+  int mtu;
+};
+struct Job {
+  uint16_t qpn;
+  uint8_t opcode;
+  uint32_t psn;
+  uint8_t syn;
+  uint32_t msn;
+  uint64_t addr;
+  uint32_t len;
+  bool aeth;
+  bool ack, nak;
+};
+
+class RespTxBench : public ::testing::Test {
+ public:
+  RespTxBench() : rng(test_seed()), dut(rng.next()) {}
+
+  void reset() {
+    dut->s_valid = 0;
+    dut->job_ready = 0;
+    dut.reset();
+  }
+
+  Task random_task() {
+    Task t{};
+    t.is_read = rng.percent(50);
+    t.qpn = uint16_t(rng.u32());
+    t.psn = rng.percent(10) ? 0xFFFFFF - uint32_t(rng.below(4)) : rng.u32() & 0xFFFFFF;
+    static const uint8_t syns[] = {0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63};
+    t.syn = syns[rng.below(8)];
+    t.msn = rng.u32() & 0xFFFFFF;
+    t.addr = rng.next();
+    t.mtu = int(rng.range(1, 5));
+    const uint32_t mtu_b = 128u << t.mtu;
+    switch (rng.below(5)) {
+      case 0: t.len = 0; break;
+      case 1: t.len = mtu_b * uint32_t(rng.range(1, 4)); break;  // exact multiple
+      case 2: t.len = uint32_t(rng.range(1, mtu_b)); break;
+      case 3: t.len = uint32_t(rng.range(1, 20 * mtu_b)); break;
+      default: t.len = rng.percent(5) ? uint32_t(rng.range(1u << 20, 1u << 21)) : uint32_t(rng.below(9000)); break;
+    }
+    return t;
+  }
+
+  void expand(const Task& t) {
+    if (!t.is_read) {
+      const bool ack = ((t.syn >> 5) & 3) == 0;
+      expect.push_back({t.qpn, kOpAck, t.psn, t.syn, t.msn, 0, 0, true, ack, !ack});
+      return;
+    }
+    const uint32_t mtu_b = 128u << t.mtu;
+    const uint32_t n = t.len == 0 ? 1 : (t.len + mtu_b - 1) / mtu_b;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint8_t op = n == 1 ? kOpReadOnly : i == 0 ? kOpReadFirst : i == n - 1 ? kOpReadLast : kOpReadMiddle;
+      const uint32_t len = std::min(mtu_b, t.len - i * mtu_b);
+      expect.push_back({t.qpn, op, (t.psn + i) & 0xFFFFFF, kAethAck, t.msn, t.addr + uint64_t(i) * mtu_b,
+                        t.len == 0 ? 0 : len, op != kOpReadMiddle, false, false});
+    }
+  }
+
+  void cycle(unsigned p_in, unsigned p_out) {
+    if (!hold && rng.percent(p_in)) {
+      hold = true;
+      cur = random_task();
+    }
+    dut->s_valid = hold;
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kTask.at(f).lsb, kTask.at(f).width, v); };
+    put(kIsRead, cur.is_read);
+    put(kTQpn, cur.qpn);
+    put(kTPsn, cur.psn);
+    put(kSyn, cur.syn);
+    put(kMsn, cur.msn);
+    put(kAddr, cur.addr);
+    put(kLen, cur.len);
+    put(kMtu, uint64_t(cur.mtu));
+    dut->job_ready = rng.percent(p_out);
+    dut.eval();
+    const uint64_t c = dut.cycle();
+    const bool fire = dut->job_valid && dut->job_ready;
+    EXPECT_EQ(bool(dut->sent_ack), fire && !expect.empty() && expect.front().ack) << "cycle " << c;
+    EXPECT_EQ(bool(dut->sent_nak), fire && !expect.empty() && expect.front().nak) << "cycle " << c;
+    if (fire) {
+      ASSERT_FALSE(expect.empty()) << "cycle " << c << ": job with no task";
+      const Job& e = expect.front();
+      const auto& j = dut->job;
+      const std::string at = "cycle " + std::to_string(c) + " job " + std::to_string(jobs);
+      EXPECT_EQ(kJob.get(j, kQpn), e.qpn) << at;
+      ASSERT_EQ(kJob.get(j, kOpcode), e.opcode) << at;
+      EXPECT_EQ(kJob.get(j, kPsn), e.psn) << at;
+      if (e.aeth) {
+        EXPECT_EQ(kJob.get(j, kAethSyn), e.syn) << at;
+        EXPECT_EQ(kJob.get(j, kAethMsn), e.msn) << at;
+      }
+      if (e.opcode != kOpAck) {
+        EXPECT_EQ(kJob.get(j, kPayAddr), e.addr) << at;
+        EXPECT_EQ(kJob.get(j, kPayLen), e.len) << at;
+      } else {
+        EXPECT_EQ(kJob.get(j, kPayLen), 0u) << at;
+      }
+      EXPECT_EQ(kJob.get(j, kAckreq) | kJob.get(j, kSe), 0u) << at;
+      expect.pop_front();
+      ++jobs;
+    }
+    if (hold && dut->s_ready) {
+      expand(cur);
+      hold = false;
+      ++tasks;
+    }
+    dut.tick();
+  }
+
+  Rng rng;
+  Dut<Vsrnic_resp_tx> dut;
+  std::deque<Job> expect;
+  bool hold = false;
+  Task cur{};
+  uint64_t jobs = 0, tasks = 0;
+};
+
+TEST_F(RespTxBench, RandomTasks) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int phase = 0; phase < 40 && !HasFatalFailure(); ++phase) {
+    const unsigned pi = unsigned(rng.range(5, 100)), po = unsigned(rng.range(20, 100));
+    for (int i = 0; i < 5000 && !HasFatalFailure(); ++i) cycle(pi, po);
+  }
+  for (int i = 0; i < 2000000 && !expect.empty() && !HasFatalFailure(); ++i) cycle(0, 100);
+  EXPECT_TRUE(expect.empty()) << expect.size() << " jobs never sent";
+  EXPECT_GT(tasks, 1000u);
+}
+
+}  // namespace
+}  // namespace srnic::verif::blocks

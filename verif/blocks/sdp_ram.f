@@ -1,0 +1,2 @@
+// sdp_ram bench
+rtl/lib/sdp_ram.sv

@@ -1,0 +1,2 @@
+// sync_fifo bench
+rtl/lib/sync_fifo.sv
