@@ -6,6 +6,7 @@
 //   ACK(psn)        completes SEND/WRITE WQEs whose last PSN <= psn; stops at a READ
 //                   (a READ completes only when its data is in);
 //   READ_DONE(psn)  completes every WQE whose last PSN <= psn;
+//   ACKS            both of the above for one QP, merged by srnic_comp_coalesce;
 //   NAK(psn, st)    completes the WQEs before psn, then the one holding psn with st;
 //   CTX_REQ(psn)    completes SEND/WRITE WQEs before psn (responses come in order, so
 //                   they were executed) and returns the placement context of the READ
@@ -107,6 +108,9 @@ module srnic_comp #(
   logic       need_ctx;        // a CTX_REQ still owes its answer
   cst_t       s0;              // state as read (a prefetch writes it back unchanged)
   wire        is_pf = ev.kind == srnic_pkg::CEV_PREFETCH;
+  // CEV_ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
+  wire [23:0] ack_lim = !ev.has_ack ? ev.psn2 : !ev.has_rd ? ev.psn :
+                        srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
 
   // WQE beats (at most 8 outstanding, one fetch at a time)
   logic [511:0] wq;
@@ -140,6 +144,11 @@ module srnic_comp #(
       srnic_pkg::CEV_NAK: begin
         if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
         else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
+        else w_stop = 1'b1;
+      end
+      srnic_pkg::CEV_ACKS: begin
+        if ((!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
+            (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last))) w_complete = 1'b1;
         else w_stop = 1'b1;
       end
       srnic_pkg::CEV_PREFETCH: begin
@@ -197,7 +206,9 @@ module srnic_comp #(
           ctx_q.prefetch <= is_pf;
           ctx_q.qpn <= ev.qpn;
           // nothing new for an ACK/READ_DONE that does not reach the oldest WQE
-          if (ev.kind != srnic_pkg::CEV_CTX_REQ && !is_pf && !srnic_pkg::psn_ge(ev.psn, st_rsp[23:0])) cs <= C_WB;
+          if ((ev.kind == srnic_pkg::CEV_ACKS && !srnic_pkg::psn_ge(ack_lim, st_rsp[23:0])) ||
+              ((ev.kind == srnic_pkg::CEV_ACK || ev.kind == srnic_pkg::CEV_READ_DONE) &&
+               !srnic_pkg::psn_ge(ev.psn, st_rsp[23:0]))) cs <= C_WB;
           else cs <= C_FETCH;
         end
         C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end

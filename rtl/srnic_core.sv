@@ -233,9 +233,9 @@ module srnic_core #(
 
   logic      ev_valid, ev_ready;
   srnic_pkg::comp_ev_t  ev;
-  sync_fifo #(.WIDTH($bits(cev)), .DEPTH(64)) u_evq (
-    .clk, .rst, .s_data(cev), .s_valid(cev_valid), .s_ready(cev_ready),
-    .m_data(ev), .m_valid(ev_valid), .m_ready(ev_ready), .count());
+  srnic_comp_coalesce #(.NUM_QPS(NUM_QPS)) u_coal (
+    .clk, .rst, .s_valid(cev_valid), .s_ev(cev), .s_ready(cev_ready),
+    .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready));
 
   srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[3]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),

@@ -165,7 +165,8 @@ package srnic_pkg;
     CEV_READ_DONE = 3'd1,  // READ responses up to psn placed
     CEV_CTX_REQ   = 3'd2,  // RX needs the READ WQE that owns psn
     CEV_NAK       = 3'd3,  // fatal NAK for psn with status
-    CEV_PREFETCH  = 3'd4   // RX would like the context of the first READ at or after psn
+    CEV_PREFETCH  = 3'd4,  // RX would like the context of the first READ at or after psn
+    CEV_ACKS      = 3'd5   // coalesced ACK (psn) and/or READ_DONE (psn2) of one QP
   } cev_kind_e;
 
   typedef struct packed {
@@ -173,6 +174,9 @@ package srnic_pkg;
     logic [QPN_W-1:0] qpn;
     logic [23:0]      psn;
     logic [7:0]       status;
+    logic [23:0]      psn2;      // CEV_ACKS: READ data placed up to psn2
+    logic             has_ack;   // CEV_ACKS: psn is valid
+    logic             has_rd;    // CEV_ACKS: psn2 is valid
   } comp_ev_t;
 
   // READ placement context returned to RX.

@@ -538,6 +538,7 @@ module srnic_rx_engine #(
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
+          cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
           if (is_resp) begin
             // ---------------- requester side

@@ -1,0 +1,156 @@
+// srnic_comp_coalesce: feeds the completion engine. ACK and READ_DONE events are merged
+// per QP: a QP with news waits once in a QPN FIFO while its newest acknowledged PSN and
+// newest placed-READ PSN accumulate in a table, and the completion engine gets one
+// CEV_ACKS event for everything that arrived meanwhile. So the RX engine never waits
+// for the completion engine's WQE reads, however many ACKs arrive (at most one entry
+// per QP is pending). Other events (READ context requests, prefetches, NAKs) pass
+// through a FIFO and go first.
+`default_nettype none
+module srnic_comp_coalesce #(
+  parameter int NUM_QPS = 16384
+) (
+  input  wire logic  clk,
+  input  wire logic  rst,
+  input  wire logic  s_valid,
+  input  var srnic_pkg::comp_ev_t s_ev,
+  output logic       s_ready,
+  output logic       m_valid,
+  output srnic_pkg::comp_ev_t m_ev,
+  input  wire logic  m_ready
+);
+  localparam int AW = $clog2(NUM_QPS);
+  localparam int ROWS = NUM_QPS / 16;
+  localparam int RW = $clog2(ROWS);
+  initial begin
+    if (NUM_QPS < 32 || (1 << AW) != NUM_QPS) $fatal(1, "srnic_comp_coalesce: NUM_QPS must be a power of two >= 32");
+  end
+
+  wire is_co = s_ev.kind == srnic_pkg::CEV_ACK || s_ev.kind == srnic_pkg::CEV_READ_DONE;
+
+  // direct events
+  srnic_pkg::comp_ev_t d_ev;
+  logic d_valid, d_pop, d_in_ready;
+  sync_fifo #(.WIDTH($bits(s_ev)), .DEPTH(64)) u_direct (
+    .clk, .rst, .s_data(s_ev), .s_valid(s_valid && !is_co), .s_ready(d_in_ready),
+    .m_data(d_ev), .m_valid(d_valid), .m_ready(d_pop), .count());
+  // events to merge
+  srnic_pkg::comp_ev_t c_ev;
+  logic c_valid, c_pop, c_in_ready;
+  sync_fifo #(.WIDTH($bits(s_ev)), .DEPTH(16)) u_co (
+    .clk, .rst, .s_data(s_ev), .s_valid(s_valid && is_co), .s_ready(c_in_ready),
+    .m_data(c_ev), .m_valid(c_valid), .m_ready(c_pop), .count());
+  assign s_ready = is_co ? c_in_ready : d_in_ready;
+
+  // per-QP pending bit (16 to a row, cleared by a sweep after reset) and merged PSNs
+  logic [15:0]   pend [ROWS];
+  logic          init_busy;
+  logic [RW-1:0] init_row;
+  typedef struct packed {
+    logic [23:0] ack;
+    logic [23:0] rd;
+    logic        has_ack;
+    logic        has_rd;
+  } acc_t;
+  acc_t          acc_rd, acc_wr;
+  logic          acc_we;
+  logic [AW-1:0] acc_waddr, acc_raddr;
+  logic          acc_re;
+  sdp_ram #(.WIDTH($bits(acc_wr)), .DEPTH(NUM_QPS)) u_acc (
+    .clk, .wr_en(acc_we), .wr_addr(acc_waddr), .wr_data(acc_wr),
+    .rd_en(acc_re), .rd_addr(acc_raddr), .rd_data(acc_rd));
+
+  // QPs with news
+  logic [AW-1:0] q_in, q_head;
+  logic          q_push, q_valid, q_pop;
+  sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_q (
+    .clk, .rst, .s_data(q_in), .s_valid(q_push), .s_ready(),
+    .m_data(q_head), .m_valid(q_valid), .m_ready(q_pop), .count());
+
+  typedef enum logic [1:0] {K_IDLE, K_MERGE, K_TAKE} kst_e;
+  kst_e          kst;
+  srnic_pkg::comp_ev_t k_ev;           // event being merged
+  logic [AW-1:0] k_qpn;
+  logic          staged;               // a CEV_ACKS event waits for the engine
+  srnic_pkg::comp_ev_t st_ev;
+
+  wire start_merge = !init_busy && kst == K_IDLE && c_valid;
+  wire start_take  = !init_busy && kst == K_IDLE && !c_valid && q_valid && !staged;
+  assign c_pop     = start_merge;
+  assign q_pop     = start_take;
+  assign acc_re    = start_merge || start_take;
+  assign acc_raddr = start_merge ? c_ev.qpn[AW-1:0] : q_head;
+
+  // merge: the row's pending bit decides whether the stored PSNs still count
+  wire [RW-1:0] row  = k_qpn[AW-1:4];
+  wire [3:0]    lane = k_qpn[3:0];
+  wire [15:0]   prow = pend[row];
+  wire          was_pend = prow[lane];
+  always_comb begin
+    acc_wr = '0;
+    if (kst == K_MERGE) begin
+      acc_wr = was_pend ? acc_rd : '0;
+      if (k_ev.kind == srnic_pkg::CEV_ACK) begin
+        if (!acc_wr.has_ack || srnic_pkg::psn_ge(k_ev.psn, acc_wr.ack)) acc_wr.ack = k_ev.psn;
+        acc_wr.has_ack = 1'b1;
+      end else begin
+        if (!acc_wr.has_rd || srnic_pkg::psn_ge(k_ev.psn, acc_wr.rd)) acc_wr.rd = k_ev.psn;
+        acc_wr.has_rd = 1'b1;
+      end
+    end
+  end
+  assign acc_we    = kst == K_MERGE;
+  assign acc_waddr = k_qpn;
+  assign q_push    = kst == K_MERGE && !was_pend;
+  assign q_in      = k_qpn;
+
+  // output: direct events first
+  assign m_valid = d_valid || staged;
+  assign m_ev    = d_valid ? d_ev : st_ev;
+  assign d_pop   = d_valid && m_ready;
+  wire   st_pop  = !d_valid && staged && m_ready;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      kst <= K_IDLE; staged <= 1'b0; init_busy <= 1'b1; init_row <= '0;
+    end else begin
+      if (init_busy) begin
+        pend[init_row] <= '0;
+        init_row <= init_row + 1'b1;
+        if (init_row == RW'(ROWS - 1)) init_busy <= 1'b0;
+      end
+      if (st_pop) staged <= 1'b0;
+      case (kst)
+        K_IDLE: begin
+          if (start_merge) begin k_ev <= c_ev; k_qpn <= c_ev.qpn[AW-1:0]; kst <= K_MERGE; end
+          else if (start_take) begin k_qpn <= q_head; kst <= K_TAKE; end
+        end
+        K_MERGE: begin
+          logic [15:0] r;
+          r = prow; r[lane] = 1'b1;
+          pend[row] <= r;
+          kst <= K_IDLE;
+        end
+        K_TAKE: begin
+          logic [15:0] r;
+          r = prow; r[lane] = 1'b0;
+          pend[row] <= r;
+          st_ev <= '0;
+          st_ev.kind    <= srnic_pkg::CEV_ACKS;
+          st_ev.qpn     <= srnic_pkg::QPN_W'(k_qpn);
+          st_ev.psn     <= acc_rd.ack;
+          st_ev.psn2    <= acc_rd.rd;
+          st_ev.has_ack <= acc_rd.has_ack;
+          st_ev.has_rd  <= acc_rd.has_rd;
+          st_ev.status  <= srnic_abi_pkg::WC_SUCCESS;
+          staged <= 1'b1;
+          kst <= K_IDLE;
+        end
+        default: kst <= K_IDLE;
+      endcase
+    end
+  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^k_ev;
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+`default_nettype wire
