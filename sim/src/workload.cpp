@@ -1,0 +1,246 @@
+// Workload planning for srnic-sim: message sizes, buffer slots and the reference-model workload.
+#include "workload.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "srnic/sim/common.hpp"
+
+namespace srnic::sim {
+
+const char* to_string(Op op) {
+  switch (op) {
+    case Op::Write: return "write";
+    case Op::Read: return "read";
+    case Op::Send: return "send";
+  }
+  return "?";
+}
+
+const char* to_string(WireMode m) { return m == WireMode::Ext ? "ext" : "std"; }
+
+double RunConfig::watchdog_ns() const {
+  if (watchdog_us > 0) return watchdog_us * 1000.0;
+  return 200000.0 + static_cast<double>(size) * 8.0 / 10.0;
+}
+
+uint32_t mixed_size(uint64_t random, uint64_t size, uint32_t mtu, uint64_t random2) {
+  switch (random % 6) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return mtu - 1;
+    case 3: return mtu;
+    case 4: return mtu + 1;
+    default: return static_cast<uint32_t>(random2 % (size + 1));
+  }
+}
+
+Plan make_plan(const RunConfig& cfg) {
+  Plan p;
+  const uint32_t nq = cfg.latency ? 1 : cfg.qps;
+  p.sizes.resize(nq);
+  for (uint32_t q = 0; q < nq; ++q) {
+    auto& s = p.sizes[q];
+    s.resize(cfg.iters);
+    if (cfg.mixed) {
+      SplitMix64 g(SplitMix64::child(cfg.seed, 0x1000 + q));
+      for (auto& v : s) {
+        const uint64_t r = g.next();
+        v = mixed_size(r, cfg.size, cfg.mtu, g.next());
+      }
+    } else {
+      std::fill(s.begin(), s.end(), static_cast<uint32_t>(cfg.size));
+    }
+    for (uint32_t v : s) {
+      p.max_size = std::max<uint64_t>(p.max_size, v);
+      p.total_bytes += v;
+    }
+  }
+  p.messages = uint64_t(nq) * cfg.iters;
+  p.stride = p.max_size;
+  if (cfg.latency) {
+    // Ping-pong: two source slots whose last bytes differ, one message in flight.
+    p.slots = 2;
+    p.inflight = 1;
+  } else {
+    const uint64_t budget = (cfg.mem_mib << 20) / nq;
+    const uint64_t fit = p.stride ? budget / p.stride : cfg.tx_depth;
+    const uint64_t cap = std::min<uint64_t>(cfg.iters, cfg.tx_depth);
+    p.slots = static_cast<uint32_t>(std::max<uint64_t>(1, std::min(fit, cap)));
+    p.inflight = std::min<uint32_t>(cfg.tx_depth, p.slots);
+  }
+  p.region = std::max<uint64_t>(64, p.slots * p.stride);
+  p.sq_entries = 2;
+  while (p.sq_entries < p.inflight) p.sq_entries <<= 1;
+  const bool two_sided = cfg.op == Op::Send;
+  const bool ping_pong = cfg.latency && cfg.op != Op::Read;
+  // Requester completions: one per signaled WR; receives always complete.
+  const uint64_t sig = cfg.latency ? cfg.iters : (cfg.iters + cfg.signal_every - 1) / cfg.signal_every;
+  p.expected_completions = uint64_t(nq) * (sig + (two_sided ? cfg.iters : 0)) * (ping_pong ? 2 : 1);
+  return p;
+}
+
+void fill_random(uint64_t seed, uint64_t stream, uint8_t* dst, size_t n) {
+  SplitMix64 g(SplitMix64::child(seed, stream));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t v = g.next();
+    std::memcpy(dst + i, &v, 8);
+  }
+  if (i < n) {
+    const uint64_t v = g.next();
+    std::memcpy(dst + i, &v, n - i);
+  }
+}
+
+std::vector<RegionRef> regions(const RunConfig& cfg) {
+  std::vector<RegionRef> r;
+  const uint32_t nq = cfg.latency ? 1 : cfg.qps;
+  const bool both = cfg.latency && cfg.op != Op::Read;  // ping-pong: each host sends
+  for (uint32_t q = 0; q < nq; ++q) {
+    for (uint32_t h = 0; h < 2; ++h) {
+      if (both) {
+        r.push_back({h, q, true});
+        r.push_back({h, q, false});
+      } else {
+        // Data flows host 0 -> host 1 for WRITE/SEND and host 1 -> host 0 for READ.
+        const bool src = (cfg.op == Op::Read) == (h == 1);
+        r.push_back({h, q, src});
+      }
+    }
+  }
+  return r;
+}
+
+namespace {
+
+verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, const QpSide& me,
+                        const QpSide& peer, uint32_t q, uint64_t i) {
+  verif::SendWr w;
+  w.wr_id = send_wr_id(q, i);
+  w.length = plan.sizes[q][i];
+  w.signaled = signaled(cfg, i);
+  const uint64_t off = plan.offset(i);
+  const uint64_t dst_off = cfg.latency ? 0 : off;
+  switch (cfg.op) {
+    case Op::Write:
+      w.opcode = verif::WrOpcode::Write;
+      w.laddr = me.src + off;
+      w.lkey = me.src_key;
+      w.raddr = peer.dst + dst_off;
+      w.rkey = peer.dst_key;
+      break;
+    case Op::Read:
+      w.opcode = verif::WrOpcode::Read;
+      w.laddr = me.dst + off;
+      w.lkey = me.dst_key;
+      w.raddr = peer.src + off;
+      w.rkey = peer.src_key;
+      break;
+    case Op::Send:
+      w.opcode = verif::WrOpcode::Send;
+      w.laddr = me.src + off;
+      w.lkey = me.src_key;
+      break;
+  }
+  return w;
+}
+
+verif::RecvWr make_recv(const RunConfig& cfg, const Plan& plan, const QpSide& me, uint32_t q,
+                        uint64_t i) {
+  verif::RecvWr r;
+  r.wr_id = recv_wr_id(q, i);
+  r.addr = me.dst + (cfg.latency ? 0 : plan.offset(i));
+  r.length = static_cast<uint32_t>(plan.stride);
+  r.lkey = me.dst_key;
+  return r;
+}
+
+}  // namespace
+
+verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
+                                    const std::vector<QpSide>& a, const std::vector<QpSide>& b,
+                                    const std::vector<std::vector<uint8_t>>& init) {
+  const std::vector<RegionRef> regs = regions(cfg);
+  if (init.size() != regs.size()) throw std::invalid_argument("make_verif_workload: init size");
+  verif::Workload w;
+  w.hosts.resize(2);
+  const uint32_t nq = static_cast<uint32_t>(plan.sizes.size());
+  const uint8_t data_access = verif::kAccessLocalWrite | verif::kAccessRemoteWrite | verif::kAccessRemoteRead;
+
+  // One MR per (host, key), spanning every buffer that uses the key.
+  std::map<std::pair<uint32_t, uint32_t>, verif::MemoryRegion> mrs;
+  for (size_t k = 0; k < regs.size(); ++k) {
+    const RegionRef& r = regs[k];
+    const QpSide& s = (r.host == 0 ? a : b)[r.qp];
+    verif::Buffer buf;
+    buf.name = std::string("qp") + std::to_string(r.qp) + (r.src ? ".src" : ".dst");
+    buf.pa = r.src ? s.src : s.dst;
+    buf.init = init[k];
+    const uint32_t key = r.src ? s.src_key : s.dst_key;
+    const uint64_t end = buf.pa + std::max<uint64_t>(buf.init.size(), plan.region);
+    auto it = mrs.find({r.host, key});
+    if (it == mrs.end()) {
+      verif::MemoryRegion mr;
+      mr.key = key;
+      mr.iova = mr.pa = buf.pa;
+      mr.length = end - buf.pa;
+      mr.pd = s.pd;
+      mr.access = data_access;
+      mrs.emplace(std::make_pair(r.host, key), mr);
+    } else {
+      verif::MemoryRegion& mr = it->second;
+      const uint64_t lo = std::min(mr.pa, buf.pa);
+      const uint64_t hi = std::max(mr.pa + mr.length, end);
+      mr.iova = mr.pa = lo;
+      mr.length = hi - lo;
+    }
+    w.hosts[r.host].buffers.push_back(std::move(buf));
+  }
+  for (const auto& [hk, mr] : mrs) w.hosts[hk.first].mrs.push_back(mr);
+
+  const bool ping_pong = cfg.latency && cfg.op != Op::Read;
+  for (uint32_t q = 0; q < nq; ++q) {
+    for (uint32_t h = 0; h < 2; ++h) {
+      const QpSide& me = (h == 0 ? a : b)[q];
+      const QpSide& peer = (h == 0 ? b : a)[q];
+      verif::QpSpec qs;
+      qs.qpn = me.qpn;
+      qs.pd = me.pd;
+      qs.access = verif::kAccessRemoteWrite | verif::kAccessRemoteRead;
+      qs.peer_host = 1 - h;
+      qs.peer_qpn = peer.qpn;
+      const bool sends = h == 0 || ping_pong;
+      const bool recvs = cfg.op == Op::Send && (h == 1 || ping_pong);
+      if (sends) {
+        qs.send.reserve(cfg.iters);
+        for (uint64_t i = 0; i < cfg.iters; ++i) qs.send.push_back(make_send(cfg, plan, me, peer, q, i));
+      }
+      if (recvs) {
+        qs.recv.reserve(cfg.iters);
+        for (uint64_t i = 0; i < cfg.iters; ++i) qs.recv.push_back(make_recv(cfg, plan, me, q, i));
+      }
+      w.hosts[h].qps.push_back(std::move(qs));
+    }
+  }
+  return w;
+}
+
+double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu) {
+  const uint64_t pkts = size == 0 ? 1 : (size + mtu - 1) / mtu;
+  const uint64_t headers = 14 + 20 + 8 + 12 + 4;  // Ethernet, IPv4, UDP, BTH, ICRC
+  const uint64_t framing = 4 + 8 + 12;             // FCS, preamble/SFD, IFG
+  uint64_t wire = 0;
+  for (uint64_t k = 0; k < pkts; ++k) {
+    const uint64_t payload = k + 1 < pkts ? mtu : size - (pkts - 1) * mtu;
+    uint64_t frame = headers + ((payload + 3) & ~uint64_t(3));  // payload padded to 4 bytes
+    if (op == Op::Write && k == 0) frame += 16;                  // RETH
+    if (op == Op::Read && (k == 0 || k + 1 == pkts)) frame += 4; // AETH
+    wire += std::max<uint64_t>(frame, 60) + framing;
+  }
+  return size == 0 ? 0.0 : 100.0 * static_cast<double>(size) / static_cast<double>(wire);
+}
+
+}  // namespace srnic::sim

@@ -1,0 +1,114 @@
+// Workload description of the srnic-sim runner: the run options, the per-message plan (sizes,
+// buffer slots, in-flight limit) and the reference-model workload built from them. Independent
+// of Verilator, so it is unit-tested on its own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "srnic/verif/ref_model.hpp"
+
+namespace srnic::sim {
+
+enum class Op { Write, Read, Send };
+enum class WireMode { Std, Ext };
+
+const char* to_string(Op op);
+const char* to_string(WireMode m);
+
+// Every option of srnic-sim (see workload_cli.hpp for the command line).
+struct RunConfig {
+  Op op = Op::Write;
+  uint64_t size = 65536;   // message size in bytes (0 .. 1 GiB)
+  uint32_t qps = 1;        // connected QP pairs
+  uint64_t iters = 100;    // messages per QP
+  uint32_t mtu = 4096;     // path MTU in payload bytes
+  WireMode mode = WireMode::Std;
+  double loss = 0;         // link frame loss probability
+  uint64_t seed = 1;
+  bool latency = false;    // ping-pong latency instead of bandwidth
+  bool mixed = false;      // random sizes per message
+  std::string pcap;        // pcap of both directions
+  std::string trace;       // FST waveform (debug build only)
+  bool json = false;
+  double clock_mhz = 300;
+  double pcie_latency_ns = 1100;
+  double link_delay_ns = 100;
+  uint64_t max_cycles = 0;     // 0: no limit
+  uint32_t tx_depth = 128;     // outstanding WRs per QP
+  uint32_t signal_every = 1;   // every Nth WR (and the last) is signaled
+  uint32_t post_batch = 1;     // refill a QP's send queue once this many slots are free
+  double watchdog_us = 0;      // 0: automatic (grows with the message size)
+  uint64_t mem_mib = 64;       // data-buffer budget per host
+  uint32_t poll_cycles = 4;    // host software runs every N core cycles
+  bool protocol_check = true;  // live RoCE protocol checker on the wire
+
+  // Watchdog in simulated ns: the configured value, or 200 us plus the message time at 10 Gb/s.
+  double watchdog_ns() const;
+};
+
+// Message sizes, buffer slots and limits derived from a RunConfig.
+struct Plan {
+  std::vector<std::vector<uint32_t>> sizes;  // [qp][message] payload bytes
+  uint64_t max_size = 0;    // largest message
+  uint64_t stride = 0;      // distance between the slots of a region (= max_size)
+  uint32_t slots = 1;       // message i of a QP uses slot i % slots
+  uint64_t region = 0;      // registered bytes per QP region (slots * stride, at least 64)
+  uint64_t guard = 4096;    // unregistered bytes after each region that must stay unchanged
+  uint32_t inflight = 1;    // outstanding WRs per QP (<= tx_depth, <= slots)
+  uint32_t sq_entries = 2;  // SQ/RQ ring size (power of two >= inflight)
+  uint64_t total_bytes = 0; // payload bytes of all messages
+  uint64_t messages = 0;
+  uint64_t expected_completions = 0;
+
+  uint64_t offset(uint64_t msg) const { return (msg % slots) * stride; }
+};
+
+// The mixed-size menu for one message: 0, 1, MTU-1, MTU, MTU+1 or uniform in 0..size.
+uint32_t mixed_size(uint64_t random, uint64_t size, uint32_t mtu, uint64_t random2);
+
+Plan make_plan(const RunConfig& cfg);
+
+// Fills dst with the seeded byte stream `stream` of `seed` (splitmix64, 8 bytes per draw).
+void fill_random(uint64_t seed, uint64_t stream, uint8_t* dst, size_t n);
+
+// Addresses and keys of one side of one QP, as set up on the NIC.
+struct QpSide {
+  uint32_t qpn = 0;
+  uint32_t pd = 0;
+  uint64_t src = 0, dst = 0;          // region addresses (0 if this side has none)
+  uint32_t src_key = 0, dst_key = 0;  // MR keys of those regions
+};
+
+struct RegionRef {
+  uint32_t host;
+  uint32_t qp;
+  bool src;  // source (true) or destination region
+};
+// The regions a run uses, in a fixed order: per QP, host 0 then host 1, src then dst.
+std::vector<RegionRef> regions(const RunConfig& cfg);
+
+// Builds the reference-model workload: per QP q, host 0 side a[q] and host 1 side b[q]. Buffer
+// contents come from `init` (one vector per region, in regions() order; a buffer may extend past
+// the region, e.g. a guard). Regions sharing a key form one MR spanning their buffers, so such
+// buffers must be contiguous. Send WRs are signaled as signaled() says.
+verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
+                                    const std::vector<QpSide>& a, const std::vector<QpSide>& b,
+                                    const std::vector<std::vector<uint8_t>>& init);
+
+// Whether message i of a QP is posted signaled (every signal_every-th and the last one).
+inline bool signaled(const RunConfig& cfg, uint64_t i) {
+  return (i + 1) % cfg.signal_every == 0 || i + 1 == cfg.iters;
+}
+
+// wr_id of message i of QP q (requester side) and of receive i.
+inline uint64_t send_wr_id(uint32_t q, uint64_t i) { return (uint64_t(q) << 40) | i; }
+inline uint64_t recv_wr_id(uint32_t q, uint64_t i) { return (uint64_t(1) << 63) | (uint64_t(q) << 40) | i; }
+
+// 100GE goodput limit in Gb/s for messages of `size` bytes at path MTU `mtu`: payload over
+// payload plus per-packet Ethernet/IPv4/UDP/BTH (+RETH on the first packet of a WRITE or the
+// READ request), ICRC, FCS, preamble and IFG.
+double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu);
+
+}  // namespace srnic::sim

@@ -1,0 +1,196 @@
+// srnic-sim command line: CLI11 options with validators that name the accepted range, and the
+// cross-option checks (loss in ext mode, latency constraints).
+#include "workload_cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace srnic::sim {
+
+namespace {
+
+// Validator accepting an unsigned integer in [lo, hi]; `what` names the value in the message.
+CLI::Validator uint_range(uint64_t lo, uint64_t hi, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        uint64_t v = 0;
+        if (s.empty() || s[0] == '-' || !CLI::detail::lexical_cast(s, v))
+          return what + " must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                 ", got '" + s + "'";
+        if (v < lo || v > hi)
+          return what + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + s;
+        return {};
+      },
+      std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+CLI::Validator real_range(double lo, double hi, const std::string& what, bool open_lo = false) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || v != v)
+          return what + " must be a number, got '" + s + "'";
+        if (v < lo || v > hi || (open_lo && v == lo)) {
+          std::ostringstream o;
+          o << what << " must be " << (open_lo ? "> " : ">= ") << lo;
+          if (hi < 1e300) o << " and <= " << hi;
+          o << ", got " << s;
+          return o.str();
+        }
+        return {};
+      },
+      "number");
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
+  CLI::App app{"srnic-sim: perftest-style RoCEv2 workload between simulated srnic NICs",
+               "srnic-sim"};
+  const std::map<std::string, Op> ops{{"write", Op::Write}, {"read", Op::Read}, {"send", Op::Send}};
+  const std::map<std::string, WireMode> modes{{"std", WireMode::Std}, {"ext", WireMode::Ext}};
+  std::string op_s = to_string(cfg.op), mode_s = to_string(cfg.mode);
+
+  app.add_option("--op", op_s, "operation: write | read | send (ib_write_bw / ib_read_bw / ib_send_bw)")
+      ->check(CLI::Validator(
+          [&](std::string& s) -> std::string {
+            return ops.count(s) ? std::string() : "unknown op '" + s + "' (use write, read or send)";
+          },
+          "write|read|send"))
+      ->capture_default_str();
+  app.add_option("--size", cfg.size, "message size in bytes (0 .. 1 GiB)")
+      ->check(uint_range(0, 1ull << 30, "message size"))
+      ->capture_default_str();
+  app.add_option("--qps", cfg.qps, "connected QP pairs (1..16383)")
+      ->check(uint_range(1, 16383, "number of QPs"))
+      ->capture_default_str();
+  app.add_option("--iters", cfg.iters, "messages per QP (>= 1)")
+      ->check(uint_range(1, 1ull << 40, "iterations"))
+      ->capture_default_str();
+  app.add_option("--mtu", cfg.mtu, "path MTU: 256 | 512 | 1024 | 2048 | 4096")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            uint64_t v = 0;
+            if (!CLI::detail::lexical_cast(s, v) || v < 256 || v > 4096 || (v & (v - 1)))
+              return "MTU must be a power of two in 256..4096, got '" + s + "'";
+            return {};
+          },
+          "256..4096"))
+      ->capture_default_str();
+  app.add_option("--mode", mode_s, "wire mode: std (RoCEv2) | ext")
+      ->check(CLI::Validator(
+          [&](std::string& s) -> std::string {
+            return modes.count(s) ? std::string() : "unknown mode '" + s + "' (use std or ext)";
+          },
+          "std|ext"))
+      ->capture_default_str();
+  app.add_option("--loss", cfg.loss, "random frame loss probability on the link (0..1)")
+      ->check(real_range(0, 1, "loss probability"))
+      ->capture_default_str();
+  app.add_option("--seed", cfg.seed, "seed of every random choice")->capture_default_str();
+  app.add_flag("--latency", cfg.latency, "ping-pong latency test (1 QP) instead of bandwidth");
+  app.add_flag("--mixed", cfg.mixed, "random sizes per message: 0, 1, MTU-1, MTU, MTU+1, 0..size");
+  app.add_option("--pcap", cfg.pcap, "write every frame on the wire (both directions) to FILE");
+  app.add_option("--trace", cfg.trace, "FST waveform to FILE (debug build srnic-sim-debug only)");
+  app.add_flag("--json", cfg.json, "one JSON object with the results on stdout");
+  app.add_option("--clock-mhz", cfg.clock_mhz, "core clock in MHz")
+      ->check(real_range(0, 5000, "clock frequency", true))
+      ->capture_default_str();
+  app.add_option("--pcie-latency-ns", cfg.pcie_latency_ns, "PCIe read round trip in ns")
+      ->check(real_range(0, 1e9, "PCIe latency"))
+      ->capture_default_str();
+  app.add_option("--link-delay-ns", cfg.link_delay_ns, "cable propagation delay each way in ns")
+      ->check(real_range(0, 1e9, "link delay"))
+      ->capture_default_str();
+  app.add_option("--max-cycles", cfg.max_cycles, "stop with an error after N core cycles (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--tx-depth", cfg.tx_depth, "outstanding WRs per QP (1..32768)")
+      ->check(uint_range(1, 32768, "tx depth"))
+      ->capture_default_str();
+  app.add_option("--watchdog-us", cfg.watchdog_us,
+                 "stop when nothing completes for this much simulated time (0: 200 us + size at 10 Gb/s)")
+      ->check(real_range(0, 1e12, "watchdog"))
+      ->capture_default_str();
+  app.add_option("--mem-mib", cfg.mem_mib, "data buffer budget per host in MiB (sets the slots per QP)")
+      ->check(uint_range(1, 65536, "memory budget"))
+      ->capture_default_str();
+  app.add_option("--poll-cycles", cfg.poll_cycles, "host software runs every N core cycles")
+      ->check(uint_range(1, 1000000, "poll interval"))
+      ->capture_default_str();
+  app.add_option("--signal-every", cfg.signal_every, "signal every Nth WR (and the last) instead of every WR")
+      ->check(uint_range(1, 32768, "signal interval"))
+      ->capture_default_str();
+  app.add_option("--post-batch", cfg.post_batch,
+                 "refill a QP once N WRs can be posted (one doorbell per batch)")
+      ->check(uint_range(1, 32768, "post batch"))
+      ->capture_default_str();
+  bool no_check = false;
+  app.add_flag("--no-protocol-check", no_check, "do not run the RoCE protocol checker on the wire");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return {false, 0, app.help()};
+  } catch (const CLI::ParseError& e) {
+    return {false, 2, "srnic-sim: " + one_line(e.what())};
+  }
+  cfg.op = ops.at(op_s);
+  cfg.mode = modes.at(mode_s);
+  cfg.protocol_check = !no_check;
+
+  auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
+  if (cfg.mode == WireMode::Ext && cfg.loss > 0)
+    return bad("--mode ext with --loss > 0 is not supported until loss recovery exists");
+  if (cfg.latency) {
+    if (cfg.qps != 1) return bad("--latency runs one QP pair; use --qps 1");
+    if (cfg.mixed) return bad("--latency and --mixed cannot be combined");
+    if (cfg.op == Op::Write && cfg.size == 0)
+      return bad("--latency --op write needs --size >= 1 (the receiver polls the last byte)");
+  }
+  if (cfg.latency && cfg.signal_every != 1) return bad("--latency signals every WR; drop --signal-every");
+  if (cfg.signal_every > 1) {
+    const Plan p = make_plan(cfg);
+    if (cfg.signal_every > p.inflight && cfg.iters > p.inflight)
+      return bad("--signal-every " + std::to_string(cfg.signal_every) + " exceeds the " +
+                 std::to_string(p.inflight) + " WRs in flight per QP (raise --tx-depth or --mem-mib)");
+  }
+  return {true, 0, {}};
+}
+
+std::string reproduce_command(const RunConfig& c) {
+  std::ostringstream o;
+  o << "srnic-sim --op " << to_string(c.op) << " --size " << c.size << " --qps " << c.qps
+    << " --iters " << c.iters << " --mtu " << c.mtu << " --mode " << to_string(c.mode)
+    << " --seed " << c.seed;
+  if (c.loss > 0) o << " --loss " << c.loss;
+  if (c.latency) o << " --latency";
+  if (c.mixed) o << " --mixed";
+  const RunConfig d;
+  if (c.clock_mhz != d.clock_mhz) o << " --clock-mhz " << c.clock_mhz;
+  if (c.pcie_latency_ns != d.pcie_latency_ns) o << " --pcie-latency-ns " << c.pcie_latency_ns;
+  if (c.link_delay_ns != d.link_delay_ns) o << " --link-delay-ns " << c.link_delay_ns;
+  if (c.max_cycles != d.max_cycles) o << " --max-cycles " << c.max_cycles;
+  if (c.tx_depth != d.tx_depth) o << " --tx-depth " << c.tx_depth;
+  if (c.signal_every != d.signal_every) o << " --signal-every " << c.signal_every;
+  if (c.post_batch != d.post_batch) o << " --post-batch " << c.post_batch;
+  if (c.watchdog_us != d.watchdog_us) o << " --watchdog-us " << c.watchdog_us;
+  if (c.mem_mib != d.mem_mib) o << " --mem-mib " << c.mem_mib;
+  if (c.poll_cycles != d.poll_cycles) o << " --poll-cycles " << c.poll_cycles;
+  if (!c.protocol_check) o << " --no-protocol-check";
+  if (!c.pcap.empty()) o << " --pcap " << c.pcap;
+  if (!c.trace.empty()) o << " --trace " << c.trace;
+  if (c.json) o << " --json";
+  return o.str();
+}
+
+}  // namespace srnic::sim

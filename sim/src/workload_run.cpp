@@ -1,0 +1,637 @@
+// The srnic-sim workload driver: NIC setup through srnic::sw, the perftest-style bandwidth loop
+// and the ping-pong latency loop, live checking against the reference model, and statistics.
+#include "workload_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "sim_backend.hpp"
+#include "srnic/roce/checker.hpp"
+#include "srnic/sim/world.hpp"
+#include "srnic/verbs.hpp"
+#include "srnic/verif/scoreboard.hpp"
+
+namespace srnic::sim {
+
+namespace {
+
+constexpr uint32_t kMaxCqe = 1u << 15;
+constexpr int kPollBatch = 64;
+
+sw::Mtu mtu_enum(uint32_t mtu) {
+  switch (mtu) {
+    case 256: return sw::Mtu::Mtu256;
+    case 512: return sw::Mtu::Mtu512;
+    case 1024: return sw::Mtu::Mtu1024;
+    case 2048: return sw::Mtu::Mtu2048;
+    default: return sw::Mtu::Mtu4096;
+  }
+}
+
+uint32_t pow2_at_least(uint64_t n) {
+  uint32_t v = 2;
+  while (v < n && v < kMaxCqe) v <<= 1;
+  return v;
+}
+
+struct HostCtx {
+  std::unique_ptr<SimBackend> be;
+  std::unique_ptr<sw::Device> dev;
+  std::unique_ptr<sw::ProtectionDomain> pd;
+  std::vector<std::unique_ptr<sw::CompletionQueue>> scq, rcq;
+  std::unique_ptr<sw::MemoryRegion> mr;
+  std::vector<std::unique_ptr<sw::QueuePair>> qps;
+  std::vector<QpSide> sides;
+  std::vector<uint32_t> qpn_to_q;  // QPN -> QP index (~0u: none)
+  std::vector<uint64_t> next_send, done_send, next_recv, done_recv;
+  std::vector<uint32_t> sq_psn;
+};
+
+class Runner {
+ public:
+  explicit Runner(const RunConfig& cfg) : cfg_(cfg), plan_(make_plan(cfg)) {}
+  RunResult run();
+
+ private:
+  void build_world();
+  void setup_host(uint32_t h, const std::vector<RegionRef>& regs,
+                  std::vector<std::vector<uint8_t>>& init);
+  void connect();
+  bool post_sends(uint32_t h, uint32_t q, uint64_t max_n);
+  void post_recvs(uint32_t h, uint32_t q);
+  void poll_host(uint32_t h);
+  void poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind);
+  bool check_limits();
+  void bandwidth_loop();
+  void latency_loop();
+  void drain();
+  void collect(RunResult& r, double main_wall_s, uint64_t main_cycles);
+  void fail(const std::string& why) {
+    if (res_.failure.empty()) res_.failure = why;
+  }
+
+  const RunConfig& cfg_;
+  Plan plan_;
+  uint32_t nq_ = 0;
+  std::unique_ptr<World> world_;
+  HostCtx host_[2];
+  std::unique_ptr<roce::ProtocolChecker> checker_;
+  std::unique_ptr<verif::Prediction> pred_;
+  std::unique_ptr<verif::Scoreboard> sb_;
+  RunResult res_;
+  std::vector<sw::SendWr> wr_scratch_;
+  std::vector<sw::Sge> sge_scratch_;
+  std::vector<sw::RecvWr> rwr_scratch_;
+  std::vector<uint32_t> dirty_;
+  std::vector<uint8_t> is_dirty_;
+  sw::WorkCompletion wc_[kPollBatch];
+  double last_progress_ns_ = 0;
+  bool t_first_set_ = false;
+  uint64_t bus_reports_ = 0;
+};
+
+void Runner::build_world() {
+  WorldConfig wc;
+  wc.hosts = 2;
+  wc.clock_mhz = cfg_.clock_mhz;
+  wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
+  wc.link.delay_ns = cfg_.link_delay_ns;
+  wc.link.loss = cfg_.loss;
+  wc.seed = cfg_.seed;
+  wc.pcap = cfg_.pcap;
+  wc.trace = cfg_.trace;
+  world_ = std::make_unique<World>(wc);
+  // Bus-rule violations: keep the first, print the first few (the models never stop on them).
+  for (uint32_t h = 0; h < 2; ++h) {
+    auto handler = [this, h](const Violation& v) {
+      char b[64];
+      std::snprintf(b, sizeof b, "host %u cycle %llu ", h, static_cast<unsigned long long>(v.cycle));
+      const std::string text = b + v.channel + ": " + v.what;
+      if (res_.first_bus_violation.empty()) res_.first_bus_violation = text;
+      if (++bus_reports_ <= 5) std::fprintf(stderr, "srnic-sim: bus violation: %s\n", text.c_str());
+    };
+    world_->pcie(h).set_violation_handler(handler);
+    world_->eth(h).set_violation_handler(handler);
+  }
+  if (cfg_.protocol_check) {
+    roce::CheckerConfig cc;
+    cc.mtu = cfg_.mtu;
+    cc.allow_retransmit = cfg_.loss > 0;
+    cc.keep_violations = 4;
+    checker_ = std::make_unique<roce::ProtocolChecker>(cc);
+    for (uint32_t h = 0; h < 2; ++h)
+      world_->eth(h).set_tx_monitor([this](const Frame& f) {
+        if (!checker_->on_frame(f.bytes.data(), f.bytes.size()) && res_.first_protocol_violation.empty() &&
+            !checker_->violations().empty()) {
+          const roce::Violation& v = checker_->violations().front();
+          res_.first_protocol_violation = "frame " + std::to_string(v.frame) + ": " + v.kind + ": " + v.detail;
+        }
+      });
+  }
+}
+
+void Runner::setup_host(uint32_t h, const std::vector<RegionRef>& regs,
+                        std::vector<std::vector<uint8_t>>& init) {
+  HostCtx& hc = host_[h];
+  hc.be = std::make_unique<SimBackend>(*world_, h);
+  hc.dev = std::make_unique<sw::Device>(*hc.be);
+  sw::Device& dev = *hc.dev;
+  if (nq_ + dev.caps().first_qpn > dev.caps().max_qp)
+    throw std::runtime_error("host " + std::to_string(h) + ": the NIC has " +
+                             std::to_string(dev.caps().max_qp - dev.caps().first_qpn) +
+                             " usable QPs, --qps " + std::to_string(nq_) + " requested");
+  dev.set_mac(0x020000000001ull + h);
+  dev.set_ipv4(0x0A000001u + h);
+  hc.pd = dev.alloc_pd();
+
+  // One CQ per group of QPs, sized for every WR the group can have outstanding.
+  const uint32_t per_cq = std::max<uint32_t>(1, kMaxCqe / plan_.sq_entries);
+  const uint32_t ncq = (nq_ + per_cq - 1) / per_cq;
+  if (2 * ncq > dev.caps().max_cq) throw std::runtime_error("not enough CQs for this many QPs");
+  for (uint32_t k = 0; k < ncq; ++k) {
+    const uint32_t members = std::min(per_cq, nq_ - k * per_cq);
+    const uint32_t entries = pow2_at_least(uint64_t(members) * plan_.sq_entries);
+    hc.scq.push_back(dev.create_cq(entries));
+    hc.rcq.push_back(dev.create_cq(entries));
+    hc.scq.back()->set_ci_batch(std::max<uint32_t>(1, entries / 8));
+    hc.rcq.back()->set_ci_batch(std::max<uint32_t>(1, entries / 8));
+  }
+
+  // Data block: this host's regions back to back, each followed by its guard; one MR over it.
+  const uint64_t span = (plan_.region + plan_.guard + 63) & ~uint64_t(63);
+  std::vector<size_t> mine;
+  for (size_t k = 0; k < regs.size(); ++k)
+    if (regs[k].host == h) mine.push_back(k);
+  const uint64_t block_len = span * mine.size();
+  const uint64_t block = hc.be->dma_alloc(block_len, 4096);
+  hc.sides.assign(nq_, QpSide{});
+  for (size_t j = 0; j < mine.size(); ++j) {
+    const size_t k = mine[j];
+    const uint64_t addr = block + j * span;
+    std::vector<uint8_t>& bytes = init[k];
+    bytes.resize(span);
+    fill_random(cfg_.seed, 0x100000 + k, bytes.data(), bytes.size());
+    if (cfg_.latency && cfg_.op == Op::Write) {
+      // Ping-pong markers: the receiver polls the last byte of its destination.
+      if (regs[k].src) {
+        for (uint32_t s = 0; s < plan_.slots; ++s) bytes[(s + 1) * plan_.stride - 1] = uint8_t(s + 1);
+      } else {
+        bytes[plan_.stride - 1] = 0;
+      }
+    }
+    world_->memory(h).write(addr, bytes.data(), bytes.size());
+    QpSide& s = hc.sides[regs[k].qp];
+    (regs[k].src ? s.src : s.dst) = addr;
+  }
+  hc.mr = dev.reg_mr(*hc.pd, block, std::max<uint64_t>(block_len, 64),
+                     sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
+
+  hc.qpn_to_q.assign(dev.caps().max_qp, ~0u);
+  for (uint32_t q = 0; q < nq_; ++q) {
+    sw::QpInitAttr ia;
+    ia.send_cq = hc.scq[q / per_cq].get();
+    ia.recv_cq = hc.rcq[q / per_cq].get();
+    ia.cap.max_send_wr = plan_.sq_entries;
+    ia.cap.max_recv_wr = plan_.sq_entries;
+    ia.wire_ext = cfg_.mode == WireMode::Ext;
+    hc.qps.push_back(dev.create_qp(*hc.pd, ia));
+    QpSide& s = hc.sides[q];
+    s.qpn = hc.qps.back()->qp_num();
+    s.pd = hc.pd->handle();
+    s.src_key = s.dst_key = hc.mr->lkey();
+    hc.qpn_to_q[s.qpn] = q;
+    hc.sq_psn.push_back(static_cast<uint32_t>(SplitMix64::child(cfg_.seed, 0x2000 + 2 * q + h) & 0xFFFFFF));
+  }
+  hc.next_send.assign(nq_, 0);
+  hc.done_send.assign(nq_, 0);
+  hc.next_recv.assign(nq_, 0);
+  hc.done_recv.assign(nq_, 0);
+}
+
+void Runner::connect() {
+  // Local ACK timeout 4.096 us * 2^8 = 1 ms: far above the simulated round trip.
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostCtx& me = host_[h];
+    const HostCtx& peer = host_[1 - h];
+    for (uint32_t q = 0; q < nq_; ++q) {
+      sw::QueuePair& qp = *me.qps[q];
+      sw::QpAttr a;
+      a.qp_state = sw::QpState::Init;
+      a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
+      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
+                       sw::QpAttrMask::AccessFlags);
+      a.qp_state = sw::QpState::Rtr;
+      a.path_mtu = mtu_enum(cfg_.mtu);
+      a.dest_qp_num = peer.sides[q].qpn;
+      a.rq_psn = peer.sq_psn[q];
+      a.ah_attr.dmac = 0x020000000001ull + (1 - h);
+      a.ah_attr.dip = 0x0A000001u + (1 - h);
+      a.min_rnr_timer = 1;
+      a.max_dest_rd_atomic = 16;
+      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
+                       sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn |
+                       sw::QpAttrMask::MaxDestRdAtomic | sw::QpAttrMask::MinRnrTimer);
+      a.qp_state = sw::QpState::Rts;
+      a.sq_psn = me.sq_psn[q];
+      a.timeout = 8;
+      a.retry_cnt = 7;
+      a.rnr_retry = 7;
+      a.max_rd_atomic = 16;
+      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
+                       sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
+    }
+  }
+}
+
+// Posts up to max_n further messages of QP q on host h with one doorbell.
+bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
+  HostCtx& hc = host_[h];
+  const HostCtx& peer = host_[1 - h];
+  sw::QueuePair& qp = *hc.qps[q];
+  const uint64_t room = qp.sq_size() - qp.sq_outstanding();
+  const uint64_t n = std::min({max_n, cfg_.iters - hc.next_send[q], room});
+  if (n == 0) return false;
+  const QpSide& me = hc.sides[q];
+  const QpSide& pe = peer.sides[q];
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint64_t i = hc.next_send[q] + k;
+    const uint64_t off = plan_.offset(i);
+    const uint64_t doff = cfg_.latency ? 0 : off;
+    sw::SendWr& w = wr_scratch_[k];
+    sw::Sge& s = sge_scratch_[k];
+    w = sw::SendWr{};
+    w.wr_id = send_wr_id(q, i);
+    w.sg_list = &s;
+    w.num_sge = 1;
+    w.send_flags = signaled(cfg_, i) ? sw::SendFlags::Signaled : 0u;
+    w.next = k + 1 < n ? &wr_scratch_[k + 1] : nullptr;
+    s.length = plan_.sizes[q][i];
+    switch (cfg_.op) {
+      case Op::Write:
+        w.opcode = sw::WrOpcode::RdmaWrite;
+        s.addr = me.src + off;
+        s.lkey = me.src_key;
+        w.remote_addr = pe.dst + doff;
+        w.rkey = pe.dst_key;
+        break;
+      case Op::Read:
+        w.opcode = sw::WrOpcode::RdmaRead;
+        s.addr = me.dst + off;
+        s.lkey = me.dst_key;
+        w.remote_addr = pe.src + off;
+        w.rkey = pe.src_key;
+        break;
+      case Op::Send:
+        w.opcode = sw::WrOpcode::Send;
+        s.addr = me.src + off;
+        s.lkey = me.src_key;
+        break;
+    }
+  }
+  const sw::SendWr* bad = nullptr;
+  if (int err = qp.post_send(&wr_scratch_[0], &bad)) {
+    fail("host " + std::to_string(h) + " QP " + std::to_string(qp.qp_num()) + ": post_send failed (errno " +
+         std::to_string(err) + ")");
+    return false;
+  }
+  if (!t_first_set_) {
+    res_.t_first_ns = world_->now_ns();
+    t_first_set_ = true;
+  }
+  hc.next_send[q] += n;
+  return true;
+}
+
+void Runner::post_recvs(uint32_t h, uint32_t q) {
+  HostCtx& hc = host_[h];
+  sw::QueuePair& qp = *hc.qps[q];
+  const uint64_t room = qp.rq_size() - qp.rq_outstanding();
+  const uint64_t n = std::min(cfg_.iters - hc.next_recv[q], room);
+  if (n == 0) return;
+  const QpSide& me = hc.sides[q];
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint64_t i = hc.next_recv[q] + k;
+    sw::RecvWr& w = rwr_scratch_[k];
+    sw::Sge& s = sge_scratch_[k];
+    w = sw::RecvWr{};
+    w.wr_id = recv_wr_id(q, i);
+    w.sg_list = &s;
+    w.num_sge = 1;
+    w.next = k + 1 < n ? &rwr_scratch_[k + 1] : nullptr;
+    s.addr = me.dst + (cfg_.latency ? 0 : plan_.offset(i));
+    s.length = static_cast<uint32_t>(plan_.stride);
+    s.lkey = me.dst_key;
+  }
+  const sw::RecvWr* bad = nullptr;
+  if (int err = qp.post_recv(&rwr_scratch_[0], &bad)) {
+    fail("host " + std::to_string(h) + " QP " + std::to_string(qp.qp_num()) + ": post_recv failed (errno " +
+         std::to_string(err) + ")");
+    return;
+  }
+  hc.next_recv[q] += n;
+}
+
+void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind) {
+  HostCtx& hc = host_[h];
+  for (;;) {
+    const int n = cq.poll_cq(kPollBatch, wc_);
+    for (int k = 0; k < n; ++k) {
+      const sw::WorkCompletion& wc = wc_[k];
+      ++res_.completions;
+      res_.t_last_ns = last_progress_ns_ = world_->now_ns();
+      if (wc.status != sw::WcStatus::Success) ++res_.errors;
+      verif::Completion c;
+      c.wr_id = wc.wr_id;
+      c.status = static_cast<verif::WcStatus>(wc.status);
+      c.opcode = static_cast<verif::WcOpcode>(wc.opcode);
+      c.byte_len = wc.byte_len;
+      c.imm = wc.imm_data;
+      c.wc_flags = wc.wc_flags;
+      c.qpn = wc.qp_num;
+      if (!sb_->on_completion(h, kind, c)) fail("scoreboard: " + sb_->first_mismatch());
+      const uint32_t q = wc.qp_num < hc.qpn_to_q.size() ? hc.qpn_to_q[wc.qp_num] : ~0u;
+      if (q == ~0u) {
+        fail("host " + std::to_string(h) + ": completion for unknown QPN " + std::to_string(wc.qp_num));
+        continue;
+      }
+      if (kind == verif::QueueKind::Send) {
+        // A completion also retires the unsignaled WRs before it.
+        const uint64_t i = wc.wr_id & ((uint64_t(1) << 40) - 1);
+        if ((wc.wr_id >> 40) == q && i < cfg_.iters && i >= hc.done_send[q]) {
+          for (uint64_t k = hc.done_send[q]; k <= i; ++k) {
+            if (wc.status != sw::WcStatus::Success && k == i) break;
+            res_.bytes += plan_.sizes[q][k];
+            ++res_.messages;
+          }
+          hc.done_send[q] = i + 1;
+        } else {
+          ++hc.done_send[q];
+        }
+      } else {
+        ++hc.done_recv[q];
+      }
+      if (h == 0 && kind == verif::QueueKind::Send && !is_dirty_[q]) {
+        is_dirty_[q] = 1;
+        dirty_.push_back(q);
+      }
+      if (kind == verif::QueueKind::Recv && !cfg_.latency) post_recvs(h, q);
+    }
+    if (n < kPollBatch) break;
+  }
+}
+
+void Runner::poll_host(uint32_t h) {
+  HostCtx& hc = host_[h];
+  for (auto& cq : hc.scq) poll_cq(h, *cq, verif::QueueKind::Send);
+  if (cfg_.op == Op::Send)
+    for (auto& cq : hc.rcq) poll_cq(h, *cq, verif::QueueKind::Recv);
+}
+
+// Watchdog and cycle limit; false when the run must stop.
+bool Runner::check_limits() {
+  if (!res_.failure.empty()) return false;
+  const double now = world_->now_ns();
+  if (now - last_progress_ns_ > cfg_.watchdog_ns()) {
+    char b[256];
+    std::snprintf(b, sizeof b,
+                  "watchdog: no completion for %.1f us of simulated time (completions %llu of %llu, cycle %llu)",
+                  (now - last_progress_ns_) / 1000.0, static_cast<unsigned long long>(res_.completions),
+                  static_cast<unsigned long long>(plan_.expected_completions),
+                  static_cast<unsigned long long>(world_->cycle()));
+    fail(b);
+    return false;
+  }
+  if (cfg_.max_cycles && world_->cycle() >= cfg_.max_cycles) {
+    fail("--max-cycles " + std::to_string(cfg_.max_cycles) + " reached (completions " +
+         std::to_string(res_.completions) + " of " + std::to_string(plan_.expected_completions) + ")");
+    return false;
+  }
+  return true;
+}
+
+void Runner::bandwidth_loop() {
+  if (cfg_.op == Op::Send)
+    for (uint32_t q = 0; q < nq_; ++q) post_recvs(1, q);
+  for (uint32_t q = 0; q < nq_; ++q) post_sends(0, q, plan_.inflight);
+  HostCtx& req = host_[0];
+  while (res_.completions < plan_.expected_completions) {
+    for (uint32_t k = 0; k < cfg_.poll_cycles; ++k) world_->step();
+    poll_host(0);
+    poll_host(1);
+    // Refill a QP once a batch of slots is free (or the rest of its messages fit).
+    const uint64_t batch = std::min<uint64_t>(cfg_.post_batch, plan_.inflight);
+    for (uint32_t q : dirty_) {
+      is_dirty_[q] = 0;
+      const uint64_t room = plan_.inflight - (req.next_send[q] - req.done_send[q]);
+      const uint64_t left = cfg_.iters - req.next_send[q];
+      if (room && room >= std::min(batch, left)) post_sends(0, q, room);
+    }
+    dirty_.clear();
+    if (!check_limits()) return;
+  }
+  res_.finished = true;
+}
+
+void Runner::latency_loop() {
+  // Ping-pong (WRITE: the receiver polls the last byte; SEND: the receive completion), or for
+  // READ the time from posting to the completion.
+  const bool ping_pong = cfg_.op != Op::Read;
+  if (cfg_.op == Op::Send)
+    for (uint32_t h = 0; h < 2; ++h) post_recvs(h, 0);
+  std::vector<double> samples;
+  samples.reserve(cfg_.iters);
+  HostCtx& a = host_[0];
+  HostCtx& b = host_[1];
+  auto arrived = [&](uint32_t h, uint64_t i) {
+    HostCtx& hc = host_[h];
+    if (cfg_.op == Op::Send) return hc.done_recv[0] > i;
+    const uint8_t want = uint8_t(i % plan_.slots + 1);
+    return world_->memory(h).read_u8(hc.sides[0].dst + plan_.stride - 1) == want;
+  };
+  for (uint64_t i = 0; i < cfg_.iters; ++i) {
+    while (!post_sends(0, 0, 1)) {
+      if (!res_.failure.empty() || !check_limits()) return;
+      world_->step();
+      poll_host(0);
+      poll_host(1);
+    }
+    const double t0 = world_->now_ns();
+    if (ping_pong) {
+      bool answered = false;
+      for (;;) {
+        world_->step();
+        poll_host(0);
+        poll_host(1);
+        if (cfg_.op == Op::Send) {
+          post_recvs(1, 0);
+          post_recvs(0, 0);
+        }
+        if (!answered && arrived(1, i)) answered = post_sends(1, 0, 1);
+        if (answered && arrived(0, i)) break;
+        if (!check_limits()) return;
+        if (world_->now_ns() - t0 > cfg_.watchdog_ns()) {
+          fail("watchdog: ping-pong round trip " + std::to_string(i) + " did not return within " +
+               std::to_string(cfg_.watchdog_ns() / 1000.0) + " us of simulated time");
+          return;
+        }
+      }
+      samples.push_back((world_->now_ns() - t0) / 2);
+    } else {
+      while (a.done_send[0] <= i) {
+        world_->step();
+        poll_host(0);
+        if (!check_limits()) return;
+      }
+      samples.push_back(res_.t_last_ns - t0);
+    }
+  }
+  (void)b;
+  while (res_.completions < plan_.expected_completions) {
+    world_->step();
+    poll_host(0);
+    poll_host(1);
+    if (!check_limits()) return;
+  }
+  res_.finished = true;
+  std::sort(samples.begin(), samples.end());
+  LatencyStats& l = res_.latency;
+  l.samples = samples.size();
+  if (!samples.empty()) {
+    auto pct = [&](double p) {
+      const size_t idx = static_cast<size_t>(std::ceil(p * samples.size())) - 1;
+      return samples[std::min(idx, samples.size() - 1)] / 1000.0;
+    };
+    l.p50_us = pct(0.50);
+    l.p99_us = pct(0.99);
+    l.min_us = samples.front() / 1000.0;
+    l.max_us = samples.back() / 1000.0;
+    double sum = 0;
+    for (double s : samples) sum += s;
+    l.mean_us = sum / samples.size() / 1000.0;
+  }
+  res_.has_latency = true;
+}
+
+// Lets posted DMA writes and frames in flight settle before memory is compared.
+void Runner::drain() {
+  for (uint64_t k = 0; k < 200000 && !world_->idle(); ++k) world_->step();
+  for (int k = 0; k < 64; ++k) world_->step();
+}
+
+void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
+  r.expected_completions = plan_.expected_completions;
+  const double span = r.t_last_ns - r.t_first_ns;
+  if (span > 0 && r.messages) {
+    r.goodput_gbps = static_cast<double>(r.bytes) * 8.0 / span;
+    r.msg_rate_mrps = static_cast<double>(r.messages) / span * 1000.0;
+  }
+  r.sim_cycles = world_->cycle();
+  r.sim_time_us = world_->now_ns() / 1000.0;
+  r.cycles_per_s = main_wall_s > 0 ? main_cycles / main_wall_s : 0;
+  if (checker_) {
+    r.frames = checker_->frames();
+    r.protocol_violations = checker_->violation_count();
+    r.retransmits = checker_->retransmits();
+  }
+  r.bus_violations = world_->violations();
+  r.slots = plan_.slots;
+  r.inflight = plan_.inflight;
+  r.stride = plan_.stride;
+  r.hosts.resize(2);
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostReport& hr = r.hosts[h];
+    hr.pcie = world_->pcie(h).stats();
+    hr.pcie_read_p50_ns = world_->pcie(h).read_latency().percentile(0.5);
+    hr.pcie_read_p99_ns = world_->pcie(h).read_latency().percentile(0.99);
+    hr.eth = world_->eth(h).stats();
+    hr.eth_tx_utilisation = span > 0 ? world_->eth(h).stats().tx_busy_ns / span : 0;
+    hr.link_lost = world_->link(0).stats(int(h)).lost;
+    for (uint32_t q = 0; q < nq_; ++q) {
+      hr.qpns.push_back(host_[h].sides[q].qpn);
+      hr.sq_psns.push_back(host_[h].sq_psn[q]);
+      hr.sq_bases.push_back(host_[h].qps[q]->sq_base());
+    }
+  }
+  // NIC counters last: reading them advances the simulation.
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostReport& hr = r.hosts[h];
+    try {
+      for (int c = 0; c < abi::NUM_COUNTERS; ++c)
+        hr.counters.emplace_back(abi::counter_name(c), host_[h].dev->read_counter(c));
+      hr.counters_read = true;
+    } catch (const std::exception& e) {
+      if (r.failure.empty()) r.failure = std::string("reading NIC counters: ") + e.what();
+    }
+  }
+}
+
+RunResult Runner::run() {
+  const auto wall0 = std::chrono::steady_clock::now();
+  nq_ = static_cast<uint32_t>(plan_.sizes.size());
+  res_.expected_completions = plan_.expected_completions;
+  wr_scratch_.resize(plan_.sq_entries);
+  sge_scratch_.resize(plan_.sq_entries);
+  rwr_scratch_.resize(plan_.sq_entries);
+  build_world();
+  const std::vector<RegionRef> regs = regions(cfg_);
+  {
+    std::vector<std::vector<uint8_t>> init(regs.size());
+    setup_host(0, regs, init);
+    setup_host(1, regs, init);
+    connect();
+    verif::Workload w = make_verif_workload(cfg_, plan_, host_[0].sides, host_[1].sides, init);
+    init.clear();
+    pred_ = std::make_unique<verif::Prediction>(verif::predict(w));
+  }
+  sb_ = std::make_unique<verif::Scoreboard>(*pred_);
+
+  is_dirty_.assign(nq_, 0);
+  dirty_.reserve(nq_);
+  const auto main0 = std::chrono::steady_clock::now();
+  const uint64_t cyc0 = world_->cycle();
+  last_progress_ns_ = world_->now_ns();
+  if (cfg_.latency)
+    latency_loop();
+  else
+    bandwidth_loop();
+  const uint64_t main_cycles = world_->cycle() - cyc0;
+  const double main_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - main0).count();
+
+  drain();
+  const bool mem_ok = sb_->check_memory([this](uint32_t h, uint64_t pa, uint8_t* dst, size_t len) {
+    world_->memory(h).read(pa, dst, len);
+  });
+  if (res_.finished) sb_->finish();
+  if (!mem_ok) fail("memory: " + sb_->first_mismatch());
+  res_.first_mismatch = sb_->first_mismatch();
+  res_.scoreboard_summary = sb_->summary();
+  res_.data_ok = res_.finished && sb_->ok() && res_.completions == plan_.expected_completions;
+  collect(res_, main_wall, main_cycles);
+  if (res_.failure.empty() && !res_.data_ok) fail("data check: " + res_.first_mismatch);
+  res_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  // The NIC objects are not torn down: their destructors would issue one command per object
+  // through the simulation, which ends here.
+  for (HostCtx& hc : host_) {
+    for (auto& qp : hc.qps) (void)qp.release();
+    (void)hc.mr.release();
+    for (auto& cq : hc.scq) (void)cq.release();
+    for (auto& cq : hc.rcq) (void)cq.release();
+    (void)hc.pd.release();
+    (void)hc.dev.release();
+  }
+  return res_;
+}
+
+}  // namespace
+
+RunResult run_workload(const RunConfig& cfg) {
+  Runner r(cfg);
+  return r.run();
+}
+
+}  // namespace srnic::sim

@@ -1,0 +1,62 @@
+// Runs a RunConfig on a two-host World: sets up both NICs through the host library, feeds the
+// same work requests to the reference model, checks every completion as it is polled and all
+// buffers at the end, and measures throughput and latency in simulated time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "srnic/sim/eth_mac.hpp"
+#include "srnic/sim/pcie_bfm.hpp"
+#include "workload.hpp"
+
+namespace srnic::sim {
+
+struct LatencyStats {
+  uint64_t samples = 0;
+  double p50_us = 0, p99_us = 0, min_us = 0, max_us = 0, mean_us = 0;
+};
+
+struct HostReport {
+  std::vector<std::pair<std::string, uint32_t>> counters;  // NIC counters (abi::counter_name)
+  bool counters_read = false;
+  PcieStats pcie;
+  double pcie_read_p50_ns = 0, pcie_read_p99_ns = 0;
+  EthStats eth;
+  double eth_tx_utilisation = 0;  // over the measured interval
+  uint64_t link_lost = 0;         // frames this host sent that the link dropped
+  std::vector<uint32_t> qpns;
+  std::vector<uint32_t> sq_psns;
+  std::vector<uint64_t> sq_bases;  // SQ ring address per QP
+};
+
+struct RunResult {
+  bool finished = false;       // every expected completion arrived
+  std::string failure;         // first reason the run failed, empty if none
+  uint64_t completions = 0, expected_completions = 0;
+  uint64_t errors = 0;         // completions with a status other than SUCCESS
+  bool data_ok = false;        // scoreboard clean, memory as predicted, all completions arrived
+  std::string first_mismatch;
+  std::string scoreboard_summary;
+  uint64_t bytes = 0, messages = 0;  // successful requester messages
+  double t_first_ns = 0, t_last_ns = 0;
+  double goodput_gbps = 0, msg_rate_mrps = 0;
+  bool has_latency = false;
+  LatencyStats latency;
+  uint64_t sim_cycles = 0;
+  double sim_time_us = 0, wall_s = 0, cycles_per_s = 0;
+  uint64_t frames = 0, protocol_violations = 0, retransmits = 0;
+  std::string first_protocol_violation;
+  uint64_t bus_violations = 0;  // PCIe / Ethernet bus-rule reports of the BFMs
+  std::string first_bus_violation;
+  uint32_t slots = 0, inflight = 0;
+  uint64_t stride = 0;
+  std::vector<HostReport> hosts;
+};
+
+// Runs the workload. Throws std::runtime_error (or srnic::sw::Error) if setup fails.
+RunResult run_workload(const RunConfig& cfg);
+
+}  // namespace srnic::sim

@@ -1,0 +1,282 @@
+// Tests of the srnic-sim command line (validation, one-line errors) and the workload plan
+// (mixed sizes, slots, in-flight limit, reference-model workload, 100GE goodput limit).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "workload.hpp"
+#include "workload_cli.hpp"
+
+using namespace srnic::sim;
+
+namespace {
+
+CliResult parse(std::vector<std::string> args, RunConfig& cfg) {
+  args.insert(args.begin(), "srnic-sim");
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  return parse_cli(static_cast<int>(argv.size()), argv.data(), cfg);
+}
+
+void expect_usage_error(std::vector<std::string> args, const std::string& needle) {
+  RunConfig cfg;
+  const CliResult r = parse(args, cfg);
+  EXPECT_FALSE(r.run) << needle;
+  EXPECT_EQ(r.code, 2) << r.message;
+  EXPECT_EQ(r.message.find('\n'), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find(needle), std::string::npos) << "message: " << r.message;
+}
+
+}  // namespace
+
+TEST(Cli, DefaultsAndValues) {
+  RunConfig cfg;
+  CliResult r = parse({}, cfg);
+  ASSERT_TRUE(r.run);
+  EXPECT_EQ(cfg.op, Op::Write);
+  EXPECT_EQ(cfg.mtu, 4096u);
+  EXPECT_EQ(cfg.tx_depth, 128u);
+  EXPECT_EQ(cfg.clock_mhz, 300.0);
+
+  RunConfig c2;
+  r = parse({"--op", "send", "--size", "1073741824", "--qps", "16383", "--iters", "3", "--mtu", "256",
+             "--mode", "ext", "--seed", "77", "--mixed", "--json", "--pcap", "x.pcap", "--clock-mhz", "250",
+             "--pcie-latency-ns", "500", "--link-delay-ns", "20", "--max-cycles", "1000", "--tx-depth", "8"},
+            c2);
+  ASSERT_TRUE(r.run) << r.message;
+  EXPECT_EQ(c2.op, Op::Send);
+  EXPECT_EQ(c2.size, 1ull << 30);
+  EXPECT_EQ(c2.qps, 16383u);
+  EXPECT_EQ(c2.iters, 3u);
+  EXPECT_EQ(c2.mtu, 256u);
+  EXPECT_EQ(c2.mode, WireMode::Ext);
+  EXPECT_EQ(c2.seed, 77u);
+  EXPECT_TRUE(c2.mixed);
+  EXPECT_TRUE(c2.json);
+  EXPECT_EQ(c2.pcap, "x.pcap");
+  EXPECT_EQ(c2.clock_mhz, 250.0);
+  EXPECT_EQ(c2.pcie_latency_ns, 500.0);
+  EXPECT_EQ(c2.link_delay_ns, 20.0);
+  EXPECT_EQ(c2.max_cycles, 1000u);
+  EXPECT_EQ(c2.tx_depth, 8u);
+}
+
+TEST(Cli, BadInputIsOneLineExitTwo) {
+  expect_usage_error({"--op", "atomic"}, "unknown op 'atomic'");
+  expect_usage_error({"--size", "1073741825"}, "message size must be in 0..1073741824");
+  expect_usage_error({"--size", "-1"}, "message size");
+  expect_usage_error({"--mtu", "1000"}, "MTU must be a power of two in 256..4096");
+  expect_usage_error({"--mtu", "128"}, "MTU must be a power of two");
+  expect_usage_error({"--mtu", "8192"}, "MTU must be a power of two");
+  expect_usage_error({"--qps", "0"}, "number of QPs must be in 1..16383");
+  expect_usage_error({"--qps", "16384"}, "number of QPs must be in 1..16383");
+  expect_usage_error({"--iters", "0"}, "iterations must be in 1..");
+  expect_usage_error({"--loss", "1.5"}, "loss probability");
+  expect_usage_error({"--mode", "ext", "--loss", "0.01"}, "not supported until loss recovery exists");
+  expect_usage_error({"--mode", "fast"}, "unknown mode 'fast'");
+  expect_usage_error({"--latency", "--qps", "2"}, "--latency runs one QP pair");
+  expect_usage_error({"--latency", "--size", "0"}, "--size >= 1");
+  expect_usage_error({"--bogus"}, "--bogus");
+}
+
+TEST(Cli, StdModeAcceptsLossAndReproduceCarriesIt) {
+  RunConfig cfg;
+  ASSERT_TRUE(parse({"--loss", "0.01", "--seed", "5", "--op", "read", "--mixed"}, cfg).run);
+  const std::string cmd = reproduce_command(cfg);
+  EXPECT_NE(cmd.find("--op read"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--loss 0.01"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--seed 5"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--mixed"), std::string::npos) << cmd;
+  // The command parses back into the same configuration.
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : cmd.substr(cmd.find(' ') + 1)) {
+    if (c == ' ') {
+      words.push_back(w);
+      w.clear();
+    } else {
+      w += c;
+    }
+  }
+  words.push_back(w);
+  RunConfig back;
+  ASSERT_TRUE(parse(words, back).run);
+  EXPECT_EQ(back.op, cfg.op);
+  EXPECT_EQ(back.loss, cfg.loss);
+  EXPECT_EQ(back.seed, cfg.seed);
+  EXPECT_EQ(back.mixed, cfg.mixed);
+  EXPECT_EQ(back.size, cfg.size);
+}
+
+TEST(Plan, FixedSizeSlotsAndInflight) {
+  RunConfig cfg;
+  cfg.size = 65536;
+  cfg.qps = 4;
+  cfg.iters = 1000;
+  cfg.mem_mib = 64;
+  const Plan p = make_plan(cfg);
+  ASSERT_EQ(p.sizes.size(), 4u);
+  EXPECT_EQ(p.sizes[3].size(), 1000u);
+  EXPECT_EQ(p.stride, 65536u);
+  // 64 MiB / 4 QPs / 64 KiB = 256 slots, capped by tx_depth 128.
+  EXPECT_EQ(p.slots, 128u);
+  EXPECT_EQ(p.inflight, 128u);
+  EXPECT_EQ(p.sq_entries, 128u);
+  EXPECT_EQ(p.total_bytes, 4u * 1000u * 65536u);
+  EXPECT_EQ(p.expected_completions, 4000u);
+  EXPECT_EQ(p.offset(129), 65536u);
+
+  cfg.qps = 64;  // 1 MiB per QP: 16 slots, so 16 in flight
+  const Plan q = make_plan(cfg);
+  EXPECT_EQ(q.slots, 16u);
+  EXPECT_EQ(q.inflight, 16u);
+  EXPECT_LE(uint64_t(q.slots) * q.stride * 64, 64ull << 20);
+
+  cfg.op = Op::Send;
+  cfg.iters = 3;
+  const Plan s = make_plan(cfg);
+  EXPECT_EQ(s.slots, 3u);  // never more slots than messages
+  EXPECT_EQ(s.expected_completions, 64u * 3 * 2);
+}
+
+TEST(Plan, SignalEveryCountsSignaledWrs) {
+  RunConfig cfg;
+  cfg.iters = 10;
+  cfg.qps = 2;
+  cfg.signal_every = 4;
+  // WRs 3, 7 and the last one (9) are signaled.
+  EXPECT_FALSE(signaled(cfg, 0));
+  EXPECT_TRUE(signaled(cfg, 3));
+  EXPECT_TRUE(signaled(cfg, 7));
+  EXPECT_FALSE(signaled(cfg, 8));
+  EXPECT_TRUE(signaled(cfg, 9));
+  EXPECT_EQ(make_plan(cfg).expected_completions, 2u * 3);
+  cfg.op = Op::Send;  // receives always complete
+  EXPECT_EQ(make_plan(cfg).expected_completions, 2u * (3 + 10));
+
+  RunConfig c;
+  EXPECT_TRUE(parse({"--signal-every", "16", "--iters", "100"}, c).run);
+  expect_usage_error({"--signal-every", "16", "--tx-depth", "8", "--iters", "100"},
+                     "--signal-every 16 exceeds the 8 WRs in flight per QP");
+  expect_usage_error({"--signal-every", "2", "--latency"}, "--latency signals every WR");
+  expect_usage_error({"--signal-every", "0"}, "signal interval must be in 1..32768");
+}
+
+TEST(Plan, HugeMessageUsesOneSlot) {
+  RunConfig cfg;
+  cfg.size = 1ull << 30;
+  cfg.iters = 2;
+  const Plan p = make_plan(cfg);
+  EXPECT_EQ(p.slots, 1u);
+  EXPECT_EQ(p.inflight, 1u);
+  EXPECT_EQ(p.region, 1ull << 30);
+}
+
+TEST(Plan, MixedSizesComeFromTheMenuAndTheSeed) {
+  RunConfig cfg;
+  cfg.mixed = true;
+  cfg.size = 9000;
+  cfg.mtu = 1024;
+  cfg.qps = 3;
+  cfg.iters = 600;
+  const Plan a = make_plan(cfg);
+  std::set<uint32_t> seen;
+  uint64_t others = 0;
+  for (const auto& q : a.sizes)
+    for (uint32_t v : q) {
+      if (v == 0 || v == 1 || v == 1023 || v == 1024 || v == 1025)
+        seen.insert(v);
+      else
+        ++others;
+      EXPECT_LE(v, 9000u);
+    }
+  EXPECT_EQ(seen.size(), 5u);
+  EXPECT_GT(others, 150u);  // about a sixth of 1800 are uniform draws
+  EXPECT_EQ(a.stride, a.max_size);
+  // Same seed, same sizes; other seed, other sizes; QPs differ from each other.
+  EXPECT_EQ(make_plan(cfg).sizes, a.sizes);
+  EXPECT_NE(a.sizes[0], a.sizes[1]);
+  cfg.seed = 2;
+  EXPECT_NE(make_plan(cfg).sizes, a.sizes);
+}
+
+TEST(Plan, LatencyPingPong) {
+  RunConfig cfg;
+  cfg.latency = true;
+  cfg.size = 64;
+  cfg.iters = 10;
+  const Plan p = make_plan(cfg);
+  EXPECT_EQ(p.slots, 2u);
+  EXPECT_EQ(p.expected_completions, 20u);  // both hosts write every round
+  const auto r = regions(cfg);
+  EXPECT_EQ(r.size(), 4u);  // src and dst on both hosts
+  cfg.op = Op::Read;
+  EXPECT_EQ(make_plan(cfg).expected_completions, 10u);
+  EXPECT_EQ(regions(cfg).size(), 2u);
+}
+
+TEST(Workload, VerifWorkloadMatchesThePlan) {
+  RunConfig cfg;
+  cfg.op = Op::Read;
+  cfg.size = 100;
+  cfg.qps = 2;
+  cfg.iters = 5;
+  const Plan p = make_plan(cfg);
+  const auto regs = regions(cfg);
+  ASSERT_EQ(regs.size(), 4u);
+  // Read: host 0 holds the destinations, host 1 the sources.
+  EXPECT_FALSE(regs[0].src);
+  EXPECT_EQ(regs[0].host, 0u);
+  EXPECT_TRUE(regs[1].src);
+  std::vector<QpSide> a(2), b(2);
+  std::vector<std::vector<uint8_t>> init(regs.size());
+  uint64_t base = 0x10000;
+  for (size_t k = 0; k < regs.size(); ++k) {
+    init[k].assign(p.region + 64, uint8_t(k));
+    QpSide& s = (regs[k].host ? b : a)[regs[k].qp];
+    (regs[k].src ? s.src : s.dst) = base;
+    s.src_key = s.dst_key = 0x100 + regs[k].host;
+    s.qpn = 2 + regs[k].qp;
+    s.pd = 1;
+    base += 0x10000;
+  }
+  const srnic::verif::Workload w = make_verif_workload(cfg, p, a, b, init);
+  ASSERT_EQ(w.hosts.size(), 2u);
+  ASSERT_EQ(w.hosts[0].qps.size(), 2u);
+  const auto& q1 = w.hosts[0].qps[1];
+  ASSERT_EQ(q1.send.size(), 5u);
+  EXPECT_TRUE(w.hosts[1].qps[1].send.empty());
+  EXPECT_EQ(q1.send[3].opcode, srnic::verif::WrOpcode::Read);
+  EXPECT_EQ(q1.send[3].laddr, a[1].dst + p.offset(3));
+  EXPECT_EQ(q1.send[3].raddr, b[1].src + p.offset(3));
+  EXPECT_EQ(q1.send[3].wr_id, send_wr_id(1, 3));
+  EXPECT_EQ(q1.peer_qpn, b[1].qpn);
+  // The model runs on it and predicts every read completion.
+  const srnic::verif::Prediction pred = srnic::verif::predict(w);
+  const auto* eq = pred.queue(0, a[1].qpn, srnic::verif::QueueKind::Send);
+  ASSERT_NE(eq, nullptr);
+  EXPECT_EQ(eq->completions.size(), 5u);
+}
+
+TEST(Limit, GoodputLimitFor100GE) {
+  // 64 KiB WRITE at MTU 4096: 16 packets of 4096 + 82 B overhead, RETH once.
+  const double w = goodput_limit_gbps(Op::Write, 65536, 4096);
+  EXPECT_NEAR(w, 100.0 * 65536 / (65536 + 16 * 82 + 16), 1e-9);
+  // MTU 1024: 64 packets.
+  EXPECT_NEAR(goodput_limit_gbps(Op::Send, 65536, 1024), 100.0 * 65536 / (65536 + 64 * 82), 1e-9);
+  EXPECT_LT(goodput_limit_gbps(Op::Write, 65536, 1024), w);
+  EXPECT_EQ(goodput_limit_gbps(Op::Write, 0, 4096), 0.0);
+  // 1-byte payload pads to 4 and the frame to the 60-byte minimum.
+  EXPECT_NEAR(goodput_limit_gbps(Op::Send, 1, 4096), 100.0 * 1 / (62 + 24), 1e-9);
+}
+
+TEST(Random, FillIsSeededAndCoversTail) {
+  std::vector<uint8_t> a(13), b(13), c(13);
+  fill_random(1, 7, a.data(), a.size());
+  fill_random(1, 7, b.data(), b.size());
+  fill_random(1, 8, c.data(), c.size());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
