@@ -1,19 +1,14 @@
 // srnic_comp: requester completion engine. Send-queue completions need the WQEs, which
 // stay in host memory: nothing about outstanding WQEs is kept on chip except, per QP,
-// the index of the oldest incomplete WQE and its first PSN. For each event from the RX
-// engine it fetches up to 8 WQEs from that index (one read, like a scheduler turn),
-// recomputes each WQE's PSN range from its length and the path MTU, and walks them:
-//   ACK(psn)        completes SEND/WRITE WQEs whose last PSN <= psn; stops at a READ
-//                   (a READ completes only when its data is in);
-//   READ_DONE(psn)  completes every WQE whose last PSN <= psn;
-//   ACKS            both of the above for one QP, merged by srnic_comp_coalesce;
-//   NAK(psn, st)    completes the WQEs before psn, then the one holding psn with st;
-//   CTX_REQ(psn)    completes SEND/WRITE WQEs before psn (responses come in order, so
-//                   they were executed) and returns the placement context of the READ
-//                   WQE that owns psn, its local key checked for LOCAL_WRITE;
-//   PREFETCH(psn)   looks, without completing anything, for the first READ WQE starting
-//                   at or after psn in the batch and returns its context as a hint, so
-//                   the RX engine has the next READ's context before its data arrives.
+// the index of the oldest incomplete WQE and its first PSN. For each event it fetches
+// up to 8 WQEs from that index (one read, like a scheduler turn), recomputes each WQE's
+// PSN range from its length and the path MTU, and walks them:
+//   ACKS(psn, psn2)  (merged by srnic_comp_coalesce) completes SEND/WRITE WQEs whose last
+//                    PSN is covered by the newest ACK or READ response, and READ WQEs
+//                    whose data is placed (last PSN <= psn2); it stops at the first
+//                    WQE not yet covered, and fetches more WQEs while whole batches
+//                    complete;
+//   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st.
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
 `default_nettype none
 module srnic_comp #(
@@ -27,8 +22,6 @@ module srnic_comp #(
   input  wire logic         ev_valid,
   input  var srnic_pkg::comp_ev_t ev_in,
   output logic              ev_ready,
-  output logic              ctx_valid,
-  output srnic_pkg::read_ctx_t ctx,
   // WQE reads (AXI ID 3)
   output logic              ar_valid,
   output logic [63:0]       ar_addr,
@@ -36,15 +29,6 @@ module srnic_comp #(
   input  wire logic         ar_ready,
   input  wire logic         r_valid,
   input  wire logic [511:0] r_data,
-  // local key check of READ targets
-  output logic              mr_req,
-  output logic [31:0]       mr_key,
-  output logic [31:0]       mr_pd,
-  output logic [63:0]       mr_va,
-  output logic [31:0]       mr_len,
-  input  wire logic         mr_rsp,
-  input  wire logic         mr_ok,
-  input  wire logic [63:0]  mr_pa,
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -56,7 +40,6 @@ module srnic_comp #(
     logic [63:0] sq_base;
     logic [3:0]  log_sq;
     logic [2:0]  mtu;
-    logic [31:0] pd;
     logic [15:0] send_cqn;
   } ccfg_t;
   typedef struct packed {
@@ -69,7 +52,7 @@ module srnic_comp #(
   localparam int ST_W  = $bits(cmd_st);
   always_comb begin
     cmd_cfg.sq_base = qp_cmd.sq_base; cmd_cfg.log_sq = qp_cmd.log_sq; cmd_cfg.mtu = qp_cmd.mtu;
-    cmd_cfg.pd = qp_cmd.pd; cmd_cfg.send_cqn = qp_cmd.send_cqn;
+    cmd_cfg.send_cqn = qp_cmd.send_cqn;
     cmd_st.ci = '0; cmd_st.psn = qp_cmd.sq_psn;
   end
   typedef enum logic {K_CFG, K_ST} kstate_e;
@@ -99,18 +82,12 @@ module srnic_comp #(
   srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(1)) u_st (
     .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(ev_in.qpn[AW-1:0]), .req_lock(1'b1),
     .rsp_valid(st_v), .rsp_data(st_rsp),
-    .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(is_pf ? s0 : s), .wr_unlock(1'b1),
+    .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(s), .wr_unlock(1'b1),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
 
-  typedef enum logic [3:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_MR, C_CQE, C_CTX, C_DRAIN, C_WB} cstate_e;
+  typedef enum logic [2:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB} cstate_e;
   cstate_e cs;
   logic [3:0] n, taken;
-  logic       need_ctx;        // a CTX_REQ still owes its answer
-  cst_t       s0;              // state as read (a prefetch writes it back unchanged)
-  wire        is_pf = ev.kind == srnic_pkg::CEV_PREFETCH;
-  // CEV_ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
-  wire [23:0] ack_lim = !ev.has_ack ? ev.psn2 : !ev.has_rd ? ev.psn :
-                        srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
 
   // WQE beats (at most 8 outstanding, one fetch at a time)
   logic [511:0] wq;
@@ -133,34 +110,23 @@ module srnic_comp #(
   wire [15:0] room4k  = 16'd64 - {10'd0, f_addr[11:6]};    // an AXI burst never crosses 4 KiB
   wire [15:0] room_m  = (room < room4k) ? room : room4k;
   wire [3:0]  nfetch  = (room_m < 16'd8) ? room_m[3:0] : 4'd8;
+  wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
+  // ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
+  wire [23:0] ack_lim = !ev.has_ack ? ev.psn2 : !ev.has_rd ? ev.psn :
+                        srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
+  wire [23:0] lim     = is_nak ? ev.psn : ack_lim;
 
   // what to do with the WQE at the head of the batch
-  logic w_complete, w_error, w_is_ctx, w_stop;
+  logic w_complete, w_error;
   always_comb begin
-    w_complete = 1'b0; w_error = 1'b0; w_is_ctx = 1'b0; w_stop = 1'b0;
-    case (ev.kind)
-      srnic_pkg::CEV_ACK:       if (!w_read && srnic_pkg::psn_ge(ev.psn, w_last)) w_complete = 1'b1; else w_stop = 1'b1;
-      srnic_pkg::CEV_READ_DONE: if (srnic_pkg::psn_ge(ev.psn, w_last)) w_complete = 1'b1; else w_stop = 1'b1;
-      srnic_pkg::CEV_NAK: begin
-        if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
-        else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
-        else w_stop = 1'b1;
-      end
-      srnic_pkg::CEV_ACKS: begin
-        if ((!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
-            (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last))) w_complete = 1'b1;
-        else w_stop = 1'b1;
-      end
-      srnic_pkg::CEV_PREFETCH: begin
-        if (w_read && srnic_pkg::psn_ge(s.psn, ev.psn)) w_is_ctx = 1'b1;
-        else w_complete = 1'b1;      // skipped, not completed (no CQE, state not written)
-      end
-      default: begin // CEV_CTX_REQ
-        if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last && !w_read) w_complete = 1'b1;
-        else if (w_read && srnic_pkg::psn_ge(ev.psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.psn)) w_is_ctx = 1'b1;
-        else w_stop = 1'b1;
-      end
-    endcase
+    w_complete = 1'b0; w_error = 1'b0;
+    if (is_nak) begin
+      if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
+      else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
+    end else begin
+      w_complete = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
+                   (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
+    end
   end
 
   assign ev_ready = cs == C_IDLE && ev_valid && cfg_ready && st_ready;
@@ -168,10 +134,10 @@ module srnic_comp #(
   assign ar_valid = cs == C_FETCH;
   assign ar_addr  = f_addr;
   assign ar_len   = {4'd0, nfetch} - 8'd1;
+  wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
   assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && (!cqe_needed || cqe_ready)) ||
-                    (cs == C_MR && mr_rsp) || (cs == C_DRAIN && wq_valid);
-  wire   cqe_needed = !is_pf && (w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error);
-  assign cqe_valid  = cs == C_WALK && wq_valid && w_complete && cqe_needed;
+                    (cs == C_DRAIN && wq_valid);
+  assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed;
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.send_cqn;
@@ -184,56 +150,33 @@ module srnic_comp #(
                    srnic_abi_pkg::WC_RDMA_WRITE;
     cqe.status   = w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
-  assign mr_req = cs == C_WALK && wq_valid && w_is_ctx;
-  assign mr_key = wq[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
-  assign mr_pd  = c.pd;
-  assign mr_va  = wq[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
-  assign mr_len = w_len;
-  assign ctx_valid = cs == C_CTX;
-  srnic_pkg::read_ctx_t ctx_q;
-  assign ctx = ctx_q;
   assign st_wr = cs == C_WB;
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      cs <= C_IDLE; need_ctx <= 1'b0;
+      cs <= C_IDLE;
     end else begin
       case (cs)
-        C_IDLE: if (ev_ready) begin ev <= ev_in; need_ctx <= ev_in.kind == srnic_pkg::CEV_CTX_REQ; cs <= C_READ; end
+        C_IDLE: if (ev_ready) begin ev <= ev_in; cs <= C_READ; end
         C_READ: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp; s0 <= st_rsp;
-          ctx_q <= '0;
-          ctx_q.prefetch <= is_pf;
-          ctx_q.qpn <= ev.qpn;
-          // nothing new for an ACK/READ_DONE that does not reach the oldest WQE
-          if ((ev.kind == srnic_pkg::CEV_ACKS && !srnic_pkg::psn_ge(ack_lim, st_rsp[23:0])) ||
-              ((ev.kind == srnic_pkg::CEV_ACK || ev.kind == srnic_pkg::CEV_READ_DONE) &&
-               !srnic_pkg::psn_ge(ev.psn, st_rsp[23:0]))) cs <= C_WB;
-          else cs <= C_FETCH;
+          c <= cfg_rsp; s <= st_rsp;
+          // nothing to do for an event that does not reach the oldest incomplete WQE
+          cs <= srnic_pkg::psn_ge(lim, st_rsp[23:0]) ? C_FETCH : C_WB;
         end
         C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end
         C_WALK: if (wq_valid) begin
-          if (w_is_ctx) cs <= C_MR;
-          else if (w_stop) cs <= C_DRAIN;
+          if (!w_complete) cs <= C_DRAIN;
           else if (!cqe_needed || cqe_ready) begin
-            // completed (with or without CQE)
             taken <= taken + 4'd1;
             s.ci  <= s.ci + 16'd1;
             s.psn <= w_last + 24'd1;
             if (w_error) cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
-            else if (taken + 4'd1 == n) cs <= is_pf ? C_WB : C_FETCH;   // batch done: fetch more
+            else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more
           end
         end
-        C_MR: if (mr_rsp) begin
-          taken <= taken + 4'd1;
-          ctx_q.ok <= mr_ok; ctx_q.pa <= mr_pa; ctx_q.first_psn <= s.psn; ctx_q.last_psn <= w_last;
-          ctx_q.len <= w_len;
-          cs <= C_CTX;
-        end
-        C_CTX: begin need_ctx <= 1'b0; cs <= (taken == n) ? C_WB : C_DRAIN; end
         C_DRAIN: begin
           if (wq_valid) taken <= taken + 4'd1;
-          if (taken == n || (wq_valid && taken + 4'd1 == n)) cs <= need_ctx ? C_CTX : C_WB;
+          if (taken == n || (wq_valid && taken + 4'd1 == n)) cs <= C_WB;
         end
         C_WB: cs <= C_IDLE;
         default: cs <= C_IDLE;
@@ -241,7 +184,7 @@ module srnic_comp #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v};
+  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v, ev};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

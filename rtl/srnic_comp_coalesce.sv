@@ -3,8 +3,7 @@
 // newest placed-READ PSN accumulate in a table, and the completion engine gets one
 // CEV_ACKS event for everything that arrived meanwhile. So the RX engine never waits
 // for the completion engine's WQE reads, however many ACKs arrive (at most one entry
-// per QP is pending). Other events (READ context requests, prefetches, NAKs) pass
-// through a FIFO and go first.
+// per QP is pending). Other events (NAKs) pass through a FIFO and go first.
 `default_nettype none
 module srnic_comp_coalesce #(
   parameter int NUM_QPS = 16384

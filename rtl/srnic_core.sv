@@ -112,11 +112,11 @@ module srnic_core #(
     .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc);
 
   // ---------------------------------------------------------------- MR table
-  logic [2:0]   mr_req, mr_rsp, mr_ok;
-  logic [95:0]  mr_key, mr_pd, mr_len;
-  logic [11:0]  mr_access;
-  logic [191:0] mr_va, mr_pa;
-  srnic_mr_table #(.NUM_MRS(NUM_MRS), .NPORTS(3)) u_mr (
+  logic [1:0]   mr_req, mr_rsp, mr_ok;
+  logic [63:0]  mr_key, mr_pd, mr_len;
+  logic [7:0]   mr_access;
+  logic [127:0] mr_va, mr_pa;
+  srnic_mr_table #(.NUM_MRS(NUM_MRS), .NPORTS(2)) u_mr (
     .clk, .rst, .wr_valid(mr_cmd_valid), .wr_index(mr_cmd_index), .wr_entry(mr_cmd),
     .req_valid(mr_req), .req_key(mr_key), .req_pd(mr_pd), .req_access(mr_access), .req_va(mr_va),
     .req_len(mr_len), .rsp_valid(mr_rsp), .rsp_ok(mr_ok), .rsp_pa(mr_pa));
@@ -162,10 +162,23 @@ module srnic_core #(
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
     .ar_valid(rd_ar_valid[0]), .ar_addr(rd_ar_addr[0 +: 64]), .ar_len(rd_ar_len[0 +: 8]),
     .ar_ready(rd_ar_ready[0]), .r_valid(rd_r_valid[0]), .r_data(rd_r_data),
-    .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
+    .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
+    .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa,
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe);
-  assign mr_access[0 +: 4] = 4'd0;    // local read needs no right
+
+  // outstanding READ contexts (requester)
+  logic        rdc_valid, rdc_ready, rdc_lk_valid, rdc_lk_rsp, rdc_lk_hit, rdc_free_valid, rdc_flush_valid;
+  logic [23:0] rdc_first, rdc_last, rdc_lk_psn, rdc_lk_first, rdc_lk_last;
+  logic [63:0] rdc_pa, rdc_lk_pa;
+  logic [5:0]  rdc_lk_idx, rdc_free_idx;
+  srnic_rd_ctx #(.ENTRIES(64), .QPN_BITS(AW)) u_rdctx (
+    .clk, .rst, .ins_valid(rdc_valid), .ins_ready(rdc_ready), .ins_qpn(req_job.qpn[AW-1:0]),
+    .ins_first(rdc_first), .ins_last(rdc_last), .ins_pa(rdc_pa),
+    .lk_valid(rdc_lk_valid), .lk_qpn(rdc_lk_qpn), .lk_psn(rdc_lk_psn), .lk_rsp(rdc_lk_rsp),
+    .lk_hit(rdc_lk_hit), .lk_idx(rdc_lk_idx), .lk_pa(rdc_lk_pa), .lk_first(rdc_lk_first), .lk_last(rdc_lk_last),
+    .free_valid(rdc_free_valid), .free_idx(rdc_free_idx),
+    .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]));
 
   logic    rsp_job_valid, rsp_job_ready, sent_ack, sent_nak;
   srnic_pkg::tx_job_t rsp_job;
@@ -204,9 +217,9 @@ module srnic_core #(
     .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
     .cnt_rx_frame, .cnt_drop_icrc, .cnt_drop_malformed, .cnt_drop_overflow);
 
-  logic      cev_valid, cev_ready, ctx_valid;
+  logic      cev_valid, cev_ready;
   srnic_pkg::comp_ev_t  cev;
-  srnic_pkg::read_ctx_t ctx;
+  logic [AW-1:0] rdc_lk_qpn;
   logic      rcqe_valid, rcqe_ready, scqe_valid, scqe_ready;
   srnic_pkg::cqe_req_t  rcqe, scqe;
   logic      cnt_drop_qp, cnt_dup, cnt_psn_err, cnt_access_err, cnt_rx_nak;
@@ -226,7 +239,9 @@ module srnic_core #(
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
     .task_valid, .task_out(task_q), .task_ready,
-    .cev_valid, .cev, .cev_ready, .ctx_valid, .ctx,
+    .cev_valid, .cev, .cev_ready,
+    .rdc_lk_valid, .rdc_lk_qpn, .rdc_lk_psn, .rdc_lk_rsp, .rdc_lk_hit, .rdc_lk_idx, .rdc_lk_pa,
+    .rdc_lk_first, .rdc_lk_last, .rdc_free_valid, .rdc_free_idx, .rdc_flush_valid,
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
   assign rd_ar_len[16 +: 8] = 8'd0;
@@ -239,13 +254,10 @@ module srnic_core #(
 
   srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[3]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
-    .ev_valid, .ev_in(ev), .ev_ready, .ctx_valid, .ctx,
+    .ev_valid, .ev_in(ev), .ev_ready,
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
-    .mr_req(mr_req[2]), .mr_key(mr_key[64 +: 32]), .mr_pd(mr_pd[64 +: 32]), .mr_va(mr_va[128 +: 64]),
-    .mr_len(mr_len[64 +: 32]), .mr_rsp(mr_rsp[2]), .mr_ok(mr_ok[2]), .mr_pa(mr_pa[128 +: 64]),
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
-  assign mr_access[8 +: 4] = 4'b0001;   // READ targets need LOCAL_WRITE
 
   // ---------------------------------------------------------------- CQ writer
   logic        cq_aw_valid, cq_w_valid, cq_w_last, cq_overflow;

@@ -163,9 +163,7 @@ package srnic_pkg;
   typedef enum logic [2:0] {
     CEV_ACK       = 3'd0,  // everything up to psn acknowledged (stops at READs)
     CEV_READ_DONE = 3'd1,  // READ responses up to psn placed
-    CEV_CTX_REQ   = 3'd2,  // RX needs the READ WQE that owns psn
     CEV_NAK       = 3'd3,  // fatal NAK for psn with status
-    CEV_PREFETCH  = 3'd4,  // RX would like the context of the first READ at or after psn
     CEV_ACKS      = 3'd5   // coalesced ACK (psn) and/or READ_DONE (psn2) of one QP
   } cev_kind_e;
 
@@ -179,16 +177,6 @@ package srnic_pkg;
     logic             has_rd;    // CEV_ACKS: psn2 is valid
   } comp_ev_t;
 
-  // READ placement context returned to RX.
-  typedef struct packed {
-    logic        prefetch;   // answer to CEV_PREFETCH (a hint; may be dropped)
-    logic [QPN_W-1:0] qpn;
-    logic        ok;         // 0: no READ WQE owns that PSN, or local protection failed
-    logic [63:0] pa;         // host physical address of the first byte of the READ target
-    logic [23:0] first_psn;
-    logic [23:0] last_psn;
-    logic [31:0] len;
-  } read_ctx_t;
 
   // CQE request to the CQ writer.
   typedef struct packed {

@@ -8,19 +8,18 @@
 // completions. An error of class C (invalid request, remote access) NAKs and moves the
 // responder to an error state in which it drops further requests.
 // Requester (responses: ACK, NAK, READ responses): ACK/NAK events to the completion
-// engine; READ response data is placed using a READ context obtained from the
-// completion engine (which walks the send queue in host memory), and the READ's end is
-// reported to it.
+// engine; READ response data is placed using the READ's context, looked up in
+// srnic_rd_ctx (filled when the READ request was sent), and the READ's end is reported
+// to the completion engine.
 //
 // Payload placement realigns frame bytes (payload at frame offset 54..74) to the
 // destination address at one beat per cycle, with write strobes on partial beats and
 // bursts split at 4 KiB boundaries.
 //
-// Host reads that would stall the engine once per message are prefetched: after a
-// SEND consumes a receive WQE, the next one is read in the background, and when a READ
-// context is loaded the completion engine is asked for the next READ's context. Both
-// arrive as install records that the engine writes into the QP's state between packets
-// (they are hints: a stale or late one is dropped and the blocking path takes over).
+// The receive WQE is prefetched: after a SEND consumes one, the next one is read in the
+// background and arrives as an install record that the engine writes into the QP's
+// state between packets (a hint: a stale or late one is dropped and the blocking read
+// takes over).
 //
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
 // and written back at its end; packets are processed strictly in order, so two packets of
@@ -79,8 +78,19 @@ module srnic_rx_engine #(
   output logic              cev_valid,
   output srnic_pkg::comp_ev_t cev,
   input  wire logic         cev_ready,
-  input  wire logic         ctx_valid,
-  input  var srnic_pkg::read_ctx_t ctx,
+  // READ contexts
+  output logic              rdc_lk_valid,
+  output logic [$clog2(NUM_QPS)-1:0] rdc_lk_qpn,
+  output logic [23:0]       rdc_lk_psn,
+  input  wire logic         rdc_lk_rsp,
+  input  wire logic         rdc_lk_hit,
+  input  wire logic [5:0]   rdc_lk_idx,
+  input  wire logic [63:0]  rdc_lk_pa,
+  input  wire logic [23:0]  rdc_lk_first,
+  input  wire logic [23:0]  rdc_lk_last,
+  output logic              rdc_free_valid,
+  output logic [5:0]        rdc_free_idx,
+  output logic              rdc_flush_valid,
   // receive completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -129,10 +139,7 @@ module srnic_rx_engine #(
     logic [63:0] nr_pa;
     logic [31:0] nr_len;
     logic        nr_ok;
-    logic        nd_valid;   // prefetched context of the next READ
-    logic [63:0] nd_pa;
-    logic [23:0] nd_first;
-    logic [23:0] nd_last;
+    logic [5:0]  rd_idx;     // its srnic_rd_ctx entry
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -193,7 +200,7 @@ module srnic_rx_engine #(
   typedef enum logic [4:0] {
     E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_AR, E_RQ_R, E_RQ_MR, E_CTX_REQ, E_CTX,
     E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_DISCARD,
-    E_RQ_USE, E_PFC, E_INS_RD, E_INS_LOOK, E_INS_MR
+    E_RQ_USE, E_INS_RD, E_INS_LOOK, E_INS_MR, E_RDLK
   } estate_e;
   estate_e    est;
   srnic_pkg::rx_meta_t   m;
@@ -288,22 +295,18 @@ module srnic_rx_engine #(
     .m_data(tag_head), .m_valid(tag_valid), .m_ready(r_valid), .count());
   wire rq_blk_valid = r_valid && !tag_head.pf;
 
-  // install records: prefetched receive WQEs (from the R channel) and READ contexts
-  // (from the completion engine); dropped when their queue is full
+  // install records: prefetched receive WQEs from the R channel; dropped when the queue
+  // is full
   typedef struct packed {
-    logic          rdctx;
     logic [AW-1:0] qpn;
     logic [15:0]   idx;
     logic [63:0]   wrid;
-    logic [63:0]   addr;     // receive buffer address, or READ target pa
+    logic [63:0]   addr;
     logic [31:0]   len;
     logic [31:0]   lkey;
-    logic [23:0]   first;
-    logic [23:0]   last;
-    logic          ok;
   } ins_t;
-  ins_t insr_in, insr_data, insc_in, insc_data, ir;
-  logic insr_valid, insr_pop, insc_valid, insc_pop;
+  ins_t insr_in, insr_data, ir;
+  logic insr_valid, insr_pop;
   always_comb begin
     insr_in = '0;
     insr_in.qpn  = tag_head.qpn;
@@ -312,30 +315,20 @@ module srnic_rx_engine #(
     insr_in.addr = r_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
     insr_in.len  = r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
     insr_in.lkey = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
-    insc_in = '0;
-    insc_in.rdctx = 1'b1;
-    insc_in.qpn   = ctx.qpn[AW-1:0];
-    insc_in.addr  = ctx.pa;
-    insc_in.first = ctx.first_psn;
-    insc_in.last  = ctx.last_psn;
-    insc_in.ok    = ctx.ok;
   end
   sync_fifo #(.WIDTH($bits(insr_in)), .DEPTH(4)) u_insr (
     .clk, .rst, .s_data(insr_in), .s_valid(r_valid && tag_valid && tag_head.pf), .s_ready(),
     .m_data(insr_data), .m_valid(insr_valid), .m_ready(insr_pop), .count());
-  sync_fifo #(.WIDTH($bits(insc_in)), .DEPTH(4)) u_insc (
-    .clk, .rst, .s_data(insc_in), .s_valid(ctx_valid && ctx.prefetch), .s_ready(),
-    .m_data(insc_data), .m_valid(insc_valid), .m_ready(insc_pop), .count());
+
 
   // installs of prefetched data go before packets
-  wire   ins_any    = insr_valid || insc_valid;
+  wire   ins_any    = insr_valid;
   // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
   // so reads issued from E_IDLE are always accepted (checked below).
   wire   ins_take   = est == E_IDLE && ins_any;
-  assign insr_pop   = ins_take && insr_valid;
-  assign insc_pop   = ins_take && !insr_valid;
+  assign insr_pop   = ins_take;
   ins_t  ins_head;
-  assign ins_head   = insr_valid ? insr_data : insc_data;
+  assign ins_head   = insr_data;
   wire   idle_take  = est == E_IDLE && !ins_any && meta_valid;
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
@@ -424,7 +417,18 @@ module srnic_rx_engine #(
     task_out.len      = m.reth_len;
     task_out.mtu      = c.mtu;
   end
-  assign cev_valid = est == E_CEV || est == E_CTX_REQ || est == E_PFC;
+  assign cev_valid = est == E_CEV;
+  logic rdlk_sent;
+  assign rdc_lk_valid = est == E_RDLK && !rdlk_sent;
+  assign rdc_lk_psn   = m.psn;
+  assign rdc_lk_qpn   = qpn;
+  assign rdc_free_valid = est == E_FINISH && is_resp && m.psn == s.rd_last;
+  assign rdc_free_idx   = s.rd_idx;
+  assign rdc_flush_valid = qp_cmd_ready && qp_cmd.init_idx;
+  always_ff @(posedge clk) begin
+    if (rst || est != E_RDLK) rdlk_sent <= 1'b0;
+    else rdlk_sent <= 1'b1;
+  end
   assign cev       = cev_q;
   assign cqe_valid = est == E_CQE;
   always_comb begin
@@ -563,19 +567,8 @@ module srnic_rx_engine #(
                 dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
                 place <= m.pay_len != 13'd0;
                 est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
-              end else if (s.nd_valid && srnic_pkg::psn_ge(m.psn, s.nd_first) && srnic_pkg::psn_ge(s.nd_last, m.psn)) begin
-                // the next READ's context was prefetched: take it, ask for the one after
-                s.rd_valid <= 1'b1; s.rd_pa <= s.nd_pa; s.rd_first <= s.nd_first; s.rd_last <= s.nd_last;
-                s.nd_valid <= 1'b0;
-                dst <= s.nd_pa + ({40'd0, m.psn - s.nd_first} << mtu_l2);
-                place <= m.pay_len != 13'd0;
-                cev_q.kind <= srnic_pkg::CEV_PREFETCH; cev_q.qpn <= srnic_pkg::QPN_W'(qpn);
-                cev_q.psn <= s.nd_last + 24'd1; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
-                est <= E_PFC;
               end else begin
-                cev_q.kind <= srnic_pkg::CEV_CTX_REQ; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;
-                cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
-                est <= E_CTX_REQ;
+                est <= E_RDLK;      // look the READ up in the context table
               end
             end
           end else if (!qp_rx_ok || s.err) begin
@@ -675,31 +668,23 @@ module srnic_rx_engine #(
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
           end
         end
-        E_CTX_REQ: if (cev_ready) est <= E_CTX;
-        E_CTX: if (ctx_valid && !ctx.prefetch) begin
-          if (!ctx.ok) est <= E_WB;     // no READ owns this PSN: drop
+        E_RDLK: if (rdc_lk_rsp) begin
+          if (!rdc_lk_hit) est <= E_WB;     // no outstanding READ owns this PSN: drop
           else begin
-            s.rd_valid <= 1'b1; s.rd_pa <= ctx.pa; s.rd_first <= ctx.first_psn; s.rd_last <= ctx.last_psn;
-            s.nd_valid <= 1'b0;
-            dst <= ctx.pa + ({40'd0, m.psn - ctx.first_psn} << mtu_l2);
+            s.rd_valid <= 1'b1; s.rd_pa <= rdc_lk_pa; s.rd_first <= rdc_lk_first; s.rd_last <= rdc_lk_last;
+            s.rd_idx <= rdc_lk_idx;
+            dst <= rdc_lk_pa + ({40'd0, m.psn - rdc_lk_first} << mtu_l2);
             place <= m.pay_len != 13'd0;
-            cev_q.kind <= srnic_pkg::CEV_PREFETCH; cev_q.psn <= ctx.last_psn + 24'd1;
-            est <= E_PFC;
+            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
           end
         end
-        E_PFC: if (cev_ready) est <= place ? E_MOVE : E_FINISH;
         E_INS_RD: if (cfg_v) begin
           c <= cfg_rsp; s <= st_rsp; rq_pi <= pi_rsp;
           est <= E_INS_LOOK;
         end
         E_INS_LOOK: begin
           mr_go <= 1'b0;
-          if (ir.rdctx) begin
-            if (ir.ok && !s.nd_valid && !(s.rd_valid && srnic_pkg::psn_ge(s.rd_last, ir.first))) begin
-              s.nd_valid <= 1'b1; s.nd_pa <= ir.addr; s.nd_first <= ir.first; s.nd_last <= ir.last;
-            end
-            est <= E_WB;
-          end else if (!s.nr_valid && s.rq_ci == ir.idx && qp_rx_ok) begin
+          if (!s.nr_valid && s.rq_ci == ir.idx && qp_rx_ok) begin
             mr_go <= 1'b1;
             est <= E_INS_MR;
           end else est <= E_WB;
@@ -771,7 +756,7 @@ module srnic_rx_engine #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, ir, db_qpn, r_data, m, ctx, want_cev, st_v, psn_d, rd_np_raw,
+  wire unused_ok = ^{qp_cmd, ir, db_qpn, r_data, m, want_cev, st_v, psn_d, rd_np_raw,
                      s, c, cmd_cfg};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

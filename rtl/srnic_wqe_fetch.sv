@@ -47,12 +47,19 @@ module srnic_wqe_fetch #(
   // local key check
   output logic                            mr_req,
   output logic [31:0]                     mr_key,
+  output logic [3:0]                      mr_access,
   output logic [31:0]                     mr_pd,
   output logic [63:0]                     mr_va,
   output logic [31:0]                     mr_len,
   input  wire logic                       mr_rsp,
   input  wire logic                       mr_ok,
   input  wire logic [63:0]                mr_pa,
+  // READ contexts: every READ request emitted is registered for its responses
+  output logic                            rdc_valid,
+  input  wire logic                       rdc_ready,
+  output logic [23:0]                     rdc_first,
+  output logic [23:0]                     rdc_last,
+  output logic [63:0]                     rdc_pa,
   // packet jobs
   output logic                            job_valid,
   output srnic_pkg::tx_job_t              job,
@@ -281,7 +288,9 @@ module srnic_wqe_fetch #(
   wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000;
   wire rd_now      = wq_op == srnic_abi_pkg::WR_READ;
   assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
-  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !rd_now;
+  // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
+  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now;
+  assign mr_access = rd_now ? 4'b0001 : 4'b0000;
   assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
   assign mr_pd  = t.cfg.pd;
   assign mr_va  = wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
@@ -321,7 +330,6 @@ module srnic_wqe_fetch #(
           // A bad WQE stops the QP here: it is left unconsumed (its error completion and
           // the flush of later WQEs come with the error-handling path).
           if (wqe_bad_now) pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
-          else if (rd_now) pst <= P_SEG;
           else pst <= P_MR;
         end
         P_MR: if (mr_rsp) begin
@@ -375,8 +383,6 @@ module srnic_wqe_fetch #(
               e_first ? srnic_pkg::OP_WRITE_FIRST :
               e_last ? (e_imm ? srnic_pkg::OP_WRITE_LAST_IMM : srnic_pkg::OP_WRITE_LAST) : srnic_pkg::OP_WRITE_MIDDLE;
   end
-  wire [31:0] e_off_now = e_busy ? e_off : sg.off;
-  wire [23:0] e_psn_now = e_busy ? e_psn : sg.psn;
   always_comb begin
     job = '0;
     job.qpn       = srnic_pkg::QPN_W'(sg.qpn);
@@ -391,7 +397,14 @@ module srnic_wqe_fetch #(
     job.pay_addr  = sg.pa + {32'd0, e_off};
     job.pay_len   = e_read ? 13'd0 : e_plen;
   end
-  assign job_valid = seg_valid && e_busy;
+  // a READ request leaves only together with its context entry
+  wire [31:0] e_np_raw = (sg.len + {19'd0, e_mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(sg.mtu);
+  wire [23:0] e_npk    = (sg.len == 32'd0) ? 24'd1 : e_np_raw[23:0];
+  assign job_valid = seg_valid && e_busy && (!e_read || rdc_ready);
+  assign rdc_valid = seg_valid && e_busy && e_read && job_ready;
+  assign rdc_first = e_psn;
+  assign rdc_last  = e_psn + e_npk - 24'd1;
+  assign rdc_pa    = sg.pa;
   wire emit = job_valid && job_ready;
   assign seg_pop = emit && e_seg_end;
 
@@ -406,7 +419,7 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_off_now, e_psn_now};
+  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

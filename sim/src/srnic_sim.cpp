@@ -112,7 +112,8 @@ void print_json(const RunConfig& c, const RunResult& r) {
   j.kv("op", to_string(c.op)).kv("size", c.size).kv("qps", c.qps).kv("iters", c.iters).kv("mtu", c.mtu);
   j.kv("mode", to_string(c.mode)).kv("loss", c.loss).kv("seed", c.seed).kv("latency_mode", c.latency);
   j.kv("mixed", c.mixed).kv("clock_mhz", c.clock_mhz).kv("pcie_latency_ns", c.pcie_latency_ns);
-  j.kv("link_delay_ns", c.link_delay_ns).kv("tx_depth", c.tx_depth).kv("model", World::model_name());
+  j.kv("link_delay_ns", c.link_delay_ns).kv("tx_depth", c.tx_depth).kv("signal_every", c.signal_every);
+  j.kv("post_batch", c.post_batch).kv("model", World::model_name());
   j.kv("goodput_gbps", r.goodput_gbps);
   j.kv("goodput_limit_gbps", c.mixed ? 0.0 : goodput_limit_gbps(c.op, c.size, c.mtu));
   j.kv("msg_rate_mrps", r.msg_rate_mrps);

@@ -23,7 +23,9 @@ const char* to_string(WireMode m) { return m == WireMode::Ext ? "ext" : "std"; }
 
 double RunConfig::watchdog_ns() const {
   if (watchdog_us > 0) return watchdog_us * 1000.0;
-  return 200000.0 + static_cast<double>(size) * 8.0 / 10.0;
+  // With loss, leave room for a few local ACK timeouts (4.096 us * 2^8 each, see the QP setup).
+  const double timeouts = loss > 0 ? 4 * 4096.0 * 256 : 0;
+  return 200000.0 + static_cast<double>(size) * 8.0 / 10.0 + timeouts;
 }
 
 uint32_t mixed_size(uint64_t random, uint64_t size, uint32_t mtu, uint64_t random2) {

@@ -44,7 +44,8 @@ struct RunConfig {
   uint32_t poll_cycles = 4;    // host software runs every N core cycles
   bool protocol_check = true;  // live RoCE protocol checker on the wire
 
-  // Watchdog in simulated ns: the configured value, or 200 us plus the message time at 10 Gb/s.
+  // Watchdog in simulated ns: the configured value, or 200 us plus the message time at 10 Gb/s
+  // (plus four local ACK timeouts when --loss is set).
   double watchdog_ns() const;
 };
 

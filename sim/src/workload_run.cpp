@@ -612,6 +612,15 @@ RunResult Runner::run() {
   res_.data_ok = res_.finished && sb_->ok() && res_.completions == plan_.expected_completions;
   collect(res_, main_wall, main_cycles);
   if (res_.failure.empty() && !res_.data_ok) fail("data check: " + res_.first_mismatch);
+  // A stalled run usually has a reason in the NIC's error counters: name the nonzero ones.
+  if (!res_.finished && !res_.failure.empty()) {
+    std::string why;
+    for (uint32_t h = 0; h < 2; ++h)
+      for (const auto& [name, v] : res_.hosts[h].counters)
+        if (v && name != "TX_FRAMES" && name != "RX_FRAMES" && name != "TX_ACK")
+          why += " host" + std::to_string(h) + "." + name + "=" + std::to_string(v);
+    if (!why.empty()) res_.failure += "; NIC counters:" + why;
+  }
   res_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
   // The NIC objects are not torn down: their destructors would issue one command per object

@@ -1,0 +1,96 @@
+// srnic_rd_ctx: outstanding RDMA READ contexts of the requester (standard RoCEv2 mode).
+//
+// READ responses carry no address, so the requester must know where each response goes.
+// When the send path emits a READ request it inserts {QP, PSN range, target address}
+// (the target's local key already checked); the RX engine looks a response up by
+// {QP, PSN} and frees the entry after the READ's last response is placed. The table is
+// shared by all QPs (ENTRIES outstanding READs in total, a constant independent of the
+// number of QPs); when it is full the send path waits before emitting another READ.
+// A QP reset (RESET->INIT) frees that QP's entries.
+// Lookups answer two cycles after the request.
+`default_nettype none
+module srnic_rd_ctx #(
+  parameter int ENTRIES = 64,
+  parameter int QPN_BITS = 16
+) (
+  input  wire logic                clk,
+  input  wire logic                rst,
+  // insert (send path)
+  input  wire logic                ins_valid,
+  output logic                     ins_ready,
+  input  wire logic [QPN_BITS-1:0] ins_qpn,
+  input  wire logic [23:0]         ins_first,
+  input  wire logic [23:0]         ins_last,
+  input  wire logic [63:0]         ins_pa,
+  // lookup (RX engine)
+  input  wire logic                lk_valid,
+  input  wire logic [QPN_BITS-1:0] lk_qpn,
+  input  wire logic [23:0]         lk_psn,
+  output logic                     lk_rsp,
+  output logic                     lk_hit,
+  output logic [$clog2(ENTRIES)-1:0] lk_idx,
+  output logic [63:0]              lk_pa,
+  output logic [23:0]              lk_first,
+  output logic [23:0]              lk_last,
+  // free
+  input  wire logic                free_valid,
+  input  wire logic [$clog2(ENTRIES)-1:0] free_idx,
+  input  wire logic                flush_valid,
+  input  wire logic [QPN_BITS-1:0] flush_qpn
+);
+  localparam int IW = $clog2(ENTRIES);
+  logic [ENTRIES-1:0] valid;
+  logic [QPN_BITS-1:0] qpn_m   [ENTRIES];
+  logic [23:0]         first_m [ENTRIES];
+  logic [23:0]         last_m  [ENTRIES];
+  logic [63:0]         pa_m    [ENTRIES];
+
+  // free slot
+  logic          have_free;
+  logic [IW-1:0] free_slot;
+  always_comb begin
+    have_free = 1'b0; free_slot = '0;
+    for (int i = 0; i < ENTRIES; i++)
+      if (!valid[i] && !have_free) begin have_free = 1'b1; free_slot = IW'(i); end
+  end
+  assign ins_ready = have_free && !flush_valid;
+
+  // lookup: stage 1 registers the key, stage 2 searches and registers the answer
+  logic          lk1;
+  logic [QPN_BITS-1:0] lk1_qpn;
+  logic [23:0]   lk1_psn;
+  always_ff @(posedge clk) begin
+    lk1 <= !rst && lk_valid;
+    lk1_qpn <= lk_qpn;
+    lk1_psn <= lk_psn;
+    lk_rsp <= !rst && lk1;
+    if (lk1) begin
+      lk_hit <= 1'b0;
+      for (int i = 0; i < ENTRIES; i++) begin
+        if (valid[i] && qpn_m[i] == lk1_qpn && srnic_pkg::psn_ge(lk1_psn, first_m[i]) &&
+            srnic_pkg::psn_ge(last_m[i], lk1_psn)) begin
+          lk_hit <= 1'b1; lk_idx <= IW'(i);
+          lk_pa <= pa_m[i]; lk_first <= first_m[i]; lk_last <= last_m[i];
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      valid <= '0;
+    end else begin
+      if (free_valid) valid[free_idx] <= 1'b0;
+      if (flush_valid)
+        for (int i = 0; i < ENTRIES; i++) if (qpn_m[i] == flush_qpn) valid[i] <= 1'b0;
+      if (ins_valid && ins_ready) begin
+        valid[free_slot]   <= 1'b1;
+        qpn_m[free_slot]   <= ins_qpn;
+        first_m[free_slot] <= ins_first;
+        last_m[free_slot]  <= ins_last;
+        pa_m[free_slot]    <= ins_pa;
+      end
+    end
+  end
+endmodule
+`default_nettype wire
