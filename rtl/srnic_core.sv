@@ -91,8 +91,8 @@ module srnic_core #(
   logic [3:0]  sched_wqes;
   logic db_sq, db_rq, db_cq, db_bad;
   logic [15:0] db_index, db_value;
-  logic [3:0] qp_cmd_valid;
-  logic [3:0] qp_cmd_ready;
+  logic [4:0] qp_cmd_valid;
+  logic [4:0] qp_cmd_ready;
   srnic_pkg::qp_cmd_t qp_cmd;
   logic mr_cmd_valid;
   logic [$clog2(NUM_MRS)-1:0] mr_cmd_index;
@@ -101,7 +101,7 @@ module srnic_core #(
   srnic_pkg::cq_cmd_t cq_cmd;
   logic [NC-1:0] cnt_inc;
 
-  srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(4)) u_csr (
+  srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(5)) u_csr (
     .clk, .rst,
     .s_axil_awaddr, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb, .s_axil_wvalid,
     .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr, .s_axil_arvalid,
@@ -206,15 +206,15 @@ module srnic_core #(
   assign m_axis_tx_tuser = 1'b0;
 
   // ---------------------------------------------------------------- RX path
-  logic     meta_valid, meta_ready, d_valid, d_ready;
-  srnic_pkg::rx_meta_t meta;
+  logic     pmeta_valid, pmeta_ready, meta_valid, meta_ready, d_valid, d_ready;
+  srnic_pkg::rx_meta_t pmeta, meta;
   logic [511:0] d_data;
   logic cnt_rx_frame, cnt_drop_icrc, cnt_drop_malformed, cnt_drop_overflow;
   srnic_rx_parse u_rxparse (
     .clk, .rst, .local_mac, .local_ip,
     .s_tdata(s_axis_rx_tdata), .s_tkeep(s_axis_rx_tkeep), .s_tlast(s_axis_rx_tlast),
     .s_tuser(s_axis_rx_tuser), .s_tvalid(s_axis_rx_tvalid),
-    .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
+    .meta_valid(pmeta_valid), .meta(pmeta), .meta_ready(pmeta_ready), .d_valid, .d_data, .d_ready,
     .cnt_rx_frame, .cnt_drop_icrc, .cnt_drop_malformed, .cnt_drop_overflow);
 
   logic      cev_valid, cev_ready;
@@ -227,15 +227,26 @@ module srnic_core #(
   logic [63:0] rx_aw_addr, rx_w_strb;
   logic [7:0]  rx_aw_len;
   logic [511:0] rx_w_data;
+  // receive WQEs are read when their packets arrive
+  logic         wqe_valid, wqe_pop, resync_valid, resync_ready;
+  logic [511:0] wqe_data;
+  logic [15:0]  resync_qpn, resync_ci;
+  srnic_rx_rqfetch #(.NUM_QPS(NUM_QPS)) u_rqf (
+    .clk, .rst, .qp_cmd_valid(qp_cmd_valid[4]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[4]),
+    .db_valid(db_rq), .db_qpn(db_index), .db_pi(db_value),
+    .s_valid(pmeta_valid), .s_meta(pmeta), .s_ready(pmeta_ready),
+    .m_valid(meta_valid), .m_meta(meta), .m_ready(meta_ready),
+    .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci,
+    .ar_valid(rd_ar_valid[2]), .ar_addr(rd_ar_addr[128 +: 64]), .ar_ready(rd_ar_ready[2]),
+    .r_valid(rd_r_valid[2]), .r_data(rd_r_data));
+
   srnic_rx_engine #(.NUM_QPS(NUM_QPS)) u_rxeng (
     .clk, .rst, .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
     .qp_cmd_valid(qp_cmd_valid[2]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[2]),
-    .db_valid(db_rq), .db_qpn(db_index), .db_pi(db_value),
     .mr_req(mr_req[1]), .mr_key(mr_key[32 +: 32]), .mr_pd(mr_pd[32 +: 32]), .mr_access(mr_access[4 +: 4]),
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
-    .ar_valid(rd_ar_valid[2]), .ar_addr(rd_ar_addr[128 +: 64]), .ar_ready(rd_ar_ready[2]),
-    .r_valid(rd_r_valid[2]), .r_data(rd_r_data),
+    .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci,
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
     .task_valid, .task_out(task_q), .task_ready,

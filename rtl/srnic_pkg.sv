@@ -117,6 +117,8 @@ package srnic_pkg;
     logic [6:0]  pay_off;
     logic [12:0] pay_len;
     logic [7:0]  nbeats;     // frame beats stored in the RX buffer
+    logic        rq_fetched; // a receive WQE was read for this packet (srnic_rx_rqfetch)
+    logic [15:0] rq_idx;     // its RQ index
   } rx_meta_t;
 
   // Big-endian field of n bytes at byte offset off of a frame held in tdata order.

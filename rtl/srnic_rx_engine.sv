@@ -16,10 +16,10 @@
 // destination address at one beat per cycle, with write strobes on partial beats and
 // bursts split at 4 KiB boundaries.
 //
-// The receive WQE is prefetched: after a SEND consumes one, the next one is read in the
-// background and arrives as an install record that the engine writes into the QP's
-// state between packets (a hint: a stale or late one is dropped and the blocking read
-// takes over).
+// Receive WQEs are read on packet arrival by srnic_rx_rqfetch and wait, in packet
+// order, in its FIFO; a packet whose fetched WQE is not the QP's next (after a dropped
+// packet) or that finds none posted gets an RNR NAK, and the fetch index is
+// resynchronised.
 //
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
 // and written back at its end; packets are processed strictly in order, so two packets of
@@ -41,9 +41,6 @@ module srnic_rx_engine #(
   input  wire logic         qp_cmd_valid,
   input  var srnic_pkg::qp_cmd_t qp_cmd,
   output logic              qp_cmd_ready,
-  input  wire logic         db_valid,
-  input  wire logic [15:0]  db_qpn,
-  input  wire logic [15:0]  db_pi,
   // MR checks
   output logic              mr_req,
   output logic [31:0]       mr_key,
@@ -54,12 +51,14 @@ module srnic_rx_engine #(
   input  wire logic         mr_rsp,
   input  wire logic         mr_ok,
   input  wire logic [63:0]  mr_pa,
-  // receive WQE reads (AXI ID 2)
-  output logic              ar_valid,
-  output logic [63:0]       ar_addr,
-  input  wire logic         ar_ready,
-  input  wire logic         r_valid,
-  input  wire logic [511:0] r_data,
+  // receive WQEs fetched on arrival (srnic_rx_rqfetch)
+  input  wire logic         wqe_valid,
+  input  wire logic [511:0] wqe_data,
+  output logic              wqe_pop,
+  output logic              resync_valid,
+  input  wire logic         resync_ready,
+  output logic [15:0]       resync_qpn,
+  output logic [15:0]       resync_ci,
   // payload writes
   output logic              aw_valid,
   output logic [63:0]       aw_addr,
@@ -133,12 +132,6 @@ module srnic_rx_engine #(
     logic [63:0] rd_pa;
     logic [23:0] rd_first;
     logic [23:0] rd_last;
-    logic        nr_valid;   // prefetched next receive WQE (index nr_idx)
-    logic [15:0] nr_idx;
-    logic [63:0] nr_wrid;
-    logic [63:0] nr_pa;
-    logic [31:0] nr_len;
-    logic        nr_ok;
     logic [5:0]  rd_idx;     // its srnic_rd_ctx entry
   } rxst_t;
   rxcfg_t cmd_cfg;
@@ -152,34 +145,28 @@ module srnic_rx_engine #(
     cmd_st = '0;
     cmd_st.epsn = qp_cmd.rq_psn;
   end
-  // command: configuration, then the receive state on RESET->INIT / INIT->RTR, then the
-  // RQ producer index on RESET->INIT
-  typedef enum logic [1:0] {K_CFG, K_ST, K_PI} kstate_e;
+  // command: configuration, then the receive state on RESET->INIT / INIT->RTR
+  typedef enum logic {K_CFG, K_ST} kstate_e;
   kstate_e kst;
   logic cfg_ext_ready, st_ext_ready;
   wire need_st = qp_cmd.init_idx || qp_cmd.init_rq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
   wire st_ext  = qp_cmd_valid && kst == K_ST;
-  wire pi_cmd  = qp_cmd_valid && kst == K_PI && !db_valid;
   assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) ||
-                                         (kst == K_ST && st_ext_ready && !qp_cmd.init_idx) ||
-                                         pi_cmd);
+                                         (kst == K_ST && st_ext_ready));
   always_ff @(posedge clk) begin
     if (rst) kst <= K_CFG;
     else if (qp_cmd_ready) kst <= K_CFG;
     else if (kst == K_CFG && cfg_ext && cfg_ext_ready) kst <= K_ST;
-    else if (kst == K_ST && st_ext && st_ext_ready) kst <= K_PI;
   end
 
   logic          rd_req, cfg_ready, st_ready, cfg_v, st_v;
   logic [AW-1:0] rd_qpn;
   logic [CFG_W-1:0] cfg_rsp;
   logic [ST_W-1:0]  st_rsp;
-  logic [15:0]   pi_rsp;
   logic          st_wr;
   rxst_t         s;          // working copy of the receive state
   rxcfg_t        c;
-  logic [15:0]   rq_pi;
   logic [AW-1:0] qpn;
 
   srnic_qpc_ram #(.WIDTH(CFG_W), .NUM_QPS(NUM_QPS)) u_cfg (
@@ -192,15 +179,11 @@ module srnic_rx_engine #(
     .rsp_valid(st_v), .rsp_data(st_rsp),
     .wr_valid(st_wr), .wr_qpn(qpn), .wr_data(s), .wr_unlock(1'b1),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
-  sdp_ram #(.WIDTH(16), .DEPTH(NUM_QPS)) u_pi (
-    .clk, .wr_en(db_valid || pi_cmd), .wr_addr(db_valid ? db_qpn[AW-1:0] : qp_cmd.qpn[AW-1:0]),
-    .wr_data(db_valid ? db_pi : 16'd0), .rd_en(rd_req), .rd_addr(rd_qpn), .rd_data(pi_rsp));
 
   // ---------------------------------------------------------------- packet FSM
   typedef enum logic [4:0] {
-    E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_AR, E_RQ_R, E_RQ_MR, E_CTX_REQ, E_CTX,
-    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_DISCARD,
-    E_RQ_USE, E_INS_RD, E_INS_LOOK, E_INS_MR, E_RDLK
+    E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_R, E_RQ_MR, E_RQ_USE, E_RDLK,
+    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_SKIPW, E_RESYNC, E_DISCARD
   } estate_e;
   estate_e    est;
   srnic_pkg::rx_meta_t   m;
@@ -255,107 +238,32 @@ module srnic_rx_engine #(
   srnic_pkg::comp_ev_t    cev_q;
   logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
 
-  // ---------------------------------------------------------------- receive WQE reads
-  // Blocking reads (a SEND found no prefetched WQE) go first; background prefetches use
-  // the port otherwise. Reads return in order (one AXI ID); a tag FIFO says whose each is.
-  typedef struct packed {
-    logic          pf;
-    logic [AW-1:0] qpn;
-    logic [15:0]   idx;
-  } rqtag_t;
-  typedef struct packed {
-    logic [AW-1:0] qpn;
-    logic [15:0]   idx;
-    logic [63:0]   addr;
-  } pfreq_t;
-  pfreq_t pf_in, pf_head;
-  logic   pf_push, pf_valid, pf_in_ready;
-  sync_fifo #(.WIDTH($bits(pf_in)), .DEPTH(8)) u_pfq (
-    .clk, .rst, .s_data(pf_in), .s_valid(pf_push && pf_in_ready), .s_ready(pf_in_ready),
-    .m_data(pf_head), .m_valid(pf_valid), .m_ready(pf_ar), .count());
-  // after a receive WQE is consumed, read the next one if it is posted
-  wire [15:0] nxt_idx = s.rq_ci + 16'd1;
-  assign pf_push    = est == E_RQ_USE && nxt_idx != rq_pi;
-  assign pf_in.qpn  = qpn;
-  assign pf_in.idx  = nxt_idx;
-  assign pf_in.addr = c.rq_base + {42'd0, nxt_idx & ((16'd1 << c.log_rq) - 16'd1), 6'd0};
-  logic   tag_ready, tag_valid;
-  rqtag_t tag_in, tag_head;
-  wire    blk_ar = est == E_RQ_AR && s.rq_ci != rq_pi;
-  wire    pf_ar  = !blk_ar && pf_valid && ar_ready && tag_ready;
-  assign ar_valid = (blk_ar || pf_valid) && tag_ready;
-  assign ar_addr  = blk_ar ? c.rq_base + {42'd0, s.rq_ci & ((16'd1 << c.log_rq) - 16'd1), 6'd0} : pf_head.addr;
-  always_comb begin
-    tag_in.pf  = !blk_ar;
-    tag_in.qpn = blk_ar ? qpn : pf_head.qpn;
-    tag_in.idx = blk_ar ? s.rq_ci : pf_head.idx;
-  end
-  sync_fifo #(.WIDTH($bits(tag_in)), .DEPTH(16)) u_tags (
-    .clk, .rst, .s_data(tag_in), .s_valid(ar_valid && ar_ready), .s_ready(tag_ready),
-    .m_data(tag_head), .m_valid(tag_valid), .m_ready(r_valid), .count());
-  wire rq_blk_valid = r_valid && !tag_head.pf;
-
-  // install records: prefetched receive WQEs from the R channel; dropped when the queue
-  // is full
-  typedef struct packed {
-    logic [AW-1:0] qpn;
-    logic [15:0]   idx;
-    logic [63:0]   wrid;
-    logic [63:0]   addr;
-    logic [31:0]   len;
-    logic [31:0]   lkey;
-  } ins_t;
-  ins_t insr_in, insr_data, ir;
-  logic insr_valid, insr_pop;
-  always_comb begin
-    insr_in = '0;
-    insr_in.qpn  = tag_head.qpn;
-    insr_in.idx  = tag_head.idx;
-    insr_in.wrid = r_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
-    insr_in.addr = r_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
-    insr_in.len  = r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
-    insr_in.lkey = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
-  end
-  sync_fifo #(.WIDTH($bits(insr_in)), .DEPTH(4)) u_insr (
-    .clk, .rst, .s_data(insr_in), .s_valid(r_valid && tag_valid && tag_head.pf), .s_ready(),
-    .m_data(insr_data), .m_valid(insr_valid), .m_ready(insr_pop), .count());
 
 
-  // installs of prefetched data go before packets
-  wire   ins_any    = insr_valid;
   // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
   // so reads issued from E_IDLE are always accepted (checked below).
-  wire   ins_take   = est == E_IDLE && ins_any;
-  assign insr_pop   = ins_take;
-  ins_t  ins_head;
-  assign ins_head   = insr_data;
-  wire   idle_take  = est == E_IDLE && !ins_any && meta_valid;
+  wire   idle_take  = est == E_IDLE && meta_valid;
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && rd_req && !(cfg_ready && st_ready)) $error("srnic_rx_engine: state read refused in E_IDLE");
   end
 `endif
   assign meta_ready = idle_take;
-  assign rd_req     = ins_take || (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS);
-  assign rd_qpn     = ins_take ? ins_head.qpn : meta.dqpn[AW-1:0];
+  assign rd_req     = idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS;
+  assign rd_qpn     = meta.dqpn[AW-1:0];
 
   // MR check requests
   logic [31:0] rq_len;
   logic [63:0] rw_wrid, rw_pa;      // receive WQE being consumed
   logic        rw_ok;
   always_comb begin
-    mr_req = (est == E_MR && mr_go) || (est == E_RQ_R && rq_blk_valid) || (est == E_INS_MR && mr_go);
+    mr_req = (est == E_MR && mr_go) || (est == E_RQ_R && wqe_valid);
     mr_pd  = c.pd;
-    if (est == E_INS_MR) begin
-      mr_key    = ir.lkey;
+    if (est == E_RQ_R) begin
+      mr_key    = wqe_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
       mr_access = 4'b0001;
-      mr_va     = ir.addr;
-      mr_len    = ir.len;
-    end else if (est == E_RQ_R) begin
-      mr_key    = r_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
-      mr_access = 4'b0001;
-      mr_va     = r_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
-      mr_len    = r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
+      mr_va     = wqe_data[srnic_abi_pkg::RQWQE_ADDR_OFF*8 +: 64];
+      mr_len    = wqe_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
     end else begin
       mr_key    = m.reth_rkey;
       mr_access = is_rreq ? 4'b0100 : 4'b0010;
@@ -444,6 +352,11 @@ module srnic_rx_engine #(
     cqe.with_imm = has_imm;
   end
   assign st_wr = est == E_WB;
+  logic wqe_owed;            // this packet's fetched receive WQE is still in the FIFO
+  assign wqe_pop      = (est == E_RQ_R || est == E_SKIPW) && wqe_valid;
+  assign resync_valid = est == E_RESYNC;
+  assign resync_qpn   = 16'(qpn);
+  assign resync_ci    = s.rq_ci;
 
   // counters
   assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
@@ -523,19 +436,15 @@ module srnic_rx_engine #(
       end
 
       case (est)
-        E_IDLE: if (ins_take) begin
-          ir <= ins_head;
-          qpn <= ins_head.qpn;
-          beats_left <= '0;
-          est <= E_INS_RD;
-        end else if (idle_take) begin
+        E_IDLE: if (idle_take) begin
           m <= meta;
+          wqe_owed <= meta.rq_fetched;
           beats_left <= meta.nbeats;
           qpn <= meta.dqpn[AW-1:0];
           est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
         end
         E_READ: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp; rq_pi <= pi_rsp;
+          c <= cfg_rsp; s <= st_rsp;
           est <= E_CLASSIFY;
         end
         E_CLASSIFY: begin
@@ -591,17 +500,18 @@ module srnic_rx_engine #(
               est <= is_rreq ? E_FINISH : E_FINISH;
               place <= 1'b0;
               if (is_write) begin s.wr_pa <= '0; s.wr_resid <= '0; s.wr_len <= '0; end
-              if (is_write && has_imm) est <= E_RQ_AR;
+              if (is_write && has_imm) begin
+                if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
+                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
+              end
             end else begin
               mr_go <= 1'b1;
               est <= E_MR;
             end
           end else if (needs_rwqe_now) begin
-            if (s.nr_valid && s.nr_idx == s.rq_ci) begin
-              rw_wrid <= s.nr_wrid; rw_pa <= s.nr_pa; rq_len <= s.nr_len; rw_ok <= s.nr_ok;
-              s.nr_valid <= 1'b0;
-              est <= E_RQ_USE;
-            end else est <= E_RQ_AR;
+            // the WQE fetched on arrival must be the QP's next one; otherwise RNR NAK
+            if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
+            else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
           end else begin
             // SEND middle/last, WRITE middle/last
             if (is_send && !rcv_fits) begin
@@ -625,24 +535,16 @@ module srnic_rx_engine #(
               s.wr_pa <= mr_pa; s.wr_resid <= m.reth_len; s.wr_len <= m.reth_len;
               dst <= mr_pa; place <= m.pay_len != 13'd0;
               if (has_imm && is_last) begin
-                if (s.nr_valid && s.nr_idx == s.rq_ci) begin
-                  rw_wrid <= s.nr_wrid; rw_pa <= s.nr_pa; rq_len <= s.nr_len; rw_ok <= s.nr_ok;
-                  s.nr_valid <= 1'b0;
-                  est <= E_RQ_USE;
-                end else est <= E_RQ_AR;
+                if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
+                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
               end else est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
             end
           end
         end
-        E_RQ_AR: begin
-          if (s.rq_ci == rq_pi) begin
-            // no receive WQE: RNR NAK, the QP stays up
-            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK;
-          end else if (ar_ready) est <= E_RQ_R;
-        end
-        E_RQ_R: if (rq_blk_valid) begin
-          rw_wrid <= r_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
-          rq_len  <= r_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
+        E_RQ_R: if (wqe_valid) begin
+          rw_wrid  <= wqe_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
+          rq_len   <= wqe_data[srnic_abi_pkg::RQWQE_LENGTH_OFF*8 +: 32];
+          wqe_owed <= 1'b0;
           est <= E_RQ_MR;
         end
         E_RQ_MR: if (mr_rsp) begin
@@ -676,25 +578,6 @@ module srnic_rx_engine #(
             dst <= rdc_lk_pa + ({40'd0, m.psn - rdc_lk_first} << mtu_l2);
             place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
-          end
-        end
-        E_INS_RD: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp; rq_pi <= pi_rsp;
-          est <= E_INS_LOOK;
-        end
-        E_INS_LOOK: begin
-          mr_go <= 1'b0;
-          if (!s.nr_valid && s.rq_ci == ir.idx && qp_rx_ok) begin
-            mr_go <= 1'b1;
-            est <= E_INS_MR;
-          end else est <= E_WB;
-        end
-        E_INS_MR: begin
-          mr_go <= 1'b0;
-          if (mr_rsp) begin
-            s.nr_valid <= 1'b1; s.nr_idx <= ir.idx; s.nr_wrid <= ir.wrid; s.nr_pa <= mr_pa;
-            s.nr_len <= ir.len; s.nr_ok <= mr_ok;
-            est <= E_WB;
           end
         end
         E_MOVE: begin
@@ -737,7 +620,11 @@ module srnic_rx_engine #(
         E_TASK: if (task_ready) est <= (want_cqe && !cqe_sent) ? E_CQE : E_WB;
         E_CQE: if (cqe_ready) est <= (ack && !task_sent) ? E_TASK : E_WB;
         E_CEV: if (cev_ready) est <= E_WB;
-        E_WB: est <= E_DISCARD;
+        E_WB: est <= wqe_owed ? E_SKIPW : E_DISCARD;
+        // the packet was not executed but had a receive WQE fetched: drop that WQE and
+        // move the fetch index back to the QP's consumer index
+        E_SKIPW: if (wqe_valid) begin wqe_owed <= 1'b0; est <= E_RESYNC; end
+        E_RESYNC: if (resync_ready) est <= E_DISCARD;
         E_DISCARD: begin
           if (d_valid && beats_left != 8'd0) beats_left <= beats_left - 8'd1;
           if (beats_left == 8'd0 || (beats_left == 8'd1 && d_valid)) est <= E_IDLE;
@@ -756,7 +643,7 @@ module srnic_rx_engine #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, ir, db_qpn, r_data, m, want_cev, st_v, psn_d, rd_np_raw,
+  wire unused_ok = ^{qp_cmd, m, wqe_data, want_cev, st_v, psn_d, rd_np_raw,
                      s, c, cmd_cfg};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
