@@ -221,7 +221,10 @@ class CqWriterBench : public ::testing::Test {
     EXPECT_EQ(q.status, r.status);
     uint64_t t = 0;
     std::memcpy(&t, q.timestamp, 6);
-    EXPECT_EQ(t, ts & 0xFFFFFFFFFFFFull);
+    // the completion time is taken when the CQE is prepared and held while the write
+    // waits for the bus (AXI payload stability): at most a bus stall before this beat
+    EXPECT_LE(t, ts & 0xFFFFFFFFFFFFull);
+    EXPECT_LE((ts & 0xFFFFFFFFFFFFull) - t, 1000u) << "timestamp too old";
     EXPECT_EQ(q.flags, uint8_t(r.with_imm ? abi::CQE_FLAG_WITH_IMM : 0));
     EXPECT_EQ(q.owner, uint8_t(e.owner)) << "cycle " << c << " CQ " << r.cqn;
   }
@@ -285,13 +288,21 @@ TEST_F(CqWriterBench, InterruptsNotLostWhileStalled) {
     cmd_cq = Cq{0x10000, 3, true, 0, 0};
     while (cmd_hold) cycle(0, 0, 0, 100, 100, 100);
   }
-  for (int q : {a, b}) {
-    req_hold[0] = true;
-    req[0] = random_req();
-    req[0].cqn = uint16_t(q);
-    while (req_hold[0] && !HasFatalFailure()) cycle(0, 0, 0, 100, 100, 0);
-    for (int i = 0; i < 8; ++i) cycle(0, 0, 0, 100, 100, 0);  // irq_ready low
-  }
+  // First CQE with irq_ready low: it is written and its interrupt waits.
+  req_hold[0] = true;
+  req[0] = random_req();
+  req[0].cqn = uint16_t(a);
+  for (int i = 0; i < 200 && req_hold[0]; ++i) cycle(0, 0, 0, 100, 100, 0);
+  ASSERT_FALSE(req_hold[0]) << "first CQE request not taken";
+  // Second CQE on another CQ: it must wait while the first interrupt is not taken,
+  // instead of replacing it.
+  req_hold[0] = true;
+  req[0] = random_req();
+  req[0].cqn = uint16_t(b);
+  for (int i = 0; i < 50; ++i) cycle(0, 0, 0, 100, 100, 0);
+  EXPECT_TRUE(req_hold[0]) << "second CQE taken while the first interrupt was pending";
+  for (int i = 0; i < 200 && req_hold[0]; ++i) cycle(0, 0, 0, 100, 100, 100);
+  ASSERT_FALSE(req_hold[0]) << "second CQE request not taken after the interrupt";
   for (int i = 0; i < 20; ++i) cycle(0, 0, 0, 100, 100, 100);
   EXPECT_EQ(writes, 2u);
   EXPECT_EQ(irq_owed[size_t(a)], 0) << "interrupt for CQ " << a << " lost";

@@ -22,8 +22,8 @@ constexpr uint32_t kLocalIp = 0x0A000001;
 
 // srnic_pkg::rx_meta_t
 enum MetaF { kDrop, kOpcode, kDqpn, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn,
-             kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats };
-constexpr Layout<16> kMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8}};
+             kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats, kRqFetched, kRqIdx };
+constexpr Layout<18> kMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16}};
 
 enum class Cls { Good, Icrc, Malformed };
 
