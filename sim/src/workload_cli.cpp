@@ -149,8 +149,12 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   cfg.protocol_check = !no_check;
 
   auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
-  if (cfg.mode == WireMode::Ext && cfg.loss > 0)
-    return bad("--mode ext with --loss > 0 is not supported until loss recovery exists");
+  // The NIC speaks standard RoCEv2 only and has no retransmission yet: refuse what it
+  // cannot do rather than run something else under that name.
+  if (cfg.mode == WireMode::Ext)
+    return bad("--mode ext is not supported until the SRNIC header extensions exist (use --mode std)");
+  if (cfg.loss > 0)
+    return bad("--loss > 0 is not supported until loss recovery exists");
   if (cfg.latency) {
     if (cfg.qps != 1) return bad("--latency runs one QP pair; use --qps 1");
     if (cfg.mixed) return bad("--latency and --mixed cannot be combined");
