@@ -77,6 +77,7 @@ module srnic_core #(
   input  wire logic         s_axis_rx_tlast,
   input  wire logic         s_axis_rx_tuser,
   input  wire logic         s_axis_rx_tvalid,
+  output logic              rx_pause,        // ask the link partner to pause (XOFF) / resume
   // interrupts
   output logic              irq_valid,
   output logic [15:0]       irq_vector,
@@ -215,7 +216,7 @@ module srnic_core #(
     .s_tdata(s_axis_rx_tdata), .s_tkeep(s_axis_rx_tkeep), .s_tlast(s_axis_rx_tlast),
     .s_tuser(s_axis_rx_tuser), .s_tvalid(s_axis_rx_tvalid),
     .meta_valid(pmeta_valid), .meta(pmeta), .meta_ready(pmeta_ready), .d_valid, .d_data, .d_ready,
-    .cnt_rx_frame, .cnt_drop_icrc, .cnt_drop_malformed, .cnt_drop_overflow);
+    .cnt_rx_frame, .cnt_drop_icrc, .cnt_drop_malformed, .cnt_drop_overflow, .rx_pause);
 
   logic      cev_valid, cev_ready;
   srnic_pkg::comp_ev_t  cev;

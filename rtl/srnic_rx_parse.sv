@@ -9,10 +9,17 @@
 // the frame is counted as bad ICRC, malformed or overflow. A frame that finds the buffer
 // or the record queue full at its first beat is not stored at all (overflow); one that
 // fills the buffer midway is stored in part and dropped.
+//
+// Flow control: rx_pause asks the link partner to stop sending (802.3x/PFC XOFF, what a
+// lossless RoCE fabric relies on) while the buffer holds more than PAUSE_ON beats or the
+// record queue is half full, and releases it (XON) below PAUSE_OFF and a quarter. PAUSE_ON leaves room for what is already on the
+// wire when the partner reacts (two link delays plus a frame in progress).
 `default_nettype none
 module srnic_rx_parse #(
   parameter int DEPTH = 1024,     // RX buffer in 64-byte beats
-  parameter int MDEPTH = 256
+  parameter int MDEPTH = 256,
+  parameter int PAUSE_ON  = DEPTH / 2,
+  parameter int PAUSE_OFF = DEPTH / 4
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
@@ -35,7 +42,8 @@ module srnic_rx_parse #(
   output logic              cnt_rx_frame,
   output logic              cnt_drop_icrc,
   output logic              cnt_drop_malformed,
-  output logic              cnt_drop_overflow
+  output logic              cnt_drop_overflow,
+  output logic              rx_pause
 );
   localparam int AW = $clog2(DEPTH);
 
@@ -228,6 +236,13 @@ module srnic_rx_parse #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = bth1[6];
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [AW:0] used = wr_spec - rd_ptr;
+  always_ff @(posedge clk) begin
+    if (rst) rx_pause <= 1'b0;
+    else if ({{(31-AW){1'b0}}, used} > PAUSE_ON || 32'(meta_count) > MDEPTH / 2) rx_pause <= 1'b1;
+    else if ({{(31-AW){1'b0}}, used} < PAUSE_OFF && 32'(meta_count) < MDEPTH / 4) rx_pause <= 1'b0;
+  end
+
   assign cnt_rx_frame       = s_tvalid && s_tlast;
   assign cnt_drop_icrc      = v_decide && v_acc && !v_user && !v_ovf && hdr_ok && !icrc_ok;
   assign cnt_drop_malformed = v_decide && v_acc && !v_ovf && (v_user || !hdr_ok);

@@ -62,6 +62,24 @@ bool Link::receive(int side, double now_ns, Frame& out) {
   return true;
 }
 
+void Link::set_pause(int side, bool on, double now_ns) {
+  const int s = side & 1;
+  if (pause_last_[s] == on) return;
+  pause_last_[s] = on;
+  if (on) ++pause_reqs_[s];
+  pause_q_[s].push_back(PauseEv{now_ns + cfg_.delay_ns, on});
+}
+
+bool Link::tx_paused(int side, double now_ns) {
+  const int far = (side & 1) ^ 1;
+  Ring<PauseEv>& q = pause_q_[far];
+  while (!q.empty() && q.front().t <= now_ns) {
+    paused_by_[far] = q.front().on;
+    q.pop_front();
+  }
+  return paused_by_[far];
+}
+
 void Link::advance(int side, double now_ns) {
   double& n = now_[side & 1];
   if (now_ns > n) {
@@ -122,6 +140,7 @@ void EthPort::drop_assembly() {
 
 void EthPort::sample_pins(const EthFromNic& in, uint64_t cycle) {
   const double t = clock_.ns(cycle + 1);
+  link_.set_pause(side_, in.rx_pause, t);
   if (t_stall_) {
     if (!in.tvalid)
       viol_.report(cycle, "eth.tx", "tvalid dropped before tready");
@@ -193,6 +212,7 @@ const EthToNic& EthPort::drive_pins(uint64_t cycle) {
     if (wire_busy_ || txq_.empty()) break;
     const double start = std::max(wire_free_, txq_.front().t_ready);
     if (start > now_) break;
+    if (link_.tx_paused(side_, now_)) break;   // flow control: the far end asked to pause
     TxItem& it = txq_.front();
     const size_t len = it.frame.bytes.size();
     const size_t wire_len = std::max(len, kMinFrame);

@@ -101,7 +101,7 @@ void eth_json(Json& j, const HostReport& h) {
   j.kv("tx_frames", e.tx_frames).kv("tx_bytes", e.tx_bytes).kv("tx_wire_bytes", e.tx_wire_bytes);
   j.kv("tx_oversize", e.tx_oversize).kv("tx_aborted", e.tx_aborted);
   j.kv("rx_frames", e.rx_frames).kv("rx_bytes", e.rx_bytes);
-  j.kv("tx_utilisation", h.eth_tx_utilisation).kv("link_lost", h.link_lost);
+  j.kv("tx_utilisation", h.eth_tx_utilisation).kv("link_lost", h.link_lost).kv("pause_requests", h.pause_requests);
   j.end_obj();
 }
 

@@ -550,6 +550,7 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
     hr.eth = world_->eth(h).stats();
     hr.eth_tx_utilisation = span > 0 ? world_->eth(h).stats().tx_busy_ns / span : 0;
     hr.link_lost = world_->link(0).stats(int(h)).lost;
+    hr.pause_requests = world_->link(0).pause_requests(int(h));
     for (uint32_t q = 0; q < nq_; ++q) {
       hr.qpns.push_back(host_[h].sides[q].qpn);
       hr.sq_psns.push_back(host_[h].sq_psn[q]);

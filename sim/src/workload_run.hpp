@@ -27,6 +27,7 @@ struct HostReport {
   EthStats eth;
   double eth_tx_utilisation = 0;  // over the measured interval
   uint64_t link_lost = 0;         // frames this host sent that the link dropped
+  uint64_t pause_requests = 0;    // times this host's NIC asked its link partner to pause
   std::vector<uint32_t> qpns;
   std::vector<uint32_t> sq_psns;
   std::vector<uint64_t> sq_bases;  // SQ ring address per QP

@@ -46,7 +46,7 @@ struct TestTop {
   CData m_axis_tx_tlast = 0, m_axis_tx_tuser = 0, m_axis_tx_tvalid = 0, m_axis_tx_tready = 0;
   Wide s_axis_rx_tdata{};
   QData s_axis_rx_tkeep = 0;
-  CData s_axis_rx_tlast = 0, s_axis_rx_tuser = 0, s_axis_rx_tvalid = 0;
+  CData s_axis_rx_tlast = 0, s_axis_rx_tuser = 0, s_axis_rx_tvalid = 0, rx_pause = 0;
   CData irq_valid = 0, irq_ready = 0;
   SData irq_vector = 0;
 };

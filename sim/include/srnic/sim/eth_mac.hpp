@@ -59,6 +59,13 @@ class Link {
   void recycle(std::vector<uint8_t>&& buf);
   // Writes every held-back pcap record (also done by the destructor).
   void flush_pcap();
+  // Link-level flow control (IEEE 802.3x / 802.1Qbb style, what a lossless RoCE fabric
+  // runs on): `side` asks the far end to stop (on) or resume (off) starting frames; the
+  // request takes effect delay_ns later at the far end. A frame already on the wire ends.
+  void set_pause(int side, bool on, double now_ns);
+  // True while `side` must not start a frame because the far end paused it.
+  bool tx_paused(int side, double now_ns);
+  uint64_t pause_requests(int side) const { return pause_reqs_[side & 1]; }
 
   const LinkStats& stats(int from_side) const { return stats_[from_side & 1]; }
   const LinkConfig& config() const { return cfg_; }
@@ -81,6 +88,14 @@ class Link {
   std::vector<Held> held_;  // pcap records not yet known to be in order, sorted
   uint64_t held_order_ = 0;
   std::vector<std::vector<uint8_t>> pool_;
+  struct PauseEv {
+    double t;
+    bool on;
+  };
+  Ring<PauseEv> pause_q_[2];   // requests issued by side i, in time order
+  bool paused_by_[2] = {false, false};
+  bool pause_last_[2] = {false, false};
+  uint64_t pause_reqs_[2] = {0, 0};
 };
 
 struct EthConfig {
@@ -99,6 +114,7 @@ struct EthStats {
 
 struct EthFromNic {
   bool tvalid = false, tlast = false, tuser = false;
+  bool rx_pause = false;  // the NIC's RX buffer asks the far end to pause
   uint64_t tkeep = 0;
   uint8_t tdata[64] = {};
 };
@@ -176,7 +192,7 @@ class EthPort {
 };
 
 // EthPort bound to a top with Verilated port names: m_axis_tx_{tdata,tkeep,tlast,tuser,tvalid,
-// tready} and s_axis_rx_{tdata,tkeep,tlast,tuser,tvalid}.
+// tready}, s_axis_rx_{tdata,tkeep,tlast,tuser,tvalid} and rx_pause.
 template <class Top>
 class EthMac : public EthPort {
  public:
@@ -188,6 +204,7 @@ class EthMac : public EthPort {
     in_.tkeep = t.m_axis_tx_tkeep;
     in_.tlast = t.m_axis_tx_tlast;
     in_.tuser = t.m_axis_tx_tuser;
+    in_.rx_pause = t.rx_pause;
     sample_pins(in_, cycle);
   }
 
