@@ -72,8 +72,12 @@ module srnic_comp_coalesce #(
   logic          staged;               // a CEV_ACKS event waits for the engine
   srnic_pkg::comp_ev_t st_ev;
 
-  wire start_merge = !init_busy && kst == K_IDLE && c_valid;
-  wire start_take  = !init_busy && kst == K_IDLE && !c_valid && q_valid && !staged;
+  // merges and takes alternate when both wait, so a steady stream of events cannot
+  // starve the completion engine
+  logic last_take;
+  wire can_take    = q_valid && !staged;
+  wire start_merge = !init_busy && kst == K_IDLE && c_valid && !(can_take && !last_take);
+  wire start_take  = !init_busy && kst == K_IDLE && can_take && !start_merge;
   assign c_pop     = start_merge;
   assign q_pop     = start_take;
   assign acc_re    = start_merge || start_take;
@@ -110,7 +114,7 @@ module srnic_comp_coalesce #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      kst <= K_IDLE; staged <= 1'b0; init_busy <= 1'b1; init_row <= '0;
+      kst <= K_IDLE; staged <= 1'b0; init_busy <= 1'b1; init_row <= '0; last_take <= 1'b0;
     end else begin
       if (init_busy) begin
         pend[init_row] <= '0;
@@ -120,8 +124,8 @@ module srnic_comp_coalesce #(
       if (st_pop) staged <= 1'b0;
       case (kst)
         K_IDLE: begin
-          if (start_merge) begin k_ev <= c_ev; k_qpn <= c_ev.qpn[AW-1:0]; kst <= K_MERGE; end
-          else if (start_take) begin k_qpn <= q_head; kst <= K_TAKE; end
+          if (start_merge) begin k_ev <= c_ev; k_qpn <= c_ev.qpn[AW-1:0]; kst <= K_MERGE; last_take <= 1'b0; end
+          else if (start_take) begin k_qpn <= q_head; kst <= K_TAKE; last_take <= 1'b1; end
         end
         K_MERGE: begin
           logic [15:0] r;

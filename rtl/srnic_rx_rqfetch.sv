@@ -70,7 +70,8 @@ module srnic_rx_rqfetch #(
   // the command writes the configuration and, on RESET->INIT, zeroes both indices; it
   // waits for a cycle without doorbell or fetch-index traffic
   logic fci_busy;
-  wire cmd_go = qp_cmd_valid && !db_valid && !fci_busy;
+  // ... nor in a cycle where a record starts reading the indices it would reset
+  wire cmd_go = qp_cmd_valid && !db_valid && !fci_busy && !rd_en;
   assign qp_cmd_ready = cmd_go;
   sdp_ram #(.WIDTH(CFG_W), .DEPTH(NUM_QPS)) u_cfg (
     .clk, .wr_en(cmd_go), .wr_addr(qp_cmd.qpn[AW-1:0]), .wr_data(cmd_cfg),
@@ -105,6 +106,7 @@ module srnic_rx_rqfetch #(
   // pass-through records go straight out; WQE consumers read their QP's indices first
   // a resync is taken between records, so no read of the fetch index is in flight
   assign resync_ready = fs == F_IDLE;
+  wire   rs_go        = resync_valid && resync_ready;
   assign s_ready = fs == F_IDLE && out_ready && !resync_valid;
   assign rd_en   = s_ready && s_valid && needs;
   assign rd_qpn  = s_meta.dqpn[AW-1:0];
@@ -128,9 +130,9 @@ module srnic_rx_rqfetch #(
       out_in.rq_fetched = 1'b0;
       out_in.rq_idx     = '0;
     end
-    fci_we    = (fs == F_ISSUE && avail && space && ar_ready) || resync_valid;
-    fci_waddr = resync_valid ? resync_qpn[AW-1:0] : mq.dqpn[AW-1:0];
-    fci_wdata = resync_valid ? resync_ci : fci_q + 16'd1;
+    fci_we    = (fs == F_ISSUE && avail && space && ar_ready) || rs_go;
+    fci_waddr = rs_go ? resync_qpn[AW-1:0] : mq.dqpn[AW-1:0];
+    fci_wdata = rs_go ? resync_ci : fci_q + 16'd1;
   end
 
   always_ff @(posedge clk) begin
