@@ -8,7 +8,10 @@
 //                    whose data is placed (last PSN <= psn2); it stops at the first
 //                    WQE not yet covered, and fetches more WQEs while whole batches
 //                    complete;
-//   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st.
+//   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st;
+//   LERR(psn, st)    the send path stopped at a WQE it cannot execute (malformed, local
+//                    protection); it is completed with st as soon as every WQE before it
+//                    is (now, or on a later ACK walk).
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
 `default_nettype none
 module srnic_comp #(
@@ -43,6 +46,9 @@ module srnic_comp #(
     logic [15:0] send_cqn;
   } ccfg_t;
   typedef struct packed {
+    logic        err_valid;   // a bad WQE starts at err_psn
+    logic [23:0] err_psn;
+    logic [7:0]  err_status;
     logic [15:0] ci;
     logic [23:0] psn;
   } cst_t;
@@ -53,7 +59,7 @@ module srnic_comp #(
   always_comb begin
     cmd_cfg.sq_base = qp_cmd.sq_base; cmd_cfg.log_sq = qp_cmd.log_sq; cmd_cfg.mtu = qp_cmd.mtu;
     cmd_cfg.send_cqn = qp_cmd.send_cqn;
-    cmd_st.ci = '0; cmd_st.psn = qp_cmd.sq_psn;
+    cmd_st = '0; cmd_st.psn = qp_cmd.sq_psn;
   end
   typedef enum logic {K_CFG, K_ST} kstate_e;
   kstate_e kst;
@@ -111,6 +117,8 @@ module srnic_comp #(
   wire [15:0] room_m  = (room < room4k) ? room : room4k;
   wire [3:0]  nfetch  = (room_m < 16'd8) ? room_m[3:0] : 4'd8;
   wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
+  wire        is_lerr = ev.kind == srnic_pkg::CEV_LERR;
+  wire        at_bad  = s.err_valid && s.psn == s.err_psn;   // head WQE is the bad one
   // ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
   wire [23:0] ack_lim = !ev.has_ack ? ev.psn2 : !ev.has_rd ? ev.psn :
                         srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
@@ -120,7 +128,11 @@ module srnic_comp #(
   logic w_complete, w_error;
   always_comb begin
     w_complete = 1'b0; w_error = 1'b0;
-    if (is_nak) begin
+    if (at_bad) begin
+      w_complete = 1'b1; w_error = 1'b1;
+    end else if (is_lerr) begin
+      w_complete = 1'b0;
+    end else if (is_nak) begin
       if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
       else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
     end else begin
@@ -148,7 +160,7 @@ module srnic_comp #(
     cqe.opcode   = w_read ? srnic_abi_pkg::WC_RDMA_READ :
                    (w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM) ? srnic_abi_pkg::WC_SEND :
                    srnic_abi_pkg::WC_RDMA_WRITE;
-    cqe.status   = w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
+    cqe.status   = at_bad ? s.err_status : w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
   assign st_wr = cs == C_WB;
 
@@ -160,8 +172,13 @@ module srnic_comp #(
         C_IDLE: if (ev_ready) begin ev <= ev_in; cs <= C_READ; end
         C_READ: if (cfg_v) begin
           c <= cfg_rsp; s <= st_rsp;
-          // nothing to do for an event that does not reach the oldest incomplete WQE
-          cs <= srnic_pkg::psn_ge(lim, st_rsp[23:0]) ? C_FETCH : C_WB;
+          if (is_lerr) begin
+            // remember the bad WQE; complete it now if nothing before it is outstanding
+            s.err_valid <= 1'b1; s.err_psn <= ev.psn; s.err_status <= ev.status;
+            cs <= (st_rsp[23:0] == ev.psn) ? C_FETCH : C_WB;
+          end else
+            // nothing to do for an event that does not reach the oldest incomplete WQE
+            cs <= srnic_pkg::psn_ge(lim, st_rsp[23:0]) ? C_FETCH : C_WB;
         end
         C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end
         C_WALK: if (wq_valid) begin
@@ -170,6 +187,7 @@ module srnic_comp #(
             taken <= taken + 4'd1;
             s.ci  <= s.ci + 16'd1;
             s.psn <= w_last + 24'd1;
+            if (at_bad) s.err_valid <= 1'b0;
             if (w_error) cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
             else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more
           end

@@ -3,7 +3,8 @@
 // newest placed-READ PSN accumulate in a table, and the completion engine gets one
 // CEV_ACKS event for everything that arrived meanwhile. So the RX engine never waits
 // for the completion engine's WQE reads, however many ACKs arrive (at most one entry
-// per QP is pending). Other events (NAKs) pass through a FIFO and go first.
+// per QP is pending). Other events (NAKs, and local WQE errors from the send path) pass
+// through a FIFO and go first.
 `default_nettype none
 module srnic_comp_coalesce #(
   parameter int NUM_QPS = 16384
@@ -13,6 +14,10 @@ module srnic_comp_coalesce #(
   input  wire logic  s_valid,
   input  var srnic_pkg::comp_ev_t s_ev,
   output logic       s_ready,
+  // local errors from the send path (direct)
+  input  wire logic  l_valid,
+  input  var srnic_pkg::comp_ev_t l_ev,
+  output logic       l_ready,
   output logic       m_valid,
   output srnic_pkg::comp_ev_t m_ev,
   input  wire logic  m_ready
@@ -29,8 +34,11 @@ module srnic_comp_coalesce #(
   // direct events
   srnic_pkg::comp_ev_t d_ev;
   logic d_valid, d_pop, d_in_ready;
+  // the RX engine's direct events go first; a local error waits for a free cycle
+  wire rx_direct = s_valid && !is_co;
+  assign l_ready = !rx_direct && d_in_ready;
   sync_fifo #(.WIDTH($bits(s_ev)), .DEPTH(64)) u_direct (
-    .clk, .rst, .s_data(s_ev), .s_valid(s_valid && !is_co), .s_ready(d_in_ready),
+    .clk, .rst, .s_data(rx_direct ? s_ev : l_ev), .s_valid(rx_direct || l_valid), .s_ready(d_in_ready),
     .m_data(d_ev), .m_valid(d_valid), .m_ready(d_pop), .count());
   // events to merge
   srnic_pkg::comp_ev_t c_ev;

@@ -154,7 +154,8 @@ module srnic_core #(
     .clk, .rst, .db_valid(db_sq), .db_qpn(db_index[AW-1:0]), .db_overflow,
     .done_valid, .done_qpn, .done_more, .done_ready, .m_valid(s_valid), .m_qpn(s_qpn), .m_ready(s_ready));
 
-  logic    req_job_valid, req_job_ready, bad_wqe;
+  logic    req_job_valid, req_job_ready, bad_wqe, lerr_valid, lerr_ready;
+  srnic_pkg::comp_ev_t lerr;
   srnic_pkg::tx_job_t req_job;
   srnic_wqe_fetch #(.NUM_QPS(NUM_QPS)) u_fetch (
     .clk, .rst, .sched_burst, .sched_wqes,
@@ -166,7 +167,8 @@ module srnic_core #(
     .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa,
-    .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe);
+    .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
+    .lerr_valid, .lerr, .lerr_ready);
 
   // outstanding READ contexts (requester)
   logic        rdc_valid, rdc_ready, rdc_lk_valid, rdc_lk_rsp, rdc_lk_hit, rdc_free_valid, rdc_flush_valid;
@@ -262,6 +264,7 @@ module srnic_core #(
   srnic_pkg::comp_ev_t  ev;
   srnic_comp_coalesce #(.NUM_QPS(NUM_QPS)) u_coal (
     .clk, .rst, .s_valid(cev_valid), .s_ev(cev), .s_ready(cev_ready),
+    .l_valid(lerr_valid), .l_ev(lerr), .l_ready(lerr_ready),
     .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready));
 
   srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (

@@ -166,7 +166,8 @@ package srnic_pkg;
     CEV_ACK       = 3'd0,  // everything up to psn acknowledged (stops at READs)
     CEV_READ_DONE = 3'd1,  // READ responses up to psn placed
     CEV_NAK       = 3'd3,  // fatal NAK for psn with status
-    CEV_ACKS      = 3'd5   // coalesced ACK (psn) and/or READ_DONE (psn2) of one QP
+    CEV_ACKS      = 3'd5,  // coalesced ACK (psn) and/or READ_DONE (psn2) of one QP
+    CEV_LERR      = 3'd6   // the WQE starting at psn cannot be executed (status)
   } cev_kind_e;
 
   typedef struct packed {

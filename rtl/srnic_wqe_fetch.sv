@@ -64,12 +64,17 @@ module srnic_wqe_fetch #(
   output logic                            job_valid,
   output srnic_pkg::tx_job_t              job,
   input  wire logic                       job_ready,
-  // a WQE that cannot be executed (bad opcode/length, local protection)
-  output logic                            bad_wqe
+  // a WQE that cannot be executed (bad opcode/length, local protection): reported to the
+  // completion engine, which completes it in error once the WQEs before it are done; the
+  // QP's send side stops there
+  output logic                            bad_wqe,
+  output logic                            lerr_valid,
+  output srnic_pkg::comp_ev_t             lerr,
+  input  wire logic                       lerr_ready
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
-  localparam int ST_W  = 16 + 32 + 24;
+  localparam int ST_W  = 16 + 32 + 24 + 1;
   localparam int WBUF  = MAX_TURNS * 8;
 
   // ------------------------------------------------------------ per-QP state RAMs
@@ -84,6 +89,7 @@ module srnic_wqe_fetch #(
     logic [15:0] ci;
     logic [31:0] off;
     logic [23:0] psn;
+    logic        err;    // stopped at a bad WQE
   } txst_t;
 
   logic          rd_req;
@@ -111,6 +117,7 @@ module srnic_wqe_fetch #(
     cmd_st.ci  = '0;
     cmd_st.off = '0;
     cmd_st.psn = qp_cmd.sq_psn;
+    cmd_st.err = 1'b0;
   end
   wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
@@ -181,7 +188,7 @@ module srnic_wqe_fetch #(
     if (a_n > a_room) a_n = a_room;
     if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
   end
-  wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0;
+  wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err;
   // hold the response until it can be issued
   logic a_valid;
   always_comb begin
@@ -232,7 +239,7 @@ module srnic_wqe_fetch #(
   // and the send state moves on at once, so the turn ends (state written back, QP
   // requeued, its next WQE read issued) while this turn's packets are still being cut:
   // the next turn's WQE fetch overlaps this turn's transmission.
-  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END} pstate_e;
+  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END, P_LERR} pstate_e;
   pstate_e pst;
   turn_t   t;
   txst_t   cur;
@@ -296,13 +303,22 @@ module srnic_wqe_fetch #(
   assign mr_va  = wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
   assign mr_len = wq_len;
   assign bad_wqe = pst == P_WQE && wq_valid && wqe_bad_now;
+  logic [7:0] lerr_status;
+  assign lerr_valid = pst == P_LERR;
+  always_comb begin
+    lerr = '0;
+    lerr.kind   = srnic_pkg::CEV_LERR;
+    lerr.qpn    = srnic_pkg::QPN_W'(t.qpn);
+    lerr.psn    = cur.psn;
+    lerr.status = lerr_status;
+  end
 
   // turn-end reporting: the plan stage has priority over idle turns
   wire p_done = pst == P_END;
   wire done_sel_idle = !p_done && done_ready;
   assign done_valid = p_done || idle_done;
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
-  assign done_more  = p_done ? (cur.ci != t.pi) : 1'b0;
+  assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : 1'b0;
   // The send state is written back (and its lock released) at every turn end; a turn
   // without work writes back what it read.
   assign st_wr      = (p_done || idle_done) && done_ready;
@@ -327,15 +343,15 @@ module srnic_wqe_fetch #(
           w_rkey  <= wq_data[srnic_abi_pkg::SQWQE_RKEY_OFF*8 +: 32];
           w_pa    <= '0;
           taken_n <= taken_n + 4'd1;
-          // A bad WQE stops the QP here: it is left unconsumed (its error completion and
-          // the flush of later WQEs come with the error-handling path).
-          if (wqe_bad_now) pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
-          else pst <= P_MR;
+          if (wqe_bad_now) begin
+            lerr_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR;
+            pst <= P_LERR;
+          end else pst <= P_MR;
         end
         P_MR: if (mr_rsp) begin
           w_pa <= mr_pa;
           if (mr_ok) pst <= P_SEG;
-          else pst <= (taken_n == t.n) ? P_END : P_DRAIN;   // local protection error: stop
+          else begin lerr_status <= srnic_abi_pkg::WC_LOC_PROT_ERR; pst <= P_LERR; end
         end
         P_SEG: if (seg_ready) begin
           cur.psn <= cur.psn + seg_npk;
@@ -352,6 +368,11 @@ module srnic_wqe_fetch #(
         P_DRAIN: if (wq_valid) begin
           taken_n <= taken_n + 4'd1;
           if (taken_n + 4'd1 == t.n) pst <= P_END;
+        end
+        // report the bad WQE (at the PSN it would have started at) and stop the QP
+        P_LERR: if (lerr_ready) begin
+          cur.err <= 1'b1;
+          pst <= (taken_n == t.n) ? P_END : P_DRAIN;
         end
         P_END: if (done_ready) pst <= P_IDLE;
         default: pst <= P_IDLE;
