@@ -1,0 +1,251 @@
+// Full-chip bad-input tests: two simulated srnic hosts, driven through the host library.
+// Each case feeds the NIC something wrong (a bad R_Key, a bad local key, a malformed WQE,
+// corrupted or foreign frames, a doorbell for a QP that does not exist) and checks that the
+// NIC reports it the standard way (NAK / error completion / counted drop) while another QP
+// keeps moving data correctly.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "sim_backend.hpp"
+#include "srnic/abi.hpp"
+#include "srnic/roce/packet.hpp"
+#include "srnic/sim/world.hpp"
+#include "srnic/verbs.hpp"
+
+namespace srnic::sim {
+namespace {
+
+constexpr uint64_t kMac[2] = {0x020000000001ull, 0x020000000002ull};
+constexpr uint32_t kIp[2] = {0x0A000001u, 0x0A000002u};
+constexpr uint32_t kBuf = 1 << 16;
+
+struct HostSide {
+  std::unique_ptr<SimBackend> be;
+  std::unique_ptr<sw::Device> dev;
+  std::unique_ptr<sw::ProtectionDomain> pd;
+  std::unique_ptr<sw::CompletionQueue> scq, rcq;
+  std::unique_ptr<sw::MemoryRegion> mr;
+  std::vector<std::unique_ptr<sw::QueuePair>> qps;
+  uint64_t buf = 0;
+};
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WorldConfig wc;
+    wc.seed = 11;
+    world = std::make_unique<World>(wc);
+    for (int h = 0; h < 2; ++h) {
+      HostSide& s = host[h];
+      s.be = std::make_unique<SimBackend>(*world, size_t(h));
+      s.dev = std::make_unique<sw::Device>(*s.be);
+      s.dev->set_mac(kMac[h]);
+      s.dev->set_ipv4(kIp[h]);
+      s.pd = s.dev->alloc_pd();
+      s.scq = s.dev->create_cq(64);
+      s.rcq = s.dev->create_cq(64);
+      s.buf = s.be->dma_alloc(kBuf, 4096);
+      std::vector<uint8_t> init(kBuf);
+      for (uint32_t i = 0; i < kBuf; ++i) init[i] = uint8_t(i * 7 + h * 13 + 1);
+      s.be->mem_write(s.buf, init.data(), init.size());
+      s.mr = s.dev->reg_mr(*s.pd, s.buf, kBuf,
+                           sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
+      for (int q = 0; q < 2; ++q) {
+        sw::QpInitAttr ia;
+        ia.send_cq = s.scq.get();
+        ia.recv_cq = s.rcq.get();
+        ia.cap.max_send_wr = 16;
+        ia.cap.max_recv_wr = 16;
+        s.qps.push_back(s.dev->create_qp(*s.pd, ia));
+      }
+    }
+    for (int h = 0; h < 2; ++h)
+      for (int q = 0; q < 2; ++q) connect(h, q);
+  }
+
+  void connect(int h, int q) {
+    sw::QueuePair& qp = *host[h].qps[size_t(q)];
+    sw::QpAttr a;
+    a.qp_state = sw::QpState::Init;
+    a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
+    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
+                     sw::QpAttrMask::AccessFlags);
+    a.qp_state = sw::QpState::Rtr;
+    a.path_mtu = sw::Mtu::Mtu1024;
+    a.dest_qp_num = host[1 - h].qps[size_t(q)]->qp_num();
+    a.rq_psn = 100 + uint32_t(q);
+    a.ah_attr.dmac = kMac[1 - h];
+    a.ah_attr.dip = kIp[1 - h];
+    a.min_rnr_timer = 1;
+    a.max_dest_rd_atomic = 16;
+    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
+                     sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
+                     sw::QpAttrMask::MinRnrTimer);
+    a.qp_state = sw::QpState::Rts;
+    a.sq_psn = 100 + uint32_t(q);
+    a.timeout = 8;
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.max_rd_atomic = 16;
+    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
+                     sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
+  }
+
+  // Posts one signaled WRITE on host 0's QP q.
+  void write(int q, uint64_t wr_id, uint64_t loff, uint32_t len, uint64_t roff, uint32_t lkey, uint32_t rkey) {
+    sw::Sge sge{host[0].buf + loff, len, lkey};
+    sw::SendWr wr;
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = sw::WrOpcode::RdmaWrite;
+    wr.send_flags = sw::SendFlags::Signaled;
+    wr.remote_addr = host[1].buf + roff;
+    wr.rkey = rkey;
+    ASSERT_EQ(host[0].qps[size_t(q)]->post_send(&wr), 0);
+  }
+
+  // Runs until host 0's send CQ yields a completion (or a bounded time passes).
+  sw::WorkCompletion wait_send_completion() {
+    sw::WorkCompletion wc{};
+    for (int i = 0; i < 200000; ++i) {
+      if (host[0].scq->poll_cq(1, &wc) == 1) return wc;
+      world->step();
+    }
+    ADD_FAILURE() << "no send completion after 200000 cycles";
+    return wc;
+  }
+
+  void run(int cycles) {
+    for (int i = 0; i < cycles; ++i) world->step();
+  }
+
+  uint32_t counter(int h, int idx) { return host[h].dev->read_counter(idx); }
+
+  // Host 0 QP 1 writes 4 KiB; the data must land at host 1.
+  void expect_other_qp_works(uint64_t wr_id) {
+    write(1, wr_id, 0x4000, 4096, 0x8000, host[0].mr->lkey(), host[1].mr->rkey());
+    const sw::WorkCompletion wc = wait_send_completion();
+    EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+    EXPECT_EQ(wc.wr_id, wr_id);
+    std::vector<uint8_t> got(4096), want(4096);
+    host[1].be->mem_read(host[1].buf + 0x8000, got.data(), got.size());
+    host[0].be->mem_read(host[0].buf + 0x4000, want.data(), want.size());
+    EXPECT_EQ(got, want) << "QP 1's WRITE did not land";
+  }
+
+  std::unique_ptr<World> world;
+  HostSide host[2];
+};
+
+TEST_F(BadInput, BadRkeyIsNakedAsRemoteAccessError) {
+  write(0, 1, 0, 2048, 0, host[0].mr->lkey(), host[1].mr->rkey() ^ 0x55);
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 1u);
+  EXPECT_EQ(wc.status, sw::WcStatus::RemAccessErr) << sw::to_string(wc.status);
+  EXPECT_EQ(counter(1, abi::CNT_RX_ACCESS_ERR), 1u);
+  EXPECT_EQ(counter(1, abi::CNT_TX_NAK), 1u);
+  EXPECT_EQ(counter(0, abi::CNT_RX_NAK), 1u);
+  std::vector<uint8_t> got(2048), orig(2048);
+  host[1].be->mem_read(host[1].buf, got.data(), got.size());
+  for (uint32_t i = 0; i < 2048; ++i) orig[i] = uint8_t(i * 7 + 13 + 1);
+  EXPECT_EQ(got, orig) << "a refused WRITE changed target memory";
+  expect_other_qp_works(2);
+}
+
+TEST_F(BadInput, OutOfBoundsWriteIsNaked) {
+  write(0, 3, 0, 4096, kBuf - 1024, host[0].mr->lkey(), host[1].mr->rkey());
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.status, sw::WcStatus::RemAccessErr) << sw::to_string(wc.status);
+  expect_other_qp_works(4);
+}
+
+TEST_F(BadInput, BadLocalKeyCompletesWithLocalProtectionError) {
+  write(0, 5, 0, 1024, 0, host[0].mr->lkey() + 1, host[1].mr->rkey());
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 5u);
+  EXPECT_EQ(wc.status, sw::WcStatus::LocProtErr) << sw::to_string(wc.status);
+  EXPECT_EQ(counter(0, abi::CNT_TX_FRAMES), 0u) << "nothing may leave for a refused WQE";
+  expect_other_qp_works(6);
+}
+
+TEST_F(BadInput, MalformedWqeCompletesInError) {
+  // A WQE with an opcode the NIC does not know, written straight into the ring.
+  sw::QueuePair& qp = *host[0].qps[0];
+  abi::SqWqe w{};
+  w.opcode = 0x7F;
+  w.flags = abi::WQE_FLAG_SIGNALED;
+  w.wr_id = 7;
+  w.length = 16;
+  w.lkey = host[0].mr->lkey();
+  host[0].be->mem_write(qp.sq_base(), &w, sizeof(w));
+  host[0].be->mmio_write32(abi::REG_DB_SQ, (1u << 16) | qp.qp_num());
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 7u);
+  EXPECT_EQ(wc.status, sw::WcStatus::LocQpOpErr) << sw::to_string(wc.status);
+  EXPECT_GE(counter(0, abi::CNT_DB_BAD), 1u);
+  expect_other_qp_works(8);
+}
+
+TEST_F(BadInput, CorruptAndForeignFramesAreDroppedAndCounted) {
+  // Frames from "host 0" built with the packet library: a good WRITE_ONLY whose ICRC is then
+  // broken, one to the wrong UDP port, one truncated, one to another MAC.
+  auto mac = [](uint64_t v) {
+    roce::MacAddr m{};
+    for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (8 * (5 - i)));
+    return m;
+  };
+  roce::Packet p;
+  p.eth.dst = mac(kMac[1]);
+  p.eth.src = mac(kMac[0]);
+  p.ip4.src = kIp[0];
+  p.ip4.dst = kIp[1];
+  p.udp.sport = 0xC001;
+  p.bth.opcode = 0x0A;
+  p.bth.dest_qp = host[1].qps[0]->qp_num();
+  p.bth.psn = 100;
+  p.bth.ack_req = true;
+  p.reth.va = host[1].buf;
+  p.reth.rkey = host[1].mr->rkey();
+  p.reth.dma_len = 64;
+  p.payload.assign(64, 0xEE);
+  const std::vector<uint8_t> good = p.build();
+  auto send = [&](std::vector<uint8_t> f) {
+    Frame fr;
+    fr.bytes = std::move(f);
+    fr.t_sent_ns = world->now_ns();
+    world->link(0).send(0, std::move(fr));
+    run(400);
+  };
+  std::vector<uint8_t> f = good;
+  f[f.size() - 1] ^= 0x01;  // ICRC
+  send(f);
+  f = good;
+  f[37] ^= 0xFF;  // UDP destination port (4791 -> another port)
+  send(f);
+  f = good;
+  f.resize(50);  // truncated inside the BTH
+  send(f);
+  f = good;
+  f[5] ^= 0x40;  // another destination MAC
+  send(f);
+  EXPECT_EQ(counter(1, abi::CNT_RX_DROP_ICRC), 1u);
+  EXPECT_EQ(counter(1, abi::CNT_RX_DROP_MALFORMED), 3u);
+  std::vector<uint8_t> got(64);
+  host[1].be->mem_read(host[1].buf, got.data(), got.size());
+  for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(got[i], uint8_t(i * 7 + 13 + 1)) << "byte " << i;
+  expect_other_qp_works(9);
+}
+
+TEST_F(BadInput, DoorbellForMissingQpIsCountedAndHarmless) {
+  host[0].be->mmio_write32(abi::REG_DB_SQ, (3u << 16) | 0xFFFFu);
+  run(2000);
+  EXPECT_EQ(counter(0, abi::CNT_DB_BAD), 1u);
+  expect_other_qp_works(10);
+}
+
+}  // namespace
+}  // namespace srnic::sim
