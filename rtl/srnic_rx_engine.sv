@@ -234,7 +234,6 @@ module srnic_rx_engine #(
   logic [63:0] rd_pa_q;
   logic        want_cqe;
   logic [7:0]  cqe_status;
-  logic        want_cev;
   srnic_pkg::comp_ev_t    cev_q;
   logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
 
@@ -449,7 +448,7 @@ module srnic_rx_engine #(
         end
         E_CLASSIFY: begin
           // defaults
-          ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0;
+          ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
@@ -643,7 +642,7 @@ module srnic_rx_engine #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, m, wqe_data, want_cev, st_v, psn_d, rd_np_raw,
+  wire unused_ok = ^{qp_cmd, m, wqe_data, st_v, psn_d, rd_np_raw,
                      s, c, cmd_cfg};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
