@@ -116,8 +116,6 @@ std::vector<RegionRef> regions(const RunConfig& cfg) {
   return r;
 }
 
-namespace {
-
 verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, const QpSide& me,
                         const QpSide& peer, uint32_t q, uint64_t i) {
   verif::SendWr w;
@@ -149,6 +147,8 @@ verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, const QpSide& me
   }
   return w;
 }
+
+namespace {
 
 verif::RecvWr make_recv(const RunConfig& cfg, const Plan& plan, const QpSide& me, uint32_t q,
                         uint64_t i) {

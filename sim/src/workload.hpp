@@ -98,6 +98,11 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
                                     const std::vector<QpSide>& a, const std::vector<QpSide>& b,
                                     const std::vector<std::vector<uint8_t>>& init);
 
+// Send WR i of QP q as the reference model sees it (host `me` towards `peer`); the runner
+// posts the same WR through the host library.
+verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, const QpSide& me,
+                        const QpSide& peer, uint32_t q, uint64_t i);
+
 // Whether message i of a QP is posted signaled (every signal_every-th and the last one).
 inline bool signaled(const RunConfig& cfg, uint64_t i) {
   return (i + 1) % cfg.signal_every == 0 || i + 1 == cfg.iters;

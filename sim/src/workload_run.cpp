@@ -258,39 +258,22 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
   const QpSide& me = hc.sides[q];
   const QpSide& pe = peer.sides[q];
   for (uint64_t k = 0; k < n; ++k) {
-    const uint64_t i = hc.next_send[q] + k;
-    const uint64_t off = plan_.offset(i);
-    const uint64_t doff = cfg_.latency ? 0 : off;
+    // the WR the reference model expects, posted through the host library
+    const verif::SendWr v = make_send(cfg_, plan_, me, pe, q, hc.next_send[q] + k);
     sw::SendWr& w = wr_scratch_[k];
     sw::Sge& s = sge_scratch_[k];
     w = sw::SendWr{};
-    w.wr_id = send_wr_id(q, i);
+    w.wr_id = v.wr_id;
     w.sg_list = &s;
     w.num_sge = 1;
-    w.send_flags = signaled(cfg_, i) ? sw::SendFlags::Signaled : 0u;
+    w.send_flags = v.signaled ? sw::SendFlags::Signaled : 0u;
     w.next = k + 1 < n ? &wr_scratch_[k + 1] : nullptr;
-    s.length = plan_.sizes[q][i];
-    switch (cfg_.op) {
-      case Op::Write:
-        w.opcode = sw::WrOpcode::RdmaWrite;
-        s.addr = me.src + off;
-        s.lkey = me.src_key;
-        w.remote_addr = pe.dst + doff;
-        w.rkey = pe.dst_key;
-        break;
-      case Op::Read:
-        w.opcode = sw::WrOpcode::RdmaRead;
-        s.addr = me.dst + off;
-        s.lkey = me.dst_key;
-        w.remote_addr = pe.src + off;
-        w.rkey = pe.src_key;
-        break;
-      case Op::Send:
-        w.opcode = sw::WrOpcode::Send;
-        s.addr = me.src + off;
-        s.lkey = me.src_key;
-        break;
-    }
+    w.opcode = static_cast<sw::WrOpcode>(v.opcode);   // both follow ibv_wr_opcode
+    w.remote_addr = v.raddr;
+    w.rkey = v.rkey;
+    s.addr = v.laddr;
+    s.length = v.length;
+    s.lkey = v.lkey;
   }
   const sw::SendWr* bad = nullptr;
   if (int err = qp.post_send(&wr_scratch_[0], &bad)) {
