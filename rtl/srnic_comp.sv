@@ -110,6 +110,9 @@ module srnic_comp #(
   wire [23:0] npkts   = (w_len == 32'd0) ? 24'd1 : np_raw[23:0];
   wire [23:0] w_last  = s.psn + npkts - 24'd1;
   wire        w_read  = w_op == srnic_abi_pkg::WR_READ;
+  // a WQE the send path refuses (or a stale slot that looks like one) is never covered by an
+  // ACK: its PSN range is meaningless; only its local-error event completes it
+  wire        w_bad   = w_op > srnic_abi_pkg::WR_READ || w_len > 32'h8000_0000;
   wire [15:0] size    = 16'd1 << c.log_sq;
   wire [15:0] room    = size - (s.ci & (size - 16'd1));
   wire [63:0] f_addr  = c.sq_base + {42'd0, s.ci & (size - 16'd1), 6'd0};
@@ -130,7 +133,7 @@ module srnic_comp #(
     w_complete = 1'b0; w_error = 1'b0;
     if (at_bad) begin
       w_complete = 1'b1; w_error = 1'b1;
-    end else if (is_lerr) begin
+    end else if (is_lerr || w_bad) begin
       w_complete = 1'b0;
     end else if (is_nak) begin
       if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
@@ -186,7 +189,8 @@ module srnic_comp #(
           else if (!cqe_needed || cqe_ready) begin
             taken <= taken + 4'd1;
             s.ci  <= s.ci + 16'd1;
-            s.psn <= w_last + 24'd1;
+            // a refused WQE sent nothing: it uses no PSNs
+            s.psn <= at_bad ? s.psn : w_last + 24'd1;
             if (at_bad) s.err_valid <= 1'b0;
             if (w_error) cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
             else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more

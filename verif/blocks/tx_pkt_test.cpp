@@ -1,0 +1,445 @@
+// srnic_tx_pkt bench (with srnic_qpc_ram): the connection table is programmed through the
+// qp_cmd port (one qp_cmd_t per QP, random peer MAC/IP/QPN/UDP port and random values in
+// every other field), random tx_job_t jobs (every RC opcode, random values in fields the
+// opcode does not use, payloads 0..4096 at any byte address) are fed on both ports with
+// random valid gaps, and payload reads are answered from a C++ host memory (each byte a
+// hash of its address) by an in-order AXI read slave with random AR back-pressure and
+// latency. Checked: each AR is the next 64-byte-aligned piece of the accepted jobs' payload
+// spans, as long as possible without crossing 4 KiB; the port arbitration (never both,
+// strict alternation while both wait, each port in order); AXI-Stream rules on the output
+// under random back-pressure (stable while stalled, tkeep contiguous, full beats before
+// tlast); and every frame byte for byte against srnic_roce's builder for the same fields
+// without its ICRC: MACs/IPs from the table and local_mac/local_ip, IPv4 length/checksum,
+// UDP port/length, BTH (opcode, SE, PadCnt, dest QP, AckReq, PSN), RETH/AETH/ImmDt, the
+// payload from host memory and the zero pad.
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "Vsrnic_tx_pkt.h"
+#include "frames.hpp"
+
+namespace srnic::verif::blocks {
+namespace {
+
+constexpr uint32_t kQps = BENCH_NUM_QPS;
+
+enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
+            kPayAddr, kPayLen };
+constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
+enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
+            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
+constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
+
+constexpr uint64_t kLocalMac = 0x02AB00000001ull;
+constexpr uint32_t kLocalIp = 0x0A000001;
+
+// Host memory: every byte is a hash of its address.
+inline uint8_t mem_byte(uint64_t a) {
+  uint64_t s = (a >> 3) ^ 0x5DEECE66Dull;
+  return uint8_t(splitmix64(s) >> (8 * (a & 7)));
+}
+
+struct Conn {
+  uint64_t dmac = 0;
+  uint32_t dip = 0, dqpn = 0;
+  uint16_t sport = 0;
+};
+struct Job {
+  uint32_t qpn, psn, reth_rkey, reth_len, aeth_msn, imm;
+  uint8_t opcode, aeth_syn;
+  bool ackreq, se;
+  uint64_t reth_va, pay_addr;
+  uint32_t pay_len;
+  uint64_t id;  // per port sequence number
+};
+struct Expected {
+  std::vector<uint8_t> frame;
+  int port;
+  uint64_t id;
+};
+struct Span {
+  uint64_t addr;
+  uint32_t beats;
+};
+struct RBeat {
+  uint64_t at, addr;
+};
+
+roce::MacAddr mac_of(uint64_t v) {
+  roce::MacAddr m;
+  for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (40 - 8 * i));
+  return m;
+}
+
+class TxPktBench : public ::testing::Test {
+ public:
+  TxPktBench() : rng(test_seed()), dut(rng.next()), conns(kQps) {}
+
+  struct Knobs {
+    unsigned req = 50, rsp = 50, ar = 80, out = 80, lat = 30;
+    unsigned zero = 10, big = 30;
+  };
+
+  void reset() {
+    dut->qp_cmd_valid = 0;
+    dut->req_valid = dut->rsp_valid = 0;
+    dut->ar_ready = dut->r_valid = dut->m_tready = 0;
+    dut->local_mac = kLocalMac;
+    dut->local_ip = kLocalIp;
+    dut.reset();
+  }
+
+  // QP_MODIFY with a random connection for q (all other command fields random too).
+  void program(uint32_t q) {
+    Conn c;
+    c.dmac = rng.next() >> 16;
+    c.dip = rng.u32();
+    c.dqpn = rng.u32() & 0xFFFFFF;
+    c.sport = uint16_t(rng.u32());
+    for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
+    put(kCQpn, q);
+    put(kCDmac, c.dmac);
+    put(kCDip, c.dip);
+    put(kCDqpn, c.dqpn);
+    put(kCSport, c.sport);
+    dut->req_valid = dut->rsp_valid = dut->ar_ready = dut->r_valid = dut->m_tready = 0;  // only the command moves
+    dut->qp_cmd_valid = 1;
+    int i = 0;
+    for (; i < 20; ++i) {
+      dut.eval();
+      const bool rdy = dut->qp_cmd_ready;
+      dut.tick();
+      if (rdy) break;
+    }
+    dut->qp_cmd_valid = 0;
+    ASSERT_LT(i, 20) << "QP_MODIFY not taken";
+    conns[q] = c;
+    if (std::find(hot.begin(), hot.end(), q) == hot.end()) hot.push_back(q);
+  }
+
+  Job random_job(int port, const Knobs& k) {
+    Job j{};
+    j.qpn = hot[rng.below(hot.size())];
+    j.opcode = port == 0 ? uint8_t(rng.below(13)) : uint8_t(rng.range(0x0D, 0x11));
+    if (rng.percent(10)) j.opcode = uint8_t(rng.below(0x12));  // either port may carry any
+    j.psn = rng.u32() & 0xFFFFFF;
+    j.ackreq = rng.percent(50);
+    j.se = rng.percent(50);
+    j.reth_va = rng.next();
+    j.reth_rkey = rng.u32();
+    j.reth_len = rng.u32();
+    j.aeth_syn = rng.u8();
+    j.aeth_msn = rng.u32() & 0xFFFFFF;
+    j.imm = rng.u32();
+    j.pay_addr = rng.next() >> 2;
+    if (rng.percent(20)) j.pay_addr = (j.pay_addr | 0xFFF) - rng.below(64);  // near a 4 KiB end
+    const bool pay = roce::opcode_info(j.opcode)->has_payload;
+    if (!pay || rng.percent(k.zero)) j.pay_len = 0;
+    else if (rng.percent(k.big)) j.pay_len = uint32_t(rng.range(3500, 4096));
+    else j.pay_len = uint32_t(rng.range(1, rng.percent(50) ? 200 : 4096));
+    j.id = next_id[port]++;
+    return j;
+  }
+
+  void drive(int port, const Job& j) {
+    auto& sig = port == 0 ? dut->req_job : dut->rsp_job;
+    auto put = [&](size_t f, uint64_t v) { set_bits(sig, kJob.at(f).lsb, kJob.at(f).width, v); };
+    put(kQpn, j.qpn);
+    put(kOpcode, j.opcode);
+    put(kPsn, j.psn);
+    put(kAckreq, j.ackreq);
+    put(kSe, j.se);
+    put(kRethVa, j.reth_va);
+    put(kRethRkey, j.reth_rkey);
+    put(kRethLen, j.reth_len);
+    put(kAethSyn, j.aeth_syn);
+    put(kAethMsn, j.aeth_msn);
+    put(kImm, j.imm);
+    put(kPayAddr, j.pay_addr);
+    put(kPayLen, j.pay_len);
+  }
+
+  // The builder's frame for a job, without the ICRC.
+  std::vector<uint8_t> expected_frame(const Job& j) const {
+    const Conn& c = conns[j.qpn];
+    roce::Packet p;
+    p.eth.dst = mac_of(c.dmac);
+    p.eth.src = mac_of(kLocalMac);
+    p.ip4.tos = 0x02;
+    p.ip4.ttl = 64;
+    p.ip4.id = 0;
+    p.ip4.flags_frag = 0x4000;
+    p.ip4.src = kLocalIp;
+    p.ip4.dst = c.dip;
+    p.udp.sport = c.sport;
+    p.udp.checksum = 0;
+    p.bth.opcode = j.opcode;
+    p.bth.se = j.se;
+    p.bth.dest_qp = c.dqpn;
+    p.bth.ack_req = j.ackreq;
+    p.bth.psn = j.psn;
+    p.reth.va = j.reth_va;
+    p.reth.rkey = j.reth_rkey;
+    p.reth.dma_len = j.reth_len;
+    p.aeth.syndrome = j.aeth_syn;
+    p.aeth.msn = j.aeth_msn;
+    p.immdt.imm = j.imm;
+    p.payload.resize(j.pay_len);
+    for (uint32_t i = 0; i < j.pay_len; ++i) p.payload[i] = mem_byte(j.pay_addr + i);
+    auto f = p.build();
+    f.resize(f.size() - roce::kIcrcSize);
+    return f;
+  }
+
+  void accept(int port, const Job& j) {
+    expected.push_back({expected_frame(j), port, j.id});
+    if (j.pay_len != 0) {
+      const uint64_t a0 = j.pay_addr & ~63ull;
+      const uint64_t a1 = (j.pay_addr + j.pay_len + 63) & ~63ull;
+      spans.push_back({a0, uint32_t((a1 - a0) / 64)});
+    }
+    ++accepted[port];
+  }
+
+  // ------------------------------------------------------------ per cycle
+  void cycle(const Knobs& k) {
+    const uint64_t c = dut.cycle();
+    for (int p = 0; p < 2; ++p) {
+      if (!holding[p] && !pending[p].empty() && rng.percent(p == 0 ? k.req : k.rsp)) {
+        holding[p] = true;
+        drive(p, pending[p].front());
+      }
+    }
+    dut->req_valid = holding[0];
+    dut->rsp_valid = holding[1];
+    dut->ar_ready = rng.percent(k.ar);
+    const bool r = !rbeats.empty() && rbeats.front().at <= c;
+    dut->r_valid = r;
+    if (r) {
+      uint8_t b[64];
+      for (int i = 0; i < 64; ++i) b[i] = mem_byte(rbeats.front().addr + uint64_t(i));
+      for (int w = 0; w < 16; ++w) std::memcpy(&dut->r_data[size_t(w)], b + 4 * w, 4);
+    } else {
+      for (int w = 0; w < 16; ++w) dut->r_data[size_t(w)] = rng.u32();
+    }
+    dut->m_tready = rng.percent(k.out);
+    dut.eval();
+
+    // arbitration
+    const bool fr = dut->req_valid && dut->req_ready, fs = dut->rsp_valid && dut->rsp_ready;
+    ASSERT_FALSE(dut->req_ready && dut->rsp_ready) << "cycle " << c << ": both ports taken";
+    if (fr || fs) {
+      const int port = fr ? 0 : 1;
+      if (holding[0] && holding[1]) {
+        EXPECT_EQ(port, last_port ^ 1) << "cycle " << c << ": round-robin broken (both ports waiting)";
+        ++contended;
+      }
+      last_port = port;
+      accept(port, pending[port].front());
+    }
+    // payload reads
+    if (ar_stalled) {
+      ASSERT_TRUE(dut->ar_valid) << "cycle " << c << ": ar_valid dropped before ar_ready";
+      ASSERT_EQ(uint64_t(dut->ar_addr), ar_hold_addr) << "cycle " << c << ": ar_addr changed while stalled";
+      ASSERT_EQ(unsigned(dut->ar_len), ar_hold_len) << "cycle " << c << ": ar_len changed while stalled";
+    }
+    ar_stalled = dut->ar_valid && !dut->ar_ready;
+    ar_hold_addr = dut->ar_addr;
+    ar_hold_len = dut->ar_len;
+    if (dut->ar_valid && dut->ar_ready) take_ar(c, k);
+    if (HasFatalFailure()) return;
+    // output
+    if (out_stalled) {
+      ASSERT_TRUE(dut->m_tvalid) << "cycle " << c << ": m_tvalid dropped";
+      bool same = dut->m_tkeep == out_hold.keep && bool(dut->m_tlast) == out_hold.last;
+      for (int w = 0; w < 16; ++w) same = same && dut->m_tdata[size_t(w)] == out_hold.data[w];
+      ASSERT_TRUE(same) << "cycle " << c << ": output beat changed while stalled";
+    }
+    out_stalled = dut->m_tvalid && !dut->m_tready;
+    out_hold.keep = dut->m_tkeep;
+    out_hold.last = dut->m_tlast;
+    for (int w = 0; w < 16; ++w) out_hold.data[w] = dut->m_tdata[size_t(w)];
+    if (dut->m_tvalid && dut->m_tready) take_beat(c);
+    if (HasFatalFailure()) return;
+    if (dut->m_tvalid) ++out_valid_cycles;
+    dut.tick();
+    if (r) rbeats.pop_front();
+    if (fr || fs) {
+      const int port = fr ? 0 : 1;
+      pending[port].pop_front();
+      holding[port] = false;
+    }
+  }
+
+  void take_ar(uint64_t c, const Knobs& k) {
+    const uint64_t a = dut->ar_addr;
+    const unsigned n = unsigned(dut->ar_len) + 1;
+    ASSERT_FALSE(spans.empty()) << "cycle " << c << ": payload read 0x" << std::hex << a << " not asked for";
+    Span& s = spans.front();
+    ASSERT_EQ(a, s.addr) << "cycle " << c << ": payload read address";
+    const unsigned to4k = unsigned(4096 - (a & 4095)) / 64;
+    ASSERT_EQ(n, std::min(s.beats, to4k)) << "cycle " << c << ": burst length at 0x" << std::hex << a
+                                         << " (span beats left " << std::dec << s.beats << ")";
+    ASSERT_LE((a & 4095) + uint64_t(n) * 64, 4096u) << "cycle " << c << ": burst crosses 4 KiB";
+    s.addr += uint64_t(n) * 64;
+    s.beats -= n;
+    if (s.beats == 0) spans.pop_front();
+    uint64_t at = std::max(c + 1 + rng.below(k.lat + 1), last_r_at + 1);
+    for (unsigned i = 0; i < n; ++i) {
+      rbeats.push_back({at + i, a + 64ull * i});
+    }
+    last_r_at = at + n - 1;
+    ++ars;
+    ar_beats += n;
+  }
+
+  void take_beat(uint64_t c) {
+    const uint64_t keep = dut->m_tkeep;
+    const bool last = dut->m_tlast;
+    ASSERT_EQ(keep & (keep + 1), 0u) << "cycle " << c << ": tkeep not contiguous: " << std::hex << keep;
+    ASSERT_NE(keep, 0u) << "cycle " << c;
+    if (!last) {
+      ASSERT_EQ(keep, ~0ull) << "cycle " << c << ": partial beat before tlast";
+    }
+    uint8_t b[64];
+    for (int w = 0; w < 16; ++w) std::memcpy(b + 4 * w, &dut->m_tdata[size_t(w)], 4);
+    for (int i = 0; i < 64 && ((keep >> i) & 1); ++i) cur.push_back(b[i]);
+    ++out_beats;
+    if (!last) return;
+    ASSERT_FALSE(expected.empty()) << "cycle " << c << ": frame out with no job taken";
+    const Expected& e = expected.front();
+    const std::string at = "cycle " + std::to_string(c) + ": frame " + std::to_string(frames) + " (port " +
+                           std::to_string(e.port) + " job " + std::to_string(e.id) + ", " +
+                           roce::opcode_name(e.frame[42]) + ")";
+    EXPECT_EQ(e.id, checked_id[e.port]) << at << ": port order";
+    checked_id[e.port] = e.id + 1;
+    EXPECT_EQ(cur.size(), e.frame.size()) << at << ": length";
+    size_t d = 0;
+    while (d < cur.size() && d < e.frame.size() && cur[d] == e.frame[d]) ++d;
+    if (d < cur.size() && d < e.frame.size())
+      ADD_FAILURE() << at << ": first difference at byte " << d << ": got 0x" << std::hex << int(cur[d])
+                    << " expected 0x" << int(e.frame[d]);
+    expected.pop_front();
+    cur.clear();
+    ++frames;
+  }
+
+  void queue_jobs(int n, const Knobs& k) {
+    for (int i = 0; i < n; ++i) {
+      const int port = int(rng.below(2));
+      pending[port].push_back(random_job(port, k));
+    }
+  }
+
+  void run(const Knobs& k, int max_cycles = 400000) {
+    for (int i = 0; i < max_cycles && !HasFatalFailure(); ++i) {
+      if (pending[0].empty() && pending[1].empty() && expected.empty() && rbeats.empty()) break;
+      cycle(k);
+    }
+  }
+
+  void drain() {
+    Knobs k;
+    k.req = k.rsp = k.ar = k.out = 100;
+    k.lat = 0;
+    run(k, 200000);
+    EXPECT_TRUE(pending[0].empty() && pending[1].empty()) << "jobs never taken";
+    EXPECT_TRUE(expected.empty()) << expected.size() << " frames never sent";
+    EXPECT_TRUE(spans.empty()) << "payload never read";
+    for (int i = 0; i < 10 && !HasFatalFailure(); ++i) cycle(k);
+    EXPECT_FALSE(dut->m_tvalid);
+    EXPECT_FALSE(dut->ar_valid);
+    EXPECT_FALSE(dut.rtl_error());
+  }
+
+  struct Hold {
+    uint64_t keep = 0;
+    bool last = false;
+    uint32_t data[16] = {};
+  };
+
+  Rng rng;
+  Dut<Vsrnic_tx_pkt> dut;
+  std::vector<Conn> conns;
+  std::vector<uint32_t> hot;
+  std::deque<Job> pending[2];
+  bool holding[2] = {false, false};
+  int last_port = 1;  // after reset the requester port goes first
+  uint64_t next_id[2] = {0, 0}, checked_id[2] = {0, 0}, accepted[2] = {0, 0};
+  std::deque<Expected> expected;
+  std::deque<Span> spans;
+  std::deque<RBeat> rbeats;
+  uint64_t last_r_at = 0;
+  bool ar_stalled = false, out_stalled = false;
+  uint64_t ar_hold_addr = 0;
+  unsigned ar_hold_len = 0;
+  Hold out_hold;
+  std::vector<uint8_t> cur;
+  uint64_t frames = 0, ars = 0, ar_beats = 0, out_beats = 0, out_valid_cycles = 0, contended = 0;
+};
+
+TEST_F(TxPktBench, RandomTraffic) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < 8 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
+  for (int phase = 0; phase < 30 && !HasFatalFailure(); ++phase) {
+    Knobs k;
+    k.req = unsigned(rng.range(10, 100));
+    k.rsp = unsigned(rng.range(10, 100));
+    k.ar = unsigned(rng.range(10, 100));
+    k.out = unsigned(rng.range(10, 100));
+    k.lat = unsigned(rng.range(0, 200));
+    queue_jobs(150, k);
+    run(k);
+  }
+  drain();
+  EXPECT_EQ(frames, 4500u);
+  EXPECT_GT(contended, 100u);
+  EXPECT_GT(ars, 1000u);
+}
+
+// Connections rewritten between bursts of traffic: frames use the newest table entry.
+TEST_F(TxPktBench, Reprogram) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int round = 0; round < 10 && !HasFatalFailure(); ++round) {
+    for (int i = 0; i < 4 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
+    Knobs k;
+    k.zero = 30;
+    queue_jobs(60, k);
+    run(k);
+    drain();
+  }
+  EXPECT_EQ(frames, 600u);
+}
+
+// Everything ready, short read latency, long payloads: the output keeps close to one beat
+// per cycle and reads run ahead (several bursts outstanding).
+TEST_F(TxPktBench, FullRate) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < 4 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
+  Knobs k;
+  k.req = k.rsp = k.ar = k.out = 100;
+  k.lat = 40;
+  k.zero = 0;
+  k.big = 100;
+  for (int i = 0; i < 300; ++i) {
+    Job j = random_job(0, k);
+    j.opcode = roce::op::kRcWriteMiddle;
+    j.pay_len = uint32_t(rng.range(3500, 4096));
+    pending[0].push_back(j);
+  }
+  const uint64_t c0 = dut.cycle();
+  run(k);
+  const uint64_t cycles = dut.cycle() - c0;
+  drain();
+  EXPECT_EQ(frames, 300u);
+  EXPECT_GT(double(out_beats) / double(cycles), 0.9) << out_beats << " beats in " << cycles << " cycles";
+}
+
+}  // namespace
+}  // namespace srnic::verif::blocks
