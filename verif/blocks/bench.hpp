@@ -12,7 +12,36 @@
 #include <gtest/gtest.h>
 #include <verilated.h>
 
+#include <cstring>
+
+#include "srnic/abi.hpp"
+
 namespace srnic::verif::blocks {
+
+// One 64-byte SQ WQE (driver ABI layout) as the 16 words of a 512-bit AXI beat; `rsvd`
+// (optional, 20 bytes) fills the reserved bytes 44..63, its first two also bytes 2..3.
+inline void encode_sq_wqe(uint8_t op, uint8_t flags, uint32_t imm, uint64_t wr_id, uint64_t laddr,
+                          uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, uint32_t* beat,
+                          const uint8_t* rsvd = nullptr) {
+  abi::SqWqe w{};
+  w.opcode = op;
+  w.flags = flags;
+  std::memcpy(w.imm, &imm, 4);
+  w.wr_id = wr_id;
+  w.laddr = laddr;
+  w.length = len;
+  w.lkey = lkey;
+  w.raddr = raddr;
+  w.rkey = rkey;
+  uint8_t b[64];
+  std::memcpy(b, &w, 64);
+  if (rsvd) {
+    b[2] = rsvd[0];
+    b[3] = rsvd[1];
+    std::memcpy(b + 44, rsvd, 20);
+  }
+  std::memcpy(beat, b, 64);
+}
 
 inline uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);

@@ -391,20 +391,7 @@ class WqeFetchBench : public ::testing::Test {
   }
 
   static void encode(const Wqe& w, uint32_t* d) {
-    uint8_t b[64] = {};
-    auto put = [&](int off, uint64_t v, int n) {
-      for (int i = 0; i < n; ++i) b[off + i] = uint8_t(v >> (8 * i));
-    };
-    put(0, w.op, 1);
-    put(1, w.flags, 1);
-    put(4, w.imm, 4);
-    put(8, w.wr_id, 8);
-    put(16, w.laddr, 8);
-    put(24, w.len, 4);
-    put(28, w.lkey, 4);
-    put(32, w.raddr, 8);
-    put(40, w.rkey, 4);
-    for (int i = 0; i < 16; ++i) std::memcpy(&d[i], b + 4 * i, 4);
+    encode_sq_wqe(w.op, w.flags, w.imm, w.wr_id, w.laddr, w.len, w.lkey, w.raddr, w.rkey, d);
   }
 
   // Runs idle until every turn has ended and every planned job has left.
