@@ -9,9 +9,10 @@
 //                    WQE not yet covered, and fetches more WQEs while whole batches
 //                    complete;
 //   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st;
-//   LERR(psn, st)    the send path stopped at a WQE it cannot execute (malformed, local
+//   LERR(psn, st, pi) the send path stopped at a WQE it cannot execute (malformed, local
 //                    protection); it is completed with st as soon as every WQE before it
-//                    is (now, or on a later ACK walk).
+//                    is (now, or on a later ACK walk), and every WQE after it, up to the
+//                    producer index pi, with WR_FLUSH_ERR (later LERRs raise pi).
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
 `default_nettype none
 module srnic_comp #(
@@ -46,6 +47,8 @@ module srnic_comp #(
     logic [15:0] send_cqn;
   } ccfg_t;
   typedef struct packed {
+    logic        flushing;    // the bad WQE is done: WQEs up to fl_pi complete WR_FLUSH_ERR
+    logic [15:0] fl_pi;
     logic        err_valid;   // a bad WQE starts at err_psn
     logic [23:0] err_psn;
     logic [7:0]  err_status;
@@ -122,6 +125,10 @@ module srnic_comp #(
   wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
   wire        is_lerr = ev.kind == srnic_pkg::CEV_LERR;
   wire        at_bad  = s.err_valid && s.psn == s.err_psn;   // head WQE is the bad one
+  wire        flush   = s.flushing && s.ci != s.fl_pi;       // head WQE is to be flushed
+  wire        fl_stop = s.flushing && s.ci == s.fl_pi;       // everything posted is flushed
+  cst_t       st_q;
+  assign st_q = st_rsp;
   // ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
   wire [23:0] ack_lim = !ev.has_ack ? ev.psn2 : !ev.has_rd ? ev.psn :
                         srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
@@ -131,9 +138,9 @@ module srnic_comp #(
   logic w_complete, w_error;
   always_comb begin
     w_complete = 1'b0; w_error = 1'b0;
-    if (at_bad) begin
+    if (at_bad || flush) begin
       w_complete = 1'b1; w_error = 1'b1;
-    end else if (is_lerr || w_bad) begin
+    end else if (is_lerr || w_bad || fl_stop) begin
       w_complete = 1'b0;
     end else if (is_nak) begin
       if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
@@ -163,7 +170,8 @@ module srnic_comp #(
     cqe.opcode   = w_read ? srnic_abi_pkg::WC_RDMA_READ :
                    (w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM) ? srnic_abi_pkg::WC_SEND :
                    srnic_abi_pkg::WC_RDMA_WRITE;
-    cqe.status   = at_bad ? s.err_status : w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
+    cqe.status   = at_bad ? s.err_status : flush ? srnic_abi_pkg::WC_WR_FLUSH_ERR :
+                   w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
   assign st_wr = cs == C_WB;
 
@@ -176,9 +184,13 @@ module srnic_comp #(
         C_READ: if (cfg_v) begin
           c <= cfg_rsp; s <= st_rsp;
           if (is_lerr) begin
-            // remember the bad WQE; complete it now if nothing before it is outstanding
-            s.err_valid <= 1'b1; s.err_psn <= ev.psn; s.err_status <= ev.status;
-            cs <= (st_rsp[23:0] == ev.psn) ? C_FETCH : C_WB;
+            // the first report names the bad WQE; every report raises the flush limit
+            if (!st_q.err_valid && !st_q.flushing) begin
+              s.err_valid <= 1'b1; s.err_psn <= ev.psn; s.err_status <= ev.status;
+            end
+            s.fl_pi <= ev.psn2[15:0];
+            // complete now what nothing outstanding holds back
+            cs <= (st_q.flushing || st_q.psn == ev.psn) ? C_FETCH : C_WB;
           end else
             // nothing to do for an event that does not reach the oldest incomplete WQE
             cs <= srnic_pkg::psn_ge(lim, st_rsp[23:0]) ? C_FETCH : C_WB;
@@ -189,10 +201,12 @@ module srnic_comp #(
           else if (!cqe_needed || cqe_ready) begin
             taken <= taken + 4'd1;
             s.ci  <= s.ci + 16'd1;
-            // a refused WQE sent nothing: it uses no PSNs
-            s.psn <= at_bad ? s.psn : w_last + 24'd1;
-            if (at_bad) s.err_valid <= 1'b0;
-            if (w_error) cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
+            // a refused or flushed WQE sent nothing: it uses no PSNs
+            s.psn <= (at_bad || flush) ? s.psn : w_last + 24'd1;
+            if (at_bad) begin s.err_valid <= 1'b0; s.flushing <= 1'b1; end
+            // flushing goes on through the batch (and the next ones) up to the limit
+            if ((w_error && !at_bad && !flush) || ((at_bad || flush) && s.ci + 16'd1 == s.fl_pi))
+              cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
             else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more
           end
         end
@@ -206,7 +220,7 @@ module srnic_comp #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v, ev};
+  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v, ev, st_q};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

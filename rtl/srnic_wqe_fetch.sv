@@ -65,8 +65,9 @@ module srnic_wqe_fetch #(
   output srnic_pkg::tx_job_t              job,
   input  wire logic                       job_ready,
   // a WQE that cannot be executed (bad opcode/length, local protection): reported to the
-  // completion engine, which completes it in error once the WQEs before it are done; the
-  // QP's send side stops there
+  // completion engine, which completes it in error once the WQEs before it are done and
+  // flushes the WQEs after it (up to the reported producer index); the QP's send side stops
+  // there, and WQEs posted later are reported for flushing too
   output logic                            bad_wqe,
   output logic                            lerr_valid,
   output srnic_pkg::comp_ev_t             lerr,
@@ -74,7 +75,7 @@ module srnic_wqe_fetch #(
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
-  localparam int ST_W  = 16 + 32 + 24 + 1;
+  localparam int ST_W  = 16 + 32 + 24 + 1 + 16;
   localparam int WBUF  = MAX_TURNS * 8;
 
   // ------------------------------------------------------------ per-QP state RAMs
@@ -90,6 +91,7 @@ module srnic_wqe_fetch #(
     logic [31:0] off;
     logic [23:0] psn;
     logic        err;    // stopped at a bad WQE
+    logic [15:0] fl_pi;  // producer index last reported for flushing
   } txst_t;
 
   logic          rd_req;
@@ -118,6 +120,7 @@ module srnic_wqe_fetch #(
     cmd_st.off = '0;
     cmd_st.psn = qp_cmd.sq_psn;
     cmd_st.err = 1'b0;
+    cmd_st.fl_pi = '0;
   end
   wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
@@ -189,13 +192,16 @@ module srnic_wqe_fetch #(
     if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
   end
   wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err;
+  // a stopped QP with WQEs posted since its last report: tell the completion engine, which
+  // flushes them (a turn without a WQE read)
+  wire a_flush = a_st.err && a_pi != a_st.fl_pi;
   // hold the response until it can be issued
   logic a_valid;
   always_comb begin
     ctx_in.qpn = iss_qpn;
     ctx_in.cfg = a_cfg;
     ctx_in.st  = a_st;
-    ctx_in.n   = a_n[3:0];
+    ctx_in.n   = a_flush ? 4'd0 : a_n[3:0];
     ctx_in.pi  = a_pi;
   end
   wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
@@ -203,9 +209,9 @@ module srnic_wqe_fetch #(
   assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok;
   assign ar_addr   = a_addr;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
-  assign ctx_push  = ar_valid && ar_ready;
+  assign ctx_push  = (ar_valid && ar_ready) || (a_valid && a_flush && ctx_ready);
   // a turn without work ends here; it competes with the process stage for done
-  assign idle_done = a_valid && !a_work;
+  assign idle_done = a_valid && !a_work && !a_flush;
 
   // No new read is issued while a turn waits in the issue stage (iss_busy).
   always_ff @(posedge clk) begin
@@ -230,7 +236,7 @@ module srnic_wqe_fetch #(
     .m_data(wq_data), .m_valid(wq_valid), .m_ready(wq_pop), .count());
   always_ff @(posedge clk) begin
     if (rst) wbuf_resv <= '0;
-    else wbuf_resv <= wbuf_resv + (ctx_push ? ($clog2(WBUF)+1)'(a_n[3:0]) : '0) - ($clog2(WBUF)+1)'(wq_pop);
+    else wbuf_resv <= wbuf_resv + (ctx_push ? ($clog2(WBUF)+1)'(ctx_in.n) : '0) - ($clog2(WBUF)+1)'(wq_pop);
   end
 
   // ------------------------------------------------------------ plan stage
@@ -311,6 +317,7 @@ module srnic_wqe_fetch #(
     lerr.qpn    = srnic_pkg::QPN_W'(t.qpn);
     lerr.psn    = cur.psn;
     lerr.status = lerr_status;
+    lerr.psn2   = {8'd0, t.pi};     // WQEs up to this producer index are to be flushed
   end
 
   // turn-end reporting: the plan stage has priority over idle turns
@@ -332,7 +339,8 @@ module srnic_wqe_fetch #(
       case (pst)
         P_IDLE: if (ctx_valid) begin
           t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0;
-          pst <= P_WQE;
+          lerr_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+          pst <= ctx.st.err ? P_LERR : P_WQE;     // stopped QP: report new WQEs to flush
         end
         P_WQE: if (wq_valid) begin
           w_op    <= wq_op;
@@ -372,6 +380,7 @@ module srnic_wqe_fetch #(
         // report the bad WQE (at the PSN it would have started at) and stop the QP
         P_LERR: if (lerr_ready) begin
           cur.err <= 1'b1;
+          cur.fl_pi <= t.pi;
           pst <= (taken_n == t.n) ? P_END : P_DRAIN;
         end
         P_END: if (done_ready) pst <= P_IDLE;

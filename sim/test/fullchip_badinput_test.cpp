@@ -172,6 +172,32 @@ TEST_F(BadInput, BadLocalKeyCompletesWithLocalProtectionError) {
   expect_other_qp_works(6);
 }
 
+TEST_F(BadInput, WqesAfterAnErrorAreFlushed) {
+  // A good WRITE, a refused one, two more good ones in the same post, then one posted later:
+  // the first completes, the refused one fails with LOC_PROT_ERR, the rest are flushed and
+  // nothing after the error reaches the wire.
+  write(0, 20, 0, 512, 0, host[0].mr->lkey(), host[1].mr->rkey());
+  write(0, 21, 0, 512, 512, host[0].mr->lkey() + 1, host[1].mr->rkey());
+  write(0, 22, 0, 512, 1024, host[0].mr->lkey(), host[1].mr->rkey());
+  write(0, 23, 0, 512, 1536, host[0].mr->lkey(), host[1].mr->rkey());
+  const sw::WcStatus want[] = {sw::WcStatus::Success, sw::WcStatus::LocProtErr, sw::WcStatus::WrFlushErr,
+                               sw::WcStatus::WrFlushErr};
+  for (uint64_t i = 0; i < 4; ++i) {
+    const sw::WorkCompletion wc = wait_send_completion();
+    EXPECT_EQ(wc.wr_id, 20 + i);
+    EXPECT_EQ(wc.status, want[i]) << "wr " << 20 + i << ": " << sw::to_string(wc.status);
+  }
+  write(0, 24, 0, 512, 2048, host[0].mr->lkey(), host[1].mr->rkey());
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 24u);
+  EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  std::vector<uint8_t> got(1536), orig(1536);
+  host[1].be->mem_read(host[1].buf + 512, got.data(), got.size());
+  for (uint32_t i = 0; i < 1536; ++i) orig[i] = uint8_t((512 + i) * 7 + 13 + 1);
+  EXPECT_EQ(got, orig) << "a refused or flushed WRITE changed target memory";
+  expect_other_qp_works(25);
+}
+
 TEST_F(BadInput, MalformedWqeCompletesInError) {
   // A WQE with an opcode the NIC does not know, written straight into the ring.
   sw::QueuePair& qp = *host[0].qps[0];

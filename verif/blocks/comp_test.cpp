@@ -280,7 +280,7 @@ class CompBench : public ::testing::Test {
       ev[kEQpn] = q;
       ev[kEPsn] = p.first;
       ev[kEStatus] = kLerrStatus[rng.below(2)];
-      ev[kEPsn2] = rng.u32() & kPsnMask;
+      ev[kEPsn2] = s.pi;  // flush limit: nothing is posted after the bad WQE here
       ev[kEHasAck] = rng.below(2);
       ev[kEHasRd] = rng.below(2);
       s.lerr_sent = true;
@@ -573,6 +573,7 @@ TEST_F(CompBench, OverlongWqeAckedBeforeItsLocalError) {
     e.f[kEPsn] = psn;
     e.f[kEStatus] = st;
     e.f[kEHasAck] = kind == kAcks;
+    if (kind == kLerr) e.f[kEPsn2] = 2;  // producer index: WQEs 0 and 1 posted
     events.push_back(e);
   };
   ev(kAcks, 0x100000, 0);  // WQE 0 (one packet, PSN 0x100000) acknowledged
