@@ -8,7 +8,8 @@
 //                    whose data is placed (last PSN <= psn2); it stops at the first
 //                    WQE not yet covered, and fetches more WQEs while whole batches
 //                    complete;
-//   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st;
+//   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st, and
+//                    stops the QP's send side, whose WQEs are then flushed (see LERR);
 //   LERR(psn, st, pi) the send path stopped at a WQE it cannot execute (malformed, local
 //                    protection); it is completed with st as soon as every WQE before it
 //                    is (now, or on a later ACK walk), and every WQE after it, up to the
@@ -33,6 +34,10 @@ module srnic_comp #(
   input  wire logic         ar_ready,
   input  wire logic         r_valid,
   input  wire logic [511:0] r_data,
+  // after a fatal NAK: stop the QP's send side (it then reports its WQEs for flushing)
+  output logic              stop_valid,
+  output logic [15:0]       stop_qpn,
+  input  wire logic         stop_ready,
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -157,9 +162,11 @@ module srnic_comp #(
   assign ar_addr  = f_addr;
   assign ar_len   = {4'd0, nfetch} - 8'd1;
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
-  assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && (!cqe_needed || cqe_ready)) ||
+  wire   walk_go  = (!cqe_needed || cqe_ready) && (stop_in_ready || !(w_error && is_nak && !at_bad && !flush));
+  assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && walk_go) ||
                     (cs == C_DRAIN && wq_valid);
-  assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed;
+  assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed &&
+                     (stop_in_ready || !(w_error && is_nak && !at_bad && !flush));
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.send_cqn;
@@ -174,6 +181,13 @@ module srnic_comp #(
                    w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
   assign st_wr = cs == C_WB;
+  // stop requests wait in a small FIFO; a walk that needs one when it is full waits
+  logic stop_push, stop_in_ready;
+  assign stop_push = cs == C_WALK && wq_valid && w_complete && w_error && is_nak && !at_bad && !flush &&
+                     (!cqe_needed || cqe_ready);
+  sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
+    .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(stop_push), .s_ready(stop_in_ready),
+    .m_data(stop_qpn), .m_valid(stop_valid), .m_ready(stop_ready), .count());
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -198,12 +212,16 @@ module srnic_comp #(
         C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end
         C_WALK: if (wq_valid) begin
           if (!w_complete) cs <= C_DRAIN;
-          else if (!cqe_needed || cqe_ready) begin
+          else if (walk_go) begin
             taken <= taken + 4'd1;
             s.ci  <= s.ci + 16'd1;
             // a refused or flushed WQE sent nothing: it uses no PSNs
             s.psn <= (at_bad || flush) ? s.psn : w_last + 24'd1;
             if (at_bad) begin s.err_valid <= 1'b0; s.flushing <= 1'b1; end
+            if (w_error && is_nak && !at_bad && !flush) begin
+              // fatal NAK: later WQEs are flushed once the send path reports its producer index
+              s.flushing <= 1'b1; s.fl_pi <= s.ci + 16'd1;
+            end
             // flushing goes on through the batch (and the next ones) up to the limit
             if ((w_error && !at_bad && !flush) || ((at_bad || flush) && s.ci + 16'd1 == s.fl_pi))
               cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;

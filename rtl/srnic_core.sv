@@ -155,11 +155,15 @@ module srnic_core #(
     .done_valid, .done_qpn, .done_more, .done_ready, .m_valid(s_valid), .m_qpn(s_qpn), .m_ready(s_ready));
 
   logic    req_job_valid, req_job_ready, bad_wqe, lerr_valid, lerr_ready;
+  logic    qp_stop_valid, qp_stop_ready;
+  logic [15:0] qp_stop_qpn;
   srnic_pkg::comp_ev_t lerr;
   srnic_pkg::tx_job_t req_job;
   srnic_wqe_fetch #(.NUM_QPS(NUM_QPS)) u_fetch (
     .clk, .rst, .sched_burst, .sched_wqes,
-    .s_valid, .s_qpn, .s_ready, .done_valid, .done_qpn, .done_more, .done_ready,
+    .s_valid, .s_qpn, .s_ready,
+    .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_ready(qp_stop_ready),
+    .done_valid, .done_qpn, .done_more, .done_ready,
     .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
     .ar_valid(rd_ar_valid[0]), .ar_addr(rd_ar_addr[0 +: 64]), .ar_len(rd_ar_len[0 +: 8]),
@@ -272,6 +276,7 @@ module srnic_core #(
     .ev_valid, .ev_in(ev), .ev_ready,
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
+    .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
 
   // ---------------------------------------------------------------- CQ writer
@@ -315,7 +320,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_RX_ACCESS_ERR]     = cnt_access_err;
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{rd_r_last, bresp_err};
+  wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

@@ -26,6 +26,11 @@ module srnic_wqe_fetch #(
   input  wire logic                       s_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] s_qpn,
   output logic                            s_ready,
+  // stop requests (a remote fatal NAK): the QP's send side stops and reports its WQEs for
+  // flushing, without a scheduling turn
+  input  wire logic                       stop_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] stop_qpn,
+  output logic                            stop_ready,
   output logic                            done_valid,
   output logic [$clog2(NUM_QPS)-1:0]      done_qpn,
   output logic                            done_more,
@@ -158,19 +163,24 @@ module srnic_wqe_fetch #(
     txst_t         st;
     logic [3:0]    n;
     logic [15:0]   pi;
+    logic          stop;    // a stop request, not a scheduler turn
   } turn_t;
 
   logic          iss_busy;         // a read of the QP state is in flight
   logic [AW-1:0] iss_qpn;
+  logic          iss_stop;
   logic          ctx_push, ctx_ready, ctx_valid, ctx_pop;
   turn_t         ctx_in, ctx;
   logic [$clog2(MAX_TURNS):0] ctx_count;
   logic [$clog2(WBUF):0] wbuf_resv;      // beats reserved (requested, not yet consumed)
   logic          idle_done;              // issue stage reports a turn with nothing to do
 
-  assign rd_req  = s_valid && !iss_busy && cfg_ready && st_ready;
-  assign rd_qpn  = s_qpn;
-  assign s_ready = rd_req;
+  // stop requests go before scheduler turns
+  wire   take_stop = stop_valid;
+  assign rd_req  = (stop_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
+  assign rd_qpn  = take_stop ? stop_qpn : s_qpn;
+  assign s_ready = rd_req && !take_stop;
+  assign stop_ready = rd_req && take_stop;
 
   // the state read is captured when it returns and held until the turn is issued
   sqcfg_t      a_cfg;
@@ -191,16 +201,18 @@ module srnic_wqe_fetch #(
     if (a_n > a_room) a_n = a_room;
     if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
   end
-  wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err;
+  wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop;
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read)
-  wire a_flush = a_st.err && a_pi != a_st.fl_pi;
+  wire a_flush = (a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err);
   // hold the response until it can be issued
   logic a_valid;
   always_comb begin
     ctx_in.qpn = iss_qpn;
     ctx_in.cfg = a_cfg;
     ctx_in.st  = a_st;
+    ctx_in.st.err = a_st.err || iss_stop;
+    ctx_in.stop = iss_stop;
     ctx_in.n   = a_flush ? 4'd0 : a_n[3:0];
     ctx_in.pi  = a_pi;
   end
@@ -216,11 +228,11 @@ module srnic_wqe_fetch #(
   // No new read is issued while a turn waits in the issue stage (iss_busy).
   always_ff @(posedge clk) begin
     if (rst) begin
-      iss_busy <= 1'b0; a_valid <= 1'b0;
+      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0;
     end else begin
-      if (rd_req) begin iss_busy <= 1'b1; iss_qpn <= s_qpn; end
+      if (rd_req) begin iss_busy <= 1'b1; iss_qpn <= rd_qpn; iss_stop <= take_stop; end
       if (cfg_rsp_v) a_valid <= 1'b1;
-      if (ctx_push || (idle_done && done_sel_idle)) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
+      if (ctx_push || i_wr) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
     end
   end
 
@@ -320,17 +332,18 @@ module srnic_wqe_fetch #(
     lerr.psn2   = {8'd0, t.pi};     // WQEs up to this producer index are to be flushed
   end
 
-  // turn-end reporting: the plan stage has priority over idle turns
+  // Turn ends: the plan stage has priority over idle turns. The send state is written back
+  // (and its lock released) at every end; a turn without work writes back what it read.
+  // Stop requests write back but tell the scheduler nothing (the QP is not its turn).
   wire p_done = pst == P_END;
-  wire done_sel_idle = !p_done && done_ready;
-  assign done_valid = p_done || idle_done;
+  wire p_wr   = p_done && (t.stop || done_ready);
+  wire i_wr   = idle_done && !p_done && (iss_stop || done_ready);
+  assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop);
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
   assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : 1'b0;
-  // The send state is written back (and its lock released) at every turn end; a turn
-  // without work writes back what it read.
-  assign st_wr      = (p_done || idle_done) && done_ready;
-  assign st_wr_qpn  = p_done ? t.qpn : iss_qpn;
-  assign st_wr_data = p_done ? cur : a_st;
+  assign st_wr      = p_wr || i_wr;
+  assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
+  assign st_wr_data = p_wr ? cur : a_st;
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -383,7 +396,7 @@ module srnic_wqe_fetch #(
           cur.fl_pi <= t.pi;
           pst <= (taken_n == t.n) ? P_END : P_DRAIN;
         end
-        P_END: if (done_ready) pst <= P_IDLE;
+        P_END: if (t.stop || done_ready) pst <= P_IDLE;
         default: pst <= P_IDLE;
       endcase
     end

@@ -156,6 +156,29 @@ TEST_F(BadInput, BadRkeyIsNakedAsRemoteAccessError) {
   expect_other_qp_works(2);
 }
 
+TEST_F(BadInput, WqesAfterARemoteErrorAreFlushed) {
+  // A refused remote key, then two more WRITEs in the same post and one posted later: the
+  // first fails with REM_ACCESS_ERR, the others are flushed, none of them lands.
+  write(0, 40, 0, 1024, 0, host[0].mr->lkey(), host[1].mr->rkey() ^ 0x55);
+  write(0, 41, 0, 1024, 1024, host[0].mr->lkey(), host[1].mr->rkey());
+  write(0, 42, 0, 1024, 2048, host[0].mr->lkey(), host[1].mr->rkey());
+  const sw::WcStatus want[] = {sw::WcStatus::RemAccessErr, sw::WcStatus::WrFlushErr, sw::WcStatus::WrFlushErr};
+  for (uint64_t i = 0; i < 3; ++i) {
+    const sw::WorkCompletion wc = wait_send_completion();
+    EXPECT_EQ(wc.wr_id, 40 + i);
+    EXPECT_EQ(wc.status, want[i]) << "wr " << 40 + i << ": " << sw::to_string(wc.status);
+  }
+  write(0, 43, 0, 1024, 3072, host[0].mr->lkey(), host[1].mr->rkey());
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 43u);
+  EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  std::vector<uint8_t> got(4096), orig(4096);
+  host[1].be->mem_read(host[1].buf, got.data(), got.size());
+  for (uint32_t i = 0; i < 4096; ++i) orig[i] = uint8_t(i * 7 + 13 + 1);
+  EXPECT_EQ(got, orig) << "a WRITE after the error changed target memory";
+  expect_other_qp_works(44);
+}
+
 TEST_F(BadInput, OutOfBoundsWriteIsNaked) {
   write(0, 3, 0, 4096, kBuf - 1024, host[0].mr->lkey(), host[1].mr->rkey());
   const sw::WorkCompletion wc = wait_send_completion();

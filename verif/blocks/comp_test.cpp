@@ -115,6 +115,7 @@ class CompBench : public ::testing::Test {
 
   void reset() {
     dut->qp_cmd_valid = dut->ev_valid = dut->ar_ready = dut->r_valid = dut->cqe_ready = 0;
+    dut->stop_ready = 0;
     dut.reset();
   }
 
@@ -390,6 +391,7 @@ class CompBench : public ::testing::Test {
     dut->r_valid = r;
     for (int w = 0; w < 16; ++w) dut->r_data[size_t(w)] = r ? rbeats.front().data[w] : rng.u32();
     dut->cqe_ready = rng.percent(k.cqe);
+    dut->stop_ready = rng.percent(50);   // the send path takes stop requests at its own pace
     dut.eval();
 
     if (dut->ar_valid && dut->ar_ready && manual) ar_expect.push_back({dut->ar_addr, unsigned(dut->ar_len) + 1, manual_q});

@@ -78,6 +78,7 @@ class WqeFetchBench : public ::testing::Test {
     dut->s_valid = dut->done_ready = dut->qp_cmd_valid = dut->db_valid = 0;
     dut->ar_ready = dut->r_valid = dut->mr_rsp = dut->rdc_ready = dut->job_ready = 0;
     dut->lerr_ready = 1;
+    dut->stop_valid = 0;  // no stop requests in this bench
     dut->sched_burst = burst;
     dut->sched_wqes = wqes_per_turn;
     dut.reset();
