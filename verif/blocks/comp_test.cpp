@@ -24,6 +24,7 @@
 
 #include "Vsrnic_comp.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -31,9 +32,6 @@ namespace {
 constexpr uint32_t kQps = BENCH_NUM_QPS;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
-enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
-            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
-constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
 enum EvF { kEKind, kEQpn, kEPsn, kEStatus, kEPsn2, kEHasAck, kEHasRd };
 constexpr Layout<7> kEv{{3, 16, 24, 8, 24, 1, 1}};
 enum CqeF { kQCqn, kQWrId, kQByteLen, kQImm, kQQpn, kQWqeIdx, kQOpcode, kQStatus, kQWithImm };

@@ -10,6 +10,7 @@
 
 #include "Vsrnic_resp_tx.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -17,9 +18,6 @@ namespace {
 // srnic_pkg::resp_task_t and tx_job_t
 enum TaskF { kIsRead, kTQpn, kTPsn, kSyn, kMsn, kAddr, kLen, kMtu };
 constexpr Layout<8> kTask{{1, 16, 24, 8, 24, 64, 32, 3}};
-enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
-            kPayAddr, kPayLen };
-constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
 
 constexpr uint8_t kOpReadFirst = 0x0D, kOpReadMiddle = 0x0E, kOpReadLast = 0x0F, kOpReadOnly = 0x10,
                   kOpAck = 0x11, kAethAck = 0x1F;

@@ -13,6 +13,7 @@
 
 #include "Vsrnic_rx_rqfetch.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -24,9 +25,6 @@ constexpr int kWDepth = BENCH_WDEPTH;
 enum MetaF { kDrop, kOpcode, kDqpn, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn,
              kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats, kRqFetched, kRqIdx, kMetaN };
 constexpr Layout<18> kMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16}};
-enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
-            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
-constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
 
 bool consumes(uint64_t op) { return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x09 || op == 0x0B; }
 

@@ -19,18 +19,13 @@
 
 #include "Vsrnic_tx_pkt.h"
 #include "frames.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
 
 constexpr uint32_t kQps = BENCH_NUM_QPS;
 
-enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
-            kPayAddr, kPayLen };
-constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
-enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
-            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
-constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
 
 constexpr uint64_t kLocalMac = 0x02AB00000001ull;
 constexpr uint32_t kLocalIp = 0x0A000001;

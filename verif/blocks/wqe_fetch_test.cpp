@@ -21,18 +21,13 @@
 
 #include "Vsrnic_wqe_fetch.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
 
 constexpr int kQps = BENCH_NUM_QPS;
 
-enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
-            kPayAddr, kPayLen };
-constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
-enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
-            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
-constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
 
 constexpr uint8_t kWrite = 0, kWriteImm = 1, kSend = 2, kSendImm = 3, kRead = 4;
 constexpr uint32_t kPsnMask = 0xFFFFFF;

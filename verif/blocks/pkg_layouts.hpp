@@ -1,0 +1,18 @@
+// Bit layouts of the srnic_pkg structs that cross block ports (rtl/srnic_pkg.sv), shared by
+// the block benches: fields in declaration order, most significant first.
+#pragma once
+#include "bench.hpp"
+
+namespace srnic::verif::blocks {
+
+// srnic_pkg::qp_cmd_t (QPN_W = 16)
+enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
+            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
+constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
+
+// srnic_pkg::tx_job_t
+enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
+            kPayAddr, kPayLen };
+constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
+
+}  // namespace srnic::verif::blocks
