@@ -127,6 +127,7 @@ void World::dump(double t_ns) {
 
 void World::step() {
   const uint64_t c = cycle_;
+  if (observer_) observer_(c);
   for (auto& h : hosts_) {
     h->pcie->sample(*h->top, c);
     h->eth->sample(*h->top, c);

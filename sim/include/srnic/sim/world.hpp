@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "srnic/sim/eth_mac.hpp"
@@ -59,6 +61,15 @@ class World {
 
   // Advances every host by one core cycle.
   void step();
+  // Called at the start of every step(), when all inputs and outputs of every model have
+  // settled for the coming rising edge (what the edge will capture): the place for passive
+  // monitors. `cycle` is cycle() before the edge.
+  using Observer = std::function<void(uint64_t cycle)>;
+  void set_observer(Observer fn) { observer_ = std::move(fn); }
+  // The Verilated model of host h (read-only use: monitors; drive only through the BFMs).
+  Top& top(size_t h) { return *hosts_[h]->top; }
+  // The models' Verilator context (coverage database, time).
+  VerilatedContext& context() { return *ctx_; }
   uint64_t cycle() const { return cycle_; }
   double now_ns() const { return clock_.ns(cycle_); }
   const Clock& clock() const { return clock_; }
@@ -84,6 +95,7 @@ class World {
   WorldConfig cfg_;
   Clock clock_;
   uint64_t cycle_ = 0;
+  Observer observer_;
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<PcapWriter> pcap_;  // before links_: links write to it until destroyed
   std::vector<std::unique_ptr<Link>> links_;
