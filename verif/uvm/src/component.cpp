@@ -24,6 +24,33 @@ Context::Context(uint64_t seed, std::ostream& out) : seed_(seed), root_rng_(seed
   reports_.set_time_source([this] { return cycle_; });
 }
 
+bool Context::has_plusarg(std::string_view name) const {
+  for (const auto& [n, v] : plusargs_)
+    if (n == name) return true;
+  return false;
+}
+
+std::string Context::plusarg(std::string_view name, std::string_view def) const {
+  for (auto it = plusargs_.rbegin(); it != plusargs_.rend(); ++it)
+    if (it->first == name) return it->second;
+  return std::string(def);
+}
+
+uint64_t Context::plusarg_u64(std::string_view name, uint64_t def) const {
+  if (!has_plusarg(name)) return def;
+  const std::string v = plusarg(name);
+  size_t used = 0;
+  uint64_t x = 0;
+  try {
+    x = std::stoull(v, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (v.empty() || used != v.size())
+    throw std::invalid_argument("plusarg +" + std::string(name) + "=" + v + " is not a number");
+  return x;
+}
+
 Component* Context::find(std::string_view path) const {
   const size_t dot = path.find('.');
   const std::string_view head = path.substr(0, dot);

@@ -76,6 +76,7 @@ int TestRegistry::run(const std::string& name, uint64_t seed, const RunOptions& 
   if (opts.error_limit != RunOptions{}.error_limit) {
     reproduce += " --error-limit " + std::to_string(opts.error_limit);
   }
+  for (const auto& [n, v] : opts.plusargs) reproduce += " +" + n + (v.empty() ? "" : "=" + v);
 
   const auto it = tests_.find(name);
   if (it == tests_.end()) {
@@ -90,6 +91,7 @@ int TestRegistry::run(const std::string& name, uint64_t seed, const RunOptions& 
   rs.set_verbosity(opts.verbosity);
   for (const auto& [path, v] : opts.component_verbosity) rs.set_verbosity(path, v);
   rs.set_error_limit(opts.error_limit);
+  for (const auto& [n, v] : opts.plusargs) ctx.set_plusarg(n, v);
 
   std::string how = "not run";
   try {
@@ -130,8 +132,20 @@ int TestRegistry::main(int argc, char** argv) const {
   app.add_option("--verbosity-at", verb_at, "PATH=LEVEL: threshold for a component subtree");
   app.add_option("--error-limit", opts.error_limit, "stop after this many errors (0 = never)");
   app.add_flag("--list", list_only, "list registered tests");
+  // Plusargs (+name[=value]) are taken out before CLI11 sees the command line.
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i > 0 && a.size() > 1 && a[0] == '+') {
+      const size_t eq = a.find('=');
+      opts.plusargs.emplace_back(a.substr(1, eq == std::string::npos ? std::string::npos : eq - 1),
+                                 eq == std::string::npos ? "" : a.substr(eq + 1));
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;
   }

@@ -148,6 +148,30 @@ TEST(TestRegistry, CommandLine) {
   EXPECT_NE(lines(s).back().find("--verbosity-at test=LOW"), std::string::npos);
   EXPECT_EQ(s.find("[CHECKED]"), std::string::npos);  // MEDIUM info filtered at LOW
 
+  // Plusargs reach the Context and the reproduce command; CLI11 never sees them.
+  const char* plus[] = {"prog", "+waves=a.fst", "--test", "plus", "--seed", "3", "+flag", "+n=0x10"};
+  TestRegistry r2 = make_registry();
+  std::string got_waves, got_flag;
+  uint64_t got_n = 0;
+  r2.add("plus", [&](Context& c) {
+    got_waves = c.plusarg("waves");
+    got_flag = c.has_plusarg("flag") ? "yes" : "no";
+    got_n = c.plusarg_u64("n", 0);
+    EXPECT_EQ(c.plusarg_u64("absent", 7), 7u);
+    EXPECT_EQ(c.plusarg("absent", "d"), "d");
+    return std::make_unique<Scripted>(c, 3, 0, false);
+  });
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(r2.main(8, const_cast<char**>(plus)), 0);
+  s = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(got_waves, "a.fst");
+  EXPECT_EQ(got_flag, "yes");
+  EXPECT_EQ(got_n, 16u);
+  EXPECT_EQ(lines(s).back(), "reproduce: prog --test plus --seed 3 +waves=a.fst +flag +n=0x10");
+  Context c(1, std::cout);
+  c.set_plusarg("n", "12x");
+  EXPECT_THROW(c.plusarg_u64("n", 0), std::invalid_argument);
+
   EXPECT_EQ(parse_verbosity("Full"), verbosity::kFull);
   EXPECT_EQ(parse_verbosity("250"), 250);
   EXPECT_EQ(parse_verbosity("loud"), -1);

@@ -42,6 +42,17 @@ class Context {
   Component* find(std::string_view path) const;
   const std::vector<Component*>& tops() const { return tops_; }
 
+  // Plusargs of the run (`+name=value` or `+name` on the command line, UVM style).
+  void set_plusarg(std::string name, std::string value) {
+    plusargs_.emplace_back(std::move(name), std::move(value));
+  }
+  bool has_plusarg(std::string_view name) const;
+  // Value of +name=value (the last one given), or `def` when absent.
+  std::string plusarg(std::string_view name, std::string_view def = "") const;
+  // Numeric plusarg (decimal or 0x hex), `def` when absent; throws std::invalid_argument if bad.
+  uint64_t plusarg_u64(std::string_view name, uint64_t def) const;
+  const std::vector<std::pair<std::string, std::string>>& plusargs() const { return plusargs_; }
+
  private:
   friend class Component;
   friend class Phaser;
@@ -53,6 +64,7 @@ class Context {
   Phase phase_ = Phase::Construct;
   uint64_t objections_ = 0;
   std::vector<Component*> tops_;
+  std::vector<std::pair<std::string, std::string>> plusargs_;
 };
 
 class Component {

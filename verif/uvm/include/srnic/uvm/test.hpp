@@ -34,6 +34,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, int>> component_verbosity;  // path, threshold
   uint64_t error_limit = 10;                                      // 0 = no limit
   std::ostream* out = nullptr;                                    // nullptr = std::cout
+  std::vector<std::pair<std::string, std::string>> plusargs;      // +name=value, in order
 };
 
 class TestRegistry {
@@ -53,7 +54,8 @@ class TestRegistry {
   // Runs one test; 0 = passed, 1 = failed (any ERROR/FATAL, or unknown test name).
   int run(const std::string& name, uint64_t seed, const RunOptions& opts = {}) const;
   // Command line: --test NAME [--seed N] [--verbosity LEVEL] [--verbosity-at PATH=LEVEL]...
-  //               [--error-limit N] [--list]. Without --seed a random seed is drawn (and printed).
+  //               [--error-limit N] [--list] [+name[=value]]... Without --seed a random seed is
+  //               drawn (and printed). Plusargs reach the test through Context::plusarg().
   int main(int argc, char** argv) const;
 
  private:
