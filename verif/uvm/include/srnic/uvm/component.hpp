@@ -35,6 +35,9 @@ class Context {
   Rng stream(std::string_view path) const { return root_rng_.child(path); }
 
   uint64_t cycle() const { return cycle_; }
+  // Cycles that pass outside the Phaser's run loop (e.g. while a blocking host-model call steps
+  // the design during setup) keep the one time base of monitors and reports.
+  void advance_cycles(uint64_t n) { cycle_ += n; }
   Phase phase() const { return phase_; }
   uint64_t objections() const { return objections_; }
 

@@ -1,0 +1,267 @@
+// Full-chip UVM-lite environment: two Verilated srnic_core hosts (sim::World) with their PCIe
+// and 100GE models; per host an agent that owns the host-library objects, a sequencer + driver
+// that post work requests (the doorbell patterns), a CQ poller, and passive monitors on every
+// interface of the core (AXI4 DMA, AXI4-Lite CSR, AXI-Stream TX/RX); a protocol monitor on the
+// wire; a scoreboard that checks completions and every DMA write against the reference model
+// while the test runs, and all memory at the end; functional coverage.
+//
+// Time: the phaser's edge hook steps the World; monitors sample through World's observer (so
+// they also see the cycles that host-library calls spend inside MMIO reads during setup).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "srnic/agents/axi4.hpp"
+#include "srnic/agents/axil.hpp"
+#include "srnic/agents/axis.hpp"
+#include "srnic/env/traffic.hpp"
+#include "srnic/roce/checker.hpp"
+#include "srnic/sim/world.hpp"
+#include "srnic/uvm/uvm.hpp"
+#include "srnic/verbs.hpp"
+#include "srnic/verif/scoreboard.hpp"
+
+namespace srnic::sim {
+class SimBackend;
+}
+
+namespace srnic::verif::env {
+
+// One doorbell's worth of posting: n WRs to one queue of one QP.
+struct PostItem {
+  uint32_t q = 0;
+  uint32_t n = 0;
+  bool recv = false;
+};
+
+struct CompletionItem {
+  uint32_t host = 0;
+  QueueKind kind = QueueKind::Send;
+  sw::WorkCompletion wc;
+};
+
+struct EnvConfig {
+  double pcie_latency_ns = 1100;
+  double link_delay_ns = 100;
+  uint32_t poll_cycles = 4;        // host software polls its CQs every N core cycles
+  uint64_t quiet_cycles = 30000;   // relaxed queues: end after this long without completions
+  bool expect_clean_rx = true;     // every RX drop/NAK counter must stay 0 at the end
+};
+
+class ChipEnv;
+
+class PostDriver : public uvm::Driver<PostItem> {
+ public:
+  PostDriver(uvm::Component& parent, std::string name, ChipEnv& env, uint32_t host)
+      : Driver(parent, std::move(name)), env_(env), h_(host) {}
+
+ protected:
+  bool drive(PostItem& item) override;
+
+ private:
+  ChipEnv& env_;
+  uint32_t h_;
+  std::vector<sw::SendWr> wr_;
+  std::vector<sw::RecvWr> rwr_;
+  std::vector<sw::Sge> sge_;
+};
+
+// Posting sequence of one host: receives first (as ring room allows), sends when the ring has
+// room and the peer has posted the receive a SEND / WRITE_WITH_IMM will consume, in the plan's
+// doorbell pattern with random gaps.
+class TrafficSequence : public uvm::Sequence<PostItem> {
+ public:
+  TrafficSequence(ChipEnv& env, uint32_t host) : Sequence("traffic"), env_(env), h_(host) {}
+  uvm::Next next(PostItem& item) override;
+
+ private:
+  bool send_ready(uint32_t q) const;
+  uint32_t send_run(uint32_t q, uint32_t max_n) const;
+  ChipEnv& env_;
+  uint32_t h_;
+  uint64_t wait_until_ = 0;
+  uint32_t burst_left_ = 0;
+  uint32_t cursor_ = 0;
+};
+
+class HostAgent : public uvm::Component {
+ public:
+  HostAgent(uvm::Component& parent, std::string name, ChipEnv& env, uint32_t host);
+  ~HostAgent() override;
+
+  uvm::Sequencer<PostItem> seqr;
+  PostDriver drv;
+  agents::Axi4Monitor axi;
+  agents::AxiLiteMonitor axil;
+  agents::AxisMonitor tx, rx;
+  uvm::AnalysisPort<CompletionItem> completions;
+
+  // Host-library objects (after ChipEnv::setup_nics()).
+  std::unique_ptr<sim::SimBackend> be;
+  std::unique_ptr<sw::Device> dev;
+  std::unique_ptr<sw::ProtectionDomain> pd;
+  std::unique_ptr<sw::MemoryRegion> mr;
+  std::unique_ptr<sw::CompletionQueue> scq, rcq;
+  std::vector<std::unique_ptr<sw::QueuePair>> qps;
+  std::vector<size_t> next_send, next_recv;  // per QP: WRs posted so far
+  std::vector<uint32_t> sq_psn;
+  uint64_t completions_seen = 0;
+  std::vector<uint32_t> counters;           // NIC counters read at the end
+
+  void connect() override;
+  void tick() override;
+  void check() override;
+
+ private:
+  ChipEnv& env_;
+  uint32_t h_;
+  sw::WorkCompletion wc_[32];
+};
+
+// Wire checker: every frame each host transmits, through roce::ProtocolChecker (ICRC, header
+// fields, opcode sequences, per-QP PSN order, lengths, PadCnt).
+class ProtocolMonitor : public uvm::Component {
+ public:
+  ProtocolMonitor(uvm::Component& parent, std::string name, uint32_t mtu);
+  uvm::SubscriberFn<agents::AxisFrame> from_host0, from_host1;
+  uint64_t frames() const { return checker_.frames(); }
+  const roce::ProtocolChecker& checker() const { return checker_; }
+  void report() override;
+
+ private:
+  void on_frame(uint32_t host, const agents::AxisFrame& f);
+  roce::ProtocolChecker checker_;
+  size_t reported_ = 0;
+};
+
+// Live and final comparison against the reference model.
+class TrafficScoreboard : public uvm::Component {
+ public:
+  TrafficScoreboard(uvm::Component& parent, std::string name, ChipEnv& env);
+  void set_prediction(std::unique_ptr<Prediction> p);
+  const Prediction* prediction() const { return pred_.get(); }
+
+  void on_completion(const CompletionItem& c);
+  void on_dma_write(uint32_t host, const agents::Axi4WriteTxn& t);
+  // Every exact queue complete (relaxed queues are judged by quiet time).
+  bool exact_done() const { return exact_pending_ == 0; }
+  bool has_relaxed() const { return relaxed_queues_ > 0; }
+  uint64_t last_completion_cycle() const { return last_cycle_; }
+  uint64_t dma_bytes_checked() const { return dma_checked_; }
+
+  void check() override;
+  void report() override;
+
+ private:
+  ChipEnv& env_;
+  std::unique_ptr<Prediction> pred_;
+  std::unique_ptr<Scoreboard> sb_;
+  std::map<std::tuple<uint32_t, uint32_t, QueueKind>, std::pair<uint64_t, uint64_t>> exact_;  // seen, want
+  uint64_t exact_pending_ = 0;
+  uint64_t relaxed_queues_ = 0;
+  uint64_t last_cycle_ = 0;
+  uint64_t dma_checked_ = 0;
+  uint64_t data_errors_ = 0;
+};
+
+class EnvCoverage : public uvm::Component {
+ public:
+  EnvCoverage(uvm::Component& parent, std::string name);
+  uvm::Covergroup cg_wr, cg_cqe, cg_rx, cg_doorbell;
+  void sample_wr(const WrPlan& w, uint32_t mtu, size_t qps);
+  void sample_cqe(const CompletionItem& c);
+  void sample_rx(const std::vector<uint32_t>& counters);
+  void sample_doorbell(bool recv, uint32_t n, Doorbell pattern, uint32_t posts_this_cycle);
+  void report() override;
+};
+
+class ChipEnv : public uvm::Component {
+ public:
+  ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& plan, const EnvConfig& cfg);
+  ~ChipEnv() override;
+
+  const TrafficPlan& plan() const { return plan_; }
+  const EnvConfig& config() const { return cfg_; }
+  sim::World& world() { return *world_; }
+  HostAgent& host(uint32_t h) { return *hosts_[h]; }
+  TrafficScoreboard& scoreboard() { return sb_; }
+  EnvCoverage& coverage() { return cov_; }
+  const HostLayout (&layout() const)[2] { return layout_; }
+
+  // Every covergroup of the env and its monitors.
+  std::vector<uvm::Covergroup*> covergroups();
+  // Steps the World one cycle (the phaser's edge hook).
+  void step();
+  // Called in the env's start_of_run before traffic starts (e.g. to inject frames); may step.
+  std::function<void(ChipEnv&)> before_traffic;
+  // Sends a frame into the link towards host `to` now (the far side must be quiet).
+  void inject_frame(uint32_t to, std::vector<uint8_t> bytes);
+  // Runs the World for n cycles outside the run phase's tick (monitors still sample).
+  void run_cycles(uint64_t n);
+  // Expected final values of NIC counters that a test provokes on purpose (index -> value).
+  std::map<int, uint32_t> expected_counters[2];
+  // Counts doorbells rung within 16 cycles of each other (a burst); returns this one's rank.
+  uint32_t note_post();
+
+  void build() override;
+  void connect() override;
+  void start_of_run() override;
+  void tick() override;
+  void end_of_run() override;
+  void check() override;
+  void report() override;
+
+ private:
+  void setup_nics();
+  void connect_qps();
+  void observe(uint64_t cycle);
+
+  TrafficPlan plan_;
+  EnvConfig cfg_;
+  std::unique_ptr<sim::World> world_;
+  std::vector<HostAgent*> hosts_;
+  ProtocolMonitor& proto_;
+  TrafficScoreboard sb_;
+  EnvCoverage cov_;
+  std::unique_ptr<TrafficSequence> seq_[2];
+  HostLayout layout_[2];
+  uvm::SubscriberFn<CompletionItem> completion_sub_;
+  uvm::SubscriberFn<agents::Axi4WriteTxn> dma_sub0_, dma_sub1_;
+  std::vector<uint8_t> init0_, init1_;
+  bool traffic_done_ = false;
+  bool in_edge_ = false;
+  uint64_t last_post_cycle_ = 0;
+  uint32_t burst_posts_ = 0;
+  agents::Axi4Signals axi_sig_;
+  agents::AxiLiteSignals axil_sig_;
+  agents::AxisSignals tx_sig_, rx_sig_;
+};
+
+// Base of the full-chip tests: draws the plan from `knobs` with the test's seed, builds the
+// env, steps the World from the edge hook, sets the watchdog from the plan's size, and (in the
+// coverage build, +cov_out=FILE) writes RTL and functional coverage at the end.
+class ChipTest : public uvm::Test {
+ public:
+  ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg = {});
+  ChipEnv& env() { return *env_; }
+  const TrafficPlan& plan() const { return plan_; }
+
+ protected:
+  void configure(uvm::Phaser& ph) override;
+  void build() override;
+  void start_of_run() override;
+  void report() override;
+
+  Knobs knobs_;
+  EnvConfig cfg_;
+  TrafficPlan plan_;
+  ChipEnv* env_ = nullptr;
+};
+
+}  // namespace srnic::verif::env

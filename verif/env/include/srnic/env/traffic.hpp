@@ -1,0 +1,138 @@
+// Constrained-random traffic for the full-chip environment: knobs (the constraints a test sets),
+// the plan drawn from them (every work request of every QP, buffer slots, queue depths, doorbell
+// pattern), and the reference-model workload built from a plan once the NICs are set up.
+//
+// Memory layout per host: one data area registered as one MR, [src | gap | dst]. Sources are
+// read only (by local WRITE/SEND and by the peer's READ); every byte the NICs may write lies in
+// a destination slot that belongs to exactly one WR or receive, with unwritten gaps between
+// slots, so each placed byte has one predicted value and a stray write is caught at once.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "srnic/uvm/rng.hpp"
+#include "srnic/verif/ref_model.hpp"
+
+namespace srnic::verif::env {
+
+// Message-size classes: the corner values around the MTU and random ranges.
+enum class SizeClass : uint8_t { Zero, One, MtuMinus1, Mtu, MtuPlus1, Small, Medium, Large, Huge, kCount };
+const char* to_string(SizeClass c);
+
+// How the host posts: one WR per doorbell, several WRs per doorbell, or a burst over many QPs.
+enum class Doorbell : uint8_t { OneAtATime, Batched, ManyQps, kCount };
+const char* to_string(Doorbell d);
+
+// Deliberately bad work requests (each is a class the NIC must handle without side effects).
+enum class BadKind : uint8_t {
+  None,
+  LocalKey,     // lkey names no MR -> LOC_PROT_ERR
+  LocalBounds,  // local range past the MR end -> LOC_PROT_ERR
+  RemoteKey,    // rkey names no MR -> NAK, REM_ACCESS_ERR
+  RemoteBounds, // remote range past the MR end -> NAK, REM_ACCESS_ERR
+  RecvTooSmall, // SEND longer than the receive buffer -> LOC_LEN_ERR / REM_INV_REQ_ERR
+  kCount
+};
+const char* to_string(BadKind b);
+
+struct Knobs {
+  uint32_t min_qps = 1, max_qps = 4;
+  std::vector<uint32_t> mtus = {256, 512, 1024, 2048, 4096};
+  // verif::WrOpcode order: Write, WriteImm, Send, SendImm, Read.
+  std::array<uint32_t, 5> op_weight = {3, 1, 2, 1, 2};
+  std::array<uint32_t, size_t(SizeClass::kCount)> size_weight = {1, 1, 1, 1, 1, 4, 3, 1, 0};
+  uint32_t small_max = 512;       // Small: 2 .. small_max
+  uint32_t medium_max = 16384;    // Medium: small_max .. medium_max
+  uint32_t large_max = 262144;    // Large: medium_max .. large_max
+  uint32_t huge_min = 1u << 20, huge_max = 4u << 20;  // Huge: multi-MB
+  uint32_t min_wrs = 1, max_wrs = 12;    // send WRs per QP and side
+  double bidir = 0.5;                    // probability that host 1 also sends on a QP
+  std::vector<uint32_t> sq_depths = {4, 8, 16, 32};   // ring entries (powers of two)
+  std::vector<uint32_t> rq_depths = {4, 8, 16, 32};
+  double cross4k = 0.3;          // probability a slot is placed across a 4 KB boundary
+  double unsignaled = 0.2;       // probability a send WR (not the last) is unsignaled
+  std::array<uint32_t, size_t(Doorbell::kCount)> doorbell_weight = {1, 1, 1};
+  uint32_t max_batch = 8;        // WRs per doorbell when batched
+  double bad_wr = 0;             // probability that a QP side ends with one bad WR
+  std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1};
+  double rnr_exhaust = 0;        // probability that a QP's last SEND (side 0) finds no receive
+  // Let QPs that end in error also receive (bidirectional traffic, spare receives, WRITE_WITH_IMM
+  // with a bad rkey): their outstanding receives must then be flushed by the NIC.
+  bool qp_error_with_receives = false;
+  uint64_t max_total_bytes = 48ull << 20;  // cap on payload bytes of a plan
+};
+
+struct WrPlan {
+  WrOpcode op = WrOpcode::Write;
+  uint32_t len = 0;
+  SizeClass cls = SizeClass::Small;
+  uint64_t local_off = 0;   // offset in this host's data area
+  uint64_t remote_off = 0;  // offset in the peer's data area (WRITE, READ)
+  uint32_t imm = 0;
+  bool signaled = true;
+  BadKind bad = BadKind::None;
+};
+
+struct RecvPlan {
+  uint64_t off = 0;  // offset in this host's data area
+  uint32_t len = 0;
+};
+
+struct SidePlan {
+  std::vector<WrPlan> send;
+  std::vector<RecvPlan> recv;
+};
+
+struct QpPlan {
+  SidePlan side[2];
+  uint32_t sq_depth = 8, rq_depth = 8;
+  uint8_t rnr_retry = 7;  // 0 when a side may exhaust the peer's receives (no RNR retry yet)
+  bool bad_side0 = false;      // side 0's last WR is bad
+  bool exhaust_side0 = false;  // side 0's last receive-consuming message finds no receive
+};
+
+struct TrafficPlan {
+  uint32_t mtu = 1024;
+  Doorbell doorbell = Doorbell::Batched;
+  uint32_t max_batch = 8;
+  std::vector<QpPlan> qps;
+  uint64_t src_bytes[2] = {0, 0};   // source part of each host's data area
+  uint64_t area_bytes[2] = {0, 0};  // whole data area (src + gap + dst)
+  uint64_t total_payload = 0;
+  uint64_t send_wrs = 0, recv_wrs = 0;
+  std::string summary() const;      // one line: QPs, MTU, WRs, bytes, doorbell pattern
+};
+
+// Draws a plan. Deterministic for a given rng state and knobs.
+TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng);
+
+// Message length for a size class at this MTU (drawn where the class is a range).
+uint32_t draw_size(SizeClass c, uint32_t mtu, const Knobs& k, uvm::Rng& rng);
+// Size class of a length (for coverage of lengths not drawn by class).
+SizeClass classify_size(uint64_t len, uint32_t mtu, const Knobs& k);
+
+// What the NIC setup produced for one host: data area address, MR key, PD, QPNs.
+struct HostLayout {
+  uint64_t area = 0;   // physical = virtual address of the data area
+  uint32_t key = 0;    // MR over the whole area (lkey = rkey)
+  uint32_t pd = 0;
+  std::vector<uint32_t> qpn;  // per plan QP
+};
+
+// An invalid key for bad-WR classes (a key the MR table never hands out for this host).
+constexpr uint32_t kBogusKeyXor = 0x5A5A5A00u;
+
+// Send WR `i` of QP q posted by host h, as both the host library and the model see it.
+SendWr make_send_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h, uint32_t q, size_t i);
+RecvWr make_recv_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h, uint32_t q, size_t i);
+uint64_t send_wr_id(uint32_t q, size_t i);
+uint64_t recv_wr_id(uint32_t q, size_t i);
+
+// The reference-model workload: both hosts' data areas with their initial contents.
+Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2],
+                       const std::vector<uint8_t> (&init)[2]);
+
+}  // namespace srnic::verif::env

@@ -1,0 +1,748 @@
+// Full-chip environment: NIC setup through the host library, posting, polling, monitors,
+// live scoreboard, coverage. See chip_env.hpp.
+#include "srnic/env/chip_env.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim_backend.hpp"
+#include "verilated.h"
+#ifndef SRNIC_SIM_TOP_HEADER
+#define SRNIC_SIM_TOP_HEADER "Vsrnic_core.h"
+#endif
+#include SRNIC_SIM_TOP_HEADER
+#include "srnic/agents/verilated_bind.hpp"
+
+namespace srnic::verif::env {
+
+namespace {
+
+constexpr uint64_t kMac0 = 0x020000000001ull;
+constexpr uint32_t kIp0 = 0x0A000001u;
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+sw::Mtu mtu_enum(uint32_t mtu) {
+  switch (mtu) {
+    case 256: return sw::Mtu::Mtu256;
+    case 512: return sw::Mtu::Mtu512;
+    case 1024: return sw::Mtu::Mtu1024;
+    case 2048: return sw::Mtu::Mtu2048;
+    default: return sw::Mtu::Mtu4096;
+  }
+}
+
+bool consumes_recv(WrOpcode op) {
+  return op == WrOpcode::Send || op == WrOpcode::SendImm || op == WrOpcode::WriteImm;
+}
+
+uint32_t pow2_at_least(uint64_t n, uint32_t lo) {
+  uint32_t v = lo;
+  while (v < n) v <<= 1;
+  return v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Posting
+
+bool PostDriver::drive(PostItem& item) {
+  HostAgent& me = env_.host(h_);
+  const TrafficPlan& p = env_.plan();
+  sw::QueuePair& qp = *me.qps[item.q];
+  const auto& hl = env_.layout();
+  wr_.resize(item.n);
+  rwr_.resize(item.n);
+  sge_.resize(item.n);
+  if (item.recv) {
+    const size_t first = me.next_recv[item.q];
+    for (uint32_t k = 0; k < item.n; ++k) {
+      const RecvWr v = make_recv_wr(p, hl, h_, item.q, first + k);
+      rwr_[k] = sw::RecvWr{};
+      rwr_[k].wr_id = v.wr_id;
+      rwr_[k].sg_list = &sge_[k];
+      rwr_[k].num_sge = 1;
+      rwr_[k].next = k + 1 < item.n ? &rwr_[k + 1] : nullptr;
+      sge_[k] = sw::Sge{v.addr, v.length, v.lkey};
+    }
+    const sw::RecvWr* bad = nullptr;
+    if (int err = qp.post_recv(rwr_.data(), &bad))
+      error("POST", "host " + std::to_string(h_) + " QP " + hex(qp.qp_num()) + ": post_recv of " +
+                        std::to_string(item.n) + " failed, errno " + std::to_string(err));
+    me.next_recv[item.q] += item.n;
+  } else {
+    const size_t first = me.next_send[item.q];
+    for (uint32_t k = 0; k < item.n; ++k) {
+      const SendWr v = make_send_wr(p, hl, h_, item.q, first + k);
+      sw::SendWr& w = wr_[k];
+      w = sw::SendWr{};
+      w.wr_id = v.wr_id;
+      w.sg_list = &sge_[k];
+      w.num_sge = 1;
+      w.opcode = static_cast<sw::WrOpcode>(v.opcode);  // both follow ibv_wr_opcode
+      w.send_flags = v.signaled ? sw::SendFlags::Signaled : 0u;
+      w.imm_data = v.imm;
+      w.remote_addr = v.raddr;
+      w.rkey = v.rkey;
+      w.next = k + 1 < item.n ? &wr_[k + 1] : nullptr;
+      sge_[k] = sw::Sge{v.laddr, v.length, v.lkey};
+      env_.coverage().sample_wr(p.qps[item.q].side[h_].send[first + k], p.mtu, p.qps.size());
+    }
+    const sw::SendWr* bad = nullptr;
+    if (int err = qp.post_send(wr_.data(), &bad))
+      error("POST", "host " + std::to_string(h_) + " QP " + hex(qp.qp_num()) + ": post_send of " +
+                        std::to_string(item.n) + " failed, errno " + std::to_string(err));
+    me.next_send[item.q] += item.n;
+  }
+  env_.coverage().sample_doorbell(item.recv, item.n, p.doorbell, env_.note_post());
+  return true;
+}
+
+bool TrafficSequence::send_ready(uint32_t q) const { return send_run(q, 1) > 0; }
+
+// How many of QP q's next send WRs can go now (ring room, receive credits), up to max_n.
+uint32_t TrafficSequence::send_run(uint32_t q, uint32_t max_n) const {
+  const HostAgent& me = env_.host(h_);
+  const HostAgent& peer = env_.host(1 - h_);
+  const TrafficPlan& p = env_.plan();
+  const std::vector<WrPlan>& sends = p.qps[q].side[h_].send;
+  const sw::QueuePair& qp = *me.qps[q];
+  const uint64_t room = qp.sq_size() - qp.sq_outstanding();
+  // Receive WR index each send consumes on the peer: count of earlier consumers.
+  size_t recv_idx = 0;
+  for (size_t i = 0; i < me.next_send[q]; ++i) recv_idx += consumes_recv(sends[i].op);
+  const size_t peer_recvs = p.qps[q].side[1 - h_].recv.size();
+  uint32_t n = 0;
+  for (size_t i = me.next_send[q]; i < sends.size() && n < max_n && n < room; ++i) {
+    if (consumes_recv(sends[i].op)) {
+      // The receive must be posted first; a send beyond the peer's receives (RNR on purpose)
+      // waits until every receive of the peer is posted.
+      const size_t need = recv_idx < peer_recvs ? recv_idx + 1 : peer_recvs;
+      if (peer.next_recv[q] < need) break;
+      ++recv_idx;
+    }
+    ++n;
+  }
+  return n;
+}
+
+uvm::Next TrafficSequence::next(PostItem& item) {
+  HostAgent& me = env_.host(h_);
+  const TrafficPlan& p = env_.plan();
+  const uint32_t nq = static_cast<uint32_t>(p.qps.size());
+  if (env_.cycle() < wait_until_) return uvm::Next::Wait;
+  bool all_posted = true;
+  const uint32_t batch = p.doorbell == Doorbell::OneAtATime ? 1 : p.max_batch;
+  // Receives: refill any QP's RQ that has room.
+  for (uint32_t k = 0; k < nq; ++k) {
+    const uint32_t q = (cursor_ + k) % nq;
+    const size_t left = p.qps[q].side[h_].recv.size() - me.next_recv[q];
+    if (!left) continue;
+    all_posted = false;
+    const sw::QueuePair& qp = *me.qps[q];
+    const uint64_t room = qp.rq_size() - qp.rq_outstanding();
+    if (!room) continue;
+    item.recv = true;
+    item.q = q;
+    item.n = static_cast<uint32_t>(std::min<uint64_t>({left, room, rng().uniform(1, batch)}));
+    return uvm::Next::Item;
+  }
+  // Sends.
+  std::vector<uint32_t> ready;
+  for (uint32_t q = 0; q < nq; ++q) {
+    if (me.next_send[q] < p.qps[q].side[h_].send.size()) {
+      all_posted = false;
+      if (send_ready(q)) ready.push_back(q);
+    }
+  }
+  if (all_posted) return uvm::Next::Done;
+  if (ready.empty()) return uvm::Next::Wait;
+  uint32_t q = ready[rng().uniform(0, ready.size() - 1)];
+  switch (p.doorbell) {
+    case Doorbell::OneAtATime:
+      item.n = 1;
+      wait_until_ = env_.cycle() + rng().uniform(0, 300);
+      break;
+    case Doorbell::Batched:
+      item.n = send_run(q, static_cast<uint32_t>(rng().uniform(1, p.max_batch)));
+      wait_until_ = env_.cycle() + rng().uniform(0, 1500);
+      break;
+    default:  // ManyQps: bursts that ring many QPs in consecutive cycles, then a pause
+      if (burst_left_ == 0) burst_left_ = static_cast<uint32_t>(rng().uniform(4, 64));
+      q = ready[cursor_++ % ready.size()];
+      item.n = send_run(q, static_cast<uint32_t>(rng().uniform(1, 4)));
+      if (--burst_left_ == 0) wait_until_ = env_.cycle() + rng().uniform(500, 4000);
+      break;
+  }
+  item.recv = false;
+  item.q = q;
+  return uvm::Next::Item;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host agent
+
+HostAgent::HostAgent(uvm::Component& parent, std::string name, ChipEnv& env, uint32_t host)
+    : Component(parent, std::move(name)),
+      seqr(*this, "seqr"),
+      drv(*this, "drv", env, host),
+      axi(*this, "axi", [] {
+        agents::Axi4Config c;
+        c.max_beats = 64;          // 4 KB bursts at most (the PCIe model's limit too)
+        c.require_aligned = true;  // the core starts every burst on a beat boundary
+        c.cover_read_ids = 4;      // SQ WQE, payload, RQ WQE, completion re-fetch
+        c.cover_write_ids = 1;
+        return c;
+      }()),
+      axil(*this, "axil"),
+      tx(*this, "tx"),
+      rx(*this, "rx"),
+      env_(env),
+      h_(host) {}
+
+HostAgent::~HostAgent() = default;
+
+void HostAgent::connect() { drv.connect_sequencer(seqr); }
+
+void HostAgent::tick() {
+  if (!dev || env_.cycle() % env_.config().poll_cycles) return;
+  for (int pass = 0; pass < 2; ++pass) {
+    sw::CompletionQueue& cq = pass ? *rcq : *scq;
+    const QueueKind kind = pass ? QueueKind::Recv : QueueKind::Send;
+    for (;;) {
+      const int n = cq.poll_cq(32, wc_);
+      for (int k = 0; k < n; ++k) {
+        ++completions_seen;
+        completions.write(CompletionItem{h_, kind, wc_[k]});
+      }
+      if (n < 32) break;
+    }
+  }
+}
+
+void HostAgent::check() {
+  if (!dev) return;
+  for (const auto& qp : qps)
+    if (qp->stale_completions())
+      error("STALE_CQE", "QP " + hex(qp->qp_num()) + ": " + std::to_string(qp->stale_completions()) +
+                             " completion(s) named no outstanding WQE");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Protocol monitor
+
+ProtocolMonitor::ProtocolMonitor(uvm::Component& parent, std::string name, uint32_t mtu)
+    : Component(parent, std::move(name)),
+      from_host0([this](const agents::AxisFrame& f) { on_frame(0, f); }),
+      from_host1([this](const agents::AxisFrame& f) { on_frame(1, f); }),
+      checker_([mtu] {
+        roce::CheckerConfig c;
+        c.mtu = mtu;
+        c.keep_violations = 64;
+        return c;
+      }()) {}
+
+void ProtocolMonitor::on_frame(uint32_t host, const agents::AxisFrame& f) {
+  checker_.on_frame(f.bytes.data(), f.bytes.size());
+  while (reported_ < checker_.violations().size()) {
+    const roce::Violation& v = checker_.violations()[reported_++];
+    error("PROTO", "host " + std::to_string(host) + " frame " + std::to_string(v.frame) + ": " + v.kind +
+                       ": " + v.detail);
+  }
+}
+
+void ProtocolMonitor::report() {
+  std::ostringstream os;
+  checker_.print_summary(os, 0);
+  info("PROTO_SUMMARY", os.str(), uvm::verbosity::kLow);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoreboard
+
+TrafficScoreboard::TrafficScoreboard(uvm::Component& parent, std::string name, ChipEnv& env)
+    : Component(parent, std::move(name)), env_(env) {}
+
+void TrafficScoreboard::set_prediction(std::unique_ptr<Prediction> p) {
+  pred_ = std::move(p);
+  sb_ = std::make_unique<Scoreboard>(*pred_);
+  for (const ExpectedQueue& q : pred_->queues) {
+    if (q.relaxed) {
+      ++relaxed_queues_;
+      continue;
+    }
+    exact_[{q.host, q.qpn, q.kind}] = {0, q.completions.size()};
+    exact_pending_ += q.completions.size();
+  }
+  for (const std::string& n : pred_->notes) info("MODEL", n, uvm::verbosity::kHigh);
+}
+
+void TrafficScoreboard::on_completion(const CompletionItem& c) {
+  last_cycle_ = env_.cycle();
+  Completion x;
+  x.wr_id = c.wc.wr_id;
+  x.status = static_cast<WcStatus>(c.wc.status);
+  x.opcode = static_cast<WcOpcode>(c.wc.opcode);
+  x.byte_len = c.wc.byte_len;
+  x.imm = c.wc.imm_data;
+  x.wc_flags = c.wc.wc_flags;
+  x.qpn = c.wc.qp_num;
+  const uint64_t before = sb_->mismatches();
+  sb_->on_completion(c.host, c.kind, x);
+  if (sb_->mismatches() != before)
+    error("SB_COMPLETION", before == 0 ? sb_->first_mismatch()
+                                       : "host " + std::to_string(c.host) + " QP " + hex(c.wc.qp_num) +
+                                             " wr_id " + hex(c.wc.wr_id) + ": completion mismatch");
+  auto it = exact_.find({c.host, c.wc.qp_num, c.kind});
+  if (it != exact_.end() && it->second.first < it->second.second) {
+    ++it->second.first;
+    --exact_pending_;
+  }
+}
+
+void TrafficScoreboard::on_dma_write(uint32_t host, const agents::Axi4WriteTxn& t) {
+  if (!pred_) return;
+  const BufferImage* img = pred_->buffer(host, 0);
+  const HostAgent& ha = env_.host(host);
+  const uint64_t lo = img->pa, hi = img->pa + img->bytes.size();
+  const uint64_t base = t.addr & ~uint64_t(agents::kAxiDataBytes - 1);  // data[k] is byte base + k
+  const uint64_t end = base + t.data.size();
+  bool reported = false;
+  for (uint64_t a = base; a < end; ++a) {
+    const size_t k = static_cast<size_t>(a - base);
+    if (!t.strb[k]) continue;
+    if (a >= lo && a < hi) {
+      const size_t i = static_cast<size_t>(a - lo);
+      ++dma_checked_;
+      if (!img->determined[i] || img->bytes[i] == t.data[k] || reported) continue;
+      reported = true;
+      ++data_errors_;
+      if (data_errors_ > 8) continue;
+      const int32_t w = img->writer[i];
+      error("SB_DATA", "host " + std::to_string(host) + " DMA write at " + hex(a) + " (area+" + hex(i) +
+                           ") byte " + hex(t.data[k]) + ", predicted " + hex(img->bytes[i]) +
+                           (w >= 0 ? "; it belongs to " + pred_->describe_op(w)
+                                   : "; no operation should write it (gap or source)"));
+      continue;
+    }
+    const bool cq = (a >= ha.scq->base() && a < ha.scq->base() + uint64_t(ha.scq->size()) * 32) ||
+                    (a >= ha.rcq->base() && a < ha.rcq->base() + uint64_t(ha.rcq->size()) * 32);
+    if (!cq && !reported) {
+      reported = true;
+      error("DMA_STRAY", "host " + std::to_string(host) + " DMA write at " + hex(a) +
+                             " outside the data area and the CQ rings (burst at " + hex(t.addr) + ")");
+    }
+  }
+}
+
+void TrafficScoreboard::check() {
+  if (!sb_) return;
+  for (uint32_t h = 0; h < 2; ++h) {
+    const BufferImage* img = pred_->buffer(h, 0);
+    std::vector<uint8_t> got(img->bytes.size());
+    env_.world().memory(h).read(img->pa, got.data(), got.size());
+    const uint64_t before = sb_->mismatches();
+    sb_->check_buffer(h, 0, got.data(), got.size());
+    if (sb_->mismatches() != before) error("SB_MEMORY", sb_->first_mismatch());
+  }
+  const uint64_t before = sb_->mismatches();
+  sb_->finish();
+  if (sb_->mismatches() != before) error("SB_MISSING", sb_->first_mismatch());
+}
+
+void TrafficScoreboard::report() {
+  if (!sb_) return;
+  info("SB_SUMMARY", sb_->summary() + ", DMA bytes checked live " + std::to_string(dma_checked_),
+       uvm::verbosity::kLow);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coverage
+
+EnvCoverage::EnvCoverage(uvm::Component& parent, std::string name)
+    : Component(parent, std::move(name)),
+      cg_wr("cg_wr", this),
+      cg_cqe("cg_cqe", this),
+      cg_rx("cg_rx", this),
+      cg_doorbell("cg_doorbell", this) {
+  auto& op = cg_wr.coverpoint("opcode");
+  op.bin("write", 0).bin("write_imm", 1).bin("send", 2).bin("send_imm", 3).bin("read", 4);
+  auto& sz = cg_wr.coverpoint("size");
+  for (int c = 0; c < int(SizeClass::kCount); ++c) sz.bin(to_string(SizeClass(c)), c);
+  auto& mtu = cg_wr.coverpoint("mtu");
+  mtu.bin("256", 256).bin("512", 512).bin("1024", 1024).bin("2048", 2048).bin("4096", 4096);
+  auto& qps = cg_wr.coverpoint("qps");
+  qps.bin("1", 1).range("2-8", 2, 8).range("9-64", 9, 64).range("65-512", 65, 512).range("513+", 513, 1 << 20);
+  auto& bad = cg_wr.coverpoint("bad");
+  for (int b = 0; b < int(BadKind::kCount); ++b) bad.bin(to_string(BadKind(b)), b);
+  cg_wr.cross("opcode_x_size", {&op, &sz});
+  cg_wr.cross("opcode_x_mtu", {&op, &mtu});
+  cg_wr.cross("opcode_x_qps", {&op, &qps});
+  cg_wr.cross("size_x_mtu", {&sz, &mtu});
+
+  auto& kind = cg_cqe.coverpoint("queue");
+  kind.bin("send", 0).bin("recv", 1);
+  auto& wop = cg_cqe.coverpoint("opcode");
+  wop.bin("send", 0).bin("rdma_write", 1).bin("rdma_read", 2).bin("recv", 128).bin("recv_rdma_imm", 129);
+  auto& st = cg_cqe.coverpoint("status");
+  st.bin("success", 0).bin("loc_len_err", 1).bin("loc_prot_err", 4).bin("wr_flush_err", 5)
+      .bin("rem_inv_req_err", 9).bin("rem_access_err", 10).bin("rnr_retry_exc_err", 13).default_bin("other");
+  cg_cqe.cross("queue_x_status", {&kind, &st}).ignore_if([](const std::vector<std::string>& b) {
+    // A receive completes with LOC_LEN_ERR or is flushed; the remote and RNR errors are the
+    // requester's.
+    return b[0] == "recv" && (b[1] == "rem_inv_req_err" || b[1] == "rem_access_err" ||
+                              b[1] == "rnr_retry_exc_err" || b[1] == "loc_prot_err");
+  });
+
+  auto& rx = cg_rx.coverpoint("event");
+  rx.bin("icrc_drop", abi::CNT_RX_DROP_ICRC).bin("malformed_drop", abi::CNT_RX_DROP_MALFORMED)
+      .bin("unknown_qp_drop", abi::CNT_RX_DROP_QP).bin("nak_sent", abi::CNT_TX_NAK)
+      .bin("nak_received", abi::CNT_RX_NAK).bin("access_err", abi::CNT_RX_ACCESS_ERR)
+      .bin("bad_doorbell", abi::CNT_DB_BAD).bin("ack_sent", abi::CNT_TX_ACK).default_bin("other");
+
+  auto& dk = cg_doorbell.coverpoint("queue");
+  dk.bin("send", 0).bin("recv", 1);
+  auto& dn = cg_doorbell.coverpoint("wrs");
+  dn.bin("1", 1).range("2-4", 2, 4).range("5-16", 5, 16).range("17+", 17, 1 << 20);
+  auto& dp = cg_doorbell.coverpoint("pattern");
+  for (int d = 0; d < int(Doorbell::kCount); ++d) dp.bin(to_string(Doorbell(d)), d);
+  auto& dc = cg_doorbell.coverpoint("same_cycle_posts");
+  dc.bin("1", 1).range("2+", 2, 1 << 20);
+  cg_doorbell.cross("queue_x_wrs", {&dk, &dn});
+  cg_doorbell.cross("pattern_x_wrs", {&dp, &dn}).ignore_if([](const std::vector<std::string>& b) {
+    return b[0] == "one-at-a-time" && b[1] != "1";
+  });
+}
+
+void EnvCoverage::sample_wr(const WrPlan& w, uint32_t mtu, size_t qps) {
+  cg_wr.sample({int64_t(w.op), int64_t(w.cls), int64_t(mtu), int64_t(qps), int64_t(w.bad)});
+}
+
+void EnvCoverage::sample_cqe(const CompletionItem& c) {
+  cg_cqe.sample({c.kind == QueueKind::Recv ? 1 : 0, int64_t(c.wc.opcode), int64_t(c.wc.status)});
+}
+
+void EnvCoverage::sample_rx(const std::vector<uint32_t>& counters) {
+  for (size_t i = 0; i < counters.size(); ++i)
+    if (counters[i]) cg_rx.sample({int64_t(i)});
+}
+
+void EnvCoverage::sample_doorbell(bool recv, uint32_t n, Doorbell pattern, uint32_t posts_this_cycle) {
+  cg_doorbell.sample({recv ? 1 : 0, int64_t(n), int64_t(pattern), int64_t(posts_this_cycle)});
+}
+
+void EnvCoverage::report() {
+  for (uvm::Covergroup* g : {&cg_wr, &cg_cqe, &cg_rx, &cg_doorbell}) {
+    char b[128];
+    std::snprintf(b, sizeof b, "%s: %.1f%% (%llu samples)", g->name().c_str(), g->coverage(),
+                  static_cast<unsigned long long>(g->samples()));
+    info("COVERAGE", b, uvm::verbosity::kLow);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Env
+
+ChipEnv::ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& plan, const EnvConfig& cfg)
+    : Component(parent, std::move(name)),
+      plan_(plan),
+      cfg_(cfg),
+      proto_(create<ProtocolMonitor>("proto", plan.mtu)),
+      sb_(*this, "sb", *this),
+      cov_(*this, "cov"),
+      completion_sub_([this](const CompletionItem& c) {
+        sb_.on_completion(c);
+        cov_.sample_cqe(c);
+      }),
+      dma_sub0_([this](const agents::Axi4WriteTxn& t) { sb_.on_dma_write(0, t); }),
+      dma_sub1_([this](const agents::Axi4WriteTxn& t) { sb_.on_dma_write(1, t); }) {
+  for (uint32_t h = 0; h < 2; ++h) {
+    hosts_.push_back(&create<HostAgent>("host" + std::to_string(h), *this, h));
+    // The RX stream has no tready; injected test frames may be runts.
+    hosts_[h]->rx.config().cover_stalls = false;
+  }
+}
+
+ChipEnv::~ChipEnv() {
+  for (HostAgent* h : hosts_) {  // host-library objects before the World they talk to
+    h->qps.clear();
+    h->mr.reset();
+    h->scq.reset();
+    h->rcq.reset();
+    h->pd.reset();
+    h->dev.reset();
+    h->be.reset();
+  }
+}
+
+void ChipEnv::build() {
+  sim::WorldConfig wc;
+  wc.hosts = 2;
+  wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
+  wc.link.delay_ns = cfg_.link_delay_ns;
+  wc.seed = ctx().stream(path() + ".world").next_u64();
+  wc.pcap = ctx().plusarg("pcap");
+  wc.trace = ctx().plusarg("waves");
+  world_ = std::make_unique<sim::World>(wc);
+  world_->set_observer([this](uint64_t c) { observe(c); });
+}
+
+uint32_t ChipEnv::note_post() {
+  burst_posts_ = cycle() - last_post_cycle_ < 16 && burst_posts_ ? burst_posts_ + 1 : 1;
+  last_post_cycle_ = cycle();
+  return burst_posts_;
+}
+
+void ChipEnv::connect() {
+  hosts_[0]->tx.ap.connect(proto_.from_host0);
+  hosts_[1]->tx.ap.connect(proto_.from_host1);
+  for (uint32_t h = 0; h < 2; ++h) {
+    hosts_[h]->completions.connect(completion_sub_);
+    hosts_[h]->axi.write_ap.connect(h ? dma_sub1_ : dma_sub0_);
+  }
+}
+
+void ChipEnv::observe(uint64_t) {
+  for (uint32_t h = 0; h < 2; ++h) {
+    const sim::Top& t = world_->top(h);
+    HostAgent& a = *hosts_[h];
+    agents::bind_axi4(t, axi_sig_);
+    a.axi.sample(axi_sig_);
+    agents::bind_axil(t, axil_sig_);
+    a.axil.sample(axil_sig_);
+    agents::bind_axis_tx(t, tx_sig_);
+    a.tx.sample(tx_sig_);
+    agents::bind_axis_rx(t, rx_sig_);
+    a.rx.sample(rx_sig_);
+  }
+  // Steps outside the run loop (host-library calls waiting on MMIO reads, run_cycles) advance
+  // the context's cycle too, so every monitor and report shares one time base.
+  if (!in_edge_) ctx().advance_cycles(1);
+}
+
+void ChipEnv::step() {
+  in_edge_ = true;  // the Phaser counts this cycle itself
+  world_->step();
+  in_edge_ = false;
+}
+
+void ChipEnv::run_cycles(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) world_->step();
+}
+
+void ChipEnv::inject_frame(uint32_t to, std::vector<uint8_t> bytes) {
+  sim::Frame f;
+  f.bytes = std::move(bytes);
+  f.t_sent_ns = world_->now_ns();
+  world_->link(0).send(1 - to, std::move(f));
+}
+
+void ChipEnv::setup_nics() {
+  const uint32_t nq = static_cast<uint32_t>(plan_.qps.size());
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostAgent& a = *hosts_[h];
+    a.be = std::make_unique<sim::SimBackend>(*world_, h);
+    a.dev = std::make_unique<sw::Device>(*a.be);
+    sw::Device& dev = *a.dev;
+    if (nq + dev.caps().first_qpn > dev.caps().max_qp)
+      fatal("SETUP", "plan needs " + std::to_string(nq) + " QPs, the NIC has " + std::to_string(dev.caps().max_qp));
+    dev.set_mac(kMac0 + h);
+    dev.set_ipv4(kIp0 + h);
+    a.pd = dev.alloc_pd();
+    uint64_t sq_total = 0, rq_total = 0;
+    for (const QpPlan& q : plan_.qps) {
+      sq_total += q.sq_depth;
+      rq_total += q.rq_depth;
+    }
+    a.scq = dev.create_cq(std::min<uint32_t>(pow2_at_least(sq_total, 2), dev.caps().max_cqe));
+    a.rcq = dev.create_cq(std::min<uint32_t>(pow2_at_least(rq_total, 2), dev.caps().max_cqe));
+    // Data area: random initial contents, one MR over it.
+    // Start at a random 64-byte offset in a page (the allocation covers it).
+    const uint64_t area = a.be->dma_alloc(plan_.area_bytes[h] + 4096, 4096) + 64 * rng().uniform(0, 63);
+    std::vector<uint8_t> init(plan_.area_bytes[h]);
+    uvm::Rng fill = ctx().stream(path() + ".fill" + std::to_string(h));
+    for (size_t i = 0; i < init.size(); i += 8) {
+      const uint64_t v = fill.next_u64();
+      for (size_t b = 0; b < 8 && i + b < init.size(); ++b) init[i + b] = uint8_t(v >> (8 * b));
+    }
+    world_->memory(h).write(area, init.data(), init.size());
+    a.mr = dev.reg_mr(*a.pd, area, plan_.area_bytes[h],
+                      sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
+    layout_[h].area = area;
+    layout_[h].key = a.mr->lkey();
+    layout_[h].pd = a.pd->handle();
+    for (uint32_t q = 0; q < nq; ++q) {
+      sw::QpInitAttr ia;
+      ia.send_cq = a.scq.get();
+      ia.recv_cq = a.rcq.get();
+      ia.cap.max_send_wr = plan_.qps[q].sq_depth;
+      ia.cap.max_recv_wr = plan_.qps[q].rq_depth;
+      a.qps.push_back(dev.create_qp(*a.pd, ia));
+      layout_[h].qpn.push_back(a.qps.back()->qp_num());
+      a.sq_psn.push_back(static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF));
+    }
+    a.next_send.assign(nq, 0);
+    a.next_recv.assign(nq, 0);
+    (h ? init1_ : init0_) = std::move(init);
+  }
+}
+
+void ChipEnv::connect_qps() {
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostAgent& me = *hosts_[h];
+    HostAgent& peer = *hosts_[1 - h];
+    for (uint32_t q = 0; q < plan_.qps.size(); ++q) {
+      sw::QueuePair& qp = *me.qps[q];
+      sw::QpAttr a;
+      a.qp_state = sw::QpState::Init;
+      a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
+      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
+                       sw::QpAttrMask::AccessFlags);
+      a.qp_state = sw::QpState::Rtr;
+      a.path_mtu = mtu_enum(plan_.mtu);
+      a.dest_qp_num = peer.qps[q]->qp_num();
+      a.rq_psn = peer.sq_psn[q];
+      a.ah_attr.dmac = kMac0 + (1 - h);
+      a.ah_attr.dip = kIp0 + (1 - h);
+      a.min_rnr_timer = 1;
+      a.max_dest_rd_atomic = 16;
+      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
+                       sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
+                       sw::QpAttrMask::MinRnrTimer);
+      a.qp_state = sw::QpState::Rts;
+      a.sq_psn = me.sq_psn[q];
+      a.timeout = 8;
+      a.retry_cnt = 7;
+      a.rnr_retry = plan_.qps[q].rnr_retry;
+      a.max_rd_atomic = 16;
+      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
+                       sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
+    }
+  }
+}
+
+void ChipEnv::start_of_run() {
+  raise_objection();
+  info("PLAN", plan_.summary(), uvm::verbosity::kLow);
+  setup_nics();
+  connect_qps();
+  const std::vector<uint8_t> init[2] = {init0_, init1_};
+  sb_.set_prediction(std::make_unique<Prediction>(predict(make_workload(plan_, layout_, init))));
+  init0_.clear();
+  init1_.clear();
+  if (before_traffic) before_traffic(*this);
+  for (uint32_t h = 0; h < 2; ++h) {
+    seq_[h] = std::make_unique<TrafficSequence>(*this, h);
+    hosts_[h]->seqr.start(*seq_[h]);
+  }
+  info("SETUP", "NICs configured at cycle " + std::to_string(world_->cycle()), uvm::verbosity::kLow);
+}
+
+void ChipEnv::tick() {
+  if (traffic_done_) return;
+  bool posted = true;
+  for (uint32_t h = 0; h < 2; ++h)
+    if (hosts_[h]->seqr.running()) posted = false;
+  if (!posted || !sb_.exact_done()) return;
+  // Relaxed queues (after an error) end once no completion has come for a while.
+  if (sb_.has_relaxed() && cycle() - std::max(sb_.last_completion_cycle(), last_post_cycle_) < cfg_.quiet_cycles)
+    return;
+  traffic_done_ = true;
+  drop_objection();
+}
+
+void ChipEnv::end_of_run() {
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostAgent& a = *hosts_[h];
+    a.counters.clear();
+    for (int i = 0; i < abi::NUM_COUNTERS; ++i) a.counters.push_back(a.dev->read_counter(i));
+    cov_.sample_rx(a.counters);
+  }
+}
+
+void ChipEnv::check() {
+  if (!traffic_done_) error("NOT_DONE", "traffic did not finish (see the watchdog message)");
+  for (uint32_t h = 0; h < 2; ++h) {
+    const HostAgent& a = *hosts_[h];
+    if (a.counters.empty()) continue;
+    for (const auto& [idx, want] : expected_counters[h]) {
+      if (a.counters[size_t(idx)] != want)
+        error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
+                             std::to_string(a.counters[size_t(idx)]) + ", expected " + std::to_string(want));
+    }
+    if (!cfg_.expect_clean_rx) continue;
+    for (int idx : {abi::CNT_RX_DROP_ICRC, abi::CNT_RX_DROP_MALFORMED, abi::CNT_RX_DROP_QP,
+                    abi::CNT_RX_DROP_OVERFLOW, abi::CNT_CQ_OVERFLOW, abi::CNT_DB_BAD, abi::CNT_RX_DUP}) {
+      if (expected_counters[h].count(idx)) continue;
+      if (a.counters[size_t(idx)])
+        error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
+                             std::to_string(a.counters[size_t(idx)]) + " in a run that provokes none");
+    }
+  }
+  if (world_->violations())
+    error("BUS", std::to_string(world_->violations()) + " PCIe/Ethernet bus-rule violation(s) reported by the models");
+}
+
+std::vector<uvm::Covergroup*> ChipEnv::covergroups() {
+  std::vector<uvm::Covergroup*> v = {&cov_.cg_wr, &cov_.cg_cqe, &cov_.cg_rx, &cov_.cg_doorbell};
+  for (HostAgent* h : hosts_) {
+    v.push_back(&h->axi.coverage());
+    v.push_back(&h->axil.coverage());
+    v.push_back(&h->tx.coverage());
+    v.push_back(&h->rx.coverage());
+  }
+  return v;
+}
+
+void ChipEnv::report() {
+  char b[256];
+  std::snprintf(b, sizeof b, "%llu cycles (%.1f us simulated), %llu frames on the wire, %llu completions",
+                static_cast<unsigned long long>(world_->cycle()), world_->now_ns() / 1000.0,
+                static_cast<unsigned long long>(proto_.frames()),
+                static_cast<unsigned long long>(hosts_[0]->completions_seen + hosts_[1]->completions_seen));
+  info("RUN", b, uvm::verbosity::kLow);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test base
+
+ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
+    : Test(ctx), knobs_(knobs), cfg_(cfg) {
+  uvm::Rng r = ctx.stream("plan");
+  plan_ = make_traffic_plan(knobs_, r);
+  env_ = &create<ChipEnv>("env", plan_, cfg_);
+}
+
+void ChipTest::configure(uvm::Phaser& ph) {
+  ph.set_edge([this] { env_->step(); });
+  ph.set_drain_cycles(2000);
+  // Watchdog: 300 us plus the payload at 5 Gb/s, in 300 MHz cycles.
+  const double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0;
+  ph.set_watchdog_cycles(static_cast<uint64_t>(ns * 0.3) + 100000);
+}
+
+void ChipTest::build() {}
+
+void ChipTest::start_of_run() {}
+
+void ChipTest::report() {
+  const std::string out = ctx().plusarg("cov_out");
+  if (out.empty()) return;
+#ifdef SRNIC_ENV_COVERAGE
+  VerilatedCovContext* cov = env_->world().context().coveragep();
+  for (uvm::Covergroup* g : env_->covergroups()) uvm::register_coverage(*cov, *g);
+  cov->write(out.c_str());
+  info("COVERAGE", "wrote " + out, uvm::verbosity::kLow);
+#else
+  error("COVERAGE", "+cov_out needs the coverage build (srnic-uvm-cov)");
+#endif
+}
+
+}  // namespace srnic::verif::env

@@ -1,0 +1,282 @@
+// The full-chip tests: constrained-random (cr_*) and directed (dir_*). Each is a set of knobs
+// for the traffic plan plus, for some, a directed action; the env does the rest. The testplan
+// (verif/testplan.toml) maps testpoints to these names.
+#include <vector>
+
+#include "srnic/env/chip_env.hpp"
+#include "srnic/roce/packet.hpp"
+
+namespace srnic::verif::env {
+namespace {
+
+using SC = SizeClass;
+
+// Size-class weights in SizeClass order: zero, one, mtu-1, mtu, mtu+1, small, medium, large, huge.
+std::array<uint32_t, size_t(SC::kCount)> sizes(uint32_t z, uint32_t o, uint32_t m1, uint32_t m, uint32_t p1,
+                                               uint32_t s, uint32_t med, uint32_t l, uint32_t h) {
+  return {z, o, m1, m, p1, s, med, l, h};
+}
+
+Knobs smoke() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 4;
+  k.max_wrs = 8;
+  k.size_weight = sizes(1, 1, 1, 1, 1, 4, 2, 0, 0);
+  return k;
+}
+
+Knobs ops() {
+  Knobs k;
+  k.min_qps = 2;
+  k.max_qps = 8;
+  k.min_wrs = 4;
+  k.max_wrs = 16;
+  k.op_weight = {1, 1, 1, 1, 1};
+  k.size_weight = sizes(1, 1, 1, 1, 1, 4, 3, 1, 0);
+  k.large_max = 131072;
+  return k;
+}
+
+Knobs corner_sizes() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 4;
+  k.min_wrs = 6;
+  k.max_wrs = 16;
+  k.size_weight = sizes(3, 3, 3, 3, 3, 1, 1, 0, 0);
+  return k;
+}
+
+Knobs mtu_multi_packet() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 3;
+  k.size_weight = sizes(0, 0, 2, 2, 2, 0, 4, 1, 0);
+  k.large_max = 65536;
+  return k;
+}
+
+Knobs many_qps(uint32_t lo, uint32_t hi) {
+  Knobs k;
+  k.min_qps = lo;
+  k.max_qps = hi;
+  k.min_wrs = 1;
+  k.max_wrs = 3;
+  k.size_weight = sizes(1, 1, 0, 0, 0, 4, 1, 0, 0);
+  k.medium_max = 4096;
+  k.sq_depths = {2, 4};
+  k.rq_depths = {2, 4};
+  k.doorbell_weight = {1, 1, 3};
+  return k;
+}
+
+Knobs large() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 2;
+  k.min_wrs = 1;
+  k.max_wrs = 3;
+  k.mtus = {1024, 4096};
+  k.size_weight = sizes(0, 0, 0, 0, 0, 1, 0, 1, 4);
+  k.huge_min = 1u << 20;
+  k.huge_max = 3u << 20;
+  k.max_total_bytes = 12ull << 20;
+  return k;
+}
+
+Knobs rnr() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 4;
+  k.min_wrs = 6;
+  k.max_wrs = 16;
+  k.op_weight = {1, 2, 4, 2, 1};
+  k.rq_depths = {2, 4};
+  k.size_weight = sizes(1, 1, 1, 1, 1, 4, 1, 0, 0);
+  k.rnr_exhaust = 0.3;
+  return k;
+}
+
+Knobs doorbell() {
+  Knobs k;
+  k.min_qps = 2;
+  k.max_qps = 16;
+  k.min_wrs = 8;
+  k.max_wrs = 40;
+  k.max_batch = 32;
+  k.sq_depths = {8, 16, 32, 64};
+  k.rq_depths = {16, 32, 64};
+  k.size_weight = sizes(1, 1, 0, 0, 0, 4, 1, 0, 0);
+  return k;
+}
+
+Knobs ack_storm() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 2;
+  k.min_wrs = 32;
+  k.max_wrs = 64;
+  k.bidir = 1.0;
+  k.op_weight = {4, 1, 2, 1, 2};
+  k.size_weight = sizes(2, 2, 0, 0, 0, 4, 0, 0, 0);
+  k.small_max = 64;
+  k.sq_depths = {32, 64};
+  k.rq_depths = {64};
+  k.doorbell_weight = {0, 1, 0};
+  k.max_batch = 32;
+  k.unsignaled = 0.7;
+  return k;
+}
+
+Knobs cross4k() {
+  Knobs k = ops();
+  k.cross4k = 1.0;
+  k.size_weight = sizes(0, 0, 1, 1, 1, 4, 3, 0, 0);
+  return k;
+}
+
+Knobs zero_len() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 4;
+  k.min_wrs = 4;
+  k.max_wrs = 12;
+  k.op_weight = {1, 1, 1, 1, 1};
+  k.size_weight = sizes(6, 1, 0, 0, 0, 1, 0, 0, 0);
+  return k;
+}
+
+Knobs bad(std::array<uint32_t, size_t(BadKind::kCount)> w) {
+  Knobs k = smoke();
+  k.min_qps = 2;
+  k.max_qps = 6;
+  k.bad_wr = 0.6;
+  k.bad_weight = w;
+  return k;
+}
+
+Knobs rnr_exhaust() {
+  Knobs k = rnr();
+  k.rnr_exhaust = 1.0;
+  k.op_weight = {1, 1, 3, 1, 0};
+  return k;
+}
+
+// QPs fail (bad WRs, RNR) while they still have receives posted, in both directions: the NIC
+// must flush those receives with WR_FLUSH_ERR and complete a receive consumed by a failing
+// WRITE_WITH_IMM with the error status.
+Knobs qp_error_rq_flush() {
+  Knobs k = smoke();
+  k.min_qps = 2;
+  k.max_qps = 6;
+  k.bidir = 1;
+  k.bad_wr = 0.5;
+  k.rnr_exhaust = 0.5;
+  k.qp_error_with_receives = true;
+  k.op_weight = {1, 2, 2, 1, 1};
+  return k;
+}
+
+#define SRNIC_CHIP_TEST(CLASS, NAME, KNOBS)                                  \
+  class CLASS : public ChipTest {                                            \
+   public:                                                                   \
+    explicit CLASS(uvm::Context& ctx) : ChipTest(ctx, KNOBS) {}              \
+  };                                                                         \
+  SRNIC_UVM_TEST(CLASS, NAME)
+
+SRNIC_CHIP_TEST(CrSmoke, "cr_smoke", smoke());
+SRNIC_CHIP_TEST(CrOps, "cr_ops", ops());
+SRNIC_CHIP_TEST(CrSizes, "cr_sizes", corner_sizes());
+SRNIC_CHIP_TEST(CrMtu, "cr_mtu", mtu_multi_packet());
+SRNIC_CHIP_TEST(CrManyQps, "cr_many_qps", many_qps(16, 256));
+SRNIC_CHIP_TEST(CrThousandsQps, "cr_thousands_qps", many_qps(1000, 2500));
+SRNIC_CHIP_TEST(CrLarge, "cr_large", large());
+SRNIC_CHIP_TEST(CrRnr, "cr_rnr", rnr());
+SRNIC_CHIP_TEST(CrDoorbell, "cr_doorbell", doorbell());
+SRNIC_CHIP_TEST(CrAckStorm, "cr_ack_storm", ack_storm());
+SRNIC_CHIP_TEST(Cr4kCross, "cr_4k_cross", cross4k());
+SRNIC_CHIP_TEST(DirZeroLen, "dir_zero_len", zero_len());
+SRNIC_CHIP_TEST(DirBadWqe, "dir_bad_wqe", bad({0, 1, 1, 0, 0, 0}));
+SRNIC_CHIP_TEST(DirBadRemote, "dir_bad_remote", bad({0, 0, 0, 1, 1, 1}));
+SRNIC_CHIP_TEST(DirRnrExhaust, "dir_rnr_exhaust", rnr_exhaust());
+SRNIC_CHIP_TEST(DirQpErrorRqFlush, "dir_qp_error_rq_flush", qp_error_rq_flush());
+
+// Malformed and foreign frames arrive at both NICs before the traffic starts: each is dropped
+// and counted under its reason, and the random traffic that follows must still pass.
+class DirBadFrames : public ChipTest {
+ public:
+  explicit DirBadFrames(uvm::Context& ctx) : ChipTest(ctx, smoke()) {
+    env().before_traffic = [this](ChipEnv& e) { inject(e); };
+  }
+
+ private:
+  static roce::MacAddr mac(uint64_t v) {
+    roce::MacAddr m{};
+    for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (8 * (5 - i)));
+    return m;
+  }
+
+  void inject(ChipEnv& e) {
+    for (uint32_t to = 0; to < 2; ++to) {
+      const uint32_t from = 1 - to;
+      roce::Packet p;
+      p.eth.dst = mac(0x020000000001ull + to);
+      p.eth.src = mac(0x020000000001ull + from);
+      p.ip4.src = 0x0A000001u + from;
+      p.ip4.dst = 0x0A000001u + to;
+      p.udp.sport = 0xC001;
+      p.bth.opcode = 0x0A;  // RDMA WRITE Only
+      p.bth.dest_qp = e.layout()[to].qpn[0];
+      p.bth.psn = rng().uniform(0, 0xFFFFFF);
+      p.bth.ack_req = true;
+      p.reth.va = e.layout()[to].area;
+      p.reth.rkey = e.layout()[to].key;
+      p.reth.dma_len = 64;
+      p.payload.assign(64, 0xEE);
+      const std::vector<uint8_t> good = p.build();
+      uint32_t icrc = 0, malformed = 0, qp = 0;
+      const uint32_t n = static_cast<uint32_t>(rng().uniform(4, 12));
+      for (uint32_t i = 0; i < n; ++i) {
+        std::vector<uint8_t> f = good;
+        switch (rng().uniform(0, 4)) {
+          case 0:  // one flipped bit in the payload or ICRC
+            f[rng().uniform(14 + 20 + 8 + 12 + 16, f.size() - 1)] ^= uint8_t(1u << rng().uniform(0, 7));
+            ++icrc;
+            break;
+          case 1:  // another UDP destination port
+            f[37] ^= 0xFF;
+            ++malformed;
+            break;
+          case 2:  // truncated inside the headers
+            f.resize(rng().uniform(20, 14 + 20 + 8 + 11));
+            ++malformed;
+            break;
+          case 3:  // another destination MAC
+            f[5] ^= 0x40;
+            ++malformed;
+            break;
+          default: {  // a QP that does not exist (good ICRC)
+            roce::Packet q = p;
+            q.bth.dest_qp = 0xFFFFF0;
+            f = q.build();
+            ++qp;
+            break;
+          }
+        }
+        e.inject_frame(to, std::move(f));
+        e.run_cycles(300);
+      }
+      e.expected_counters[to][abi::CNT_RX_DROP_ICRC] = icrc;
+      e.expected_counters[to][abi::CNT_RX_DROP_MALFORMED] = malformed;
+      e.expected_counters[to][abi::CNT_RX_DROP_QP] = qp;
+      info("INJECT", "host " + std::to_string(to) + ": " + std::to_string(n) + " bad frames (" +
+                         std::to_string(icrc) + " ICRC, " + std::to_string(malformed) + " malformed, " +
+                         std::to_string(qp) + " unknown QP)", uvm::verbosity::kLow);
+    }
+  }
+};
+SRNIC_UVM_TEST(DirBadFrames, "dir_bad_frames");
+
+}  // namespace
+}  // namespace srnic::verif::env

@@ -1,0 +1,330 @@
+// Constrained-random traffic plans and the reference-model workload built from them.
+#include "srnic/env/traffic.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace srnic::verif::env {
+
+const char* to_string(SizeClass c) {
+  switch (c) {
+    case SizeClass::Zero: return "zero";
+    case SizeClass::One: return "one";
+    case SizeClass::MtuMinus1: return "mtu-1";
+    case SizeClass::Mtu: return "mtu";
+    case SizeClass::MtuPlus1: return "mtu+1";
+    case SizeClass::Small: return "small";
+    case SizeClass::Medium: return "medium";
+    case SizeClass::Large: return "large";
+    case SizeClass::Huge: return "huge";
+    default: return "?";
+  }
+}
+
+const char* to_string(Doorbell d) {
+  switch (d) {
+    case Doorbell::OneAtATime: return "one-at-a-time";
+    case Doorbell::Batched: return "batched";
+    case Doorbell::ManyQps: return "many-qps";
+    default: return "?";
+  }
+}
+
+const char* to_string(BadKind b) {
+  switch (b) {
+    case BadKind::None: return "none";
+    case BadKind::LocalKey: return "local-key";
+    case BadKind::LocalBounds: return "local-bounds";
+    case BadKind::RemoteKey: return "remote-key";
+    case BadKind::RemoteBounds: return "remote-bounds";
+    case BadKind::RecvTooSmall: return "recv-too-small";
+    default: return "?";
+  }
+}
+
+std::string TrafficPlan::summary() const {
+  char b[256];
+  std::snprintf(b, sizeof b, "%zu QPs, MTU %u, %llu send WRs, %llu receive WRs, %llu payload bytes, doorbell %s",
+                qps.size(), mtu, static_cast<unsigned long long>(send_wrs),
+                static_cast<unsigned long long>(recv_wrs), static_cast<unsigned long long>(total_payload),
+                to_string(doorbell));
+  return b;
+}
+
+uint32_t draw_size(SizeClass c, uint32_t mtu, const Knobs& k, uvm::Rng& rng) {
+  switch (c) {
+    case SizeClass::Zero: return 0;
+    case SizeClass::One: return 1;
+    case SizeClass::MtuMinus1: return mtu - 1;
+    case SizeClass::Mtu: return mtu;
+    case SizeClass::MtuPlus1: return mtu + 1;
+    case SizeClass::Small: return static_cast<uint32_t>(rng.uniform(2, k.small_max));
+    case SizeClass::Medium: return static_cast<uint32_t>(rng.uniform(k.small_max + 1, k.medium_max));
+    case SizeClass::Large: return static_cast<uint32_t>(rng.uniform(k.medium_max + 1, k.large_max));
+    case SizeClass::Huge: return static_cast<uint32_t>(rng.uniform(k.huge_min, k.huge_max));
+    default: throw std::invalid_argument("draw_size: bad size class");
+  }
+}
+
+SizeClass classify_size(uint64_t len, uint32_t mtu, const Knobs& k) {
+  if (len == 0) return SizeClass::Zero;
+  if (len == 1) return SizeClass::One;
+  if (len + 1 == mtu) return SizeClass::MtuMinus1;
+  if (len == mtu) return SizeClass::Mtu;
+  if (len == uint64_t(mtu) + 1) return SizeClass::MtuPlus1;
+  if (len <= k.small_max) return SizeClass::Small;
+  if (len <= k.medium_max) return SizeClass::Medium;
+  if (len <= k.large_max) return SizeClass::Large;
+  return SizeClass::Huge;
+}
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kAreaGap = 4096;  // unwritten bytes between the src and dst parts
+
+bool consumes_recv(WrOpcode op) {
+  return op == WrOpcode::Send || op == WrOpcode::SendImm || op == WrOpcode::WriteImm;
+}
+
+// Destination-slot allocator of one host: slots in increasing order, unwritten gaps between.
+struct SlotAlloc {
+  uint64_t cursor = 0;
+  uint64_t take(uint64_t len, double cross4k, uvm::Rng& rng) {
+    uint64_t start = cursor + rng.uniform(1, 96);
+    if (len >= 2 && rng.bernoulli(cross4k)) {
+      // Straddle the next 4 KB boundary at a random split.
+      uint64_t b = (start / kPage + 1) * kPage;
+      const uint64_t before = rng.uniform(1, std::min<uint64_t>(len - 1, kPage - 1));
+      while (b - before < start) b += kPage;
+      start = b - before;
+    }
+    cursor = start + len;
+    return start;
+  }
+};
+
+uint64_t src_offset(uint64_t len, uint64_t src_bytes, double cross4k, uvm::Rng& rng) {
+  const uint64_t span = src_bytes - len;  // src_bytes >= len + kPage
+  if (len >= 2 && rng.bernoulli(cross4k)) {
+    const uint64_t pages = span / kPage;
+    if (pages >= 1) {
+      const uint64_t b = rng.uniform(1, pages) * kPage;
+      const uint64_t before = rng.uniform(1, std::min<uint64_t>(len - 1, kPage - 1));
+      if (b >= before && b - before <= span) return b - before;
+    }
+  }
+  return rng.uniform(0, span);
+}
+
+}  // namespace
+
+TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
+  if (k.mtus.empty() || k.sq_depths.empty() || k.rq_depths.empty() || k.min_qps == 0 ||
+      k.min_qps > k.max_qps || k.min_wrs > k.max_wrs)
+    throw std::invalid_argument("make_traffic_plan: inconsistent knobs");
+  TrafficPlan p;
+  p.mtu = k.mtus[rng.uniform(0, k.mtus.size() - 1)];
+  p.doorbell = static_cast<Doorbell>(rng.weighted(k.doorbell_weight));
+  p.max_batch = std::max<uint32_t>(2, k.max_batch);
+  const uint32_t nq = static_cast<uint32_t>(rng.uniform(k.min_qps, k.max_qps));
+  p.qps.resize(nq);
+
+  // Pass 1: operations, lengths, bad WRs, receive lengths.
+  uint64_t max_src[2] = {0, 0};
+  for (QpPlan& qp : p.qps) {
+    qp.sq_depth = k.sq_depths[rng.uniform(0, k.sq_depths.size() - 1)];
+    qp.rq_depth = k.rq_depths[rng.uniform(0, k.rq_depths.size() - 1)];
+    // A QP that ends in error: its side 0 ends with a bad WR, or its last receive-consuming
+    // message finds no receive (RNR). Unless the knobs allow it, such a QP carries traffic in
+    // one direction and no spare receives, so no receive is outstanding when it fails.
+    qp.bad_side0 = rng.bernoulli(k.bad_wr);
+    qp.exhaust_side0 = !qp.bad_side0 && rng.bernoulli(k.rnr_exhaust);
+    const bool err_qp = qp.bad_side0 || qp.exhaust_side0;
+    for (uint32_t h = 0; h < 2; ++h) {
+      if (h == 1 && (!rng.bernoulli(k.bidir) || (err_qp && !k.qp_error_with_receives))) continue;
+      const uint32_t n = static_cast<uint32_t>(rng.uniform(k.min_wrs, k.max_wrs));
+      // Every (sq_depth/2)-th WR is signaled so unsignaled WRs retire and the ring never jams.
+      const uint32_t sig_every = std::max<uint32_t>(1, qp.sq_depth / 2);
+      for (uint32_t i = 0; i < n; ++i) {
+        WrPlan w;
+        w.op = static_cast<WrOpcode>(rng.weighted(k.op_weight));
+        w.cls = static_cast<SizeClass>(rng.weighted(k.size_weight));
+        w.len = draw_size(w.cls, p.mtu, k, rng);
+        if (p.total_payload + w.len > k.max_total_bytes) {
+          w.cls = SizeClass::Small;
+          w.len = draw_size(w.cls, p.mtu, k, rng);
+        }
+        w.imm = rng.next_u32();
+        w.signaled = i + 1 == n || (i + 1) % sig_every == 0 || !rng.bernoulli(k.unsignaled);
+        p.total_payload += w.len;
+        qp.side[h].send.push_back(w);
+      }
+      if (h == 0 && qp.bad_side0) {
+        WrPlan& w = qp.side[h].send.back();
+        w.bad = static_cast<BadKind>(rng.weighted(k.bad_weight));
+        w.signaled = true;
+        // WRITE_WITH_IMM with a bad remote range consumes (and errors) a receive on the peer:
+        // only when the knobs allow receives at QP error.
+        if ((w.bad == BadKind::RemoteKey || w.bad == BadKind::RemoteBounds) && w.op != WrOpcode::Read &&
+            w.op != WrOpcode::Write && !(w.op == WrOpcode::WriteImm && k.qp_error_with_receives))
+          w.op = WrOpcode::Write;
+        if (w.bad == BadKind::RecvTooSmall && w.op != WrOpcode::Send && w.op != WrOpcode::SendImm)
+          w.op = WrOpcode::Send;
+        if (w.len < 2 && w.bad != BadKind::LocalKey && w.bad != BadKind::RemoteKey) {
+          w.len = 64;
+          w.cls = SizeClass::Small;
+        }
+      }
+      for (const WrPlan& w : qp.side[h].send) {
+        const uint32_t src_host = w.op == WrOpcode::Read ? 1 - h : h;
+        max_src[src_host] = std::max<uint64_t>(max_src[src_host], w.len);
+      }
+    }
+  }
+  for (uint32_t h = 0; h < 2; ++h) p.src_bytes[h] = (max_src[h] + 2 * kPage + kPage - 1) / kPage * kPage;
+
+  // Pass 2: offsets. Destination slots are laid out after src + gap.
+  SlotAlloc dst[2];
+  for (QpPlan& qp : p.qps) {
+    bool exhaust = false;
+    for (uint32_t h = 0; h < 2; ++h) {
+      SidePlan& me = qp.side[h];
+      SidePlan& peer = qp.side[1 - h];
+      const uint64_t peer_dst_base = p.src_bytes[1 - h] + kAreaGap;
+      const uint64_t my_dst_base = p.src_bytes[h] + kAreaGap;
+      size_t recv_users = 0;
+      for (const WrPlan& w : me.send) recv_users += consumes_recv(w.op);
+      if (h == 0 && recv_users == 0) qp.exhaust_side0 = false;  // nothing to run out of
+      const bool drop_last_recv = h == 0 && qp.exhaust_side0;
+      size_t used = 0;
+      for (WrPlan& w : me.send) {
+        switch (w.op) {
+          case WrOpcode::Write:
+          case WrOpcode::WriteImm:
+            w.local_off = src_offset(w.len, p.src_bytes[h], k.cross4k, rng);
+            w.remote_off = peer_dst_base + dst[1 - h].take(w.len, k.cross4k, rng);
+            break;
+          case WrOpcode::Read:
+            w.local_off = my_dst_base + dst[h].take(w.len, k.cross4k, rng);
+            w.remote_off = src_offset(w.len, p.src_bytes[1 - h], k.cross4k, rng);
+            break;
+          default:
+            w.local_off = src_offset(w.len, p.src_bytes[h], k.cross4k, rng);
+            break;
+        }
+        if (w.bad == BadKind::LocalBounds)
+          w.local_off = 0;  // moved past the MR end once the area size is known
+        if (w.bad == BadKind::RemoteBounds) w.remote_off = 0;
+        if (!consumes_recv(w.op)) continue;
+        ++used;
+        if (drop_last_recv && used == recv_users) {
+          exhaust = true;
+          continue;
+        }
+        RecvPlan r;
+        if (w.op == WrOpcode::WriteImm) {
+          r.len = static_cast<uint32_t>(rng.uniform(0, 64));
+        } else if (w.bad == BadKind::RecvTooSmall) {
+          r.len = static_cast<uint32_t>(rng.uniform(0, w.len - 1));
+        } else {
+          r.len = w.len + static_cast<uint32_t>(rng.bernoulli(0.5) ? 0 : rng.uniform(1, 64));
+        }
+        r.off = peer_dst_base + dst[1 - h].take(r.len, k.cross4k, rng);
+        peer.recv.push_back(r);
+      }
+    }
+    if (exhaust) qp.rnr_retry = 0;
+  }
+  // A few spare receives that no message consumes (they stay posted).
+  for (QpPlan& qp : p.qps)
+    for (uint32_t h = 0; h < 2; ++h) {
+      const uint32_t spare = static_cast<uint32_t>(rng.uniform(0, 2));
+      const bool err_qp = qp.bad_side0 || qp.exhaust_side0;
+      for (uint32_t s = 0; s < spare && !qp.side[h].recv.empty() && (!err_qp || k.qp_error_with_receives); ++s) {
+        RecvPlan r;
+        r.len = static_cast<uint32_t>(rng.uniform(0, 256));
+        r.off = p.src_bytes[h] + kAreaGap + dst[h].take(r.len, k.cross4k, rng);
+        qp.side[h].recv.push_back(r);
+      }
+    }
+  for (uint32_t h = 0; h < 2; ++h)
+    p.area_bytes[h] = (p.src_bytes[h] + kAreaGap + dst[h].cursor + 128 + 63) / 64 * 64;
+  // Out-of-bounds WRs: half the range inside the MR, half past its end.
+  for (QpPlan& qp : p.qps)
+    for (uint32_t h = 0; h < 2; ++h)
+      for (WrPlan& w : qp.side[h].send) {
+        if (w.bad == BadKind::LocalBounds) w.local_off = p.area_bytes[h] - w.len / 2;
+        if (w.bad == BadKind::RemoteBounds) w.remote_off = p.area_bytes[1 - h] - w.len / 2;
+      }
+  for (const QpPlan& qp : p.qps)
+    for (uint32_t h = 0; h < 2; ++h) {
+      p.send_wrs += qp.side[h].send.size();
+      p.recv_wrs += qp.side[h].recv.size();
+    }
+  return p;
+}
+
+uint64_t send_wr_id(uint32_t q, size_t i) { return (uint64_t(q) << 32) | i; }
+uint64_t recv_wr_id(uint32_t q, size_t i) { return (uint64_t(1) << 63) | (uint64_t(q) << 32) | i; }
+
+SendWr make_send_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h, uint32_t q, size_t i) {
+  const WrPlan& w = p.qps[q].side[h].send[i];
+  SendWr s;
+  s.wr_id = send_wr_id(q, i);
+  s.opcode = w.op;
+  s.laddr = hl[h].area + w.local_off;
+  s.length = w.len;
+  s.lkey = w.bad == BadKind::LocalKey ? hl[h].key ^ kBogusKeyXor : hl[h].key;
+  if (w.op == WrOpcode::Write || w.op == WrOpcode::WriteImm || w.op == WrOpcode::Read) {
+    s.raddr = hl[1 - h].area + w.remote_off;
+    s.rkey = w.bad == BadKind::RemoteKey ? hl[1 - h].key ^ kBogusKeyXor : hl[1 - h].key;
+  }
+  s.imm = (w.op == WrOpcode::WriteImm || w.op == WrOpcode::SendImm) ? w.imm : 0;
+  s.signaled = w.signaled;
+  return s;
+}
+
+RecvWr make_recv_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h, uint32_t q, size_t i) {
+  const RecvPlan& r = p.qps[q].side[h].recv[i];
+  RecvWr w;
+  w.wr_id = recv_wr_id(q, i);
+  w.addr = hl[h].area + r.off;
+  w.length = r.len;
+  w.lkey = hl[h].key;
+  return w;
+}
+
+Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2],
+                       const std::vector<uint8_t> (&init)[2]) {
+  Workload wl;
+  wl.hosts.resize(2);
+  for (uint32_t h = 0; h < 2; ++h) {
+    HostSpec& hs = wl.hosts[h];
+    if (init[h].size() != p.area_bytes[h]) throw std::invalid_argument("make_workload: init size");
+    hs.buffers.push_back(Buffer{"host" + std::to_string(h) + ".area", hl[h].area, init[h]});
+    MemoryRegion mr;
+    mr.key = hl[h].key;
+    mr.iova = mr.pa = hl[h].area;
+    mr.length = p.area_bytes[h];
+    mr.pd = hl[h].pd;
+    mr.access = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead;
+    hs.mrs.push_back(mr);
+    for (uint32_t q = 0; q < p.qps.size(); ++q) {
+      QpSpec qs;
+      qs.qpn = hl[h].qpn[q];
+      qs.pd = hl[h].pd;
+      qs.access = kAccessRemoteWrite | kAccessRemoteRead;
+      qs.peer_host = 1 - h;
+      qs.peer_qpn = hl[1 - h].qpn[q];
+      qs.rnr_retry = p.qps[q].rnr_retry;
+      for (size_t i = 0; i < p.qps[q].side[h].send.size(); ++i) qs.send.push_back(make_send_wr(p, hl, h, q, i));
+      for (size_t i = 0; i < p.qps[q].side[h].recv.size(); ++i) qs.recv.push_back(make_recv_wr(p, hl, h, q, i));
+      hs.qps.push_back(std::move(qs));
+    }
+  }
+  return wl;
+}
+
+}  // namespace srnic::verif::env

@@ -1,0 +1,217 @@
+// Traffic plans: determinism, the memory-layout invariants the live scoreboard relies on (one
+// writer per destination byte, gaps, sources never written), receive accounting, corner sizes,
+// 4 KB crossings, and that the reference model accepts every plan and predicts the bad WRs.
+#include "srnic/env/traffic.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace srnic::verif::env {
+namespace {
+
+struct Range {
+  uint64_t lo, hi;
+};
+
+bool consumes(WrOpcode op) { return op == WrOpcode::Send || op == WrOpcode::SendImm || op == WrOpcode::WriteImm; }
+
+// Every destination range (writable by some NIC) of host h.
+std::vector<Range> dst_ranges(const TrafficPlan& p, uint32_t h) {
+  std::vector<Range> r;
+  for (const QpPlan& q : p.qps) {
+    for (const WrPlan& w : q.side[h].send)
+      if (w.op == WrOpcode::Read && w.bad == BadKind::None) r.push_back({w.local_off, w.local_off + w.len});
+    for (const WrPlan& w : q.side[1 - h].send)
+      if ((w.op == WrOpcode::Write || w.op == WrOpcode::WriteImm) && w.bad == BadKind::None)
+        r.push_back({w.remote_off, w.remote_off + w.len});
+    for (const RecvPlan& rv : q.side[h].recv) r.push_back({rv.off, rv.off + rv.len});
+  }
+  return r;
+}
+
+TrafficPlan draw(const Knobs& k, uint64_t seed) {
+  uvm::Rng r(seed);
+  return make_traffic_plan(k, r);
+}
+
+TEST(Traffic, SameSeedSamePlan) {
+  Knobs k;
+  const TrafficPlan a = draw(k, 42), b = draw(k, 42), c = draw(k, 43);
+  EXPECT_EQ(a.summary(), b.summary());
+  ASSERT_EQ(a.qps.size(), b.qps.size());
+  for (size_t q = 0; q < a.qps.size(); ++q)
+    for (uint32_t h = 0; h < 2; ++h) {
+      ASSERT_EQ(a.qps[q].side[h].send.size(), b.qps[q].side[h].send.size());
+      for (size_t i = 0; i < a.qps[q].side[h].send.size(); ++i) {
+        EXPECT_EQ(a.qps[q].side[h].send[i].len, b.qps[q].side[h].send[i].len);
+        EXPECT_EQ(a.qps[q].side[h].send[i].remote_off, b.qps[q].side[h].send[i].remote_off);
+      }
+    }
+  EXPECT_NE(a.summary() + std::to_string(a.qps[0].side[0].send[0].local_off),
+            c.summary() + std::to_string(c.qps[0].side[0].send[0].local_off));
+}
+
+TEST(Traffic, DestinationSlotsAreDisjointAndInsideTheArea) {
+  Knobs k;
+  k.max_qps = 16;
+  k.max_wrs = 20;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const TrafficPlan p = draw(k, seed);
+    for (uint32_t h = 0; h < 2; ++h) {
+      std::vector<Range> r = dst_ranges(p, h);
+      std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) { return a.lo < b.lo; });
+      for (size_t i = 0; i < r.size(); ++i) {
+        EXPECT_GE(r[i].lo, p.src_bytes[h] + 4096) << "seed " << seed << ": a slot overlaps the sources";
+        EXPECT_LE(r[i].hi, p.area_bytes[h]) << "seed " << seed;
+        if (i) { EXPECT_LT(r[i - 1].hi, r[i].lo) << "seed " << seed << ": slots touch or overlap"; }
+      }
+      // Sources lie in the source part.
+      for (const QpPlan& q : p.qps) {
+        for (const WrPlan& w : q.side[h].send)
+          if (w.op != WrOpcode::Read && w.bad == BadKind::None) { EXPECT_LE(w.local_off + w.len, p.src_bytes[h]); }
+        for (const WrPlan& w : q.side[1 - h].send)
+          if (w.op == WrOpcode::Read && w.bad == BadKind::None) { EXPECT_LE(w.remote_off + w.len, p.src_bytes[h]); }
+      }
+    }
+  }
+}
+
+TEST(Traffic, ReceivesMatchTheMessagesThatConsumeThem) {
+  Knobs k;
+  k.op_weight = {1, 2, 3, 2, 1};
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const TrafficPlan p = draw(k, seed);
+    for (const QpPlan& q : p.qps)
+      for (uint32_t h = 0; h < 2; ++h) {
+        size_t users = 0;
+        for (const WrPlan& w : q.side[h].send) users += consumes(w.op);
+        // Every consumer has a receive (plus up to two spares), none missing without rnr_exhaust.
+        EXPECT_GE(q.side[1 - h].recv.size(), users) << "seed " << seed;
+        EXPECT_LE(q.side[1 - h].recv.size(), users + 2) << "seed " << seed;
+        size_t r = 0;
+        for (const WrPlan& w : q.side[h].send) {
+          if (!consumes(w.op)) continue;
+          if (w.op != WrOpcode::WriteImm) { EXPECT_GE(q.side[1 - h].recv[r].len, w.len) << "seed " << seed; }
+          ++r;
+        }
+        EXPECT_EQ(q.rnr_retry, 7);
+      }
+  }
+}
+
+TEST(Traffic, RnrExhaustDropsTheLastReceiveAndDisablesRnrRetry) {
+  Knobs k;
+  k.op_weight = {0, 0, 1, 0, 0};
+  k.bidir = 0;
+  k.rnr_exhaust = 1;
+  const TrafficPlan p = draw(k, 7);
+  for (const QpPlan& q : p.qps) {
+    const size_t n = q.side[0].send.size();  // all SENDs: each consumes a receive
+    EXPECT_GE(q.side[1].recv.size(), n - 1);   // the last one finds none ...
+    EXPECT_LE(q.side[1].recv.size(), n + 1);   // ... plus up to two spares
+    EXPECT_EQ(q.rnr_retry, 0);
+  }
+}
+
+TEST(Traffic, QpsEndingInErrorHaveNoOutstandingReceivesUnlessAllowed) {
+  Knobs k;
+  k.bad_wr = 0.5;
+  k.rnr_exhaust = 0.5;
+  k.bidir = 1;
+  k.max_qps = 8;
+  for (bool allow : {false, true}) {
+    k.qp_error_with_receives = allow;
+    size_t err_qps = 0, bidir_err_qps = 0;
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      const TrafficPlan p = draw(k, seed);
+      for (const QpPlan& q : p.qps) {
+        if (!q.bad_side0 && !q.exhaust_side0) continue;
+        ++err_qps;
+        bidir_err_qps += !q.side[1].send.empty();
+        if (!allow) {
+          EXPECT_TRUE(q.side[1].send.empty()) << "seed " << seed;
+          size_t users = 0;
+          for (const WrPlan& w : q.side[0].send) users += consumes(w.op);
+          EXPECT_EQ(q.side[1].recv.size(), users - (q.exhaust_side0 ? 1 : 0)) << "seed " << seed;
+          EXPECT_TRUE(q.side[0].recv.empty()) << "seed " << seed;
+        }
+      }
+    }
+    EXPECT_GT(err_qps, 0u);
+    if (allow) { EXPECT_GT(bidir_err_qps, 0u); }
+  }
+}
+
+TEST(Traffic, CornerSizesFollowTheMtu) {
+  Knobs k;
+  uvm::Rng r(1);
+  for (uint32_t mtu : {256u, 1024u, 4096u}) {
+    EXPECT_EQ(draw_size(SizeClass::MtuMinus1, mtu, k, r), mtu - 1);
+    EXPECT_EQ(draw_size(SizeClass::Mtu, mtu, k, r), mtu);
+    EXPECT_EQ(draw_size(SizeClass::MtuPlus1, mtu, k, r), mtu + 1);
+    EXPECT_EQ(classify_size(mtu + 1, mtu, k), SizeClass::MtuPlus1);
+  }
+  EXPECT_EQ(draw_size(SizeClass::Zero, 256, k, r), 0u);
+  for (int i = 0; i < 100; ++i) {
+    const uint32_t h = draw_size(SizeClass::Huge, 1024, k, r);
+    EXPECT_GE(h, k.huge_min);
+    EXPECT_LE(h, k.huge_max);
+  }
+}
+
+TEST(Traffic, Cross4kPlacesSlotsAcrossPageBoundaries) {
+  Knobs k;
+  k.cross4k = 1;
+  k.size_weight = {0, 0, 0, 0, 0, 1, 0, 0, 0};
+  const TrafficPlan p = draw(k, 3);
+  size_t n = 0;
+  for (uint32_t h = 0; h < 2; ++h)
+    for (const Range& r : dst_ranges(p, h)) {
+      if (r.hi - r.lo < 2) continue;
+      EXPECT_NE(r.lo / 4096, (r.hi - 1) / 4096) << "slot " << r.lo << ".." << r.hi;
+      ++n;
+    }
+  EXPECT_GT(n, 0u);
+}
+
+TEST(Traffic, PayloadCapHolds) {
+  Knobs k;
+  k.size_weight = {0, 0, 0, 0, 0, 0, 0, 0, 1};
+  k.max_total_bytes = 8u << 20;
+  k.max_wrs = 20;
+  const TrafficPlan p = draw(k, 5);
+  EXPECT_LE(p.total_payload, (8u << 20) + 20 * 2 * 16 * k.small_max);
+}
+
+TEST(Traffic, ModelAcceptsPlansAndPredictsBadWrs) {
+  Knobs k;
+  k.bad_wr = 1;
+  k.max_qps = 6;
+  size_t errors = 0, successes = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const TrafficPlan p = draw(k, seed);
+    HostLayout hl[2];
+    std::vector<uint8_t> init[2];
+    for (uint32_t h = 0; h < 2; ++h) {
+      hl[h].area = 0x100000000ull * (h + 1) + 0x40;
+      hl[h].key = 0x100 + h * 0x100;
+      hl[h].pd = 1;
+      for (uint32_t q = 0; q < p.qps.size(); ++q) hl[h].qpn.push_back(2 + q);
+      init[h].assign(p.area_bytes[h], uint8_t(h + 1));
+    }
+    const Prediction pred = predict(make_workload(p, hl, init));
+    for (const ExpectedQueue& q : pred.queues)
+      for (const Completion& c : q.completions) (c.status == WcStatus::Success ? successes : errors)++;
+    // Each bad WR is the last of its side and signaled; the plan keeps its kind.
+    for (const QpPlan& q : p.qps)
+      for (uint32_t h = 0; h < 2; ++h)
+        if (!q.side[h].send.empty()) { EXPECT_NE(q.side[h].send.back().bad, BadKind::None); }
+  }
+  EXPECT_GT(errors, 0u);
+  EXPECT_GT(successes, 0u);
+}
+
+}  // namespace
+}  // namespace srnic::verif::env
