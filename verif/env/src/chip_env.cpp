@@ -14,6 +14,10 @@
 #endif
 #include SRNIC_SIM_TOP_HEADER
 #include "srnic/agents/verilated_bind.hpp"
+#ifdef SRNIC_ENV_COVERAGE
+#include "srnic/uvm/coverage_db.hpp"
+#include "verilated_cov.h"
+#endif
 
 namespace srnic::verif::env {
 
@@ -201,7 +205,13 @@ HostAgent::HostAgent(uvm::Component& parent, std::string name, ChipEnv& env, uin
         c.cover_write_ids = 1;
         return c;
       }()),
-      axil(*this, "axil"),
+      axil(*this, "axil", [] {
+        // cg_axil regions: the register map's blocks (docs/abi.md).
+        agents::AxiLiteConfig c;
+        c.regions = {{"ident", 0x000, 0x01F},   {"config", 0x020, 0x0FF},    {"doorbell", 0x100, 0x1FF},
+                     {"command", 0x200, 0x3FF}, {"counters", 0x400, 0x7FF}};
+        return c;
+      }()),
       tx(*this, "tx"),
       rx(*this, "rx"),
       env_(env),
@@ -628,6 +638,31 @@ void ChipEnv::connect_qps() {
   }
 }
 
+// +dump_plan: every WR and receive with its addresses (for debugging a failing seed).
+void ChipEnv::dump_plan() const {
+  for (uint32_t q = 0; q < plan_.qps.size(); ++q)
+    for (uint32_t h = 0; h < 2; ++h) {
+      const SidePlan& sp = plan_.qps[q].side[h];
+      for (size_t i = 0; i < sp.send.size(); ++i) {
+        const SendWr w = make_send_wr(plan_, layout_, h, q, i);
+        char b[256];
+        std::snprintf(b, sizeof b, "host %u qp %u (qpn 0x%x) send #%zu %s len %u laddr area+0x%llx raddr peer+0x%llx%s%s",
+                      h, q, layout_[h].qpn[q], i, to_string(w.opcode), w.length,
+                      static_cast<unsigned long long>(w.laddr - layout_[h].area),
+                      static_cast<unsigned long long>(w.raddr ? w.raddr - layout_[1 - h].area : 0),
+                      sp.send[i].signaled ? "" : " unsignaled",
+                      sp.send[i].bad != BadKind::None ? (std::string(" BAD ") + to_string(sp.send[i].bad)).c_str() : "");
+        info("PLAN_WR", b, uvm::verbosity::kLow);
+      }
+      for (size_t i = 0; i < sp.recv.size(); ++i) {
+        char b[160];
+        std::snprintf(b, sizeof b, "host %u qp %u (qpn 0x%x) recv #%zu len %u addr area+0x%llx", h, q,
+                      layout_[h].qpn[q], i, sp.recv[i].len, static_cast<unsigned long long>(sp.recv[i].off));
+        info("PLAN_WR", b, uvm::verbosity::kLow);
+      }
+    }
+}
+
 void ChipEnv::start_of_run() {
   raise_objection();
   info("PLAN", plan_.summary(), uvm::verbosity::kLow);
@@ -637,6 +672,7 @@ void ChipEnv::start_of_run() {
   sb_.set_prediction(std::make_unique<Prediction>(predict(make_workload(plan_, layout_, init))));
   init0_.clear();
   init1_.clear();
+  if (ctx().has_plusarg("dump_plan")) dump_plan();
   if (before_traffic) before_traffic(*this);
   for (uint32_t h = 0; h < 2; ++h) {
     seq_[h] = std::make_unique<TrafficSequence>(*this, h);

@@ -203,6 +203,12 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
           s.recv_consumed = rq;
           return s;
         }
+        // A multi-packet WRITE_WITH_IMM places its FIRST/MIDDLE packets before the LAST one
+        // (the one that needs the receive) is NAKed: its target range is left undetermined.
+        Range target;
+        if (is_write && len > 0 &&
+            check_key(s.peer_host, wr.rkey, peer.pd, wr.raddr, len, kAccessRemoteWrite, &target) == KeyCheck::Ok)
+          op.partial.push_back(target);
         fail(WcStatus::RnrRetryExcErr, false);
         return s;
       }

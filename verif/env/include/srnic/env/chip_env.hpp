@@ -219,6 +219,7 @@ class ChipEnv : public uvm::Component {
 
  private:
   void setup_nics();
+  void dump_plan() const;
   void connect_qps();
   void observe(uint64_t cycle);
 
