@@ -169,20 +169,23 @@ uvm::Next TrafficSequence::next(PostItem& item) {
   if (all_posted) return uvm::Next::Done;
   if (ready.empty()) return uvm::Next::Wait;
   uint32_t q = ready[rng().uniform(0, ready.size() - 1)];
+  // Gaps between doorbells are per host; with many QPs they shrink so that each QP still sees
+  // its doorbells at about the same pace.
+  const uint64_t scale = std::max<uint64_t>(1, nq / 8);
   switch (p.doorbell) {
     case Doorbell::OneAtATime:
       item.n = 1;
-      wait_until_ = env_.cycle() + rng().uniform(0, 300);
+      wait_until_ = env_.cycle() + rng().uniform(0, 300 / scale);
       break;
     case Doorbell::Batched:
       item.n = send_run(q, static_cast<uint32_t>(rng().uniform(1, p.max_batch)));
-      wait_until_ = env_.cycle() + rng().uniform(0, 1500);
+      wait_until_ = env_.cycle() + rng().uniform(0, 1500 / scale);
       break;
     default:  // ManyQps: bursts that ring many QPs in consecutive cycles, then a pause
       if (burst_left_ == 0) burst_left_ = static_cast<uint32_t>(rng().uniform(4, 64));
       q = ready[cursor_++ % ready.size()];
       item.n = send_run(q, static_cast<uint32_t>(rng().uniform(1, 4)));
-      if (--burst_left_ == 0) wait_until_ = env_.cycle() + rng().uniform(500, 4000);
+      if (--burst_left_ == 0) wait_until_ = env_.cycle() + rng().uniform(500, 4000) / scale;
       break;
   }
   item.recv = false;
@@ -361,6 +364,22 @@ void TrafficScoreboard::check() {
     const uint64_t before = sb_->mismatches();
     sb_->check_buffer(h, 0, got.data(), got.size());
     if (sb_->mismatches() != before) error("SB_MEMORY", sb_->first_mismatch());
+  }
+  size_t listed = 0;
+  for (const auto& [key, cnt] : exact_) {
+    if (cnt.first >= cnt.second || ++listed > 8) continue;
+    const auto& [h, qpn, kind] = key;
+    const auto& qpns = env_.layout()[h].qpn;
+    const size_t q = static_cast<size_t>(std::find(qpns.begin(), qpns.end(), qpn) - qpns.begin());
+    const HostAgent& a = env_.host(h);
+    const size_t posted = q < qpns.size() ? (kind == QueueKind::Send ? a.next_send[q] : a.next_recv[q]) : 0;
+    const size_t planned = q < qpns.size() ? (kind == QueueKind::Send ? env_.plan().qps[q].side[h].send.size()
+                                                                      : env_.plan().qps[q].side[h].recv.size())
+                                           : 0;
+    error("SB_PENDING", "host " + std::to_string(h) + " QP " + hex(qpn) + (kind == QueueKind::Send ? " send" : " recv") +
+                            " queue: " + std::to_string(cnt.first) + " of " + std::to_string(cnt.second) +
+                            " completions arrived; " + std::to_string(posted) + " of " + std::to_string(planned) +
+                            " WRs posted");
   }
   const uint64_t before = sb_->mismatches();
   sb_->finish();
@@ -751,6 +770,12 @@ void ChipEnv::report() {
 
 ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
     : Test(ctx), knobs_(knobs), cfg_(cfg) {
+  // Plusargs override the test's knobs (debugging, regression variants).
+  knobs_.min_qps = static_cast<uint32_t>(ctx.plusarg_u64("min_qps", knobs_.min_qps));
+  knobs_.max_qps = static_cast<uint32_t>(ctx.plusarg_u64("max_qps", std::max<uint64_t>(knobs_.max_qps, knobs_.min_qps)));
+  knobs_.min_wrs = static_cast<uint32_t>(ctx.plusarg_u64("min_wrs", knobs_.min_wrs));
+  knobs_.max_wrs = static_cast<uint32_t>(ctx.plusarg_u64("max_wrs", std::max<uint64_t>(knobs_.max_wrs, knobs_.min_wrs)));
+  if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);
   env_ = &create<ChipEnv>("env", plan_, cfg_);
@@ -759,8 +784,8 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
 void ChipTest::configure(uvm::Phaser& ph) {
   ph.set_edge([this] { env_->step(); });
   ph.set_drain_cycles(2000);
-  // Watchdog: 300 us plus the payload at 5 Gb/s, in 300 MHz cycles.
-  const double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0;
+  // Watchdog: 300 us plus the payload at 5 Gb/s plus 1 us per WR, in 300 MHz cycles.
+  const double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0 + 1000.0 * double(plan_.send_wrs + plan_.recv_wrs);
   ph.set_watchdog_cycles(static_cast<uint64_t>(ns * 0.3) + 100000);
 }
 

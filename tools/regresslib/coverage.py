@@ -1,0 +1,270 @@
+"""Coverage of a regression: every run's Verilator coverage file (.dat, SystemC::Coverage-3) is
+merged with `verilator_coverage --write`, turned into lcov info with `--write-info`, and the RTL
+part rendered as HTML by genhtml.
+
+Line coverage counts the lines of every .sv file below an rtl/ directory in the info file
+(DA records: a line is hit when its count is > 0; Verilator gives a line the largest count of
+its points). Functional coverage counts the covergroup bins, the points whose filename is
+uvm_cov/<group>, from the merged .dat: a bin is hit when its count reaches its threshold (key
+'s', at_least, default 1)."""
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+FUNC_PREFIX = "uvm_cov/"
+
+
+# ----------------------------------------------------------------------------- .dat files
+
+def parse_dat(path):
+    """Points of a coverage .dat file: list of (keys dict, count)."""
+    points = []
+    with open(path, "r", errors="replace") as f:
+        first = f.readline().rstrip("\n")
+        if not first.startswith("# SystemC::Coverage"):
+            raise ValueError(f"{path}: not a Verilator coverage file (first line {first!r})")
+        for n, line in enumerate(f, start=2):
+            if not line.startswith("C '"):
+                continue
+            end = line.rfind("'")
+            body, rest = line[3:end], line[end + 1:].strip()
+            try:
+                count = int(rest)
+            except ValueError:
+                raise ValueError(f"{path}:{n}: bad count {rest!r}") from None
+            keys = {}
+            for item in body.split("\x01"):
+                if "\x02" in item:
+                    k, v = item.split("\x02", 1)
+                    keys[k] = v
+            points.append((keys, count))
+    return points
+
+
+@dataclass
+class Group:
+    name: str
+    bins: list = field(default_factory=list)    # (bin name, count, threshold)
+
+    @property
+    def total(self):
+        return len(self.bins)
+
+    @property
+    def hit(self):
+        return sum(1 for _, c, t in self.bins if c >= t)
+
+    @property
+    def percent(self):
+        return 100.0 * self.hit / self.total if self.total else 0.0
+
+    def missed(self):
+        return [b for b, c, t in self.bins if c < t]
+
+
+def functional_groups(points):
+    """Covergroups (name -> Group) from .dat points; the same bin seen twice (unmerged files)
+    has its counts added."""
+    acc = {}
+    for keys, count in points:
+        f = keys.get("f", "")
+        if not f.startswith(FUNC_PREFIX):
+            continue
+        group = f[len(FUNC_PREFIX):]
+        name = keys.get("o") or f"bin{keys.get('l', '?')}"
+        try:
+            thresh = max(1, int(keys.get("s", "1")))
+        except ValueError:
+            thresh = 1
+        slot = acc.setdefault(group, {})
+        k = (keys.get("l", ""), name)
+        c, t = slot.get(k, (0, thresh))
+        slot[k] = (c + count, t)
+    groups = {}
+    for g in sorted(acc):
+        items = sorted(acc[g].items(), key=lambda kv: (_int(kv[0][0]), kv[0][1]))
+        groups[g] = Group(g, [(name, c, t) for (_, name), (c, t) in items])
+    return groups
+
+
+def _int(s):
+    try:
+        return int(s)
+    except ValueError:
+        return 0
+
+
+# ----------------------------------------------------------------------------- lcov info
+
+def parse_info(path):
+    """lcov info file -> {source path: {line: count}} (records of one source are added)."""
+    files, cur = {}, None
+    with open(path, "r", errors="replace") as f:
+        for n, line in enumerate(f, start=1):
+            line = line.strip()
+            if line.startswith("SF:"):
+                cur = files.setdefault(line[3:], {})
+            elif line.startswith("DA:"):
+                if cur is None:
+                    raise ValueError(f"{path}:{n}: DA record outside a file (no SF before it)")
+                parts = line[3:].split(",")
+                try:
+                    ln, cnt = int(parts[0]), int(parts[1])
+                except (IndexError, ValueError):
+                    raise ValueError(f"{path}:{n}: bad DA record {line!r}") from None
+                cur[ln] = cur.get(ln, 0) + cnt
+            elif line == "end_of_record":
+                cur = None
+    return files
+
+
+def rtl_name(path):
+    """'rtl/...sv' for a SystemVerilog file below an rtl/ directory, else None; the last rtl/
+    component counts (.../build/mutate/mutants/rtl/x.sv -> rtl/x.sv)."""
+    parts = path.replace("\\", "/").split("/")
+    if not parts[-1].endswith(".sv") or "rtl" not in parts[:-1]:
+        return None
+    i = len(parts) - 2 - parts[-2::-1].index("rtl")
+    return "/".join(parts[i:])
+
+
+@dataclass
+class FileCov:
+    file: str
+    hit: int
+    total: int
+
+    @property
+    def percent(self):
+        return 100.0 * self.hit / self.total if self.total else 0.0
+
+
+def line_coverage(info):
+    """Per-file line coverage of the RTL sources in parsed info data, sorted by file."""
+    per = {}
+    for src, lines in info.items():
+        name = rtl_name(src)
+        if name is None:
+            continue
+        h, t = per.get(name, (0, 0))
+        per[name] = (h + sum(1 for c in lines.values() if c > 0), t + len(lines))
+    return [FileCov(f, h, t) for f, (h, t) in sorted(per.items())]
+
+
+def functional_from_info(info):
+    """Covergroup bins as the info file shows them (one DA line per bin, count > 0 = hit;
+    thresholds are not in the info file, so the .dat is preferred)."""
+    return {src[len(FUNC_PREFIX):]: Group(src[len(FUNC_PREFIX):],
+                                         [(f"bin{ln}", c, 1) for ln, c in sorted(lines.items())])
+            for src, lines in sorted(info.items()) if src.startswith(FUNC_PREFIX)}
+
+
+def write_filtered_info(src, dst, keep):
+    """Copies the records of src whose SF path satisfies keep(path) to dst; returns how many."""
+    n, rec, take = 0, [], False
+    with open(src, "r", errors="replace") as f, open(dst, "w") as out:
+        for line in f:
+            if line.startswith("SF:"):
+                take = keep(line[3:].strip())
+                rec = []
+            if take:
+                rec.append(line)
+            if line.strip() == "end_of_record":
+                if take:
+                    out.writelines(rec)
+                    n += 1
+                take, rec = False, []
+    return n
+
+
+# ----------------------------------------------------------------------------- merge
+
+@dataclass
+class CoverageResult:
+    merged_dat: str = ""
+    merged_info: str = ""
+    html: str = ""
+    files: list = field(default_factory=list)       # FileCov
+    groups: dict = field(default_factory=dict)      # name -> Group
+    inputs: int = 0
+    notes: list = field(default_factory=list)
+
+    @property
+    def line_hit(self):
+        return sum(f.hit for f in self.files)
+
+    @property
+    def line_total(self):
+        return sum(f.total for f in self.files)
+
+    @property
+    def func_hit(self):
+        return sum(g.hit for g in self.groups.values())
+
+    @property
+    def func_total(self):
+        return sum(g.total for g in self.groups.values())
+
+    def to_json(self):
+        return {
+            "inputs": self.inputs, "merged_dat": self.merged_dat, "merged_info": self.merged_info,
+            "html": self.html, "notes": self.notes,
+            "line": {"hit": self.line_hit, "total": self.line_total,
+                     "files": [{"file": f.file, "hit": f.hit, "total": f.total} for f in self.files]},
+            "functional": {"hit": self.func_hit, "total": self.func_total,
+                           "groups": [{"name": g.name, "hit": g.hit, "total": g.total,
+                                       "missed": g.missed()} for g in self.groups.values()]},
+        }
+
+
+def _run(cmd, log):
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+
+
+def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", genhtml="genhtml"):
+    """Merges the .dat files into out_dir (merged.dat, merged.info, rtl.info, html/) and
+    computes line and functional coverage. Problems go to notes; a failed merge leaves the
+    result empty."""
+    os.makedirs(out_dir, exist_ok=True)
+    res = CoverageResult(inputs=len(dat_files))
+    log = os.path.join(out_dir, "coverage.log")
+    if not dat_files:
+        res.notes.append("no run wrote a coverage file")
+        return res
+    if shutil.which(tool) is None:
+        res.notes.append(f"{tool} not found: coverage not merged")
+        return res
+    merged = os.path.join(out_dir, "merged.dat")
+    info = os.path.join(out_dir, "merged.info")
+    if _run([tool, "--write", merged] + list(dat_files), log) != 0 or not os.path.exists(merged):
+        res.notes.append(f"{tool} --write failed (see {display(log)})")
+        return res
+    res.merged_dat = merged
+    res.groups = functional_groups(parse_dat(merged))
+    if _run([tool, "--write-info", info, merged], log) != 0 or not os.path.exists(info):
+        res.notes.append(f"{tool} --write-info failed (see {display(log)})")
+        return res
+    res.merged_info = info
+    res.files = line_coverage(parse_info(info))
+    if not res.files:
+        res.notes.append("no RTL line coverage points (rtl/*.sv) in the merged coverage")
+        return res
+    rtl_info = os.path.join(out_dir, "rtl.info")
+    write_filtered_info(info, rtl_info, lambda p: rtl_name(p) is not None)
+    if shutil.which(genhtml) is None:
+        res.notes.append("genhtml not found: no HTML coverage report")
+        return res
+    html = os.path.join(out_dir, "html")
+    glog = os.path.join(out_dir, "genhtml.log")
+    rc = _run([genhtml, "--quiet", "--ignore-errors", "source", "--title", "srnic RTL coverage",
+               "--output-directory", html, rtl_info], glog)
+    if rc == 0 and os.path.exists(os.path.join(html, "index.html")):
+        res.html = os.path.join(html, "index.html")
+    else:
+        res.notes.append(f"genhtml failed (exit {rc}, see {display(glog)}); numbers above are unaffected")
+    return res

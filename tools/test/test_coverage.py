@@ -1,0 +1,131 @@
+"""Coverage data: .dat and lcov info parsing, RTL line coverage, functional bins, filtering and
+the verilator_coverage merge (regresslib.coverage)."""
+import os
+import shutil
+import tempfile
+import unittest
+
+import common
+from regresslib import coverage
+
+INFO = os.path.join(common.FIXTURES, "sample.info")
+
+
+def write_dat(path, points):
+    """points: list of (list of (key, value), count)."""
+    with open(path, "w") as f:
+        f.write("# SystemC::Coverage-3\n")
+        for keys, count in points:
+            f.write("C '" + "".join(f"\x01{k}\x02{v}" for k, v in keys) + f"\x01' {count}\n")
+
+
+def bin_point(group, line, name, count, thresh=None):
+    keys = [("t", "user"), ("page", f"v_user/{group}"), ("f", f"uvm_cov/{group}"), ("l", line),
+            ("n", 0), ("o", name), ("h", f"env.{group}")]
+    if thresh:
+        keys.append(("s", thresh))
+    return keys, count
+
+
+def line_point(path, line, count, page="v_line/top"):
+    return [("page", page), ("f", path), ("l", line), ("n", 0), ("o", "block"), ("h", "TOP.top")], count
+
+
+class Info(unittest.TestCase):
+    def test_parse_merges_records_of_one_file(self):
+        info = coverage.parse_info(INFO)
+        self.assertEqual(info["/work/main/rtl/srnic_a.sv"], {10: 5, 11: 2, 12: 1, 20: 0, 30: 0})
+        self.assertEqual(info["uvm_cov/cg_wr"], {1: 4, 2: 0, 3: 1})
+
+    def test_line_coverage_only_rtl_sv(self):
+        files = coverage.line_coverage(coverage.parse_info(INFO))
+        self.assertEqual([(f.file, f.hit, f.total) for f in files],
+                         [("rtl/lib/fifo.sv", 2, 2), ("rtl/srnic_a.sv", 3, 5)])
+        self.assertAlmostEqual(files[1].percent, 60.0)
+
+    def test_functional_from_info(self):
+        g = coverage.functional_from_info(coverage.parse_info(INFO))
+        self.assertEqual((g["cg_wr"].hit, g["cg_wr"].total), (2, 3))
+
+    def test_filter(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "rtl.info")
+            n = coverage.write_filtered_info(INFO, out, lambda p: coverage.rtl_name(p) is not None)
+            self.assertEqual(n, 3)
+            self.assertEqual(set(coverage.parse_info(out)),
+                             {"/work/main/rtl/srnic_a.sv", "/elsewhere/build/mutate/mutants/rtl/lib/fifo.sv"})
+
+    def test_bad_info(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.info")
+            with open(p, "w") as f:
+                f.write("DA:1,1\n")
+            with self.assertRaisesRegex(ValueError, "outside a file"):
+                coverage.parse_info(p)
+            with open(p, "w") as f:
+                f.write("SF:a\nDA:x,1\n")
+            with self.assertRaisesRegex(ValueError, "bad DA record"):
+                coverage.parse_info(p)
+
+    def test_rtl_name(self):
+        self.assertEqual(coverage.rtl_name("/a/rtl/b/mutants/rtl/lib/y.sv"), "rtl/lib/y.sv")
+        self.assertEqual(coverage.rtl_name("rtl/x.sv"), "rtl/x.sv")
+        for p in ("uvm_cov/cg", "/x/foo_rtl/x.sv", "/x/rtl/x.v", "/x/sim/x.sv"):
+            self.assertIsNone(coverage.rtl_name(p), p)
+
+
+class Dat(unittest.TestCase):
+    def test_functional_groups_with_thresholds(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "a.dat")
+            write_dat(p, [bin_point("cg_wr", 1, "op:write", 4), bin_point("cg_wr", 2, "op:read", 1, 2),
+                          bin_point("cg_wr", 3, "op:send", 2, 2), bin_point("cg_cqe", 1, "st:ok", 0),
+                          line_point("/r/rtl/a.sv", 10, 9)])
+            pts = coverage.parse_dat(p)
+            self.assertEqual(len(pts), 5)
+            g = coverage.functional_groups(pts)
+            self.assertEqual(list(g), ["cg_cqe", "cg_wr"])
+            self.assertEqual((g["cg_wr"].hit, g["cg_wr"].total), (2, 3))
+            self.assertEqual(g["cg_wr"].missed(), ["op:read"])
+            self.assertEqual((g["cg_cqe"].hit, g["cg_cqe"].percent), (0, 0.0))
+            # the same bin in two unmerged files adds up
+            g2 = coverage.functional_groups(pts + pts)
+            self.assertEqual(g2["cg_wr"].missed(), [])
+
+    def test_not_a_dat(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "a.dat")
+            with open(p, "w") as f:
+                f.write("hello\n")
+            with self.assertRaisesRegex(ValueError, "not a Verilator coverage file"):
+                coverage.parse_dat(p)
+
+
+@unittest.skipUnless(shutil.which("verilator_coverage"), "verilator_coverage not installed")
+class Merge(unittest.TestCase):
+    def test_merge_two_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.dat"), os.path.join(d, "b.dat")
+            write_dat(a, [bin_point("cg", 1, "x", 1), bin_point("cg", 2, "y", 0, 2),
+                          line_point("/r/rtl/top.sv", 1, 3), line_point("/r/rtl/top.sv", 2, 0),
+                          line_point("/r/sim/tb.cpp", 1, 1)])
+            write_dat(b, [bin_point("cg", 1, "x", 0), bin_point("cg", 2, "y", 1, 2),
+                          line_point("/r/rtl/top.sv", 1, 0), line_point("/r/rtl/top.sv", 3, 0)])
+            res = coverage.merge([a, b], os.path.join(d, "cov"))
+            if shutil.which("genhtml"):      # sources are missing: genhtml warns, still writes HTML
+                self.assertTrue(res.html.endswith("index.html"), res.notes)
+            self.assertEqual([(f.file, f.hit, f.total) for f in res.files], [("rtl/top.sv", 1, 3)])
+            self.assertEqual((res.func_hit, res.func_total), (1, 2))     # y: 1 hit of 2 needed
+            self.assertEqual(res.groups["cg"].missed(), ["y"])
+            self.assertTrue(os.path.exists(os.path.join(d, "cov", "merged.info")))
+            j = res.to_json()
+            self.assertEqual(j["line"], {"hit": 1, "total": 3, "files": [{"file": "rtl/top.sv", "hit": 1, "total": 3}]})
+
+    def test_no_inputs(self):
+        with tempfile.TemporaryDirectory() as d:
+            res = coverage.merge([], d)
+            self.assertEqual(res.notes, ["no run wrote a coverage file"])
+
+
+if __name__ == "__main__":
+    unittest.main()

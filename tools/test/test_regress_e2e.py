@@ -1,0 +1,204 @@
+"""tools/regress end to end: against the real UVM-lite example program (build/verif/uvm/
+uvm_example, or $SRNIC_UVM_EXAMPLE) and against fixtures/fake_uvm.py, a program that follows the
+same contract and fails on chosen seeds, crashes, hangs, or writes coverage files."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+import common
+from regresslib import regress
+from regresslib.runner import derive_seed
+
+TOOL = os.path.join(common.TOOLS, "regress")
+EXAMPLE = os.environ.get("SRNIC_UVM_EXAMPLE") or os.path.join(common.ROOT, "build", "verif", "uvm", "uvm_example")
+
+
+def regress_cmd(*args, timeout=120):
+    p = subprocess.run([sys.executable, TOOL] + list(args), capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def results(out):
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f)
+
+
+@unittest.skipUnless(os.access(EXAMPLE, os.X_OK), f"{EXAMPLE} not built (cmake --build build --target uvm_example)")
+class UvmExample(unittest.TestCase):
+    def test_three_seeds_pass(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = regress_cmd("--tests", "example", "--seeds", "3", "--seed", "5", "--no-build",
+                                       "--program", EXAMPLE, "--out", d, "--testplan", os.path.join(d, "none"))
+            self.assertEqual(rc, 0, out + err)
+            self.assertEqual(out.splitlines()[-1], "3 passed, 0 failed")
+            self.assertIn("master seed 5", out)
+            res = results(d)
+            seeds = [derive_seed(5, "example", i) for i in range(3)]
+            self.assertEqual([r["seed"] for r in res["runs"]], seeds)
+            for s in seeds:
+                with open(os.path.join(d, "logs", f"example-{s}.log")) as f:
+                    text = f.read()
+                self.assertTrue(text.startswith(f"SEED {s}"))
+                self.assertIn("TEST PASSED", text)
+            suite = ET.parse(os.path.join(d, "junit.xml")).getroot().find("testsuite")
+            self.assertEqual((suite.get("tests"), suite.get("failures"), suite.get("errors")), ("3", "0", "0"))
+            with open(os.path.join(d, "report.md")) as f:
+                self.assertIn("| result | PASSED |", f.read())
+
+    def test_unregistered_test_and_seed_list(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, _ = regress_cmd("--tests", "example,nosuch", "--seed-list", "1,2", "--no-build",
+                                     "--program", EXAMPLE, "--out", d, "--no-rerun")
+            self.assertEqual(rc, 1)
+            self.assertEqual(out.splitlines()[-1], "2 passed, 2 failed")
+            self.assertIn("RUNNER [NOT_REGISTERED] test nosuch is not registered", out)
+            self.assertTrue(os.path.exists(os.path.join(d, "logs", "example-2.log")))
+
+    def test_testplan_only(self):
+        rc, out, _ = regress_cmd("--testplan-only", "--program", EXAMPLE)
+        self.assertEqual(rc, 0)
+        self.assertIn("1 tests registered", out)
+        self.assertRegex(out, r"smoke_traffic\s+V1\s+NO\s+-")
+
+
+class FakeProgram(unittest.TestCase):
+    def test_bucketing_and_counts(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = regress_cmd("--tests", "good,flaky", "--seed-list", "3,4,6,9,10", "--no-build",
+                                       "--program", common.FAKE, "--out", d, "--no-rerun", "--jobs", "3")
+            self.assertEqual(rc, 1, out + err)
+            self.assertEqual(out.splitlines()[-1], "7 passed, 3 failed")
+            res = results(d)
+            self.assertEqual(len(res["buckets"]), 1)
+            b = res["buckets"][0]
+            self.assertEqual(b["count"], 3)
+            self.assertEqual(b["key"], "ERROR env.host#.sb [SB_MISMATCH] byte # at # differs: got #, want #")
+            self.assertEqual([f["seed"] for f in b["failures"]], [3, 6, 9])
+            fake = os.path.relpath(common.FAKE, common.ROOT)
+            for s in (3, 6, 9):
+                self.assertIn(f"  {fake} --test flaky --seed {s}\n", out)
+            self.assertEqual(res["tests"], [
+                {"test": "good", "runs": 5, "passed": 5, "failed": 0, "skipped": 0},
+                {"test": "flaky", "runs": 5, "passed": 2, "failed": 3, "skipped": 0}])
+            suite = ET.parse(os.path.join(d, "junit.xml")).getroot().find("testsuite")
+            self.assertEqual((suite.get("tests"), suite.get("failures")), ("10", "3"))
+
+    def test_every_failure_kind_reruns_and_coverage(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = regress_cmd("--tests", "good,flaky,fatal,crash,hang,silent_fail,noseed",
+                                       "--seed-list", "4,6", "--timeout", "1", "--build", "coverage",
+                                       "--no-build", "--program", common.FAKE, "--out", d, "--jobs", "2")
+            self.assertEqual(rc, 1, out + err)
+            self.assertEqual(out.splitlines()[-1], "3 passed, 11 failed")
+            res = results(d)
+            c = res["counts"]
+            self.assertEqual((c["fail"], c["crash"], c["timeout"]), (7, 2, 2))
+            keys = {b["key"]: b for b in res["buckets"]}
+            self.assertEqual(len(keys), 6)
+            for k in ("FATAL env.cfg [CFG] bad MTU # for qp #", "RUNNER [CRASH] killed by SIGSEGV",
+                      "RUNNER [TIMEOUT] no end within the timeout",
+                      "RUNNER [NO_SEED] output does not start with 'SEED #'"):
+                self.assertIn(k, keys)
+            # one debug rerun per bucket, with waves, reproducing the same bucket
+            for b in res["buckets"]:
+                rr = b["rerun"]
+                self.assertEqual((rr["test"], rr["seed"]), (b["failures"][0]["test"], b["failures"][0]["seed"]))
+                self.assertEqual(rr["outcome"], "failed again, same bucket")
+                self.assertTrue(os.path.exists(os.path.join(d, "waves", f"{rr['test']}-{rr['seed']}.fst")))
+            self.assertIn("+cov_out=", res["runs"][0]["reproduce"])
+            cov = res["coverage"]
+            if shutil.which("verilator_coverage"):
+                self.assertEqual(cov["inputs"], 14)
+                self.assertEqual(cov["line"]["files"], [{"file": "rtl/fake_cov.sv", "hit": 4, "total": 4}])
+                g = cov["functional"]["groups"]
+                self.assertEqual([(x["name"], x["hit"], x["total"], x["missed"]) for x in g],
+                                 [("cg_fake", 2, 4, ["op:b1", "op:b3"])])
+                self.assertIn("functional coverage: 50.0% (2/4)", out)
+
+    def test_regression_file_and_testplan(self):
+        with tempfile.TemporaryDirectory() as d:
+            regs = os.path.join(d, "r.toml")
+            with open(regs, "w") as f:
+                f.write('[mini]\ndesc = "x"\ntimeout = 20\nruns = [\n'
+                        '  { test = "flaky", seeds = [3, 4] },\n'
+                        '  { test = "good", seeds = 2, args = ["+foo=1"] },\n'
+                        '  { test = "good", seeds = 1 },\n]\n')
+            tp = os.path.join(d, "tp.toml")
+            with open(tp, "w") as f:
+                for name, tests in (("p_flaky", '["flaky"]'), ("p_good", '["good"]'), ("p_missing", '["nope"]')):
+                    f.write(f'[[testpoint]]\nname = "{name}"\nstage = "V2"\ndesc = "d"\ntests = {tests}\n')
+            out_dir = os.path.join(d, "out")
+            rc, out, err = regress_cmd("--regression", "mini", "--regressions-file", regs, "--testplan", tp,
+                                       "--seed", "1", "--no-build", "--program", common.FAKE,
+                                       "--out", out_dir, "--no-rerun")
+            self.assertEqual(rc, 1, out + err)
+            self.assertEqual(out.splitlines()[-1], "4 passed, 1 failed")
+            res = results(out_dir)
+            # derived seeds continue across entries of one test
+            self.assertEqual([r["seed"] for r in res["runs"]],
+                             [3, 4] + [derive_seed(1, "good", k) for k in range(3)])
+            self.assertTrue(res["runs"][2]["reproduce"].endswith("+foo=1"))
+            st = {t["name"]: t for t in res["testplan"]}
+            self.assertEqual((st["p_flaky"]["written"], st["p_flaky"]["passing"]), (True, False))
+            self.assertEqual((st["p_good"]["written"], st["p_good"]["passing"]), (True, True))
+            self.assertEqual((st["p_missing"]["written"], st["p_missing"]["passing"]), (False, False))
+            with open(os.path.join(out_dir, "report.html")) as f:
+                self.assertIn("p_missing", f.read())
+            # --tests narrows a regression; unknown names are refused
+            rc, out, _ = regress_cmd("--regression", "mini", "--regressions-file", regs, "--tests", "good",
+                                     "--no-build", "--program", common.FAKE, "--out", out_dir + "2")
+            self.assertEqual((rc, out.splitlines()[-1]), (0, "3 passed, 0 failed"))
+            rc, _, err = regress_cmd("--regression", "mini", "--regressions-file", regs, "--tests", "cr_x",
+                                     "--no-build", "--program", common.FAKE)
+            self.assertEqual(rc, 2)
+            self.assertIn("test 'cr_x' is not in regression 'mini'", err)
+
+    def test_interrupt_kills_runs_and_reports(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.Popen([sys.executable, TOOL, "--tests", "hang,good", "--seed-list", "1,2",
+                                  "--timeout", "100", "--no-build", "--program", common.FAKE, "--out", d,
+                                  "--no-rerun", "--jobs", "1"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            log = os.path.join(d, "logs", "hang-1.log")
+            for _ in range(100):        # until the first run is up
+                if os.path.exists(log) and os.path.getsize(log):
+                    break
+                time.sleep(0.1)
+            p.send_signal(signal.SIGINT)
+            out, _ = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 130, out)
+            self.assertEqual(out.splitlines()[-1], "0 passed, 0 failed")
+            self.assertEqual({r["status"] for r in results(d)["runs"]}, {"skipped"})
+
+    def test_usage_errors(self):
+        for args, frag in ((["--no-build", "--regressions-file", "/nonexistent/r.toml"], "file not found"),
+                           (["--regression", "nope"], "unknown regression 'nope'"),
+                           (["--tests", "a", "--seeds", "2", "--seed-list", "1"], "exclude each other"),
+                           (["--tests", "a", "--seeds", "0"], "must be > 0"),
+                           (["--tests", "a", "--seed-list", "1,x"], "comma-separated integers"),
+                           (["--tests", "a", "--no-build", "--program", "/nonexistent/prog"], "not found")):
+            rc, _, err = regress_cmd(*args)
+            self.assertEqual(rc, 2, args)
+            self.assertIn(frag, err, args)
+
+    def test_latest_symlink(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = os.path.join(d, "smoke-1")
+            os.makedirs(a)
+            regress.update_latest(a)
+            b = os.path.join(d, "smoke-2")
+            os.makedirs(b)
+            regress.update_latest(b)
+            self.assertEqual(os.readlink(os.path.join(d, "latest")), "smoke-2")
+
+
+if __name__ == "__main__":
+    unittest.main()
