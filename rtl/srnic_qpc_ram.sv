@@ -11,11 +11,16 @@
 // operations on one QP never overlap and no update is lost. Reads of other QPs proceed.
 // An external writer (the command path) may write when the owner does not (ext_*);
 // ext writes never unlock.
+// After reset the RAM is cleared to zero, one entry per cycle (NUM_QPS cycles, both ports
+// not ready meanwhile): a QP that was never configured reads as all-zero context (state
+// RESET), whatever the RAM held before, so a doorbell or packet for it is ignored.
+//   CLEAR: 1 = clear after reset (default), 0 = contents undefined until written.
 `default_nettype none
 module srnic_qpc_ram #(
   parameter int WIDTH   = 64,
   parameter int NUM_QPS = 16384,
-  parameter int LOCKS   = 4
+  parameter int LOCKS   = 4,
+  parameter bit CLEAR   = 1'b1
 ) (
   input  wire logic                       clk,
   input  wire logic                       rst,
@@ -59,15 +64,28 @@ module srnic_qpc_ram #(
       end
     end
   end
+  // reset sweep
+  logic          clr_busy;
+  logic [AW-1:0] clr_addr;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      clr_busy <= CLEAR;
+      clr_addr <= '0;
+    end else if (clr_busy) begin
+      clr_addr <= clr_addr + 1'b1;
+      if (clr_addr == AW'(NUM_QPS - 1)) clr_busy <= 1'b0;
+    end
+  end
+
   // A read may not pass a lock on its QP, nor take a lock when all are in use.
-  assign req_ready = !hit_lock && (!req_lock || lock_free);
+  assign req_ready = !clr_busy && !hit_lock && (!req_lock || lock_free);
   wire do_read = req_valid && req_ready;
 
-  // write port mux: the owner has priority
-  wire          we    = wr_valid || ext_valid;
-  wire [AW-1:0] waddr = wr_valid ? wr_qpn : ext_qpn;
-  wire [WIDTH-1:0] wdata = wr_valid ? wr_data : ext_data;
-  assign ext_ready = !wr_valid;
+  // write port mux: the sweep, then the owner, then the command path
+  wire          we    = clr_busy || wr_valid || ext_valid;
+  wire [AW-1:0] waddr = clr_busy ? clr_addr : wr_valid ? wr_qpn : ext_qpn;
+  wire [WIDTH-1:0] wdata = clr_busy ? '0 : wr_valid ? wr_data : ext_data;
+  assign ext_ready = !clr_busy && !wr_valid;
 
   logic [WIDTH-1:0] ram_q;
   sdp_ram #(.WIDTH(WIDTH), .DEPTH(NUM_QPS)) u_ram (

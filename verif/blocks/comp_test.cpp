@@ -29,6 +29,9 @@
 namespace srnic::verif::blocks {
 namespace {
 
+// Cycles a QP_MODIFY may wait: the context RAMs' reset sweep (one entry per cycle) plus slack.
+constexpr int kCmdWait = BENCH_NUM_QPS + 20;
+
 constexpr uint32_t kQps = BENCH_NUM_QPS;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -133,14 +136,14 @@ class CompBench : public ::testing::Test {
     dut->ev_valid = dut->ar_ready = dut->r_valid = dut->cqe_ready = 0;  // only the command moves
     dut->qp_cmd_valid = 1;
     int i = 0;
-    for (; i < 20; ++i) {
+    for (; i < kCmdWait; ++i) {  // the context RAMs clear themselves after reset
       dut.eval();
       const bool rdy = dut->qp_cmd_ready;
       dut.tick();
       if (rdy) break;
     }
     dut->qp_cmd_valid = 0;
-    ASSERT_LT(i, 20) << "QP_MODIFY not taken";
+    ASSERT_LT(i, kCmdWait) << "QP_MODIFY not taken";
   }
 
   // (Re)creates q: new ring location/size/MTU/PSN, completion state reset. The ring

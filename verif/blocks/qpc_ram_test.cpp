@@ -56,10 +56,27 @@ class QpcRamBench : public ::testing::Test {
       }
   }
 
-  // Inputs start random (x-initial unique): idle them, then reset.
+  // Inputs start random (x-initial unique): idle them, then reset. The RAM then clears itself,
+  // one entry per cycle, with both ports not ready; afterwards every entry reads zero.
   void reset() {
     dut->req_valid = dut->wr_valid = dut->ext_valid = 0;
     dut.reset();
+    for (int i = 0; i < kQps; ++i) {
+      dut->req_valid = 1;
+      dut->req_qpn = static_cast<uint32_t>(rng.next() % kQps);
+      dut->req_lock = 0;
+      dut->ext_valid = 1;
+      dut.eval();
+      EXPECT_FALSE(dut->req_ready) << "read accepted during the reset sweep, cycle " << i;
+      EXPECT_FALSE(dut->ext_ready) << "command write accepted during the reset sweep, cycle " << i;
+      dut->ext_valid = 0;
+      dut->req_valid = 0;
+      dut.tick();
+    }
+    std::fill(mem.begin(), mem.end(), 0);
+    std::fill(known.begin(), known.end(), true);
+    nlocks = 0;
+    inflight = false;
   }
 
   // Drives `in`, checks the outputs against the model, applies the edge and the model update.
@@ -153,6 +170,18 @@ TEST_F(QpcRamBench, LatencyAndForwarding) {
   o = cycle(In().read(y));
   EXPECT_EQ(o.rsp_data, 0xEu);
   EXPECT_EQ(cycle(In()).rsp_data, 0x10u);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+TEST_F(QpcRamBench, ResetClearsEveryEntry) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int q = 0; q < kQps; ++q) cycle(In().write(q, 0x1000 + q));
+  reset();  // contents written before a reset are gone
+  for (int q = 0; q < kQps; ++q) {
+    EXPECT_TRUE(cycle(In().read(q)).accepted);
+    EXPECT_EQ(cycle(In()).rsp_data, 0u) << "qpn " << q;
+  }
   EXPECT_FALSE(dut.rtl_error());
 }
 

@@ -26,6 +26,9 @@
 namespace srnic::verif::blocks {
 namespace {
 
+// Cycles a QP_MODIFY may wait: the context RAMs' reset sweep (one entry per cycle) plus slack.
+constexpr int kCmdWait = BENCH_NUM_QPS + 20;
+
 constexpr int kQps = BENCH_NUM_QPS;
 
 
@@ -101,14 +104,14 @@ class WqeFetchBench : public ::testing::Test {
     put(kCInitSqPsn, 1);
     dut->qp_cmd_valid = 1;
     int i = 0;
-    for (; i < 20; ++i) {
+    for (; i < kCmdWait; ++i) {  // the context RAMs clear themselves after reset
       dut.eval();
       const bool rdy = dut->qp_cmd_ready;
       dut.tick();
       if (rdy) break;
     }
     dut->qp_cmd_valid = 0;
-    ASSERT_LT(i, 20) << "QP_MODIFY not taken";
+    ASSERT_LT(i, kCmdWait) << "QP_MODIFY not taken";
     if (std::find(hot.begin(), hot.end(), q) == hot.end()) hot.push_back(q);
   }
 

@@ -78,7 +78,6 @@ Knobs large() {
   k.max_qps = 2;
   k.min_wrs = 1;
   k.max_wrs = 3;
-  k.mtus = {1024, 4096};
   k.size_weight = sizes(0, 0, 0, 0, 0, 1, 0, 1, 4);
   k.huge_min = 1u << 20;
   k.huge_max = 3u << 20;
@@ -308,7 +307,14 @@ class DirCsrAccess : public ChipTest {
       // Reads of the write-only doorbells: answered, no doorbell taken (DB_BAD stays 0).
       for (uint32_t off : {abi::REG_DB_SQ, abi::REG_DB_RQ, abi::REG_DB_CQ, abi::REG_CMD}) be.mmio_read32(off);
       if (be.mmio_read32(abi::REG_ID) != before[0]) error("CSR_RO", "ID register changed");
+      // Doorbells for a QP number past the table (counted as bad) and for a QP that was never
+      // created (a RESET QP: ignored); neither may disturb the traffic that follows.
+      be.mmio_write32(abi::REG_DB_SQ, (uint32_t(5) << 16) | 0xFFFFu);
+      be.mmio_write32(abi::REG_DB_SQ, (uint32_t(5) << 16) | 0x3FF0u);
+      be.mmio_write32(abi::REG_DB_RQ, (uint32_t(3) << 16) | 0x3FF1u);
+      e.expected_counters[h][abi::CNT_DB_BAD] = 1;
     }
+    e.run_cycles(2000);
     info("CSR", "read-only and write-only registers poked on both hosts", uvm::verbosity::kLow);
   }
 };
