@@ -3,9 +3,16 @@
 // (FIRST/MIDDLE/LAST or ONLY, AETH with the MSN on FIRST/LAST/ONLY), cut to the path MTU.
 // Keeping ACKs and READ responses in one queue keeps the responder's answers in PSN
 // order, so an ACK never overtakes the READ responses before it.
+//
+// ACK coalescing: a task enters through a one-entry stage in front of the queue. While the
+// queue is full, a plain ACK (not a NAK) for the QP whose plain ACK sits in the stage
+// replaces it (ACKs are cumulative: the newer PSN and MSN cover the older one). So a storm of
+// ACKs for a QP never blocks the RX engine while the link is paused; without that, two NICs
+// pausing each other could both stall with full queues (the RX engine waits for the queue,
+// the queue for the paused link, the pause for the RX engine to drain).
 `default_nettype none
 module srnic_resp_tx #(
-  parameter int DEPTH = 64
+  parameter int DEPTH = 256
 ) (
   input  wire logic  clk,
   input  wire logic  rst,
@@ -18,10 +25,21 @@ module srnic_resp_tx #(
   output logic       sent_ack,
   output logic       sent_nak
 );
-  srnic_pkg::resp_task_t t;
-  logic       t_valid, t_pop;
+  srnic_pkg::resp_task_t t, stage;
+  logic       t_valid, t_pop, stage_valid, q_ready;
+  wire  push  = stage_valid && q_ready;
+  wire  s_ack = !s_task.is_read && s_task.syndrome == srnic_pkg::AETH_ACK;
+  wire  merge = stage_valid && !stage.is_read && stage.syndrome == srnic_pkg::AETH_ACK && s_ack &&
+                stage.qpn == s_task.qpn;
+  assign s_ready = !stage_valid || push || merge;
+  always_ff @(posedge clk) begin
+    if (rst) stage_valid <= 1'b0;
+    else if (s_valid && s_ready) stage_valid <= 1'b1;
+    else if (push) stage_valid <= 1'b0;
+    if (s_valid && s_ready) stage <= s_task;
+  end
   sync_fifo #(.WIDTH($bits(t)), .DEPTH(DEPTH)) u_q (
-    .clk, .rst, .s_data(s_task), .s_valid, .s_ready,
+    .clk, .rst, .s_data(stage), .s_valid(stage_valid), .s_ready(q_ready),
     .m_data(t), .m_valid(t_valid), .m_ready(t_pop), .count());
 
   logic [31:0] off;        // bytes of the current READ already sent

@@ -715,6 +715,25 @@ void ChipEnv::tick() {
 }
 
 void ChipEnv::end_of_run() {
+  if (!traffic_done_) {
+    // Hang diagnostics: where each NIC stands on its interfaces.
+    for (uint32_t h = 0; h < 2; ++h) {
+      const sim::Top& t = world_->top(h);
+      HostAgent& a = *hosts_[h];
+      char b[320];
+      std::snprintf(b, sizeof b,
+                    "host %u at hang: DMA reads outstanding %zu (ARVALID %d ARREADY %d RVALID %d), writes outstanding "
+                    "%zu (AWVALID %d WVALID %d), TX TVALID %d TREADY %d, RX TVALID %d, rx_pause %d, link paused %d, "
+                    "TX frames %llu, RX frames %llu",
+                    h, a.axi.outstanding_reads(), int(t.m_axi_arvalid), int(t.m_axi_arready), int(t.m_axi_rvalid),
+                    a.axi.outstanding_writes(), int(t.m_axi_awvalid), int(t.m_axi_wvalid), int(t.m_axis_tx_tvalid),
+                    int(t.m_axis_tx_tready), int(t.s_axis_rx_tvalid), int(t.rx_pause),
+                    int(world_->link(0).tx_paused(int(h), world_->now_ns())),
+                    static_cast<unsigned long long>(a.tx.stats().frames),
+                    static_cast<unsigned long long>(a.rx.stats().frames));
+      info("HANG", b, uvm::verbosity::kLow);
+    }
+  }
   for (uint32_t h = 0; h < 2; ++h) {
     HostAgent& a = *hosts_[h];
     a.counters.clear();
