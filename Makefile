@@ -40,8 +40,12 @@ bench:
 lint:
 	@tools/lint
 
-regress mutate interop synth-estimate:
+regress mutate synth-estimate:
 	@if [ -x tools/$@ ]; then tools/$@; else echo "make $@: not implemented yet (tools/$@ does not exist)"; exit 1; fi
+
+interop:
+	@tools/setup --interop
+	@BUILD=$(BUILD) JOBS=$(JOBS) tools/interop/run
 
 clean:
 	rm -rf $(BUILD)

@@ -31,7 +31,9 @@ World::Host::Host(uint64_t alloc_base) : mem(alloc_base) {}
 World::Host::~Host() = default;
 
 World::World(const WorldConfig& cfg) : cfg_(cfg) {
-  if (cfg.hosts < 2 || cfg.hosts % 2) throw std::invalid_argument("World: host count must be even and >= 2");
+  if (cfg.external_peer ? cfg.hosts < 1 : (cfg.hosts < 2 || cfg.hosts % 2))
+    throw std::invalid_argument(cfg.external_peer ? "World: host count must be >= 1"
+                                                  : "World: host count must be even and >= 2");
   if (!cfg.trace.empty() && !trace_supported())
     throw std::invalid_argument(std::string("World: FST tracing needs the debug build; ") +
                                 model_name() + " is the fast build");
@@ -45,7 +47,8 @@ World::World(const WorldConfig& cfg) : cfg_(cfg) {
   if (!cfg.trace.empty()) ctx_->traceEverOn(true);
 #endif
   if (!cfg.pcap.empty()) pcap_ = std::make_unique<PcapWriter>(cfg.pcap);
-  for (unsigned i = 0; i < cfg.hosts / 2; ++i) {
+  const unsigned per_link = cfg.external_peer ? 1 : 2;
+  for (unsigned i = 0; i < cfg.hosts / per_link; ++i) {
     LinkConfig lc = cfg.link;
     lc.seed = SplitMix64::child(cfg.seed, 0x20 + i);
     links_.push_back(std::make_unique<Link>(lc, pcap_.get()));
@@ -57,7 +60,7 @@ World::World(const WorldConfig& cfg) : cfg_(cfg) {
     PcieConfig pc = cfg.pcie;
     pc.seed = SplitMix64::child(cfg.seed, 0x10 + h);
     host->pcie = std::make_unique<PcieBfm<Top>>(host->mem, pc, clock_);
-    host->eth = std::make_unique<EthMac<Top>>(*links_[h / 2], h % 2, cfg.eth, clock_);
+    host->eth = std::make_unique<EthMac<Top>>(*links_[h / per_link], int(h % per_link), cfg.eth, clock_);
     hosts_.push_back(std::move(host));
   }
 #ifdef SRNIC_SIM_TRACE
@@ -128,6 +131,8 @@ void World::dump(double t_ns) {
 void World::step() {
   const uint64_t c = cycle_;
   if (observer_) observer_(c);
+  if (cfg_.external_peer)
+    for (auto& l : links_) l->advance(1, clock_.ns(c));
   for (auto& h : hosts_) {
     h->pcie->sample(*h->top, c);
     h->eth->sample(*h->top, c);

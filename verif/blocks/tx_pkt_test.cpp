@@ -24,6 +24,9 @@
 namespace srnic::verif::blocks {
 namespace {
 
+// Cycles a QP_MODIFY may wait: the context RAMs' reset sweep (one entry per cycle) plus slack.
+constexpr int kCmdWait = BENCH_NUM_QPS + 20;
+
 constexpr uint32_t kQps = BENCH_NUM_QPS;
 
 
@@ -103,14 +106,14 @@ class TxPktBench : public ::testing::Test {
     dut->req_valid = dut->rsp_valid = dut->ar_ready = dut->r_valid = dut->m_tready = 0;  // only the command moves
     dut->qp_cmd_valid = 1;
     int i = 0;
-    for (; i < 20; ++i) {
+    for (; i < kCmdWait; ++i) {  // the context RAMs clear themselves after reset
       dut.eval();
       const bool rdy = dut->qp_cmd_ready;
       dut.tick();
       if (rdy) break;
     }
     dut->qp_cmd_valid = 0;
-    ASSERT_LT(i, 20) << "QP_MODIFY not taken";
+    ASSERT_LT(i, kCmdWait) << "QP_MODIFY not taken";
     conns[q] = c;
     if (std::find(hot.begin(), hot.end(), q) == hot.end()) hot.push_back(q);
   }

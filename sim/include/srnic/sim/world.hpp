@@ -31,7 +31,8 @@ namespace srnic::sim {
 using Top = ::SRNIC_SIM_TOP;
 
 struct WorldConfig {
-  unsigned hosts = 2;          // even, >= 2
+  unsigned hosts = 2;          // even, >= 2 (>= 1 with external_peer)
+  bool external_peer = false;  // link h side 1 is driven by the caller instead of host h ^ 1
   double clock_mhz = 300;
   PcieConfig pcie;             // seed is replaced per host from `seed`
   EthConfig eth;
@@ -59,7 +60,9 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  // Advances every host by one core cycle.
+  // Advances every host by one core cycle. With external_peer it also declares side 1 of every
+  // link advanced to the start of the cycle (pcap order), so frames the caller sends between
+  // steps must carry t_sent_ns >= now_ns().
   void step();
   // Called at the start of every step(), when all inputs and outputs of every model have
   // settled for the coming rising edge (what the edge will capture): the place for passive

@@ -1,0 +1,106 @@
+// Node: one simulated srnic host (World with an external peer) joined to a qemu guest.
+//
+// Frames: the guest's frames come from the FrameSocket; ARP requests for the node's IPv4
+// address are answered here (the host's network stack would do it on a real machine); IPv4
+// frames addressed to the node's MAC are padded to the 60-byte Ethernet minimum and sent into
+// the Link towards the NIC; everything else (IPv6 neighbour discovery, multicast) is counted
+// and dropped. The NIC's frames are sent to the guest as they leave the simulated wire.
+//
+// Time: the guest runs only while the simulation waits for it. Before the simulation steps,
+// the guest is stopped over QMP (its vCPUs and virtual clock stand still, so rxe's timers do
+// not run while the NIC model computes); once the World has been quiet for quiet_ns of
+// simulated time and every NIC frame has been handed to qemu, the guest is resumed and the
+// node blocks on the socket. Simulated time advances only while the NIC works, guest time only
+// while the guest works: each side sees the other answer without delay of its own clock.
+//
+// Frame loss: qemu drops ("purges") the frames it holds back when the VM stops, and it holds
+// a frame back when our socket's datagram queue is full (net.unix.max_dgram_qlen, 10 by
+// default); virtio-net then sends nothing more until that frame is gone. So the socket is
+// drained right before each QMP command and while it is in flight, and the runner gives the
+// guest NIC tx=timer with x-txburst=8: qemu moves at most 8 frames per 150 us timer tick,
+// fewer than the 10 free slots a stop finds, so nothing is held back (and purged) when the
+// VM stops. A frame lost all the same shows up as a NAK (PSN sequence error) from the NIC,
+// which the runner counts as a failure.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host_io.hpp"
+#include "sim_backend.hpp"
+#include "srnic/sim/world.hpp"
+#include "srnic/verbs.hpp"
+
+namespace srnic::sim::interop {
+
+struct NodeConfig {
+  std::string sock;          // our unix datagram socket (qemu's remote.path)
+  std::string guest_sock;    // qemu's unix datagram socket (local.path)
+  std::string qmp;           // QMP socket; empty: the guest is never stopped
+  uint64_t mac = 0x525400000002ull;
+  uint32_t ip = 0xC0000202u;         // 192.0.2.2
+  uint64_t guest_mac = 0x525400000001ull;
+  uint32_t guest_ip = 0xC0000201u;   // 192.0.2.1
+  std::string pcap;          // frames on the simulated wire
+  uint64_t seed = 1;
+  double clock_mhz = 300;
+  double quiet_ns = 10000;   // World idle this long => the NIC is done with what it got
+  bool verbose = false;
+};
+
+struct NodeStats {
+  uint64_t to_nic = 0, from_nic = 0;   // frames into / out of the NIC
+  uint64_t arp_replies = 0, dropped = 0;
+  uint64_t stops = 0;                   // QMP stop commands
+  double guest_run_s = 0;               // wall time the guest ran while connected
+  double sim_us = 0;                    // simulated time
+  uint64_t cycles = 0;
+  double step_wall_s = 0;               // wall time spent stepping the World
+};
+
+class Node {
+ public:
+  explicit Node(const NodeConfig& cfg);
+  ~Node();
+
+  World& world() { return *world_; }
+  sw::Device& device() { return *dev_; }
+  const NodeConfig& config() const { return cfg_; }
+
+  // Runs the NIC and the guest until done() returns true; throws std::runtime_error naming
+  // `what` after timeout_s of wall time.
+  void run_until(const std::function<bool()>& done, double timeout_s, const std::string& what);
+  // Runs until the World is quiet and every NIC frame has reached qemu, then resumes the guest.
+  void settle(double timeout_s = 60);
+  // Stops the guest (before control-path work that steps the simulation).
+  void hold();
+  NodeStats stats() const;
+  void log(const std::string& msg) const;
+
+ private:
+  class HeldBackend;
+  void drain_socket();
+  void pump_guest();
+  void pump_nic();
+  void handle_arp(const std::vector<uint8_t>& f);
+  void step_burst();
+
+  NodeConfig cfg_;
+  std::unique_ptr<World> world_;
+  std::unique_ptr<FrameSocket> sock_;
+  std::unique_ptr<Qmp> qmp_;
+  std::unique_ptr<SimBackend> be_;
+  std::unique_ptr<sw::Device> dev_;
+  std::deque<std::vector<uint8_t>> inq_;  // guest frames read, not yet handled
+  Frame nic_frame_;
+  double quiet_since_ns_ = 0;
+  bool active_ = false;  // frames or bus traffic since the last quiet point
+  NodeStats st_;
+  double t0_ = 0;
+};
+
+}  // namespace srnic::sim::interop
