@@ -139,6 +139,12 @@ module srnic_comp #(
                         srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
   wire [23:0] lim     = is_nak ? ev.psn : ack_lim;
 
+  // An ACK beyond an unfinished READ: the responder answers in PSN order, so the READ's
+  // responses were all sent before it and some were lost. Without retransmission (loss
+  // recovery) the READ fails like a fatal NAK, with RETRY_EXC_ERR.
+  wire implied = !is_nak && !is_lerr && w_read && ev.has_ack && srnic_pkg::psn_ge(ev.psn, w_last) &&
+                 ev.psn != w_last && !(ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
+  wire fatal   = is_nak || implied;     // the head WQE fails and stops the QP's send side
   // what to do with the WQE at the head of the batch
   logic w_complete, w_error;
   always_comb begin
@@ -150,6 +156,8 @@ module srnic_comp #(
     end else if (is_nak) begin
       if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
       else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
+    end else if (implied) begin
+      w_complete = 1'b1; w_error = 1'b1;
     end else begin
       w_complete = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
                    (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
@@ -162,11 +170,11 @@ module srnic_comp #(
   assign ar_addr  = f_addr;
   assign ar_len   = {4'd0, nfetch} - 8'd1;
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
-  wire   walk_go  = (!cqe_needed || cqe_ready) && (stop_in_ready || !(w_error && is_nak && !at_bad && !flush));
+  wire   walk_go  = (!cqe_needed || cqe_ready) && (stop_in_ready || !(w_error && fatal && !at_bad && !flush));
   assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && walk_go) ||
                     (cs == C_DRAIN && wq_valid);
   assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed &&
-                     (stop_in_ready || !(w_error && is_nak && !at_bad && !flush));
+                     (stop_in_ready || !(w_error && fatal && !at_bad && !flush));
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.send_cqn;
@@ -178,12 +186,13 @@ module srnic_comp #(
                    (w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM) ? srnic_abi_pkg::WC_SEND :
                    srnic_abi_pkg::WC_RDMA_WRITE;
     cqe.status   = at_bad ? s.err_status : flush ? srnic_abi_pkg::WC_WR_FLUSH_ERR :
+                   (w_error && implied) ? srnic_abi_pkg::WC_RETRY_EXC_ERR :
                    w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
   assign st_wr = cs == C_WB;
   // stop requests wait in a small FIFO; a walk that needs one when it is full waits
   logic stop_push, stop_in_ready;
-  assign stop_push = cs == C_WALK && wq_valid && w_complete && w_error && is_nak && !at_bad && !flush &&
+  assign stop_push = cs == C_WALK && wq_valid && w_complete && w_error && fatal && !at_bad && !flush &&
                      (!cqe_needed || cqe_ready);
   sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
     .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(stop_push), .s_ready(stop_in_ready),
@@ -218,8 +227,9 @@ module srnic_comp #(
             // a refused or flushed WQE sent nothing: it uses no PSNs
             s.psn <= (at_bad || flush) ? s.psn : w_last + 24'd1;
             if (at_bad) begin s.err_valid <= 1'b0; s.flushing <= 1'b1; end
-            if (w_error && is_nak && !at_bad && !flush) begin
-              // fatal NAK: later WQEs are flushed once the send path reports its producer index
+            if (w_error && fatal && !at_bad && !flush) begin
+              // fatal NAK (or lost READ responses): later WQEs are flushed once the send path
+              // reports its producer index
               s.flushing <= 1'b1; s.fl_pi <= s.ci + 16'd1;
             end
             // flushing goes on through the batch (and the next ones) up to the limit

@@ -133,6 +133,7 @@ module srnic_rx_engine #(
     logic [23:0] rd_first;
     logic [23:0] rd_last;
     logic [5:0]  rd_idx;     // its srnic_rd_ctx entry
+    logic [23:0] rd_next;    // the READ response PSN expected next
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -470,11 +471,29 @@ module srnic_rx_engine #(
                 est <= E_CEV;
               end
             end else begin
-              // READ response
+              // READ response. Responses arrive in PSN order: one past the expected PSN (or a
+              // response of a later READ while this one is unfinished) means responses were
+              // lost. Without retransmission (loss recovery) the READ fails with
+              // RETRY_EXC_ERR instead of completing with bytes missing; a response before the
+              // expected PSN is a duplicate and is dropped.
               if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_first) && srnic_pkg::psn_ge(s.rd_last, m.psn)) begin
-                dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
-                place <= m.pay_len != 13'd0;
-                est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+                if (m.psn == s.rd_next) begin
+                  dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
+                  place <= m.pay_len != 13'd0;
+                  est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+                end else if (srnic_pkg::psn_ge(m.psn, s.rd_next)) begin
+                  s.rd_valid <= 1'b0;
+                  cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
+                  cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
+                  est <= E_CEV;
+                end else begin
+                  est <= E_WB;
+                end
+              end else if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_last)) begin
+                s.rd_valid <= 1'b0;  // the unfinished READ lost its last responses
+                cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
+                cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
+                est <= E_CEV;
               end else begin
                 est <= E_RDLK;      // look the READ up in the context table
               end
@@ -571,7 +590,12 @@ module srnic_rx_engine #(
         end
         E_RDLK: if (rdc_lk_rsp) begin
           if (!rdc_lk_hit) est <= E_WB;     // no outstanding READ owns this PSN: drop
-          else begin
+          else if (m.psn != rdc_lk_first) begin
+            // the READ's first response is missing
+            cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= rdc_lk_first;
+            cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
+            est <= E_CEV;
+          end else begin
             s.rd_valid <= 1'b1; s.rd_pa <= rdc_lk_pa; s.rd_first <= rdc_lk_first; s.rd_last <= rdc_lk_last;
             s.rd_idx <= rdc_lk_idx;
             dst <= rdc_lk_pa + ({40'd0, m.psn - rdc_lk_first} << mtu_l2);
@@ -586,6 +610,7 @@ module srnic_rx_engine #(
         E_FINISH: begin
           // state updates after placement
           if (is_resp) begin
+            s.rd_next <= m.psn + 24'd1;
             if (m.psn == s.rd_last) begin
               s.rd_valid <= 1'b0;
               cev_q.kind <= srnic_pkg::CEV_READ_DONE; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;

@@ -32,7 +32,7 @@ void Link::send(int from_side, Frame&& f) {
   LinkStats& st = stats_[from];
   ++st.frames;
   st.bytes += f.bytes.size();
-  const bool lost = cfg_.loss > 0 && rng_.uniform() < cfg_.loss;
+  const bool lost = (cfg_.loss > 0 && rng_.uniform() < cfg_.loss) || (drop_filter_ && drop_filter_(from, f));
   if (pcap_ && (!lost || cfg_.pcap_lost)) {
     Held h{f.t_sent_ns, held_order_++, take_buffer()};
     h.bytes.assign(f.bytes.begin(), f.bytes.end());

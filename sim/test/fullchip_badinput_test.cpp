@@ -33,7 +33,7 @@ struct HostSide {
 };
 
 class BadInput : public ::testing::Test {
- protected:
+ public:
   void SetUp() override {
     WorldConfig wc;
     wc.seed = 11;
@@ -288,6 +288,43 @@ TEST_F(BadInput, CorruptAndForeignFramesAreDroppedAndCounted) {
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(got[i], uint8_t(i * 7 + 13 + 1)) << "byte " << i;
   expect_other_qp_works(9);
 }
+
+// A READ response lost on the wire (the link is lossless otherwise and there is no
+// retransmission yet): the READ must fail with RETRY_EXC_ERR rather than complete with bytes
+// missing, the QP's later WQEs are flushed, and another QP keeps working. `lost` is the
+// 1-based index of the dropped response of an 8-response READ.
+void lost_read_response(BadInput& t, int lost) {
+  int seen = 0;
+  t.world->link(0).set_drop_filter([&seen, lost](int from, const Frame& f) {
+    if (from != 1 || f.bytes.size() < 14 + 20 + 8 + 12) return false;
+    const uint8_t op = f.bytes[14 + 20 + 8];  // BTH opcode
+    return op >= 0x0D && op <= 0x10 && ++seen == lost;
+  });
+  sw::Sge sge{t.host[0].buf + 0xA000, 8 * 1024, t.host[0].mr->lkey()};  // 8 responses at MTU 1024
+  sw::SendWr rd;
+  rd.wr_id = 0x77;
+  rd.sg_list = &sge;
+  rd.num_sge = 1;
+  rd.opcode = sw::WrOpcode::RdmaRead;
+  rd.send_flags = sw::SendFlags::Signaled;
+  rd.remote_addr = t.host[1].buf + 0x2000;
+  rd.rkey = t.host[1].mr->rkey();
+  ASSERT_EQ(t.host[0].qps[0]->post_send(&rd), 0);
+  t.write(0, 0x78, 0, 64, 0x100, t.host[0].mr->lkey(), t.host[1].mr->rkey());
+  sw::WorkCompletion wc = t.wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x77u);
+  EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << sw::to_string(wc.status);
+  wc = t.wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x78u);
+  EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  EXPECT_GE(seen, lost) << "the READ response to drop never came";
+  t.world->link(0).set_drop_filter({});
+  t.expect_other_qp_works(0x79);
+}
+
+TEST_F(BadInput, LostMiddleReadResponseFailsTheRead) { lost_read_response(*this, 3); }
+TEST_F(BadInput, LostFirstReadResponseFailsTheRead) { lost_read_response(*this, 1); }
+TEST_F(BadInput, LostLastReadResponseFailsTheRead) { lost_read_response(*this, 8); }
 
 TEST_F(BadInput, DoorbellForMissingQpIsCountedAndHarmless) {
   host[0].be->mmio_write32(abi::REG_DB_SQ, (3u << 16) | 0xFFFFu);

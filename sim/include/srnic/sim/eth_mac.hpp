@@ -66,6 +66,9 @@ class Link {
   // True while `side` must not start a frame because the far end paused it.
   bool tx_paused(int side, double now_ns);
   uint64_t pause_requests(int side) const { return pause_reqs_[side & 1]; }
+  // Directed loss: frames for which `f(from_side, frame)` returns true are lost (as if by
+  // cfg.loss, counted and pcap'ed the same way). Empty function: none.
+  void set_drop_filter(std::function<bool(int, const Frame&)> f) { drop_filter_ = std::move(f); }
 
   const LinkStats& stats(int from_side) const { return stats_[from_side & 1]; }
   const LinkConfig& config() const { return cfg_; }
@@ -78,6 +81,7 @@ class Link {
     std::vector<uint8_t> bytes;
   };
   void write_ready_pcap();
+  std::function<bool(int, const Frame&)> drop_filter_;
 
   LinkConfig cfg_;
   PcapWriter* pcap_;
