@@ -280,6 +280,23 @@ TEST(RefModel, RnrRetryExhausted) {
   EXPECT_EQ(s[1].status, WcStatus::WrFlushErr);
 }
 
+// An RNR-NAKed WRITE_WITH_IMM may already have placed its FIRST/MIDDLE packets: its target
+// bytes are undetermined, the bytes around them stay as they were.
+TEST(RefModel, RnrWriteWithImmLeavesItsTargetUndetermined) {
+  Workload w = two_hosts();
+  qp0(w).rnr_retry = 0;
+  qp0(w).send = {wr(1, WrOpcode::WriteImm, kSrc, 16, kSrcKey, kDst + 8, kDstKey, 7)};
+  const Prediction p = predict(w);
+  const auto& s = sq(p, 0, 0x11);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].status, WcStatus::RnrRetryExcErr);
+  const BufferImage* dst = p.buffer(1, 0);
+  for (size_t i = 0; i < 64; ++i)
+    EXPECT_EQ(bool(dst->determined[i]), i < 8 || i >= 24) << "byte " << i;
+  EXPECT_EQ(dst->bytes[7], 0x87);
+  EXPECT_EQ(dst->bytes[24], 0x98);
+}
+
 // An error in one direction makes the other direction's completions timing dependent.
 TEST(RefModel, OppositeDirectionBecomesRelaxed) {
   Workload w = two_hosts();
