@@ -264,6 +264,25 @@ ProtocolMonitor::ProtocolMonitor(uvm::Component& parent, std::string name, uint3
 
 void ProtocolMonitor::on_frame(uint32_t host, const agents::AxisFrame& f) {
   checker_.on_frame(f.bytes.data(), f.bytes.size());
+  // srnic's own rule on top of the protocol: a requester asks for an ACK at least every 64
+  // packets of a QP (AckReq on the last packet of a message and whenever PSN % 64 == 63), so a
+  // responder's ACKs keep up with long messages.
+  const std::vector<uint8_t>& b = f.bytes;
+  if (b.size() >= 14 + 20 + 8 + 12 && b[12] == 0x08 && b[13] == 0x00 && (b[14] & 0x0F) == 5 && b[23] == 17 &&
+      b[36] == 0x12 && b[37] == 0xB7) {
+    const uint8_t* bth = b.data() + 42;
+    const uint8_t op = bth[0];
+    if (op <= 0x0C) {  // RC requests
+      const uint32_t dqpn = (uint32_t(bth[5]) << 16) | (uint32_t(bth[6]) << 8) | bth[7];
+      const bool ackreq = (bth[8] & 0x80) != 0;
+      uint32_t& n = since_ackreq_[(uint64_t(host) << 32) | dqpn];
+      n = ackreq ? 0 : n + 1;
+      if (n == 64)
+        error("ACKREQ_GAP", "host " + std::to_string(host) + " QP " + hex(dqpn) +
+                                ": 64 request packets in a row without AckReq (last PSN " +
+                                hex((uint32_t(bth[9]) << 16) | (uint32_t(bth[10]) << 8) | bth[11]) + ")");
+    }
+  }
   while (reported_ < checker_.violations().size()) {
     const roce::Violation& v = checker_.violations()[reported_++];
     error("PROTO", "host " + std::to_string(host) + " frame " + std::to_string(v.frame) + ": " + v.kind +
@@ -345,8 +364,9 @@ void TrafficScoreboard::on_dma_write(uint32_t host, const agents::Axi4WriteTxn& 
                                    : "; no operation should write it (gap or source)"));
       continue;
     }
-    const bool cq = (a >= ha.scq->base() && a < ha.scq->base() + uint64_t(ha.scq->size()) * 32) ||
-                    (a >= ha.rcq->base() && a < ha.rcq->base() + uint64_t(ha.rcq->size()) * 32);
+    bool cq = (a >= ha.scq->base() && a < ha.scq->base() + uint64_t(ha.scq->size()) * 32) ||
+              (a >= ha.rcq->base() && a < ha.rcq->base() + uint64_t(ha.rcq->size()) * 32);
+    for (const auto& [elo, ehi] : env_.extra_dma[host]) cq = cq || (a >= elo && a < ehi);
     if (!cq && !reported) {
       reported = true;
       error("DMA_STRAY", "host " + std::to_string(host) + " DMA write at " + hex(a) +
@@ -357,14 +377,14 @@ void TrafficScoreboard::on_dma_write(uint32_t host, const agents::Axi4WriteTxn& 
 
 void TrafficScoreboard::check() {
   if (!sb_) return;
-  for (uint32_t h = 0; h < 2; ++h) {
-    const BufferImage* img = pred_->buffer(h, 0);
-    std::vector<uint8_t> got(img->bytes.size());
-    env_.world().memory(h).read(img->pa, got.data(), got.size());
-    const uint64_t before = sb_->mismatches();
-    sb_->check_buffer(h, 0, got.data(), got.size());
-    if (sb_->mismatches() != before) error("SB_MEMORY", sb_->first_mismatch());
-  }
+  for (uint32_t h = 0; h < 2; ++h)
+    for (size_t b = 0; const BufferImage* img = pred_->buffer(h, b); ++b) {
+      std::vector<uint8_t> got(img->bytes.size());
+      env_.world().memory(h).read(img->pa, got.data(), got.size());
+      const uint64_t before = sb_->mismatches();
+      sb_->check_buffer(h, b, got.data(), got.size());
+      if (sb_->mismatches() != before) error("SB_MEMORY", sb_->first_mismatch());
+    }
   size_t listed = 0;
   for (const auto& [key, cnt] : exact_) {
     if (cnt.first >= cnt.second || ++listed > 8) continue;
@@ -504,6 +524,8 @@ ChipEnv::~ChipEnv() {
   for (HostAgent* h : hosts_) {  // host-library objects before the World they talk to
     h->qps.clear();
     h->mr.reset();
+    h->alien_mr.reset();
+    h->alien_pd.reset();
     h->scq.reset();
     h->rcq.reset();
     h->pd.reset();
@@ -608,6 +630,21 @@ void ChipEnv::setup_nics() {
     layout_[h].area = area;
     layout_[h].key = a.mr->lkey();
     layout_[h].pd = a.pd->handle();
+    // A small region registered in a second protection domain: no QP may use its key.
+    a.alien_pd = dev.alloc_pd();
+    const uint64_t alien = a.be->dma_alloc(kAlienBytes, 4096);
+    std::vector<uint8_t> alien_init(kAlienBytes);
+    for (size_t i = 0; i < alien_init.size(); i += 8) {
+      const uint64_t v = fill.next_u64();
+      for (size_t b = 0; b < 8; ++b) alien_init[i + b] = uint8_t(v >> (8 * b));
+    }
+    world_->memory(h).write(alien, alien_init.data(), alien_init.size());
+    a.alien_mr = dev.reg_mr(*a.alien_pd, alien, kAlienBytes,
+                            sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
+    layout_[h].alien = alien;
+    layout_[h].alien_key = a.alien_mr->lkey();
+    layout_[h].alien_pd = a.alien_pd->handle();
+    (h ? alien1_ : alien0_) = std::move(alien_init);
     for (uint32_t q = 0; q < nq; ++q) {
       sw::QpInitAttr ia;
       ia.send_cq = a.scq.get();
@@ -632,7 +669,7 @@ void ChipEnv::connect_qps() {
       sw::QueuePair& qp = *me.qps[q];
       sw::QpAttr a;
       a.qp_state = sw::QpState::Init;
-      a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
+      a.qp_access_flags = plan_.qps[q].access[h];  // kAccess* bits equal sw::Access
       qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
                        sw::QpAttrMask::AccessFlags);
       a.qp_state = sw::QpState::Rtr;
@@ -689,7 +726,8 @@ void ChipEnv::start_of_run() {
   setup_nics();
   connect_qps();
   const std::vector<uint8_t> init[2] = {init0_, init1_};
-  sb_.set_prediction(std::make_unique<Prediction>(predict(make_workload(plan_, layout_, init))));
+  const std::vector<uint8_t> alien[2] = {alien0_, alien1_};
+  sb_.set_prediction(std::make_unique<Prediction>(predict(make_workload(plan_, layout_, init, alien))));
   init0_.clear();
   init1_.clear();
   if (ctx().has_plusarg("dump_plan")) dump_plan();

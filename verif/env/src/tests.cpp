@@ -147,7 +147,7 @@ Knobs zero_len() {
   return k;
 }
 
-Knobs bad(std::array<uint32_t, size_t(BadKind::kCount)> w) {
+Knobs bad(std::array<uint32_t, size_t(BadKind::kCount)> w) {  // weights in BadKind order
   Knobs k = smoke();
   k.min_qps = 2;
   k.max_qps = 6;
@@ -197,8 +197,8 @@ SRNIC_CHIP_TEST(CrDoorbell, "cr_doorbell", doorbell());
 SRNIC_CHIP_TEST(CrAckStorm, "cr_ack_storm", ack_storm());
 SRNIC_CHIP_TEST(Cr4kCross, "cr_4k_cross", cross4k());
 SRNIC_CHIP_TEST(DirZeroLen, "dir_zero_len", zero_len());
-SRNIC_CHIP_TEST(DirBadWqe, "dir_bad_wqe", bad({0, 1, 1, 0, 0, 0}));
-SRNIC_CHIP_TEST(DirBadRemote, "dir_bad_remote", bad({0, 0, 0, 1, 1, 1}));
+SRNIC_CHIP_TEST(DirBadWqe, "dir_bad_wqe", bad({0, 1, 1, 0, 0, 0, 0, 1, 0}));
+SRNIC_CHIP_TEST(DirBadRemote, "dir_bad_remote", bad({0, 0, 0, 1, 1, 1, 1, 0, 1}));
 SRNIC_CHIP_TEST(DirRnrExhaust, "dir_rnr_exhaust", rnr_exhaust());
 SRNIC_CHIP_TEST(DirQpErrorRqFlush, "dir_qp_error_rq_flush", qp_error_rq_flush());
 
@@ -319,6 +319,100 @@ class DirCsrAccess : public ChipTest {
   }
 };
 SRNIC_UVM_TEST(DirCsrAccess, "dir_csr_access");
+
+// A completion queue that software does not poll: the NIC writes as many CQEs as the ring
+// holds, drops the rest and counts them (CQ_OVERFLOW), the CQEs it wrote stay intact, and the
+// random traffic on the other QPs is unaffected. Runs on an extra QP pair with a 4-entry CQ.
+class DirCqOverflow : public ChipTest {
+ public:
+  explicit DirCqOverflow(uvm::Context& ctx) : ChipTest(ctx, smoke()) {
+    env().before_traffic = [this](ChipEnv& e) { overflow(e); };
+  }
+  ~DirCqOverflow() override {
+    for (int h = 0; h < 2; ++h) {
+      qp_[h].reset();
+      cq_[h].reset();
+      mr_[h].reset();
+    }
+  }
+
+ private:
+  void overflow(ChipEnv& e) {
+    constexpr uint32_t kCqe = 4, kWrs = 8, kLen = 256;
+    for (uint32_t h = 0; h < 2; ++h) {
+      HostAgent& a = e.host(h);
+      cq_[h] = a.dev->create_cq(kCqe);
+      buf_[h] = a.be->dma_alloc(kWrs * kLen, 4096);
+      std::vector<uint8_t> init(kWrs * kLen);
+      for (auto& b : init) b = uint8_t(rng().next_u32());
+      a.be->mem_write(buf_[h], init.data(), init.size());
+      mr_[h] = a.dev->reg_mr(*a.pd, buf_[h], kWrs * kLen, sw::Access::LocalWrite | sw::Access::RemoteWrite);
+      sw::QpInitAttr ia;
+      ia.send_cq = ia.recv_cq = cq_[h].get();
+      ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
+      qp_[h] = a.dev->create_qp(*a.pd, ia);
+      e.extra_dma[h].push_back({cq_[h]->base(), cq_[h]->base() + uint64_t(cq_[h]->size()) * 32});
+      e.extra_dma[h].push_back({buf_[h], buf_[h] + kWrs * kLen});
+    }
+    for (uint32_t h = 0; h < 2; ++h) {
+      sw::QpAttr at;
+      at.qp_state = sw::QpState::Init;
+      at.qp_access_flags = sw::Access::RemoteWrite;
+      qp_[h]->modify(at, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
+                             sw::QpAttrMask::AccessFlags);
+      at.qp_state = sw::QpState::Rtr;
+      at.path_mtu = sw::Mtu::Mtu1024;
+      at.dest_qp_num = qp_[1 - h]->qp_num();
+      at.rq_psn = 0x100;
+      at.ah_attr.dmac = 0x020000000001ull + (1 - h);
+      at.ah_attr.dip = 0x0A000001u + (1 - h);
+      qp_[h]->modify(at, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
+                             sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
+                             sw::QpAttrMask::MinRnrTimer);
+      at.qp_state = sw::QpState::Rts;
+      at.sq_psn = 0x100;
+      qp_[h]->modify(at, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
+                             sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
+    }
+    // Eight signaled WRITEs from host 0 to host 1, one doorbell; nobody polls the CQ.
+    std::vector<sw::SendWr> wrs(kWrs);
+    std::vector<sw::Sge> sges(kWrs);
+    for (uint32_t i = 0; i < kWrs; ++i) {
+      sges[i] = sw::Sge{buf_[0] + i * kLen, kLen, mr_[0]->lkey()};
+      wrs[i].wr_id = 0xC0 + i;
+      wrs[i].sg_list = &sges[i];
+      wrs[i].num_sge = 1;
+      wrs[i].opcode = sw::WrOpcode::RdmaWrite;
+      wrs[i].send_flags = sw::SendFlags::Signaled;
+      wrs[i].remote_addr = buf_[1] + i * kLen;
+      wrs[i].rkey = mr_[1]->rkey();
+      wrs[i].next = i + 1 < kWrs ? &wrs[i + 1] : nullptr;
+    }
+    if (qp_[0]->post_send(wrs.data()) != 0) error("CQ_OVERFLOW", "post_send failed");
+    e.run_cycles(20000);
+    e.expected_counters[0][abi::CNT_CQ_OVERFLOW] = kWrs - kCqe;
+    // The ring holds the first four completions, in order and intact.
+    sw::WorkCompletion wc[kWrs];
+    const int n = cq_[0]->poll_cq(int(kWrs), wc);
+    if (n != int(kCqe)) error("CQ_OVERFLOW", "polled " + std::to_string(n) + " completions, expected " + std::to_string(kCqe));
+    for (int i = 0; i < n; ++i)
+      if (wc[i].wr_id != 0xC0u + uint32_t(i) || wc[i].status != sw::WcStatus::Success)
+        error("CQ_OVERFLOW", "completion " + std::to_string(i) + ": wr_id " + std::to_string(wc[i].wr_id) +
+                                 " status " + sw::to_string(wc[i].status));
+    // The data itself landed.
+    std::vector<uint8_t> src(kWrs * kLen), dst(kWrs * kLen);
+    e.host(0).be->mem_read(buf_[0], src.data(), src.size());
+    e.host(1).be->mem_read(buf_[1], dst.data(), dst.size());
+    if (src != dst) error("CQ_OVERFLOW", "the WRITEs' data did not land");
+    info("CQ_OVERFLOW", "8 completions into a 4-entry CQ: 4 written, 4 dropped and counted", uvm::verbosity::kLow);
+  }
+
+  std::unique_ptr<sw::CompletionQueue> cq_[2];
+  std::unique_ptr<sw::MemoryRegion> mr_[2];
+  std::unique_ptr<sw::QueuePair> qp_[2];
+  uint64_t buf_[2] = {0, 0};
+};
+SRNIC_UVM_TEST(DirCqOverflow, "dir_cq_overflow");
 
 }  // namespace
 }  // namespace srnic::verif::env

@@ -39,6 +39,9 @@ const char* to_string(BadKind b) {
     case BadKind::RemoteKey: return "remote-key";
     case BadKind::RemoteBounds: return "remote-bounds";
     case BadKind::RecvTooSmall: return "recv-too-small";
+    case BadKind::QpAccess: return "qp-access";
+    case BadKind::ForeignPdLocal: return "foreign-pd-local";
+    case BadKind::ForeignPdRemote: return "foreign-pd-remote";
     default: return "?";
   }
 }
@@ -162,9 +165,30 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         qp.side[h].send.push_back(w);
       }
       if (h == 0 && qp.bad_side0) {
-        WrPlan& w = qp.side[h].send.back();
-        w.bad = static_cast<BadKind>(rng.weighted(k.bad_weight));
+        const BadKind bad = static_cast<BadKind>(rng.weighted(k.bad_weight));
+        // Requester-local errors leave the peer running: they may sit anywhere in the queue
+        // (the WRs after them are flushed). Errors the responder finds end the queue.
+        const bool local = bad == BadKind::LocalKey || bad == BadKind::LocalBounds || bad == BadKind::ForeignPdLocal;
+        std::vector<WrPlan>& sends = qp.side[h].send;
+        WrPlan& w = sends[local ? rng.uniform(0, sends.size() - 1) : sends.size() - 1];
+        w.bad = bad;
         w.signaled = true;
+        if (bad == BadKind::QpAccess) {
+          // The peer QP lacks one remote right; this WR needs it, earlier WRs do not.
+          const bool no_write = rng.bernoulli(0.5);
+          w.op = no_write ? WrOpcode::Write : WrOpcode::Read;
+          qp.access[1] = no_write ? kAccessRemoteRead : kAccessRemoteWrite;
+          for (WrPlan& e : sends) {
+            if (&e == &w) continue;
+            if (no_write && (e.op == WrOpcode::Write || e.op == WrOpcode::WriteImm)) e.op = WrOpcode::Send;
+            if (!no_write && e.op == WrOpcode::Read) e.op = WrOpcode::Write;
+          }
+        }
+        if (bad == BadKind::ForeignPdRemote && w.op != WrOpcode::Read && w.op != WrOpcode::Write) w.op = WrOpcode::Write;
+        if ((bad == BadKind::ForeignPdLocal || bad == BadKind::ForeignPdRemote) && w.len > kAlienBytes / 2) {
+          w.len = static_cast<uint32_t>(rng.uniform(1, kAlienBytes / 2));
+          w.cls = SizeClass::Small;
+        }
         // WRITE_WITH_IMM with a bad remote range consumes (and errors) a receive on the peer:
         // only when the knobs allow receives at QP error.
         if ((w.bad == BadKind::RemoteKey || w.bad == BadKind::RemoteBounds) && w.op != WrOpcode::Read &&
@@ -217,6 +241,9 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         if (w.bad == BadKind::LocalBounds)
           w.local_off = 0;  // moved past the MR end once the area size is known
         if (w.bad == BadKind::RemoteBounds) w.remote_off = 0;
+        // other-PD WRs address the other region (offsets into it)
+        if (w.bad == BadKind::ForeignPdLocal) w.local_off = rng.uniform(0, kAlienBytes - w.len);
+        if (w.bad == BadKind::ForeignPdRemote) w.remote_off = rng.uniform(0, kAlienBytes - w.len);
         if (!consumes_recv(w.op)) continue;
         ++used;
         if (drop_last_recv && used == recv_users) {
@@ -249,14 +276,19 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         qp.side[h].recv.push_back(r);
       }
     }
+  // The MR ends after a margin, or (tight_end) exactly where the last slot ends, so that some
+  // accesses end exactly at the MR's last byte.
   for (uint32_t h = 0; h < 2; ++h)
-    p.area_bytes[h] = (p.src_bytes[h] + kAreaGap + dst[h].cursor + 128 + 63) / 64 * 64;
-  // Out-of-bounds WRs: half the range inside the MR, half past its end.
+    p.area_bytes[h] = rng.bernoulli(k.tight_end) && dst[h].cursor > 0
+                          ? p.src_bytes[h] + kAreaGap + dst[h].cursor
+                          : (p.src_bytes[h] + kAreaGap + dst[h].cursor + 128 + 63) / 64 * 64;
+  // Out-of-bounds WRs: one byte or half the range past the MR end.
   for (QpPlan& qp : p.qps)
     for (uint32_t h = 0; h < 2; ++h)
       for (WrPlan& w : qp.side[h].send) {
-        if (w.bad == BadKind::LocalBounds) w.local_off = p.area_bytes[h] - w.len / 2;
-        if (w.bad == BadKind::RemoteBounds) w.remote_off = p.area_bytes[1 - h] - w.len / 2;
+        const uint64_t over = rng.bernoulli(0.5) ? 1 : w.len / 2;
+        if (w.bad == BadKind::LocalBounds) w.local_off = p.area_bytes[h] - w.len + over;
+        if (w.bad == BadKind::RemoteBounds) w.remote_off = p.area_bytes[1 - h] - w.len + over;
       }
   for (const QpPlan& qp : p.qps)
     for (uint32_t h = 0; h < 2; ++h) {
@@ -274,12 +306,13 @@ SendWr make_send_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h,
   SendWr s;
   s.wr_id = send_wr_id(q, i);
   s.opcode = w.op;
-  s.laddr = hl[h].area + w.local_off;
+  const bool pd_l = w.bad == BadKind::ForeignPdLocal, pd_r = w.bad == BadKind::ForeignPdRemote;
+  s.laddr = (pd_l ? hl[h].alien : hl[h].area) + w.local_off;
   s.length = w.len;
-  s.lkey = w.bad == BadKind::LocalKey ? hl[h].key ^ kBogusKeyXor : hl[h].key;
+  s.lkey = w.bad == BadKind::LocalKey ? hl[h].key ^ kBogusKeyXor : pd_l ? hl[h].alien_key : hl[h].key;
   if (w.op == WrOpcode::Write || w.op == WrOpcode::WriteImm || w.op == WrOpcode::Read) {
-    s.raddr = hl[1 - h].area + w.remote_off;
-    s.rkey = w.bad == BadKind::RemoteKey ? hl[1 - h].key ^ kBogusKeyXor : hl[1 - h].key;
+    s.raddr = (pd_r ? hl[1 - h].alien : hl[1 - h].area) + w.remote_off;
+    s.rkey = w.bad == BadKind::RemoteKey ? hl[1 - h].key ^ kBogusKeyXor : pd_r ? hl[1 - h].alien_key : hl[1 - h].key;
   }
   s.imm = (w.op == WrOpcode::WriteImm || w.op == WrOpcode::SendImm) ? w.imm : 0;
   s.signaled = w.signaled;
@@ -296,8 +329,8 @@ RecvWr make_recv_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h,
   return w;
 }
 
-Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2],
-                       const std::vector<uint8_t> (&init)[2]) {
+Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const std::vector<uint8_t> (&init)[2],
+                       const std::vector<uint8_t> (&alien_init)[2]) {
   Workload wl;
   wl.hosts.resize(2);
   for (uint32_t h = 0; h < 2; ++h) {
@@ -311,11 +344,21 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2],
     mr.pd = hl[h].pd;
     mr.access = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead;
     hs.mrs.push_back(mr);
+    if (!alien_init[h].empty()) {
+      hs.buffers.push_back(Buffer{"host" + std::to_string(h) + ".other_pd", hl[h].alien, alien_init[h]});
+      MemoryRegion am;
+      am.key = hl[h].alien_key;
+      am.iova = am.pa = hl[h].alien;
+      am.length = alien_init[h].size();
+      am.pd = hl[h].alien_pd;
+      am.access = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead;
+      hs.mrs.push_back(am);
+    }
     for (uint32_t q = 0; q < p.qps.size(); ++q) {
       QpSpec qs;
       qs.qpn = hl[h].qpn[q];
       qs.pd = hl[h].pd;
-      qs.access = kAccessRemoteWrite | kAccessRemoteRead;
+      qs.access = p.qps[q].access[h];
       qs.peer_host = 1 - h;
       qs.peer_qpn = hl[1 - h].qpn[q];
       qs.rnr_retry = p.qps[q].rnr_retry;

@@ -201,13 +201,29 @@ TEST(Traffic, ModelAcceptsPlansAndPredictsBadWrs) {
       for (uint32_t q = 0; q < p.qps.size(); ++q) hl[h].qpn.push_back(2 + q);
       init[h].assign(p.area_bytes[h], uint8_t(h + 1));
     }
-    const Prediction pred = predict(make_workload(p, hl, init));
+    std::vector<uint8_t> alien[2];
+    for (uint32_t h = 0; h < 2; ++h) {
+      hl[h].alien = 0x900000000ull * (h + 1);
+      hl[h].alien_key = 0x900 + h;
+      hl[h].alien_pd = 2;
+      alien[h].assign(kAlienBytes, 0x5A);
+    }
+    const Prediction pred = predict(make_workload(p, hl, init, alien));
     for (const ExpectedQueue& q : pred.queues)
       for (const Completion& c : q.completions) (c.status == WcStatus::Success ? successes : errors)++;
-    // Each bad WR is the last of its side and signaled; the plan keeps its kind.
-    for (const QpPlan& q : p.qps)
-      for (uint32_t h = 0; h < 2; ++h)
-        if (!q.side[h].send.empty()) { EXPECT_NE(q.side[h].send.back().bad, BadKind::None); }
+    // Each erring QP has exactly one bad WR, signaled; remote kinds end the queue.
+    for (const QpPlan& q : p.qps) {
+      size_t nbad = 0;
+      for (size_t i = 0; i < q.side[0].send.size(); ++i) {
+        const WrPlan& w = q.side[0].send[i];
+        if (w.bad == BadKind::None) continue;
+        ++nbad;
+        EXPECT_TRUE(w.signaled);
+        const bool local = w.bad == BadKind::LocalKey || w.bad == BadKind::LocalBounds || w.bad == BadKind::ForeignPdLocal;
+        if (!local) { EXPECT_EQ(i + 1, q.side[0].send.size()) << to_string(w.bad); }
+      }
+      EXPECT_EQ(nbad, q.bad_side0 ? 1u : 0u);
+    }
   }
   EXPECT_GT(errors, 0u);
   EXPECT_GT(successes, 0u);

@@ -107,6 +107,8 @@ class HostAgent : public uvm::Component {
   std::unique_ptr<sw::Device> dev;
   std::unique_ptr<sw::ProtectionDomain> pd;
   std::unique_ptr<sw::MemoryRegion> mr;
+  std::unique_ptr<sw::ProtectionDomain> alien_pd;  // second PD with one MR (bad-PD WRs)
+  std::unique_ptr<sw::MemoryRegion> alien_mr;
   std::unique_ptr<sw::CompletionQueue> scq, rcq;
   std::vector<std::unique_ptr<sw::QueuePair>> qps;
   std::vector<size_t> next_send, next_recv;  // per QP: WRs posted so far
@@ -138,6 +140,7 @@ class ProtocolMonitor : public uvm::Component {
   void on_frame(uint32_t host, const agents::AxisFrame& f);
   roce::ProtocolChecker checker_;
   size_t reported_ = 0;
+  std::map<uint64_t, uint32_t> since_ackreq_;  // (host << 32 | dest QPN) -> requests since AckReq
 };
 
 // Live and final comparison against the reference model.
@@ -206,6 +209,8 @@ class ChipEnv : public uvm::Component {
   void run_cycles(uint64_t n);
   // Expected final values of NIC counters that a test provokes on purpose (index -> value).
   std::map<int, uint32_t> expected_counters[2];
+  // Host memory ranges [lo, hi) outside the plan that a directed test lets the NIC write.
+  std::vector<std::pair<uint64_t, uint64_t>> extra_dma[2];
   // Counts doorbells rung within 16 cycles of each other (a burst); returns this one's rank.
   uint32_t note_post();
 
@@ -234,7 +239,7 @@ class ChipEnv : public uvm::Component {
   HostLayout layout_[2];
   uvm::SubscriberFn<CompletionItem> completion_sub_;
   uvm::SubscriberFn<agents::Axi4WriteTxn> dma_sub0_, dma_sub1_;
-  std::vector<uint8_t> init0_, init1_;
+  std::vector<uint8_t> init0_, init1_, alien0_, alien1_;
   bool traffic_done_ = false;
   bool in_edge_ = false;
   uint64_t last_post_cycle_ = 0;

@@ -33,7 +33,10 @@ enum class BadKind : uint8_t {
   LocalBounds,  // local range past the MR end -> LOC_PROT_ERR
   RemoteKey,    // rkey names no MR -> NAK, REM_ACCESS_ERR
   RemoteBounds, // remote range past the MR end -> NAK, REM_ACCESS_ERR
-  RecvTooSmall, // SEND longer than the receive buffer -> LOC_LEN_ERR / REM_INV_REQ_ERR
+  RecvTooSmall, // SEND longer than the receive buffer -> REM_INV_REQ_ERR on both sides
+  QpAccess,     // the responder QP lacks the remote right (WRITE / READ) -> NAK, REM_INV_REQ_ERR
+  ForeignPdLocal,   // lkey of an MR in another protection domain -> LOC_PROT_ERR
+  ForeignPdRemote,  // rkey of an MR in another protection domain -> NAK, REM_ACCESS_ERR
   kCount
 };
 const char* to_string(BadKind b);
@@ -57,7 +60,8 @@ struct Knobs {
   std::array<uint32_t, size_t(Doorbell::kCount)> doorbell_weight = {1, 1, 1};
   uint32_t max_batch = 8;        // WRs per doorbell when batched
   double bad_wr = 0;             // probability that a QP side ends with one bad WR
-  std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1};
+  std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+  double tight_end = 0.3;        // probability that a host's MR ends exactly where its last slot ends
   double rnr_exhaust = 0;        // probability that a QP's last SEND (side 0) finds no receive
   // Let QPs that end in error also receive (bidirectional traffic, spare receives, WRITE_WITH_IMM
   // with a bad rkey): their outstanding receives must then be flushed by the NIC.
@@ -90,6 +94,7 @@ struct QpPlan {
   SidePlan side[2];
   uint32_t sq_depth = 8, rq_depth = 8;
   uint8_t rnr_retry = 7;  // 0 when a side may exhaust the peer's receives (no RNR retry yet)
+  uint8_t access[2] = {kAccessRemoteWrite | kAccessRemoteRead, kAccessRemoteWrite | kAccessRemoteRead};  // QP access flags per host
   bool bad_side0 = false;      // side 0's last WR is bad
   bool exhaust_side0 = false;  // side 0's last receive-consuming message finds no receive
 };
@@ -119,11 +124,16 @@ struct HostLayout {
   uint64_t area = 0;   // physical = virtual address of the data area
   uint32_t key = 0;    // MR over the whole area (lkey = rkey)
   uint32_t pd = 0;
+  uint64_t alien = 0;      // a small region registered in another protection domain
+  uint32_t alien_key = 0;  // its MR (never usable by the QPs)
+  uint32_t alien_pd = 0;
   std::vector<uint32_t> qpn;  // per plan QP
 };
 
 // An invalid key for bad-WR classes (a key the MR table never hands out for this host).
 constexpr uint32_t kBogusKeyXor = 0x5A5A5A00u;
+// Size of the other-PD region, and the longest WR that uses it.
+constexpr uint64_t kAlienBytes = 4096;
 
 // Send WR `i` of QP q posted by host h, as both the host library and the model see it.
 SendWr make_send_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h, uint32_t q, size_t i);
@@ -131,8 +141,9 @@ RecvWr make_recv_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h,
 uint64_t send_wr_id(uint32_t q, size_t i);
 uint64_t recv_wr_id(uint32_t q, size_t i);
 
-// The reference-model workload: both hosts' data areas with their initial contents.
-Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2],
-                       const std::vector<uint8_t> (&init)[2]);
+// The reference-model workload: both hosts' data areas (buffer 0) and other-PD regions
+// (buffer 1) with their initial contents.
+Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const std::vector<uint8_t> (&init)[2],
+                       const std::vector<uint8_t> (&alien_init)[2]);
 
 }  // namespace srnic::verif::env
