@@ -40,7 +40,15 @@ bench:
 lint:
 	@tools/lint
 
-regress mutate synth-estimate:
+# make regress [REGRESSION=smoke|coverage|nightly|gaps] [REGRESS_ARGS="--seed 1 ..."]
+REGRESSION ?= smoke
+regress:
+	@tools/regress -r $(REGRESSION) --build-dir $(BUILD) --jobs $(JOBS) $(REGRESS_ARGS)
+
+mutate:
+	@tools/mutate --jobs $(JOBS) $(MUTATE_ARGS)
+
+synth-estimate:
 	@if [ -x tools/$@ ]; then tools/$@; else echo "make $@: not implemented yet (tools/$@ does not exist)"; exit 1; fi
 
 interop:
@@ -56,5 +64,8 @@ help:
 	@echo "make run          build, then run the two-host demo: $(SIM) $(RUN_ARGS)"
 	@echo "make bench        build, then tools/bench"
 	@echo "make lint         tools/lint (Verilator -Wall, Yosys parse, ABI generator check)"
-	@echo "make regress | mutate | interop | synth-estimate   tools/<name>"
+	@echo "make regress      tools/regress -r REGRESSION (default smoke; REGRESSION=nightly for the nightly one)"
+	@echo "make mutate       tools/mutate: RTL mutants against the smoke regression"
+	@echo "make interop      tools/setup --interop, then tools/interop/run (srnic against Linux rxe)"
+	@echo "make synth-estimate   tools/synth-estimate"
 	@echo "make clean        remove $(BUILD)/"
