@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -43,13 +45,23 @@ double wall_s() {
 
 // ------------------------------------------------------------------------------ FrameSocket
 
-FrameSocket::FrameSocket(const std::string& local_path, const std::string& guest_path)
-    : local_(local_path), guest_(guest_path) {
-  fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) fail_errno("frame socket");
-  ::unlink(local_.c_str());
-  const sockaddr_un a = unix_addr(local_);
-  if (bind(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) fail_errno("bind " + local_);
+namespace {
+constexpr size_t kMaxFrame = 65536;  // qemu's stream backend takes frames up to 69632 bytes
+}
+
+FrameSocket::FrameSocket(const std::string& path, double connect_timeout_s) : path_(path) {
+  const double deadline = wall_s() + connect_timeout_s;
+  const sockaddr_un a = unix_addr(path_);
+  for (;;) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) fail_errno("frame socket");
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) break;
+    ::close(fd_);
+    fd_ = -1;
+    if (wall_s() > deadline) fail_errno("connect to qemu's -netdev stream socket " + path_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  set_nonblocking(fd_);
   int sz = 4 << 20;
   setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
   setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
@@ -57,40 +69,103 @@ FrameSocket::FrameSocket(const std::string& local_path, const std::string& guest
 
 FrameSocket::~FrameSocket() {
   if (fd_ >= 0) ::close(fd_);
-  ::unlink(local_.c_str());
+}
+
+bool FrameSocket::drain() {
+  bool any = false;
+  uint8_t b[65536];
+  for (;;) {
+    const ssize_t n = ::recv(fd_, b, sizeof b, 0);
+    if (n > 0) {
+      inq_.insert(inq_.end(), b, b + n);
+      any = true;
+      continue;
+    }
+    if (n == 0) throw std::runtime_error("qemu closed the -netdev stream connection " + path_);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return any;
+    if (errno != EINTR) fail_errno("receive from " + path_);
+  }
 }
 
 bool FrameSocket::receive(std::vector<uint8_t>& out) {
-  out.resize(65536);
-  const ssize_t n = recv(fd_, out.data(), out.size(), 0);
-  if (n < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
-    fail_errno("receive from " + local_);
+  drain();
+  const size_t avail = inq_.size() - in_off_;
+  if (avail < 4) return false;
+  const uint8_t* p = inq_.data() + in_off_;
+  const size_t len = size_t(p[0]) << 24 | size_t(p[1]) << 16 | size_t(p[2]) << 8 | p[3];
+  if (len == 0 || len > kMaxFrame)
+    throw std::runtime_error("bad frame length " + std::to_string(len) + " on " + path_);
+  if (avail < 4 + len) return false;
+  out.assign(p + 4, p + 4 + len);
+  in_off_ += 4 + len;
+  if (in_off_ == inq_.size()) {
+    inq_.clear();
+    in_off_ = 0;
+  } else if (in_off_ > (1u << 20)) {
+    inq_.erase(inq_.begin(), inq_.begin() + static_cast<std::ptrdiff_t>(in_off_));
+    in_off_ = 0;
   }
-  out.resize(static_cast<size_t>(n));
   ++in_;
   return true;
 }
 
 void FrameSocket::send(const uint8_t* data, size_t len) {
+  if (len == 0 || len > kMaxFrame) throw std::runtime_error("frame of " + std::to_string(len) + " bytes for qemu");
   outq_.emplace_back(data, data + len);
+  ++out_;
   flush();
 }
 
-bool FrameSocket::flush() {
-  const sockaddr_un a = unix_addr(guest_);
-  while (!outq_.empty()) {
-    const std::vector<uint8_t>& f = outq_.front();
-    const ssize_t n = sendto(fd_, f.data(), f.size(), 0, reinterpret_cast<const sockaddr*>(&a), sizeof a);
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) return false;
-      fail_errno("send to the guest socket " + guest_);
-    }
-    outq_.pop_front();
-    ++out_;
-  }
-  return true;
+size_t FrameSocket::unread() const {
+  int n = 0;
+  if (ioctl(fd_, SIOCOUTQ, &n) < 0) fail_errno("SIOCOUTQ on " + path_);
+  return static_cast<size_t>(n);
 }
+
+void FrameSocket::write_frame(const std::vector<uint8_t>& f) {
+  std::vector<uint8_t> b(4 + f.size());
+  const size_t len = f.size();
+  b[0] = uint8_t(len >> 24);
+  b[1] = uint8_t(len >> 16);
+  b[2] = uint8_t(len >> 8);
+  b[3] = uint8_t(len);
+  std::memcpy(&b[4], f.data(), len);
+  // The socket is empty (qemu read everything) and its buffer is megabytes: one write takes
+  // the whole frame.
+  for (;;) {
+    const ssize_t n = ::send(fd_, b.data(), b.size(), MSG_NOSIGNAL);
+    if (n == static_cast<ssize_t>(b.size())) return;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_errno("send to " + path_);
+    throw std::runtime_error("short write of a frame to " + path_);
+  }
+}
+
+bool FrameSocket::flush(bool confirm) {
+  if (unread() != 0) return false;
+  if (!outq_.empty()) {
+    write_frame(outq_.front());
+    outq_.pop_front();
+    unconfirmed_ = true;
+    return false;
+  }
+  if (!unconfirmed_) return true;
+  if (!confirm) return true;
+  // Sentinel: to an unused locally administered unicast MAC, local experimental EtherType.
+  std::vector<uint8_t> s(60, 0);
+  s[0] = 0x02;
+  s[5] = 0xFE;
+  s[6] = 0x02;
+  s[11] = 0xFF;
+  s[12] = 0x88;
+  s[13] = 0xB5;
+  write_frame(s);
+  unconfirmed_ = false;
+  ++sentinels_;
+  return false;
+}
+
+bool FrameSocket::delivered() { return flush(true); }
 
 // -------------------------------------------------------------------------------------- Qmp
 

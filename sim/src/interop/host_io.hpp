@@ -1,7 +1,8 @@
-// Host-side I/O of srnic-interop: the Ethernet frame socket shared with qemu (-netdev dgram,
-// unix datagrams, one frame per datagram, no FCS, no minimum-size padding), the QMP control
-// connection used to stop and resume the guest, and the TCP connection of the peer tool's
-// out-of-band setup exchange. Every failure throws std::runtime_error with a one-line message.
+// Host-side I/O of srnic-interop: the Ethernet frame connection to qemu (-netdev stream on a
+// unix socket: a byte stream, each frame preceded by its length as a 4-byte big-endian number,
+// no FCS, no minimum-size padding), the QMP control connection used to stop and resume the
+// guest, and the TCP connection of the peer tool's out-of-band setup exchange. Every failure
+// throws std::runtime_error with a one-line message.
 #pragma once
 
 #include <cstddef>
@@ -16,30 +17,54 @@ namespace srnic::sim::interop {
 // Wall-clock seconds since an arbitrary start (steady clock).
 double wall_s();
 
-// Unix datagram socket bound to local_path, sending to guest_path (qemu's local.path).
-// Sends never block: frames wait in a queue while qemu's receive queue is full.
+// Client of qemu's "-netdev stream,server=on" unix socket. A byte stream loses nothing in the
+// socket itself: when one side stops reading, the other side's writes wait. What can lose a
+// frame is qemu: it hands each frame it reads to the guest's virtio NIC at once or, when the
+// NIC has no free receive buffer (or the VM is stopped), keeps it in a queue that it empties
+// ("purges") when the VM stops. So frames towards qemu are written one at a time, the next only
+// once qemu has read the previous one (the socket's unread byte count, SIOCOUTQ, is zero):
+// qemu reads a frame only after the one before it left its queue, so at most the last frame
+// read can be queued. delivered() confirms the last real frame with a sentinel frame that the
+// guest's NIC filters out (unused unicast MAC and EtherType): once qemu has read the sentinel,
+// every frame before it is in the guest's receive ring, and a stop can lose at most the
+// sentinel. Reads never block.
 class FrameSocket {
  public:
-  FrameSocket(const std::string& local_path, const std::string& guest_path);
+  // Connects to path, retrying for connect_timeout_s while qemu is not listening yet.
+  explicit FrameSocket(const std::string& path, double connect_timeout_s = 30);
   ~FrameSocket();
   FrameSocket(const FrameSocket&) = delete;
   FrameSocket& operator=(const FrameSocket&) = delete;
 
   int fd() const { return fd_; }
-  // Next received frame, false if none is waiting.
+  // Moves every byte qemu has written into the receive buffer; true if any arrived.
+  bool drain();
+  // Next complete received frame (drains first), false if none is waiting.
   bool receive(std::vector<uint8_t>& out);
+  // Queues a frame for qemu and writes it when qemu has read everything before it.
   void send(const uint8_t* data, size_t len);
-  // Sends queued frames until the queue is empty or qemu's queue is full; true when empty.
-  bool flush();
+  // Writes the next queued frame if qemu has read the previous one (and, with confirm, the
+  // sentinel after the last one); true when every frame is written and read by qemu.
+  bool flush(bool confirm = false);
+  // True when qemu has read every frame and, behind the last one, a sentinel: nothing of ours
+  // can be in qemu's queue except that sentinel.
+  bool delivered();
+  // Frames queued here, not yet written.
   bool backlog() const { return !outq_.empty(); }
   uint64_t frames_in() const { return in_; }
   uint64_t frames_out() const { return out_; }
+  uint64_t sentinels() const { return sentinels_; }
 
  private:
+  size_t unread() const;  // bytes written that qemu has not read yet
+  void write_frame(const std::vector<uint8_t>& f);
   int fd_ = -1;
-  std::string local_, guest_;
-  std::deque<std::vector<uint8_t>> outq_;
-  uint64_t in_ = 0, out_ = 0;
+  std::string path_;
+  std::vector<uint8_t> inq_;          // bytes received
+  size_t in_off_ = 0;                 // consumed prefix of inq_
+  std::deque<std::vector<uint8_t>> outq_;  // frames not yet written
+  bool unconfirmed_ = false;          // a real frame was written after the last sentinel
+  uint64_t in_ = 0, out_ = 0, sentinels_ = 0;
 };
 
 // QMP client (qemu -qmp unix:PATH,server=on,wait=off): stop / cont of the guest's vCPUs and

@@ -1,6 +1,6 @@
 // srnic-interop: one simulated srnic host against a qemu guest running Linux soft-RoCE
 // (rdma_rxe) and an unmodified rdma-core / perftest tool. The guest's virtio NIC is a qemu
-// "-netdev dgram" unix socket pair; the guest is stopped over QMP while the NIC model works.
+// "-netdev stream" unix socket; the guest is stopped over QMP while the NIC model works.
 // Prints one JSON object with the result on stdout. Exit status: 0 pass, 1 run failure
 // (protocol, completion, data or timeout), 2 bad command line.
 #include <CLI/CLI.hpp>
@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
   PeerConfig pc;
   std::string mac = "52:54:00:00:00:02", guest_mac = "52:54:00:00:00:01";
   std::string ip = "192.0.2.2", guest_ip = "192.0.2.1";
-  app.add_option("--sock", nc.sock, "our unix datagram socket (qemu -netdev dgram remote.path)")->required();
-  app.add_option("--guest-sock", nc.guest_sock, "qemu's unix datagram socket (local.path)")->required();
+  app.add_option("--sock", nc.sock, "qemu's -netdev stream unix socket (server=on, addr.path)")->required();
   app.add_option("--qmp", nc.qmp, "qemu QMP unix socket; the guest is stopped while the NIC model works");
   app.add_option("--tool", pc.tool, "peer tool")
       ->required()
@@ -116,7 +115,7 @@ int main(int argc, char** argv) {
             << ",\"size\":" << pc.size << ",\"iters\":" << pc.iters << ",\"mtu\":" << pc.mtu
             << ",\"ok\":" << (error.empty() ? "true" : "false") << ",\"error\":" << json_str(error)
             << ",\"detail\":" << json_str(rep.detail) << ",\"messages\":" << rep.messages << ",\"bytes\":" << rep.bytes
-            << ",\"checked\":" << rep.checked << ",\"frames_to_nic\":" << st.to_nic
+            << ",\"checked\":" << rep.checked << ",\"sim_rtt_us\":" << rep.sim_rtt_us << ",\"frames_to_nic\":" << st.to_nic
             << ",\"frames_from_nic\":" << st.from_nic << ",\"arp_replies\":" << st.arp_replies
             << ",\"dropped\":" << st.dropped << ",\"qmp_stops\":" << st.stops << ",\"guest_run_s\":" << st.guest_run_s
             << ",\"sim_us\":" << st.sim_us << ",\"sim_cycles\":" << st.cycles << ",\"step_wall_s\":" << st.step_wall_s

@@ -13,6 +13,8 @@ namespace {
 constexpr size_t kMinFrame = 60;          // Ethernet minimum without FCS
 constexpr unsigned kBurstCycles = 64;     // cycles stepped between socket checks
 constexpr int kWaitMs = 5;                // socket wait while the guest runs
+constexpr size_t kWireOverhead = 24;      // FCS, preamble and inter-frame gap
+constexpr double kLineGbps = 100;         // the guest's frames enter at 100GE line rate
 
 uint64_t mac_at(const uint8_t* p) {
   uint64_t v = 0;
@@ -52,7 +54,7 @@ Node::Node(const NodeConfig& cfg) : cfg_(cfg), t0_(wall_s()) {
   wc.seed = cfg.seed;
   wc.pcap = cfg.pcap;
   world_ = std::make_unique<World>(wc);
-  sock_ = std::make_unique<FrameSocket>(cfg.sock, cfg.guest_sock);
+  sock_ = std::make_unique<FrameSocket>(cfg.sock);
   if (!cfg.qmp.empty()) qmp_ = std::make_unique<Qmp>(cfg.qmp, 30, sock_->fd(), [this] { drain_socket(); });
   be_ = std::make_unique<HeldBackend>(*this, *world_);
   dev_ = std::make_unique<sw::Device>(*be_);
@@ -68,7 +70,25 @@ void Node::log(const std::string& msg) const {
 }
 
 void Node::hold() {
-  if (qmp_) qmp_->stop();
+  if (!qmp_ || !qmp_->running()) return;
+  // Nothing of ours may sit in qemu's queue when the VM stops (qemu would drop it): let the
+  // guest run until qemu has put every frame into its receive ring.
+  const double deadline = wall_s() + 60;
+  while (!sock_->delivered()) {
+    drain_socket();
+    if (wall_s() > deadline) throw std::runtime_error("qemu took no frame from us for 60 s");
+    wait_socket();
+  }
+  qmp_->stop();
+}
+
+void Node::wait_socket() {
+  // While frames wait for qemu to read their predecessor, poll finely (qemu gives no event
+  // when it has read them); otherwise sleep until a frame arrives.
+  pollfd pf{sock_->fd(), POLLIN, 0};
+  const bool busy = sock_->backlog() || !sock_->delivered();
+  const timespec t{0, busy ? 50000L : long(kWaitMs) * 1000000L};
+  ppoll(&pf, 1, &t, nullptr);
 }
 
 void Node::handle_arp(const std::vector<uint8_t>& f) {
@@ -109,6 +129,8 @@ void Node::drain_socket() {
 
 void Node::pump_guest() {
   drain_socket();
+  Link& link = world_->link(0);
+  const double now = world_->now_ns();
   for (; !inq_.empty(); inq_.pop_front()) {
     std::vector<uint8_t>& in = inq_.front();
     if (in.size() < 14) {
@@ -124,22 +146,30 @@ void Node::pump_guest() {
       ++st_.dropped;
       continue;
     }
-    Link& link = world_->link(0);
+    // Like a 100GE port: one frame at a time at line rate, none while the NIC pauses us.
+    if (now < tx_free_ns_ || link.tx_paused(1, now)) {
+      active_ = true;
+      quiet_since_ns_ = now;
+      return;
+    }
+    if (tap) tap(in.data(), in.size(), true);
     Frame f;
     f.bytes = link.take_buffer();
     f.bytes.assign(in.begin(), in.end());
     if (f.bytes.size() < kMinFrame) f.bytes.resize(kMinFrame, 0);
-    f.t_sent_ns = world_->now_ns();
+    tx_free_ns_ = now + double(f.bytes.size() + kWireOverhead) * 8.0 / kLineGbps;
+    f.t_sent_ns = tx_free_ns_;
     link.send(1, std::move(f));
     ++st_.to_nic;
     active_ = true;
-    quiet_since_ns_ = world_->now_ns();
+    quiet_since_ns_ = now;
   }
 }
 
 void Node::pump_nic() {
   Link& link = world_->link(0);
   while (link.receive(1, world_->now_ns(), nic_frame_)) {
+    if (tap) tap(nic_frame_.bytes.data(), nic_frame_.bytes.size(), false);
     sock_->send(nic_frame_.bytes.data(), nic_frame_.bytes.size());
     ++st_.from_nic;
   }
@@ -172,13 +202,12 @@ void Node::run_until(const std::function<bool()>& done, double timeout_s, const 
     }
     // The NIC is done with everything it got: the guest's turn.
     if (qmp_) qmp_->cont();
-    pollfd pf{sock_->fd(), short(POLLIN | (sock_->backlog() ? POLLOUT : 0)), 0};
-    poll(&pf, 1, kWaitMs);
+    wait_socket();
   }
 }
 
 void Node::settle(double timeout_s) {
-  run_until([&] { return !active_ && world_->idle() && !sock_->backlog() &&
+  run_until([&] { return !active_ && inq_.empty() && world_->idle() && !sock_->backlog() &&
                          world_->now_ns() - quiet_since_ns_ >= cfg_.quiet_ns; },
             timeout_s, "the simulation to settle");
   if (qmp_) qmp_->cont();

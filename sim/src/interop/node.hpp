@@ -3,7 +3,8 @@
 // Frames: the guest's frames come from the FrameSocket; ARP requests for the node's IPv4
 // address are answered here (the host's network stack would do it on a real machine); IPv4
 // frames addressed to the node's MAC are padded to the 60-byte Ethernet minimum and sent into
-// the Link towards the NIC; everything else (IPv6 neighbour discovery, multicast) is counted
+// the Link towards the NIC one after the other at 100GE line rate, honouring the NIC's pause
+// requests (its RX buffer is lossless only if the far end obeys them); everything else (IPv6 neighbour discovery, multicast) is counted
 // and dropped. The NIC's frames are sent to the guest as they leave the simulated wire.
 //
 // Time: the guest runs only while the simulation waits for it. Before the simulation steps,
@@ -13,14 +14,13 @@
 // node blocks on the socket. Simulated time advances only while the NIC works, guest time only
 // while the guest works: each side sees the other answer without delay of its own clock.
 //
-// Frame loss: qemu drops ("purges") the frames it holds back when the VM stops, and it holds
-// a frame back when our socket's datagram queue is full (net.unix.max_dgram_qlen, 10 by
-// default); virtio-net then sends nothing more until that frame is gone. So the socket is
-// drained right before each QMP command and while it is in flight, and the runner gives the
-// guest NIC tx=timer with x-txburst=8: qemu moves at most 8 frames per 150 us timer tick,
-// fewer than the 10 free slots a stop finds, so nothing is held back (and purged) when the
-// VM stops. A frame lost all the same shows up as a NAK (PSN sequence error) from the NIC,
-// which the runner counts as a failure.
+// No frame loss: qemu's -netdev stream is a unix stream socket, whose writer waits instead of
+// dropping, but qemu drops ("purges") the frames it still holds for the guest's NIC when the
+// VM stops (frames it read while the NIC had no free receive buffer). So the guest is stopped
+// only once qemu has taken every frame and a sentinel behind them (FrameSocket::delivered());
+// towards us, the socket is drained right before each QMP command and while it is in flight,
+// so qemu never holds a guest frame back at a stop. A frame lost all the same would show up as
+// a NAK (PSN sequence error) from either side, which the runner counts as a failure.
 #pragma once
 
 #include <cstdint>
@@ -38,8 +38,7 @@
 namespace srnic::sim::interop {
 
 struct NodeConfig {
-  std::string sock;          // our unix datagram socket (qemu's remote.path)
-  std::string guest_sock;    // qemu's unix datagram socket (local.path)
+  std::string sock;          // qemu's -netdev stream unix socket (server=on)
   std::string qmp;           // QMP socket; empty: the guest is never stopped
   uint64_t mac = 0x525400000002ull;
   uint32_t ip = 0xC0000202u;         // 192.0.2.2
@@ -80,10 +79,13 @@ class Node {
   void hold();
   NodeStats stats() const;
   void log(const std::string& msg) const;
+  // Sees every RoCE-bound frame: those from the guest before padding (to_nic) and the NIC's.
+  std::function<void(const uint8_t*, size_t, bool to_nic)> tap;
 
  private:
   class HeldBackend;
   void drain_socket();
+  void wait_socket();
   void pump_guest();
   void pump_nic();
   void handle_arp(const std::vector<uint8_t>& f);
@@ -98,6 +100,7 @@ class Node {
   std::deque<std::vector<uint8_t>> inq_;  // guest frames read, not yet handled
   Frame nic_frame_;
   double quiet_since_ns_ = 0;
+  double tx_free_ns_ = 0;  // when the guest-side port may start its next frame
   bool active_ = false;  // frames or bus traffic since the last quiet point
   NodeStats st_;
   double t0_ = 0;

@@ -1,5 +1,5 @@
 // The srnic side of the interoperability runs: peers of rdma-core's ibv_rc_pingpong and of
-// perftest's ib_{write,read,send}_bw / ib_write_lat, speaking each tool's out-of-band TCP setup
+// perftest's ib_{write,read,send}_bw and ib_write_lat, speaking each tool's out-of-band TCP setup
 // protocol, moving the data through the simulated NIC and checking data and completions.
 #pragma once
 
@@ -29,6 +29,7 @@ struct PeerReport {
   uint64_t bytes = 0;
   uint64_t checked = 0;        // payloads compared against the expected pattern
   std::string detail;          // tool-specific line
+  double sim_rtt_us = 0;       // write_lat: simulated time per round trip
 };
 
 // Each throws std::runtime_error on a protocol, completion or data error.
