@@ -9,8 +9,9 @@
 // req_lock=1 holds its QPN until the owner writes it back (wr_unlock=1). A later read
 // of a locked QPN is stalled (req_ready=0) until then, so two read-modify-write
 // operations on one QP never overlap and no update is lost. Reads of other QPs proceed.
-// An external writer (the command path) may write when the owner does not (ext_*);
-// ext writes never unlock.
+// An external writer (the command path) may write when the owner does not (ext_*) and the
+// QP is not locked: a command waits for a read-modify-write of its QP in progress, so the
+// owner's write-back cannot undo it. Ext writes never unlock.
 // After reset the RAM is cleared to zero, one entry per cycle (NUM_QPS cycles, both ports
 // not ready meanwhile): a QP that was never configured reads as all-zero context (state
 // RESET), whatever the RAM held before, so a doorbell or packet for it is ignored.
@@ -50,14 +51,16 @@ module srnic_qpc_ram #(
   // locks
   logic [LOCKS-1:0]  lock_valid;
   logic [AW-1:0]     lock_qpn [LOCKS];
-  logic              hit_lock, lock_free;
+  logic              hit_lock, lock_free, ext_locked;
   logic [$clog2(LOCKS > 1 ? LOCKS : 2)-1:0] free_idx;
   always_comb begin
-    hit_lock  = 1'b0;
-    lock_free = 1'b0;
-    free_idx  = '0;
+    hit_lock   = 1'b0;
+    ext_locked = 1'b0;
+    lock_free  = 1'b0;
+    free_idx   = '0;
     for (int i = 0; i < LOCKS; i++) begin
       if (lock_valid[i] && lock_qpn[i] == req_qpn) hit_lock = 1'b1;
+      if (lock_valid[i] && lock_qpn[i] == ext_qpn) ext_locked = 1'b1;
       if (!lock_valid[i] && !lock_free) begin
         lock_free = 1'b1;
         free_idx  = i[$bits(free_idx)-1:0];
@@ -82,10 +85,10 @@ module srnic_qpc_ram #(
   wire do_read = req_valid && req_ready;
 
   // write port mux: the sweep, then the owner, then the command path
-  wire          we    = clr_busy || wr_valid || ext_valid;
+  wire          we    = clr_busy || wr_valid || (ext_valid && !ext_locked);
   wire [AW-1:0] waddr = clr_busy ? clr_addr : wr_valid ? wr_qpn : ext_qpn;
   wire [WIDTH-1:0] wdata = clr_busy ? '0 : wr_valid ? wr_data : ext_data;
-  assign ext_ready = !clr_busy && !wr_valid;
+  assign ext_ready = !clr_busy && !wr_valid && !ext_locked;
 
   logic [WIDTH-1:0] ram_q;
   sdp_ram #(.WIDTH(WIDTH), .DEPTH(NUM_QPS)) u_ram (

@@ -185,8 +185,8 @@ desc = "equivalent"
 name = "nobuild"
 class = "wrong_constant"
 file = "rtl/srnic_qpc_ram.sv"
-find = "assign ext_ready = !clr_busy && !wr_valid;"
-replace = "assign ext_ready = !clr_busy && !wr_valid; BREAKBUILD"
+find = "localparam int AW = $clog2(NUM_QPS);"
+replace = "localparam int AW = $clog2(NUM_QPS); BREAKBUILD"
 ''')
             os.environ["FAKE_UVM_MIRROR"] = os.path.join(out, "rtl")
             argv = ["--mutations", muts, "--regressions-file", regs, "--regression", "mini", "--out", out,

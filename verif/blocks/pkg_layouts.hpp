@@ -15,4 +15,22 @@ enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAe
             kPayAddr, kPayLen };
 constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
 
+// srnic_pkg::rx_meta_t
+enum RxMetaF { kRmDrop, kRmOpcode, kRmDqpn, kRmPsn, kRmAckreq, kRmSe, kRmRethVa, kRmRethRkey, kRmRethLen,
+               kRmAethSyn, kRmAethMsn, kRmImm, kRmSrcIp, kRmPayOff, kRmPayLen, kRmNbeats, kRmRqFetched,
+               kRmRqIdx, kRmN };
+constexpr Layout<18> kRxMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16}};
+
+// srnic_pkg::resp_task_t
+enum RespTaskF { kRtIsRead, kRtQpn, kRtPsn, kRtSyndrome, kRtMsn, kRtAddr, kRtLen, kRtMtu };
+constexpr Layout<8> kRespTask{{1, 16, 24, 8, 24, 64, 32, 3}};
+
+// srnic_pkg::comp_ev_t
+enum CompEvF { kCeKind, kCeQpn, kCePsn, kCeStatus, kCePsn2, kCeHasAck, kCeHasRd };
+constexpr Layout<7> kCompEv{{3, 16, 24, 8, 24, 1, 1}};
+
+// srnic_pkg::cqe_req_t
+enum CqeReqF { kCrCqn, kCrWrId, kCrByteLen, kCrImm, kCrQpn, kCrWqeIdx, kCrOpcode, kCrStatus, kCrWithImm };
+constexpr Layout<9> kCqeReq{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
+
 }  // namespace srnic::verif::blocks

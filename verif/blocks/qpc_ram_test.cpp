@@ -1,6 +1,6 @@
 // srnic_qpc_ram bench. A C++ model (contents, locks) predicts every cycle: req_ready (a
 // locked QPN stalls every read of it, a locking read also needs a free lock), ext_ready
-// (the owner write wins), rsp_valid one cycle after an accepted read, and rsp_data including
+// (the owner write wins; a command waits while its QP is locked), rsp_valid one cycle after an accepted read, and rsp_data including
 // writes that land while the read is in flight. A random read-modify-write client (more
 // workers than locks) increments values under locks; without other writers, every QP must
 // end at its initial value plus its number of increments (no lost update).
@@ -96,10 +96,11 @@ class QpcRamBench : public ::testing::Test {
     const uint64_t c = dut.cycle();
     const bool exp_ready = !locked(in.rq) && (!in.lock || nlocks < kLocks);
     EXPECT_EQ(bool(dut->req_ready), exp_ready) << "cycle " << c << " qpn " << in.rq << " lock " << in.lock;
-    EXPECT_EQ(bool(dut->ext_ready), !in.wr) << "cycle " << c;
+    EXPECT_EQ(bool(dut->ext_ready), !in.wr && !locked(in.eq)) << "cycle " << c << " ext qpn " << in.eq;
     EXPECT_EQ(bool(dut->rsp_valid), inflight) << "cycle " << c;
     // The write landing in this cycle, if any (owner first).
-    const bool w = in.wr || in.ext;
+    const bool ext_ok = in.ext && !in.wr && !locked(in.eq);  // a command waits for its QP's lock
+    const bool w = in.wr || ext_ok;
     const int wq = in.wr ? in.wq : in.eq;
     const uint64_t wd = in.wr ? in.wd : in.ed;
     if (inflight && dut->rsp_valid) {
@@ -114,7 +115,7 @@ class QpcRamBench : public ::testing::Test {
       }
     }
     o.accepted = in.req && exp_ready;
-    o.ext_taken = in.ext && !in.wr;
+    o.ext_taken = ext_ok;
     dut.tick();
     if (w) {
       mem[wq] = wd;
@@ -203,14 +204,17 @@ TEST_F(QpcRamBench, LockStallsSameQpOnly) {
   cycle(In().write(x, 8, true));
   EXPECT_TRUE(cycle(In().read(x)).accepted);
   EXPECT_EQ(cycle(In()).rsp_data, 8u);
-  // An external write neither unlocks nor is blocked by a lock.
+  // An external write waits while its QP is locked (the owner's write-back must not undo
+  // it), lands after the unlock, and does not unlock by itself.
   EXPECT_TRUE(cycle(In().read(y, true)).accepted);
   Out o = cycle(In().ext_write(y, 9));
-  EXPECT_TRUE(o.ext_taken);
+  EXPECT_FALSE(o.ext_taken) << "command write taken while its QP is locked";
+  EXPECT_TRUE(cycle(In().ext_write(x, 11)).ext_taken) << "command write to an unlocked QP waits";
   EXPECT_FALSE(cycle(In().read(y)).accepted);
   cycle(In().write(y, 10, true));
+  EXPECT_TRUE(cycle(In().ext_write(y, 9)).ext_taken);
   EXPECT_TRUE(cycle(In().read(y)).accepted);
-  EXPECT_EQ(cycle(In()).rsp_data, 10u);
+  EXPECT_EQ(cycle(In()).rsp_data, 9u) << "the command's value wins over the earlier write-back";
   EXPECT_FALSE(dut.rtl_error());
 }
 

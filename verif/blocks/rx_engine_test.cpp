@@ -1,0 +1,1456 @@
+// srnic_rx_engine bench: the bench plays every neighbour of the engine. Parser records
+// (rx_meta_t) go in with their frame beats (payload at the opcode's offset, random header
+// and ICRC bytes, random gaps on d_valid); a C++ stand-in for srnic_rx_rqfetch sets
+// rq_fetched/rq_idx from a per-QP fetch and producer index, queues the fetched receive WQE
+// (random latency) and honours resyncs; the MR table answers each request from a fixed
+// set of regions (key, PD, access, bounds); the READ-context table (64 entries) answers
+// lookups by QP and PSN range; aw/w/task/cev/cqe/resync see random back-pressure.
+// A reference of the engine's rules (responder PSN/duplicate/gap, opcode sequence,
+// access, lengths, R_Key, receive WQE and RNR, error stop, MSN; requester ACK/NAK events,
+// READ responses in PSN order with one context lookup per READ, READ_DONE, RETRY_EXC_ERR
+// for lost responses) predicts, per record, the MR requests, context lookups and frees,
+// WQE pops and resyncs, every AW burst (64-byte aligned, never across 4 KiB) and W beat
+// (strobes, last, the payload bytes under the strobes), ACK/NAK/READ tasks, completion
+// events, receive CQEs and the counter pulses; all must come out exactly and in order,
+// and no task/CQE/event may leave before the packet's payload is written. The directed
+// tests check their cases against values written out by hand as well;
+// QpModifyDuringPacketKeepsNewState checks that a QP_MODIFY racing with a packet of its QP
+// is not undone by the packet's write-back.
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Vsrnic_rx_engine.h"
+#include "bench.hpp"
+#include "pkg_layouts.hpp"
+
+namespace srnic::verif::blocks {
+namespace {
+
+constexpr uint32_t kQps = BENCH_NUM_QPS;
+constexpr uint32_t kMask = 0xFFFFFF;
+constexpr int kCmdWait = BENCH_NUM_QPS + 20;  // context RAMs clear themselves after reset
+constexpr int kRdEntries = 64;
+
+// BTH opcodes (RC)
+constexpr uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02, kSendLastImm = 0x03,
+                  kSendOnly = 0x04, kSendOnlyImm = 0x05, kWriteFirst = 0x06, kWriteMiddle = 0x07,
+                  kWriteLast = 0x08, kWriteLastImm = 0x09, kWriteOnly = 0x0A, kWriteOnlyImm = 0x0B,
+                  kReadReq = 0x0C, kRespFirst = 0x0D, kRespMiddle = 0x0E, kRespLast = 0x0F, kRespOnly = 0x10,
+                  kAck = 0x11;
+// AETH syndromes, event kinds, QP states, access bits, work completion codes
+constexpr uint8_t kSynAck = 0x1F, kSynRnr = 0x2E, kSynPsn = 0x60, kSynInv = 0x61, kSynAcc = 0x62, kSynOp = 0x63;
+constexpr uint8_t kCevAck = 0, kCevReadDone = 1, kCevNak = 3;
+constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3;
+constexpr uint8_t kAccLocalWrite = 1, kAccRemoteWrite = 2, kAccRemoteRead = 4;
+constexpr uint8_t kWcRecv = 128, kWcRecvImm = 129;
+constexpr uint8_t kWcLocQpOpErr = 2, kWcRemInvReqErr = 9, kWcRemAccessErr = 10, kWcRemOpErr = 11,
+                  kWcRetryExcErr = 12, kWcRnrRetryExcErr = 13;
+
+bool op_resp(uint8_t op) { return op >= kRespFirst; }
+bool op_send(uint8_t op) { return op <= kSendOnlyImm; }
+bool op_write(uint8_t op) { return op >= kWriteFirst && op <= kWriteOnlyImm; }
+bool op_imm(uint8_t op) {
+  return op == kSendLastImm || op == kSendOnlyImm || op == kWriteLastImm || op == kWriteOnlyImm;
+}
+bool op_first(uint8_t op) {
+  return op == kSendFirst || op == kSendOnly || op == kSendOnlyImm || op == kWriteFirst || op == kWriteOnly ||
+         op == kWriteOnlyImm;
+}
+bool op_last(uint8_t op) {
+  return op == kSendLast || op == kSendLastImm || op == kSendOnly || op == kSendOnlyImm || op == kWriteLast ||
+         op == kWriteLastImm || op == kWriteOnly || op == kWriteOnlyImm;
+}
+bool op_reth(uint8_t op) { return op == kWriteFirst || op == kWriteOnly || op == kWriteOnlyImm || op == kReadReq; }
+bool op_aeth(uint8_t op) { return op == kRespFirst || op == kRespLast || op == kRespOnly || op == kAck; }
+// srnic_rx_rqfetch reads a receive WQE for these
+bool op_consumes(uint8_t op) {
+  return op == kSendFirst || op == kSendOnly || op == kSendOnlyImm || op == kWriteLastImm || op == kWriteOnlyImm;
+}
+uint32_t ext_len(uint8_t op) { return (op_reth(op) ? 16 : 0) + (op_imm(op) ? 4 : 0) + (op_aeth(op) ? 4 : 0); }
+uint32_t mtu_bytes(int code) { return 128u << code; }
+int mtu_log2(int code) { return 7 + code; }
+bool psn_ge(uint32_t a, uint32_t b) { return ((a - b) & kMask) < 0x800000; }
+uint32_t npkts(uint32_t len, int mtu) {
+  return len == 0 ? 1 : uint32_t(((uint64_t(len) + mtu_bytes(mtu) - 1) >> mtu_log2(mtu)) & kMask);
+}
+
+struct RWqe {
+  uint64_t wr_id = 0, addr = 0;
+  uint32_t len = 0, lkey = 0;
+};
+struct Pkt {
+  uint64_t f[kRmN] = {};
+  std::vector<uint8_t> pay;
+  bool fetched = false;
+  RWqe wqe;
+};
+struct Mr {
+  uint32_t key, pd;
+  uint8_t acc;
+  uint64_t va;
+  uint32_t len;
+  uint64_t pa;
+};
+struct RdCtx {
+  bool valid = false;
+  uint32_t qpn = 0, first = 0, last = 0;
+  uint64_t pa = 0;
+};
+struct Cfg {
+  uint8_t state = 0, access = 0;
+  int mtu = 0;
+  uint32_t pd = 0;
+  uint16_t cqn = 0;
+};
+// the engine's per-QP receive state (zero after reset, as the context RAM)
+struct St {
+  uint32_t epsn = 0, msn = 0;
+  uint16_t rq_ci = 0;
+  int in_msg = 0;  // 0 none, 1 SEND, 2 WRITE
+  bool nak_sent = false, err = false;
+  uint64_t wr_pa = 0;
+  uint32_t wr_resid = 0, wr_len = 0;
+  uint64_t rcv_wrid = 0, rcv_pa = 0;
+  uint32_t rcv_len = 0, rcv_done = 0;
+  uint16_t rcv_idx = 0;
+  bool rd_valid = false;
+  uint64_t rd_pa = 0;
+  uint32_t rd_first = 0, rd_last = 0, rd_next = 0;
+  uint8_t rd_idx = 0;
+};
+
+struct MrX {
+  uint32_t key, pd;
+  uint8_t acc;
+  uint64_t va;
+  uint32_t len;
+  bool ok;
+  uint64_t pa;
+};
+struct LkX {
+  uint32_t qpn, psn;
+  bool hit;
+  uint8_t idx;
+  uint64_t pa;
+  uint32_t first, last;
+};
+struct AwX {
+  uint64_t addr;
+  unsigned len;  // AXI len (beats - 1)
+  bool operator==(const AwX& o) const { return addr == o.addr && len == o.len; }
+};
+struct WX {
+  uint64_t strb;
+  bool last;
+  uint8_t data[64];
+};
+struct TaskX {
+  bool rd;
+  uint32_t qpn, psn;
+  uint8_t syn;
+  uint32_t msn;
+  uint64_t addr;
+  uint32_t len;
+  int mtu;
+};
+struct CqeX {
+  uint16_t cqn;
+  uint64_t wr_id;
+  uint32_t byte_len, imm, qpn;
+  uint16_t idx;
+  uint8_t opcode, status;
+  bool with_imm;
+};
+struct CevX {
+  uint8_t kind;
+  uint32_t qpn, psn;
+  uint8_t status;
+};
+struct RsX {
+  uint32_t qpn;
+  uint16_t ci;
+};
+struct Counts {
+  uint64_t drop_qp = 0, dup = 0, psn_err = 0, access_err = 0, rx_nak = 0;
+};
+struct WqeSlot {
+  RWqe w;
+  uint64_t at;  // cycle it reaches the engine
+};
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+// Ready/valid probabilities (percent) and response latencies (cycles).
+struct Knobs {
+  unsigned meta = 80, d = 80, aw = 80, w = 80, task = 80, cev = 80, cqe = 80, rs = 70, lat = 6;
+};
+
+class RxEngBench : public ::testing::Test {
+ public:
+  RxEngBench() : rng(test_seed()), dut(rng.next()), cfg(kQps), st(kQps), fi(kQps), pi(kQps), ring(kQps) {
+    for (auto& r : ring) r.resize(256);
+  }
+
+  void reset() {
+    dut->meta_valid = dut->d_valid = dut->qp_cmd_valid = dut->mr_rsp = dut->wqe_valid = 0;
+    dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
+    dut->rdc_lk_rsp = dut->cqe_ready = 0;
+    dut.reset();
+  }
+
+  // ------------------------------------------------------------ configuration
+  // QP_MODIFY with the given fields (other fields random); the engine must be idle.
+  void qp_modify(uint32_t q, uint8_t state, int mtu, uint8_t access, uint32_t pd, uint16_t cqn, uint32_t rq_psn,
+                 bool init_idx, bool init_rq_psn) {
+    for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
+    put(kCQpn, q);
+    put(kCState, state);
+    put(kCMtu, uint64_t(mtu));
+    put(kCAccess, access);
+    put(kCPd, pd);
+    put(kCRecvCqn, cqn);
+    put(kCRqPsn, rq_psn);
+    put(kCInitIdx, init_idx);
+    put(kCInitRqPsn, init_rq_psn);
+    dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = 0;
+    dut->qp_cmd_valid = 1;
+    int i = 0;
+    for (; i < kCmdWait; ++i) {
+      dut.eval();
+      const bool rdy = dut->qp_cmd_ready;
+      EXPECT_EQ(bool(dut->rdc_flush_valid), rdy && init_idx) << "QP " << q << ": READ-context flush";
+      dut.tick();
+      if (rdy) break;
+    }
+    dut->qp_cmd_valid = 0;
+    ASSERT_LT(i, kCmdWait) << "QP_MODIFY of QP " << q << " not taken";
+    Cfg& c = cfg[q];
+    c.state = state;
+    c.mtu = mtu;
+    c.access = access;
+    c.pd = pd;
+    c.cqn = cqn;
+    if (init_idx || init_rq_psn) {
+      st[q] = St{};
+      st[q].epsn = rq_psn & kMask;
+    }
+    if (init_idx) {
+      fi[q] = pi[q] = 0;
+      for (auto& e : rdc)
+        if (e.valid && e.qpn == q) e.valid = false;
+    }
+  }
+  // RESET -> INIT -> RTR (-> RTS), as the driver does it.
+  void bring_up(uint32_t q, uint8_t state, int mtu, uint8_t access, uint32_t pd, uint16_t cqn, uint32_t epsn) {
+    qp_modify(q, kQpsInit, mtu, access, pd, cqn, 0, true, false);
+    if (state >= kQpsRtr) qp_modify(q, kQpsRtr, mtu, access, pd, cqn, epsn, false, true);
+    if (state >= kQpsRts) qp_modify(q, kQpsRts, mtu, access, pd, cqn, epsn, false, false);
+  }
+
+  void add_mr(const Mr& m) { mrs.push_back(m); }
+  // The MR table's answer (the same rules as srnic_mr_table: key, PD, access, bounds).
+  std::pair<bool, uint64_t> mr_answer(uint32_t key, uint32_t pd, uint8_t acc, uint64_t va, uint32_t len) const {
+    for (const Mr& m : mrs)
+      if (m.key == key) {
+        const bool ok = m.pd == pd && (m.acc & acc) == acc && va >= m.va &&
+                        (unsigned __int128)va + len <= (unsigned __int128)m.va + m.len;
+        return {ok, ok ? m.pa + (va - m.va) : 0xBAD0000000000000ull | key};
+      }
+    return {false, 0xBAD1000000000000ull | key};
+  }
+  int rdc_alloc(uint32_t q, uint32_t first, uint32_t last, uint64_t pa) {
+    for (int i = 0; i < kRdEntries; ++i)
+      if (!rdc[size_t(i)].valid) {
+        rdc[size_t(i)] = RdCtx{true, q, first & kMask, last & kMask, pa};
+        return i;
+      }
+    return -1;
+  }
+  void post_rwqe(uint32_t q, const RWqe& w) {
+    ring[q][pi[q] & 255] = w;
+    ++pi[q];
+  }
+
+  // ------------------------------------------------------------ packets
+  Pkt make(uint32_t q, uint8_t op, uint32_t psn, uint32_t len, bool ackreq = false) {
+    Pkt p;
+    for (size_t i = 0; i < kRmN; ++i) {
+      const int w = kRxMeta.at(i).width;
+      p.f[i] = rng.next() & (w >= 64 ? ~0ull : (1ull << w) - 1);
+    }
+    p.f[kRmDrop] = 0;
+    p.f[kRmOpcode] = op;
+    p.f[kRmDqpn] = q;
+    p.f[kRmPsn] = psn & kMask;
+    p.f[kRmAckreq] = ackreq;
+    p.f[kRmPayOff] = 54 + ext_len(op);
+    p.f[kRmPayLen] = len;
+    p.pay.resize(len);
+    for (auto& b : p.pay) b = rng.u8();
+    return p;
+  }
+  Pkt make_reth(uint32_t q, uint8_t op, uint32_t psn, uint32_t len, uint64_t va, uint32_t rkey, uint32_t dlen,
+                bool ackreq = false) {
+    Pkt p = make(q, op, psn, len, ackreq);
+    p.f[kRmRethVa] = va;
+    p.f[kRmRethRkey] = rkey;
+    p.f[kRmRethLen] = dlen;
+    return p;
+  }
+
+  // Queues a record: the rqfetch stand-in fetches its WQE, the frame beats go to the buffer.
+  void queue(Pkt p) {
+    const uint8_t op = uint8_t(p.f[kRmOpcode]);
+    const uint64_t q = p.f[kRmDqpn];
+    p.f[kRmRqFetched] = 0;
+    if (!p.f[kRmDrop] && q < kQps && op_consumes(op)) {
+      p.f[kRmRqIdx] = fi[q];
+      if (fi[q] != pi[q]) {
+        p.fetched = true;
+        p.f[kRmRqFetched] = 1;
+        p.wqe = ring[q][fi[q] & 255];
+        ++fi[q];
+        wqe_fifo.push_back({p.wqe, dut.cycle() + rng.below(cur_wlat + 1)});
+      }
+    }
+    uint32_t flen = uint32_t(p.f[kRmPayOff] + p.pay.size());
+    flen += (4 - flen % 4) % 4 + 4;  // pad and ICRC
+    if (p.f[kRmDrop]) flen = uint32_t(rng.range(60, 600));
+    const uint32_t nb = (flen + 63) / 64;
+    p.f[kRmNbeats] = nb;
+    for (uint32_t b = 0; b < nb; ++b) {
+      std::array<uint8_t, 64> beat;
+      for (uint32_t i = 0; i < 64; ++i) {
+        const uint32_t off = b * 64 + i;
+        const uint32_t po = off - uint32_t(p.f[kRmPayOff]);
+        beat[i] = (!p.f[kRmDrop] && off >= p.f[kRmPayOff] && po < p.pay.size()) ? p.pay[po] : rng.u8();
+      }
+      beats.push_back(beat);
+    }
+    pending.push_back(std::move(p));
+  }
+
+  // ------------------------------------------------------------ the reference
+  void place(uint64_t dst, const std::vector<uint8_t>& pay) {
+    const uint64_t d0 = dst & 63;
+    const uint64_t nbeats = (d0 + pay.size() + 63) / 64;
+    uint64_t addr = dst & ~63ull, left = nbeats, j = 0;
+    while (left) {
+      const uint64_t n = std::min<uint64_t>(64 - ((addr >> 6) & 63), left);
+      aw_x.push_back({addr, unsigned(n - 1)});
+      for (uint64_t k = 0; k < n; ++k, ++j) {
+        WX w{};
+        w.last = k == n - 1;
+        for (int b = 0; b < 64; ++b) {
+          const int64_t idx = int64_t(j * 64 + uint64_t(b)) - int64_t(d0);
+          if (idx >= 0 && idx < int64_t(pay.size())) {
+            w.strb |= 1ull << b;
+            w.data[b] = pay[size_t(idx)];
+          }
+        }
+        w_x.push_back(w);
+      }
+      addr += n * 64;
+      left -= n;
+    }
+  }
+  void task(bool rd, uint32_t q, uint32_t psn, uint8_t syn, uint64_t addr = 0, uint32_t len = 0) {
+    task_x.push_back({rd, q, psn & kMask, syn, st[q].msn, addr, len, cfg[q].mtu});
+  }
+  void cev(uint8_t kind, uint32_t q, uint32_t psn, uint8_t status) { cev_x.push_back({kind, q, psn & kMask, status}); }
+  void mr(uint32_t key, uint32_t pd, uint8_t acc, uint64_t va, uint32_t len, bool& ok, uint64_t& pa) {
+    const auto a = mr_answer(key, pd, acc, va, len);
+    ok = a.first;
+    pa = a.second;
+    mr_x.push_back({key, pd, acc, va, len, ok, pa});
+  }
+
+  // Predicts everything the engine does for the record taken now.
+  void predict(const Pkt& p) {
+    ++records;
+    if (p.f[kRmDrop]) return;
+    const uint32_t q = uint32_t(p.f[kRmDqpn]);
+    if (q >= kQps) {
+      ++exp_cnt.drop_qp;
+      return;
+    }
+    bool owed = p.fetched;
+    respond(p, q, owed);
+    if (owed) rs_x.push_back({q, st[q].rq_ci});  // its WQE is dropped, the fetch index moved back
+  }
+
+  void respond(const Pkt& p, uint32_t q, bool& owed) {
+    const Cfg& c = cfg[q];
+    St& s = st[q];
+    const uint8_t op = uint8_t(p.f[kRmOpcode]);
+    const uint32_t psn = uint32_t(p.f[kRmPsn]);
+    const uint32_t plen = uint32_t(p.f[kRmPayLen]);
+    const uint32_t mtu = mtu_bytes(c.mtu);
+    if (op_resp(op)) {
+      if (c.state != kQpsRts) {
+        ++exp_cnt.drop_qp;
+        return;
+      }
+      if (op == kAck) {
+        const uint8_t syn = uint8_t(p.f[kRmAethSyn]);
+        const int cls = (syn >> 5) & 3;
+        if (cls != 0) ++exp_cnt.rx_nak;
+        if (cls == 0) cev(kCevAck, q, psn, 0);
+        else if (cls == 1) cev(kCevNak, q, psn, kWcRnrRetryExcErr);
+        else if (syn == kSynPsn) {
+        } else
+          cev(kCevNak, q, psn, syn == kSynInv ? kWcRemInvReqErr : syn == kSynAcc ? kWcRemAccessErr : kWcRemOpErr);
+        return;
+      }
+      // READ response: in PSN order within the READ's context
+      if (s.rd_valid && psn_ge(psn, s.rd_first) && psn_ge(s.rd_last, psn)) {
+        if (psn == s.rd_next) {
+          place_resp(p, q, s.rd_pa + (uint64_t((psn - s.rd_first) & kMask) << mtu_log2(c.mtu)));
+        } else if (psn_ge(psn, s.rd_next)) {
+          s.rd_valid = false;
+          cev(kCevNak, q, s.rd_first, kWcRetryExcErr);
+        }
+        return;
+      }
+      if (s.rd_valid && psn_ge(psn, s.rd_last)) {
+        s.rd_valid = false;
+        cev(kCevNak, q, s.rd_first, kWcRetryExcErr);
+        return;
+      }
+      LkX l{q, psn, false, 0, 0, 0, 0};
+      for (int i = 0; i < kRdEntries; ++i) {
+        const RdCtx& e = rdc[size_t(i)];
+        if (e.valid && e.qpn == q && psn_ge(psn, e.first) && psn_ge(e.last, psn)) {
+          l = {q, psn, true, uint8_t(i), e.pa, e.first, e.last};
+          break;
+        }
+      }
+      lk_x.push_back(l);
+      if (!l.hit) return;
+      if (psn != l.first) {
+        cev(kCevNak, q, l.first, kWcRetryExcErr);
+        return;
+      }
+      s.rd_valid = true;
+      s.rd_pa = l.pa;
+      s.rd_first = l.first;
+      s.rd_last = l.last;
+      s.rd_idx = l.idx;
+      place_resp(p, q, l.pa);
+      return;
+    }
+    // ---------------- responder
+    if (c.state != kQpsRtr && c.state != kQpsRts) {
+      ++exp_cnt.drop_qp;
+      return;
+    }
+    if (s.err) return;
+    const bool rreq = op == kReadReq, wr = op_write(op), sd = op_send(op);
+    const bool first = op_first(op), last = op_last(op), imm = op_imm(op);
+    const uint32_t d = (psn - s.epsn) & kMask;
+    if (d & 0x800000) {
+      ++exp_cnt.dup;
+      if (!rreq) task(false, q, s.epsn - 1, kSynAck);
+      return;
+    }
+    if (d != 0) {
+      ++exp_cnt.psn_err;
+      if (!s.nak_sent) {
+        s.nak_sent = true;
+        task(false, q, s.epsn, kSynPsn);
+      }
+      return;
+    }
+    const bool seq_ok = (rreq || first) ? s.in_msg == 0 : sd ? s.in_msg == 1 : s.in_msg == 2;
+    const bool acc_ok = wr ? (c.access & kAccRemoteWrite) : rreq ? (c.access & kAccRemoteRead) : true;
+    const uint64_t rlen = p.f[kRmRethLen];
+    bool len_ok;
+    if (sd) len_ok = (last || plen == mtu) && plen <= mtu;
+    else if (wr && first) len_ok = last ? plen == rlen : (plen == mtu && rlen > mtu);
+    else if (wr) len_ok = last ? plen == s.wr_resid : (plen == mtu && s.wr_resid > mtu);
+    else len_ok = plen == 0;
+    if (!seq_ok || !acc_ok || !len_ok) {
+      s.err = true;
+      task(false, q, psn, kSynInv);
+      return;
+    }
+    auto rq_ok = [&] { return p.f[kRmRqFetched] && uint16_t(p.f[kRmRqIdx]) == s.rq_ci; };
+    if (rreq || (wr && first)) {
+      uint64_t pa = 0;
+      if (rlen == 0) {
+        if (wr) s.wr_pa = s.wr_resid = s.wr_len = 0;
+      } else {
+        bool ok;
+        mr(uint32_t(p.f[kRmRethRkey]), c.pd, rreq ? kAccRemoteRead : kAccRemoteWrite, p.f[kRmRethVa], uint32_t(rlen),
+           ok, pa);
+        if (!ok) {
+          ++exp_cnt.access_err;
+          s.err = true;
+          task(false, q, psn, kSynAcc);
+          return;
+        }
+        if (wr) {
+          s.wr_pa = pa;
+          s.wr_resid = s.wr_len = uint32_t(rlen);
+        }
+      }
+      if (rreq) {
+        s.nak_sent = false;
+        s.epsn = (s.epsn + npkts(uint32_t(rlen), c.mtu)) & kMask;
+        s.msn = (s.msn + 1) & kMask;
+        task(true, q, psn, kSynAck, rlen == 0 ? 0 : pa, uint32_t(rlen));
+        return;
+      }
+      if (imm && last) {
+        if (!rq_ok()) return task(false, q, psn, uint8_t(kSynRnr));
+        use_rwqe(p, q, owed);
+        return;
+      }
+      if (plen) place(s.wr_pa, p.pay);
+      finish(p, q);
+      return;
+    }
+    if ((sd && first) || (wr && imm && last)) {
+      if (!rq_ok()) return task(false, q, psn, uint8_t(kSynRnr));
+      use_rwqe(p, q, owed);
+      return;
+    }
+    if (sd && uint64_t(plen) + s.rcv_done > s.rcv_len) {
+      s.err = true;
+      cqe_x.push_back(recv_cqe(p, q, kWcRemInvReqErr));
+      task(false, q, psn, kSynInv);
+      return;
+    }
+    if (plen) place(sd ? s.rcv_pa + s.rcv_done : s.wr_pa, p.pay);
+    finish(p, q);
+  }
+
+  void use_rwqe(const Pkt& p, uint32_t q, bool& owed) {
+    St& s = st[q];
+    const uint32_t plen = uint32_t(p.f[kRmPayLen]);
+    owed = false;
+    bool ok;
+    uint64_t pa;
+    mr(p.wqe.lkey, cfg[q].pd, kAccLocalWrite, p.wqe.addr, p.wqe.len, ok, pa);
+    s.rcv_wrid = p.wqe.wr_id;
+    s.rcv_idx = s.rq_ci;
+    s.rq_ci = uint16_t(s.rq_ci + 1);
+    s.rcv_pa = pa;
+    s.rcv_len = p.wqe.len;
+    s.rcv_done = 0;
+    const uint8_t op = uint8_t(p.f[kRmOpcode]);
+    if (op_write(op)) {  // WRITE with immediate: the WQE supplies wr_id only
+      if (plen) place(s.wr_pa, p.pay);
+      finish(p, q);
+      return;
+    }
+    if (!ok && plen) {
+      s.err = true;
+      cqe_x.push_back(recv_cqe(p, q, kWcLocQpOpErr));
+      task(false, q, uint32_t(p.f[kRmPsn]), kSynOp);
+      return;
+    }
+    if (plen > p.wqe.len) {
+      s.err = true;
+      cqe_x.push_back(recv_cqe(p, q, kWcRemInvReqErr));
+      task(false, q, uint32_t(p.f[kRmPsn]), kSynInv);
+      return;
+    }
+    if (plen) place(pa, p.pay);
+    finish(p, q);
+  }
+
+  CqeX recv_cqe(const Pkt& p, uint32_t q, uint8_t status) {
+    const St& s = st[q];
+    const uint8_t op = uint8_t(p.f[kRmOpcode]);
+    return {cfg[q].cqn, s.rcv_wrid, 0, uint32_t(p.f[kRmImm]), q, s.rcv_idx,
+            op_write(op) ? kWcRecvImm : kWcRecv, status, op_imm(op)};
+  }
+
+  // SEND/WRITE packet executed: state update, ACK, receive completion.
+  void finish(const Pkt& p, uint32_t q) {
+    St& s = st[q];
+    const uint8_t op = uint8_t(p.f[kRmOpcode]);
+    const uint32_t plen = uint32_t(p.f[kRmPayLen]);
+    const bool wr = op_write(op), last = op_last(op);
+    s.nak_sent = false;
+    s.epsn = (s.epsn + 1) & kMask;
+    uint32_t total;
+    if (wr) {
+      s.wr_pa += plen;
+      s.wr_resid -= plen;
+      total = s.wr_len;
+    } else {
+      s.rcv_done += plen;
+      total = s.rcv_done;
+    }
+    s.in_msg = last ? 0 : wr ? 2 : 1;
+    if (last) s.msn = (s.msn + 1) & kMask;
+    if (p.f[kRmAckreq]) task(false, q, uint32_t(p.f[kRmPsn]), kSynAck);
+    if (last && (!wr || op_imm(op))) {
+      CqeX e = recv_cqe(p, q, 0);
+      e.byte_len = total;
+      cqe_x.push_back(e);
+    }
+  }
+
+  // READ response in order: placed, READ_DONE and context free after the last.
+  void place_resp(const Pkt& p, uint32_t q, uint64_t dst) {
+    St& s = st[q];
+    const uint32_t psn = uint32_t(p.f[kRmPsn]);
+    if (p.f[kRmPayLen]) place(dst, p.pay);
+    s.rd_next = (psn + 1) & kMask;
+    if (psn == s.rd_last) {
+      s.rd_valid = false;
+      cev(kCevReadDone, q, psn, 0);
+      free_x.push_back(s.rd_idx);
+      rdc[s.rd_idx].valid = false;
+    }
+  }
+
+  // ------------------------------------------------------------ per cycle
+  void cycle(const Knobs& k) {
+    const uint64_t c = dut.cycle();
+    if (!hold_meta && !pending.empty() && rng.percent(k.meta)) hold_meta = true;
+    dut->meta_valid = hold_meta;
+    if (hold_meta)
+      for (size_t i = 0; i < kRmN; ++i)
+        set_bits(dut->meta, kRxMeta.at(i).lsb, kRxMeta.at(i).width, pending.front().f[i]);
+    const bool dv = !beats.empty() && rng.percent(k.d);
+    dut->d_valid = dv;
+    for (int w = 0; w < 16; ++w) {
+      uint32_t v = rng.u32();
+      if (dv) {
+        const uint8_t* b = beats.front().data() + 4 * w;
+        v = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+      }
+      dut->d_data[size_t(w)] = v;
+    }
+    const bool wv = !wqe_fifo.empty() && wqe_fifo.front().at <= c;
+    dut->wqe_valid = wv;
+    for (int w = 0; w < 16; ++w) dut->wqe_data[size_t(w)] = rng.u32();
+    if (wv) {
+      const RWqe& e = wqe_fifo.front().w;
+      set_bits(dut->wqe_data, 0, 64, e.wr_id);
+      set_bits(dut->wqe_data, 64, 64, e.addr);
+      set_bits(dut->wqe_data, 128, 32, e.len);
+      set_bits(dut->wqe_data, 160, 32, e.lkey);
+    }
+    const bool mrr = mr_busy && mr_at <= c;
+    dut->mr_rsp = mrr;
+    dut->mr_ok = mrr ? mr_cur.ok : rng.below(2);
+    dut->mr_pa = mrr ? mr_cur.pa : rng.next();
+    const bool lkr = lk_busy && lk_at <= c;
+    dut->rdc_lk_rsp = lkr;
+    dut->rdc_lk_hit = lkr ? lk_cur.hit : rng.below(2);
+    dut->rdc_lk_idx = lkr ? lk_cur.idx : rng.below(64);
+    dut->rdc_lk_pa = lkr ? lk_cur.pa : rng.next();
+    dut->rdc_lk_first = lkr ? lk_cur.first : rng.u32() & kMask;
+    dut->rdc_lk_last = lkr ? lk_cur.last : rng.u32() & kMask;
+    dut->aw_ready = rng.percent(k.aw);
+    dut->w_ready = rng.percent(k.w);
+    dut->task_ready = rng.percent(k.task);
+    dut->cev_ready = rng.percent(k.cev);
+    dut->cqe_ready = rng.percent(k.cqe);
+    dut->resync_ready = rng.percent(k.rs);
+    dut.eval();
+
+    const std::string at = "cycle " + std::to_string(c) + ": ";
+    if (hold_meta && dut->meta_ready) {
+      predict(pending.front());
+      pending.pop_front();
+      hold_meta = false;
+    }
+    if (dv && dut->d_ready) beats.pop_front();
+    if (dut->wqe_pop) {
+      ASSERT_TRUE(wv) << at << "WQE popped from an empty FIFO";
+      wqe_fifo.pop_front();
+      ++pops;
+    }
+    if (dut->mr_req) {
+      ASSERT_FALSE(mr_busy) << at << "MR request while one is outstanding";
+      ASSERT_FALSE(mr_x.empty()) << at << "MR request (key " << hex(dut->mr_key) << ") the reference does not make";
+      mr_cur = mr_x.front();
+      mr_x.pop_front();
+      EXPECT_EQ(uint32_t(dut->mr_key), mr_cur.key) << at << "MR key";
+      EXPECT_EQ(uint32_t(dut->mr_pd), mr_cur.pd) << at << "MR pd";
+      EXPECT_EQ(unsigned(dut->mr_access), unsigned(mr_cur.acc)) << at << "MR access";
+      EXPECT_EQ(uint64_t(dut->mr_va), mr_cur.va) << at << "MR va";
+      EXPECT_EQ(uint32_t(dut->mr_len), mr_cur.len) << at << "MR len";
+      mr_busy = true;
+      mr_at = c + 1 + rng.below(k.lat + 1);
+      ++n_mr;
+    }
+    if (dut->rdc_lk_valid) {
+      ASSERT_FALSE(lk_busy) << at << "context lookup while one is outstanding";
+      ASSERT_FALSE(lk_x.empty()) << at << "context lookup (psn " << hex(dut->rdc_lk_psn)
+                                 << ") the reference does not make";
+      lk_cur = lk_x.front();
+      lk_x.pop_front();
+      EXPECT_EQ(uint32_t(dut->rdc_lk_qpn), lk_cur.qpn) << at << "lookup QPN";
+      EXPECT_EQ(uint32_t(dut->rdc_lk_psn), lk_cur.psn) << at << "lookup PSN";
+      lk_busy = true;
+      lk_at = c + 1 + rng.below(k.lat + 1);
+      ++n_lk;
+    }
+    if (dut->rdc_free_valid) {
+      ASSERT_FALSE(free_x.empty()) << at << "context " << unsigned(dut->rdc_free_idx) << " freed unexpectedly";
+      EXPECT_EQ(unsigned(dut->rdc_free_idx), unsigned(free_x.front())) << at << "freed context";
+      free_x.pop_front();
+    }
+    EXPECT_FALSE(dut->rdc_flush_valid) << at << "flush without a command";
+    if (dut->aw_valid && dut->aw_ready) {
+      ASSERT_FALSE(aw_x.empty()) << at << "AW " << hex(dut->aw_addr) << " the reference does not make";
+      const AwX e = aw_x.front();
+      aw_x.pop_front();
+      const uint64_t a = dut->aw_addr;
+      const unsigned len = dut->aw_len;
+      EXPECT_EQ(a & 0xFFF, a & 0xFFF & ~63ull) << at << "AW not 64-byte aligned";
+      EXPECT_LE((a & 0xFFF) + (uint64_t(len) + 1) * 64, 4096u) << at << "burst crosses 4 KiB: " << hex(a);
+      ASSERT_EQ(a, e.addr) << at << "AW address";
+      ASSERT_EQ(len, e.len) << at << "AW len at " << hex(a);
+      aw_log.push_back({a, len});
+    }
+    if (dut->w_valid && dut->w_ready) {
+      ASSERT_FALSE(w_x.empty()) << at << "W beat the reference does not make";
+      const WX e = w_x.front();
+      w_x.pop_front();
+      ASSERT_EQ(uint64_t(dut->w_strb), e.strb) << at << "W strobes (beat " << n_w << ")";
+      ASSERT_EQ(bool(dut->w_last), e.last) << at << "W last";
+      for (int b = 0; b < 64; ++b)
+        if ((e.strb >> b) & 1) {
+          const uint8_t v = uint8_t(dut->w_data[size_t(b / 4)] >> (8 * (b % 4)));
+          ASSERT_EQ(unsigned(v), unsigned(e.data[b])) << at << "W byte " << b << " of beat " << n_w;
+        }
+      ++n_w;
+      w_bytes += uint64_t(__builtin_popcountll(e.strb));
+    }
+    const bool placed = aw_x.empty() && w_x.empty();
+    if (dut->task_valid && dut->task_ready) {
+      ASSERT_TRUE(placed) << at << "task before the payload is written";
+      ASSERT_FALSE(task_x.empty()) << at << "task (psn " << hex(kRespTask.get(dut->task_out, kRtPsn)) << " syndrome "
+                                   << hex(kRespTask.get(dut->task_out, kRtSyndrome))
+                                   << ") the reference does not make";
+      const TaskX e = task_x.front();
+      task_x.pop_front();
+      const auto& t = dut->task_out;
+      const std::string w = at + "task " + std::to_string(task_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
+      EXPECT_EQ(kRespTask.get(t, kRtIsRead), uint64_t(e.rd)) << w << "is_read";
+      EXPECT_EQ(kRespTask.get(t, kRtQpn), e.qpn) << w << "qpn";
+      EXPECT_EQ(kRespTask.get(t, kRtPsn), e.psn) << w << "psn";
+      EXPECT_EQ(kRespTask.get(t, kRtSyndrome), e.syn) << w << "syndrome";
+      EXPECT_EQ(kRespTask.get(t, kRtMsn), e.msn) << w << "msn";
+      EXPECT_EQ(kRespTask.get(t, kRtMtu), uint64_t(e.mtu)) << w << "mtu";
+      if (e.rd) {
+        EXPECT_EQ(kRespTask.get(t, kRtAddr), e.addr) << w << "READ address";
+        EXPECT_EQ(kRespTask.get(t, kRtLen), e.len) << w << "READ length";
+      }
+      task_log.push_back(e);
+    }
+    if (dut->cqe_valid && dut->cqe_ready) {
+      ASSERT_TRUE(placed) << at << "CQE before the payload is written";
+      ASSERT_FALSE(cqe_x.empty()) << at << "CQE (wr_id " << hex(kCqeReq.get(dut->cqe, kCrWrId))
+                                  << ") the reference does not make";
+      const CqeX e = cqe_x.front();
+      cqe_x.pop_front();
+      const auto& m = dut->cqe;
+      const std::string w = at + "CQE " + std::to_string(cqe_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
+      EXPECT_EQ(kCqeReq.get(m, kCrCqn), e.cqn) << w << "cqn";
+      EXPECT_EQ(kCqeReq.get(m, kCrWrId), e.wr_id) << w << "wr_id";
+      if (e.status == 0) {
+        EXPECT_EQ(kCqeReq.get(m, kCrByteLen), e.byte_len) << w << "byte_len";
+      }
+      EXPECT_EQ(kCqeReq.get(m, kCrQpn), e.qpn) << w << "qpn";
+      EXPECT_EQ(kCqeReq.get(m, kCrWqeIdx), e.idx) << w << "wqe_idx";
+      EXPECT_EQ(kCqeReq.get(m, kCrOpcode), e.opcode) << w << "opcode";
+      EXPECT_EQ(kCqeReq.get(m, kCrStatus), e.status) << w << "status";
+      EXPECT_EQ(kCqeReq.get(m, kCrWithImm), uint64_t(e.with_imm)) << w << "with_imm";
+      if (e.with_imm) {
+        EXPECT_EQ(kCqeReq.get(m, kCrImm), e.imm) << w << "imm";
+      }
+      CqeX got = e;
+      got.byte_len = uint32_t(kCqeReq.get(m, kCrByteLen));
+      cqe_log.push_back(got);
+    }
+    if (dut->cev_valid && dut->cev_ready) {
+      ASSERT_TRUE(placed) << at << "completion event before the payload is written";
+      ASSERT_FALSE(cev_x.empty()) << at << "event kind " << kCompEv.get(dut->cev, kCeKind) << " psn "
+                                  << hex(kCompEv.get(dut->cev, kCePsn)) << " the reference does not make";
+      const CevX e = cev_x.front();
+      cev_x.pop_front();
+      const auto& v = dut->cev;
+      const std::string w = at + "event " + std::to_string(cev_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
+      EXPECT_EQ(kCompEv.get(v, kCeKind), e.kind) << w << "kind";
+      EXPECT_EQ(kCompEv.get(v, kCeQpn), e.qpn) << w << "qpn";
+      EXPECT_EQ(kCompEv.get(v, kCePsn), e.psn) << w << "psn";
+      EXPECT_EQ(kCompEv.get(v, kCeStatus), e.status) << w << "status";
+      EXPECT_EQ(kCompEv.get(v, kCePsn2), 0u) << w << "psn2";
+      EXPECT_EQ(kCompEv.get(v, kCeHasAck), 0u) << w << "has_ack";
+      EXPECT_EQ(kCompEv.get(v, kCeHasRd), 0u) << w << "has_rd";
+      cev_log.push_back(e);
+    }
+    if (dut->resync_valid && dut->resync_ready) {
+      ASSERT_FALSE(rs_x.empty()) << at << "resync the reference does not make";
+      const RsX e = rs_x.front();
+      rs_x.pop_front();
+      EXPECT_EQ(uint32_t(dut->resync_qpn), e.qpn) << at << "resync QPN";
+      EXPECT_EQ(uint32_t(dut->resync_ci), e.ci) << at << "resync index";
+      fi[e.qpn] = e.ci;
+      rs_log.push_back(e);
+    }
+    const bool cmd_taken = dut->qp_cmd_valid && dut->qp_cmd_ready;
+    if (!dut->qp_cmd_valid) {
+      EXPECT_FALSE(dut->qp_cmd_ready) << at << "command ready without a command";
+    }
+    act_cnt.drop_qp += dut->cnt_drop_qp;
+    act_cnt.dup += dut->cnt_dup;
+    act_cnt.psn_err += dut->cnt_psn_err;
+    act_cnt.access_err += dut->cnt_access_err;
+    act_cnt.rx_nak += dut->cnt_rx_nak;
+    dut.tick();
+    if (cmd_taken) dut->qp_cmd_valid = 0;
+    if (mrr) mr_busy = false;
+    if (lkr) lk_busy = false;
+  }
+
+  bool quiet() const {
+    return pending.empty() && !hold_meta && beats.empty() && wqe_fifo.empty() && !mr_busy && !lk_busy &&
+           mr_x.empty() && lk_x.empty() && aw_x.empty() && w_x.empty() && task_x.empty() && cqe_x.empty() &&
+           cev_x.empty() && rs_x.empty() && free_x.empty();
+  }
+
+  // Runs until everything queued is processed, then checks the counters.
+  void drain(Knobs k = Knobs{}) {
+    int idle = 0;
+    for (int i = 0; i < 200000 && !HasFatalFailure() && idle < 24; ++i) {
+      cycle(k);
+      idle = quiet() ? idle + 1 : 0;
+    }
+    ASSERT_TRUE(quiet()) << pending.size() << " records, " << beats.size() << " beats, " << wqe_fifo.size()
+                         << " WQEs left; still expected: " << mr_x.size() << " MR, " << lk_x.size() << " lookups, "
+                         << aw_x.size() << " AW, " << w_x.size() << " W, " << task_x.size() << " tasks, "
+                         << cqe_x.size() << " CQEs, " << cev_x.size() << " events, " << rs_x.size()
+                         << " resyncs, " << free_x.size() << " frees";
+    EXPECT_EQ(act_cnt.drop_qp, exp_cnt.drop_qp) << "cnt_drop_qp";
+    EXPECT_EQ(act_cnt.dup, exp_cnt.dup) << "cnt_dup";
+    EXPECT_EQ(act_cnt.psn_err, exp_cnt.psn_err) << "cnt_psn_err";
+    EXPECT_EQ(act_cnt.access_err, exp_cnt.access_err) << "cnt_access_err";
+    EXPECT_EQ(act_cnt.rx_nak, exp_cnt.rx_nak) << "cnt_rx_nak";
+    EXPECT_FALSE(dut.rtl_error());
+  }
+
+  // Directed tests compare the logs of what came out with values written out by hand.
+  void expect_task(size_t i, bool rd, uint32_t q, uint32_t psn, uint8_t syn, uint32_t msn) {
+    ASSERT_LT(i, task_log.size()) << "task " << i << " missing";
+    const TaskX& t = task_log[i];
+    EXPECT_EQ(t.rd, rd) << "task " << i;
+    EXPECT_EQ(t.qpn, q) << "task " << i;
+    EXPECT_EQ(t.psn, psn) << "task " << i;
+    EXPECT_EQ(unsigned(t.syn), unsigned(syn)) << "task " << i;
+    EXPECT_EQ(t.msn, msn) << "task " << i;
+  }
+  void expect_cev(size_t i, uint8_t kind, uint32_t q, uint32_t psn, uint8_t status) {
+    ASSERT_LT(i, cev_log.size()) << "event " << i << " missing";
+    EXPECT_EQ(unsigned(cev_log[i].kind), unsigned(kind)) << "event " << i;
+    EXPECT_EQ(cev_log[i].qpn, q) << "event " << i;
+    EXPECT_EQ(cev_log[i].psn, psn) << "event " << i;
+    EXPECT_EQ(unsigned(cev_log[i].status), unsigned(status)) << "event " << i;
+  }
+
+  Rng rng;
+  Dut<Vsrnic_rx_engine> dut;
+  std::vector<Cfg> cfg;
+  std::vector<St> st;
+  std::vector<uint16_t> fi, pi;  // rqfetch stand-in: fetch and producer index per QP
+  std::vector<std::vector<RWqe>> ring;
+  std::vector<Mr> mrs;
+  std::array<RdCtx, kRdEntries> rdc{};
+  std::deque<Pkt> pending;
+  bool hold_meta = false;
+  std::deque<std::array<uint8_t, 64>> beats;
+  std::deque<WqeSlot> wqe_fifo;
+  unsigned cur_wlat = 10;
+  bool mr_busy = false, lk_busy = false;
+  uint64_t mr_at = 0, lk_at = 0;
+  MrX mr_cur{};
+  LkX lk_cur{};
+  std::deque<MrX> mr_x;
+  std::deque<LkX> lk_x;
+  std::deque<AwX> aw_x;
+  std::deque<WX> w_x;
+  std::deque<TaskX> task_x;
+  std::deque<CqeX> cqe_x;
+  std::deque<CevX> cev_x;
+  std::deque<RsX> rs_x;
+  std::deque<uint8_t> free_x;
+  Counts exp_cnt, act_cnt;
+  std::vector<AwX> aw_log;
+  std::vector<TaskX> task_log;
+  std::vector<CqeX> cqe_log;
+  std::vector<CevX> cev_log;
+  std::vector<RsX> rs_log;
+  uint64_t records = 0, pops = 0, n_mr = 0, n_lk = 0, n_w = 0, w_bytes = 0;
+};
+
+// ---------------------------------------------------------------- directed cases
+
+// WRITE ONLY (one 4 KiB crossing) and a WRITE FIRST/MIDDLE/LAST in RTR with the expected
+// PSN: bursts split at 4 KiB, ePSN advances, ACKs only where AckReq is set.
+TEST_F(RxEngBench, WriteInRtrPlacedAndAcked) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 3, e = 0x123456;
+  bring_up(q, kQpsRtr, 1, kAccRemoteWrite, 7, 0x55, e);  // MTU 256
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0xAB01, 7, kAccRemoteWrite, 0x7000'0000'0000ull, 0x10000, 0x12345FF0ull - 0x100});
+  queue(make_reth(q, kWriteOnly, e, 200, 0x7000'0000'0100ull, 0xAB01, 200, true));
+  // 0x30 + 200 bytes from 0x12345FC0: 1 beat up to the 4 KiB line, then 3
+  queue(make_reth(q, kWriteFirst, e + 1, 256, 0x7000'0000'0400ull, 0xAB01, 600, false));
+  queue(make(q, kWriteMiddle, e + 2, 256));
+  queue(make(q, kWriteLast, e + 3, 88, true));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  const std::vector<AwX> aws = {{0x12345FC0, 0}, {0x12346000, 2}, {0x123462C0, 4}, {0x123463C0, 4}, {0x123464C0, 2}};
+  EXPECT_EQ(aw_log.size(), 5u);
+  for (size_t i = 0; i < std::min(aw_log.size(), aws.size()); ++i) {
+    EXPECT_EQ(aw_log[i].addr, aws[i].addr) << "AW " << i;
+    EXPECT_EQ(aw_log[i].len, aws[i].len) << "AW " << i;
+  }
+  EXPECT_EQ(w_bytes, 800u);
+  ASSERT_EQ(task_log.size(), 2u);
+  expect_task(0, false, q, e, kSynAck, 1);
+  expect_task(1, false, q, e + 3, kSynAck, 2);
+  EXPECT_TRUE(cqe_log.empty());
+  EXPECT_EQ(st[q].epsn, e + 4);
+  // the next PSN is taken: ePSN advanced by four
+  queue(make_reth(q, kWriteOnly, e + 4, 0, 0, 0, 0, true));
+  drain();
+  ASSERT_EQ(task_log.size(), 3u);
+  expect_task(2, false, q, e + 4, kSynAck, 3);
+  EXPECT_EQ(act_cnt.dup + act_cnt.psn_err, 0u);
+}
+
+// SEND FIRST/MIDDLE/LAST into the fetched receive WQE, then SEND ONLY with immediate into
+// the next: data at the WQE's buffer, CQEs after the data.
+TEST_F(RxEngBench, SendIntoReceiveWqe) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 5, e = 0xFFFFFE;  // PSNs wrap
+  bring_up(q, kQpsRts, 1, 0, 9, 0x321, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x4401, 9, kAccLocalWrite, 0x1000, 0x4000, 0x8000'0000'0013ull});
+  post_rwqe(q, {0xDEADBEEF00000001ull, 0x1100, 1000, 0x4401});
+  post_rwqe(q, {0xDEADBEEF00000002ull, 0x2000, 64, 0x4401});
+  queue(make(q, kSendFirst, e, 256));
+  queue(make(q, kSendMiddle, e + 1, 256));
+  queue(make(q, kSendLast, e + 2, 100, true));
+  Pkt imm = make(q, kSendOnlyImm, e + 3, 40);
+  imm.f[kRmImm] = 0xCAFEF00D;
+  queue(imm);
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(pops, 2u);
+  EXPECT_EQ(n_mr, 2u);
+  EXPECT_EQ(w_bytes, 652u);
+  ASSERT_FALSE(aw_log.empty());
+  EXPECT_EQ(aw_log[0].addr, 0x8000'0000'0100ull);  // 0x...0113 aligned down
+  ASSERT_EQ(cqe_log.size(), 2u);
+  EXPECT_EQ(cqe_log[0].wr_id, 0xDEADBEEF00000001ull);
+  EXPECT_EQ(cqe_log[0].byte_len, 612u);
+  EXPECT_EQ(cqe_log[0].opcode, kWcRecv);
+  EXPECT_EQ(cqe_log[0].status, 0);
+  EXPECT_EQ(cqe_log[0].idx, 0);
+  EXPECT_EQ(cqe_log[0].cqn, 0x321);
+  EXPECT_EQ(cqe_log[1].wr_id, 0xDEADBEEF00000002ull);
+  EXPECT_EQ(cqe_log[1].byte_len, 40u);
+  EXPECT_EQ(cqe_log[1].idx, 1);
+  EXPECT_TRUE(cqe_log[1].with_imm);
+  EXPECT_EQ(cqe_log[1].imm, 0xCAFEF00Du);
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, q, 0x000000, kSynAck, 1);
+  EXPECT_EQ(st[q].epsn, 0x000002u);
+}
+
+// Duplicate: ACK again with ePSN-1, nothing placed, a fetched WQE is handed back. Gap: one
+// NAK PSN-sequence-error until the expected PSN comes.
+TEST_F(RxEngBench, DuplicateAndGap) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 2, e = 0x400;
+  bring_up(q, kQpsRtr, 2, kAccRemoteWrite, 1, 1, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x10, 1, kAccRemoteWrite | kAccLocalWrite, 0x0, 0x100000, 0x40000});
+  for (int i = 0; i < 3; ++i) post_rwqe(q, {uint64_t(100 + i), 0x8000, 4096, 0x10});
+  queue(make(q, kSendOnly, e, 100, false));   // WQE 0, executed
+  queue(make(q, kSendOnly, e, 100, true));    // duplicate: WQE 1 fetched and handed back
+  queue(make_reth(q, kWriteOnly, e - 5, 64, 0x100, 0x10, 64, false));  // older duplicate
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 100u);
+  ASSERT_EQ(task_log.size(), 2u);
+  expect_task(0, false, q, e, kSynAck, 1);
+  expect_task(1, false, q, e, kSynAck, 1);
+  EXPECT_EQ(act_cnt.dup, 2u);
+  ASSERT_EQ(rs_log.size(), 1u);
+  EXPECT_EQ(rs_log[0].ci, 1);
+  EXPECT_EQ(fi[q], 1);
+  // gap: e+3 and e+4 are ahead of ePSN e+1
+  queue(make_reth(q, kWriteOnly, e + 3, 64, 0x100, 0x10, 64, true));
+  queue(make_reth(q, kWriteOnly, e + 4, 64, 0x100, 0x10, 64, true));
+  drain();
+  ASSERT_EQ(task_log.size(), 3u);
+  expect_task(2, false, q, e + 1, kSynPsn, 1);
+  EXPECT_EQ(act_cnt.psn_err, 2u);
+  EXPECT_EQ(w_bytes, 100u);
+  // the expected PSN ends the gap; a later gap is NAKed again
+  queue(make(q, kSendOnly, e + 1, 10, true));
+  queue(make_reth(q, kWriteOnly, e + 9, 64, 0x100, 0x10, 64, true));
+  drain();
+  ASSERT_EQ(task_log.size(), 5u);
+  expect_task(3, false, q, e + 1, kSynAck, 2);
+  expect_task(4, false, q, e + 2, kSynPsn, 2);
+  EXPECT_EQ(w_bytes, 110u);
+  ASSERT_EQ(cqe_log.size(), 2u);
+  EXPECT_EQ(cqe_log[1].wr_id, 101u);  // the handed-back WQE is used by the next SEND
+}
+
+// R_Key refused: NAK remote access error, the responder side stops.
+TEST_F(RxEngBench, RkeyRefusedStopsResponder) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 7, e = 0x10;
+  bring_up(q, kQpsRts, 3, kAccRemoteWrite | kAccRemoteRead, 4, 2, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x77, 4, kAccRemoteRead, 0x5000, 0x1000, 0x9000});  // no remote write
+  queue(make_reth(q, kWriteOnly, e, 32, 0x5000, 0x77, 32, true));
+  queue(make_reth(q, kWriteOnly, e, 32, 0x5000, 0x77, 32, true));   // dropped: responder stopped
+  queue(make_reth(q, kReadReq, e + 1, 0, 0x5000, 0x77, 16, true));  // dropped
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, q, e, kSynAcc, 0);
+  EXPECT_EQ(act_cnt.access_err, 1u);
+  EXPECT_EQ(n_mr, 1u);
+  EXPECT_EQ(w_bytes, 0u);
+  EXPECT_TRUE(st[q].err);
+  // the requester side still works
+  Pkt ack = make(q, kAck, 0x999, 0);
+  ack.f[kRmAethSyn] = kSynAck;
+  queue(ack);
+  drain();
+  ASSERT_EQ(cev_log.size(), 1u);
+  expect_cev(0, kCevAck, q, 0x999, 0);
+}
+
+// READ request: READ response task with the MR's address, ePSN advanced by the packet count.
+TEST_F(RxEngBench, ReadRequest) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 1, e = 0x800;
+  bring_up(q, kQpsRtr, 1, kAccRemoteRead, 3, 0, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x31, 3, kAccRemoteRead, 0xA000, 0x2000, 0x1234'5678'9ABCull});
+  queue(make_reth(q, kReadReq, e, 0, 0xA010, 0x31, 3000, false));  // 12 packets of 256
+  queue(make_reth(q, kReadReq, e + 12, 0, 0, 0, 0, false));        // zero length: one packet
+  queue(make_reth(q, kWriteOnly, e + 13, 0, 0, 0, 0, true));       // no write access: NAK
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 3u);
+  expect_task(0, true, q, e, kSynAck, 1);
+  EXPECT_EQ(task_log[0].addr, 0x1234'5678'9ACCull);
+  EXPECT_EQ(task_log[0].len, 3000u);
+  EXPECT_EQ(task_log[0].mtu, 1);
+  expect_task(1, true, q, e + 12, kSynAck, 2);
+  EXPECT_EQ(task_log[1].len, 0u);
+  expect_task(2, false, q, e + 13, kSynInv, 2);
+  EXPECT_EQ(w_bytes, 0u);
+}
+
+// Requester: ACK/NAK events; READ responses placed through one context lookup, READ_DONE
+// and the context freed after the last; a lost response fails the READ with RETRY_EXC_ERR.
+TEST_F(RxEngBench, RequesterAckAndReadResponses) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 4;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0);  // MTU 512
+  ASSERT_FALSE(HasFatalFailure());
+  auto ack = [&](uint32_t psn, uint8_t syn) {
+    Pkt p = make(q, kAck, psn, 0);
+    p.f[kRmAethSyn] = syn;
+    queue(p);
+  };
+  ack(0x100, kSynAck);
+  ack(0x101, kSynInv);
+  ack(0x102, 0x20 | 5);  // RNR
+  ack(0x103, kSynPsn);   // go-back-N: no event
+  ack(0x104, kSynAcc);
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 4u);
+  expect_cev(0, kCevAck, q, 0x100, 0);
+  expect_cev(1, kCevNak, q, 0x101, kWcRemInvReqErr);
+  expect_cev(2, kCevNak, q, 0x102, kWcRnrRetryExcErr);
+  expect_cev(3, kCevNak, q, 0x104, kWcRemAccessErr);
+  EXPECT_EQ(act_cnt.rx_nak, 4u);
+  // READ 0x200..0x202 (1124 bytes) into 0x3FFF_FE08
+  ASSERT_EQ(rdc_alloc(q, 0x200, 0x202, 0x3FFFFE08ull), 0);
+  queue(make(q, kRespFirst, 0x200, 512));
+  queue(make(q, kRespFirst, 0x200, 512));  // duplicate: dropped
+  queue(make(q, kRespMiddle, 0x201, 512));
+  queue(make(q, kRespLast, 0x202, 100));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(n_lk, 1u);
+  EXPECT_EQ(w_bytes, 1124u);
+  EXPECT_EQ(aw_log.front().addr, 0x3FFFFE00ull);
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_cev(4, kCevReadDone, q, 0x202, 0);
+  EXPECT_FALSE(rdc[0].valid);
+  // READ 0x300..0x303 loses its second response: RETRY_EXC_ERR for 0x300, nothing more placed
+  ASSERT_EQ(rdc_alloc(q, 0x300, 0x303, 0x10000), 0);
+  queue(make(q, kRespFirst, 0x300, 512));
+  queue(make(q, kRespMiddle, 0x302, 512));
+  queue(make(q, kRespLast, 0x303, 7));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 1124u + 512u);
+  ASSERT_GE(cev_log.size(), 6u);
+  expect_cev(5, kCevNak, q, 0x300, kWcRetryExcErr);
+  // READ 0x400 (ONLY) whose only response is lost, then the next READ's response arrives
+  ASSERT_EQ(rdc_alloc(q, 0x400, 0x401, 0x20000), 1);
+  ASSERT_EQ(rdc_alloc(q, 0x402, 0x402, 0x30000), 2);
+  queue(make(q, kRespMiddle, 0x401, 512));  // first response of 0x400.. missing
+  queue(make(q, kRespOnly, 0x402, 20));
+  queue(make(q, kRespOnly, 0x777, 20));     // no READ owns it: dropped
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 1124u + 512u + 20u);
+  const size_t n = cev_log.size();
+  ASSERT_GE(n, 2u);
+  expect_cev(n - 2, kCevNak, q, 0x400, kWcRetryExcErr);
+  expect_cev(n - 1, kCevReadDone, q, 0x402, 0);
+}
+
+// Packets for QPs not in RTR/RTS (or beyond NUM_QPS) are dropped and counted; records
+// marked drop are discarded silently.
+TEST_F(RxEngBench, QpNotReadyDropped) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  bring_up(1, kQpsInit, 1, kAccRemoteWrite, 0, 0, 0);
+  bring_up(2, kQpsRtr, 1, kAccRemoteWrite, 0, 0, 0x50);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x1, 0, kAccRemoteWrite, 0, 0x10000, 0x1000});
+  queue(make_reth(1, kWriteOnly, 0, 64, 0, 1, 64, true));   // INIT
+  queue(make_reth(9, kWriteOnly, 0, 64, 0, 1, 64, true));   // never configured (RESET)
+  Pkt a = make(2, kAck, 0x50, 0);                            // RTR: responses need RTS
+  a.f[kRmAethSyn] = kSynAck;
+  queue(a);
+  queue(make_reth(kQps + 3, kWriteOnly, 0, 64, 0, 1, 64, true));  // no such QP
+  Pkt d = make_reth(2, kWriteOnly, 0x50, 64, 0, 1, 64, true);
+  d.f[kRmDrop] = 1;
+  queue(d);
+  queue(make_reth(2, kWriteOnly, 0x50, 64, 0, 1, 64, true));  // the one that counts
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(act_cnt.drop_qp, 4u);
+  EXPECT_EQ(w_bytes, 64u);
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, 2, 0x50, kSynAck, 1);
+  EXPECT_TRUE(cev_log.empty());
+}
+
+// A QP_MODIFY that re-initialises the receive state (here INIT->RTR with a new rq_psn)
+// while a packet of that QP is being processed: the command waits until the packet has
+// written its state back, so the packet cannot undo it.
+// (srnic_qpc_ram's command port waits for the QP's lock, so the command lands after the
+// write-back; before that the QP kept ePSN 0x101 instead of 0x500.)
+TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 6;
+  bring_up(q, kQpsRtr, 1, kAccRemoteWrite, 2, 3, 0x100);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x60, 2, kAccLocalWrite | kAccRemoteWrite, 0x0, 0x10000, 0x80000});
+  post_rwqe(q, {0x42, 0x100, 256, 0x60});
+  queue(make(q, kSendOnly, 0x100, 50, false));
+  Knobs k;
+  k.lat = 60;  // the WQE's MR check answers late: the packet is in flight meanwhile
+  for (int i = 0; i < 200 && n_mr == 0 && !HasFatalFailure(); ++i) cycle(k);
+  ASSERT_EQ(n_mr, 1u);
+  for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, 0);
+  auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
+  put(kCQpn, q);
+  put(kCState, kQpsRtr);
+  put(kCMtu, 1);
+  put(kCAccess, kAccRemoteWrite);
+  put(kCPd, 2);
+  put(kCRecvCqn, 3);
+  put(kCRqPsn, 0x500);
+  put(kCInitRqPsn, 1);
+  dut->qp_cmd_valid = 1;
+  int waited = 0;
+  for (; waited < 20 && mr_busy && !HasFatalFailure(); ++waited) {
+    cycle(k);
+    ASSERT_TRUE(dut->qp_cmd_valid) << "QP_MODIFY taken while a packet of its QP is in flight";
+  }
+  EXPECT_GT(waited, 5) << "the packet was not in flight long enough to race with the command";
+  drain(k);  // the packet finishes and writes its state back; then the command lands
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_FALSE(dut->qp_cmd_valid) << "QP_MODIFY never taken";
+  ASSERT_EQ(cqe_log.size(), 1u);  // the packet itself completes
+  st[q] = St{};
+  st[q].epsn = 0x500;  // what the command set
+  queue(make_reth(q, kWriteOnly, 0x500, 0, 0, 0, 0, true));  // zero length: nothing to place
+  drain();
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, q, 0x500, kSynAck, 1);
+}
+
+// ---------------------------------------------------------------- random traffic
+
+class RxEngRandom : public RxEngBench {
+ public:
+  struct Gen {
+    uint32_t sq_psn = 0;
+  };
+
+  void setup() {
+    reset();
+    for (uint32_t i = 0; i < 12; ++i) {
+      Mr m;
+      m.key = 0x100 + i;
+      m.pd = uint32_t(rng.below(3));
+      m.acc = uint8_t(rng.below(16) | (rng.percent(70) ? 7 : 0));
+      m.va = rng.next() & 0x0000FFFFFFFF0000ull;
+      m.len = uint32_t(rng.range(1, 4)) << 16;
+      m.pa = rng.next() & 0x000FFFFFFFFFFFFFull;
+      add_mr(m);
+    }
+    gens.resize(kQps);
+    for (uint32_t q = 0; q < kQps; ++q) configure(q);
+  }
+
+  void configure(uint32_t q) {
+    const uint32_t r = uint32_t(rng.below(100));
+    const uint8_t state = r < 6 ? kQpsInit : r < 30 ? kQpsRtr : kQpsRts;
+    const uint8_t acc = uint8_t(rng.percent(85) ? 7 : rng.below(8));
+    const uint32_t epsn = rng.percent(30) ? kMask - uint32_t(rng.below(30)) : rng.u32() & kMask;
+    bring_up(q, state, int(rng.range(1, 5)), acc, uint32_t(rng.below(3)), uint16_t(rng.u32()), epsn);
+    gens[q].sq_psn = rng.u32() & kMask;
+  }
+
+  // An MR of q's PD with the access, holding len bytes (or any MR, now and then).
+  const Mr* pick_mr(uint32_t q, uint8_t acc) {
+    std::vector<const Mr*> c;
+    for (const Mr& m : mrs)
+      if (m.pd == cfg[q].pd && (m.acc & acc) == acc) c.push_back(&m);
+    if (c.empty() || rng.percent(2)) return &mrs[rng.below(mrs.size())];
+    return c[rng.below(c.size())];
+  }
+  uint64_t va_in(const Mr* m, uint32_t len) {
+    if (rng.percent(2)) return m->va + m->len - len / 2;  // out of bounds
+    return m->va + rng.below(m->len - std::min(len, m->len) + 1);
+  }
+
+  uint32_t msg_len(int mtu) {
+    const uint32_t m = mtu_bytes(mtu);
+    switch (rng.below(4)) {
+      case 0: return uint32_t(rng.below(64));
+      case 1: return m * uint32_t(rng.range(1, 3));
+      default: return uint32_t(rng.range(1, 3 * m));
+    }
+  }
+
+  // Packets of one message (or its rest) on q, from the reference's view of q.
+  void gen_msg(uint32_t q, std::vector<Pkt>& out) {
+    const Cfg& c = cfg[q];
+    const St& s = st[q];
+    const uint32_t mtu = mtu_bytes(c.mtu);
+    // requester traffic on RTS QPs
+    if (c.state == kQpsRts && rng.percent(35)) {
+      if (!s.rd_valid && rng.percent(60)) {
+        const uint32_t len = msg_len(c.mtu);
+        const uint32_t n = npkts(len, c.mtu), first = gens[q].sq_psn;
+        const uint64_t pa = rng.next() & 0x0000FFFFFFFFFFFFull;
+        if (rdc_alloc(q, first, first + n - 1, pa) < 0) return;
+        gens[q].sq_psn = (first + n + uint32_t(rng.below(3))) & kMask;
+        std::vector<Pkt> r;
+        for (uint32_t i = 0; i < n; ++i) {
+          const uint8_t op = n == 1 ? kRespOnly : i == 0 ? kRespFirst : i == n - 1 ? kRespLast : kRespMiddle;
+          r.push_back(make(q, op, first + i, i == n - 1 ? len - i * mtu : mtu));
+        }
+        if (r.size() > 1 && rng.percent(10)) r.erase(r.begin() + long(rng.below(r.size())));  // lost
+        if (rng.percent(8)) r.insert(r.begin() + long(rng.below(r.size() + 1)), r[rng.below(r.size())]);
+        for (auto& p : r) out.push_back(std::move(p));
+      } else {
+        Pkt p = make(q, kAck, gens[q].sq_psn - uint32_t(rng.below(8)), 0);
+        static const uint8_t syns[] = {kSynAck, kSynAck, kSynAck, 0x00, 0x20, 0x3F, kSynPsn, kSynInv,
+                                       kSynAcc, kSynOp, 0x7F, 0x9F};
+        p.f[kRmAethSyn] = syns[rng.below(sizeof syns)];
+        if (rng.percent(5)) p.f[kRmOpcode] = kRespMiddle;  // a stray response
+        out.push_back(std::move(p));
+      }
+      return;
+    }
+    uint32_t psn = s.epsn;
+    if (rng.percent(4)) psn = (psn - 1 - uint32_t(rng.below(4))) & kMask;  // duplicate
+    else if (rng.percent(4)) psn = (psn + 1 + uint32_t(rng.below(4))) & kMask;  // gap
+    const bool ack_all = rng.percent(30);
+    auto ackreq = [&](bool last) { return ack_all || (last && rng.percent(60)); };
+    auto post = [&](bool big) {
+      if (uint16_t(pi[q] - s.rq_ci) > 200 || uint16_t(pi[q] - fi[q]) > 8) return;
+      const Mr* m = pick_mr(q, kAccLocalWrite);
+      RWqe w;
+      w.wr_id = rng.next();
+      w.len = big ? uint32_t(rng.range(3 * mtu, 3 * mtu + 1000)) : uint32_t(rng.below(3 * mtu));
+      w.addr = va_in(m, w.len);
+      w.lkey = rng.percent(2) ? rng.u32() : m->key;
+      post_rwqe(q, w);
+    };
+    if (s.in_msg != 0) {
+      // the rest of the message in progress
+      const bool sd = s.in_msg == 1;
+      uint32_t resid = sd ? uint32_t(rng.range(1, 3 * mtu)) : s.wr_resid;
+      if (rng.percent(3)) resid = uint32_t(rng.range(1, 2 * mtu));  // length error now and then
+      while (resid > mtu && !rng.percent(5)) {
+        out.push_back(make(q, sd ? kSendMiddle : kWriteMiddle, psn++, mtu, ackreq(false)));
+        resid -= mtu;
+      }
+      const bool imm = rng.percent(30);
+      if (imm && !sd && rng.percent(85)) post(true);
+      Pkt p = make(q, sd ? (imm ? kSendLastImm : kSendLast) : (imm ? kWriteLastImm : kWriteLast), psn,
+                   std::min(resid, mtu), ackreq(true));
+      out.push_back(std::move(p));
+      return;
+    }
+    const uint32_t kind = uint32_t(rng.below(5));
+    const uint32_t len = msg_len(c.mtu);
+    const uint32_t n = len == 0 ? 1 : (len + mtu - 1) / mtu;
+    if (kind == 4) {  // READ request
+      const Mr* m = pick_mr(q, kAccRemoteRead);
+      out.push_back(make_reth(q, kReadReq, psn, 0, va_in(m, len), rng.percent(2) ? rng.u32() : m->key, len,
+                              rng.percent(50)));
+      return;
+    }
+    const bool sd = kind < 2, imm = kind == 1 || kind == 3;
+    const Mr* m = pick_mr(q, kAccRemoteWrite);
+    const uint64_t va = va_in(m, len);
+    const uint32_t key = rng.percent(2) ? rng.u32() : m->key;
+    if ((sd || imm) && rng.percent(90)) post(!rng.percent(3));
+    const uint32_t stop = rng.percent(8) ? uint32_t(rng.below(n)) + 1 : n;  // message cut short
+    for (uint32_t i = 0; i < stop; ++i) {
+      const bool f = i == 0, l = i == n - 1;
+      uint8_t op;
+      if (sd)
+        op = n == 1 ? (imm ? kSendOnlyImm : kSendOnly)
+             : f    ? kSendFirst
+             : l    ? (imm ? kSendLastImm : kSendLast)
+                    : kSendMiddle;
+      else
+        op = n == 1 ? (imm ? kWriteOnlyImm : kWriteOnly)
+             : f    ? kWriteFirst
+             : l    ? (imm ? kWriteLastImm : kWriteLast)
+                    : kWriteMiddle;
+      uint32_t plen = l ? len - i * mtu : mtu;
+      if (rng.percent(1)) plen = uint32_t(rng.below(mtu + 1));  // length error
+      Pkt p = f && !sd ? make_reth(q, op, psn + i, plen, va, key, len, ackreq(l))
+                       : make(q, op, psn + i, plen, ackreq(l));
+      if (rng.percent(2)) p.f[kRmOpcode] = rng.below(2) ? kWriteMiddle : kSendMiddle;  // out of sequence
+      out.push_back(std::move(p));
+    }
+  }
+
+  // A batch of messages on distinct QPs, interleaved in per-QP order; the reference is
+  // current for each of them (nothing is queued).
+  void refill() {
+    std::vector<std::vector<Pkt>> msgs;
+    std::vector<uint32_t> used;
+    for (int n = int(rng.range(1, 3)); n > 0; --n) {
+      const uint32_t r = uint32_t(rng.below(100));
+      if (r < 3) {  // a record for no QP, or one marked drop
+        Pkt p = make(uint32_t(kQps + rng.below(0x1000000 - kQps)), uint8_t(rng.below(18)), rng.u32(), 64);
+        if (rng.percent(50)) {
+          p.f[kRmDqpn] = rng.below(kQps);
+          p.f[kRmDrop] = 1;
+        }
+        msgs.push_back({p});
+        continue;
+      }
+      const uint32_t q = uint32_t(rng.below(kQps));
+      if (std::find(used.begin(), used.end(), q) != used.end()) continue;
+      used.push_back(q);
+      std::vector<Pkt> m;
+      gen_msg(q, m);
+      if (!m.empty()) msgs.push_back(std::move(m));
+    }
+    std::vector<size_t> next(msgs.size(), 0);
+    for (;;) {
+      std::vector<size_t> open;
+      for (size_t i = 0; i < msgs.size(); ++i)
+        if (next[i] < msgs[i].size()) open.push_back(i);
+      if (open.empty()) break;
+      const size_t i = open[rng.below(open.size())];
+      queue(msgs[i][next[i]++]);
+    }
+  }
+
+  std::vector<Gen> gens;
+};
+
+TEST_F(RxEngRandom, RandomTraffic) {
+  SRNIC_BENCH_TRACE();
+  setup();
+  ASSERT_FALSE(HasFatalFailure());
+  for (int phase = 0; phase < 300 && !HasFatalFailure(); ++phase) {
+    Knobs k;
+    k.meta = unsigned(rng.range(30, 100));
+    k.d = unsigned(rng.range(40, 100));
+    k.aw = unsigned(rng.range(20, 100));
+    k.w = unsigned(rng.range(30, 100));
+    k.task = unsigned(rng.range(20, 100));
+    k.cev = unsigned(rng.range(20, 100));
+    k.cqe = unsigned(rng.range(20, 100));
+    k.rs = unsigned(rng.range(20, 100));
+    k.lat = unsigned(rng.range(0, 8));
+    cur_wlat = unsigned(rng.range(0, 30));
+    for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) {
+      if (pending.empty() && !hold_meta) refill();
+      cycle(k);
+    }
+    drain(k);
+    // QPs whose responder stopped, and a few others, are set up again (READ contexts flushed)
+    // (and QPs holding the context of a failed READ, which only a reset flushes)
+    for (uint32_t q = 0; q < kQps && !HasFatalFailure(); ++q) {
+      bool held = false;
+      for (const RdCtx& e : rdc) held = held || (e.valid && e.qpn == q);
+      if (st[q].err || held || rng.percent(10)) configure(q);
+    }
+  }
+  std::printf("[bench] %llu records, %llu W beats (%llu bytes), %zu tasks, %zu CQEs, %zu events, %zu resyncs, "
+              "%llu MR checks, %llu lookups; dup %llu psn_err %llu access_err %llu drop_qp %llu rx_nak %llu\n",
+              (unsigned long long)records, (unsigned long long)n_w, (unsigned long long)w_bytes, task_log.size(),
+              cqe_log.size(), cev_log.size(), rs_log.size(), (unsigned long long)n_mr, (unsigned long long)n_lk,
+              (unsigned long long)act_cnt.dup, (unsigned long long)act_cnt.psn_err,
+              (unsigned long long)act_cnt.access_err, (unsigned long long)act_cnt.drop_qp,
+              (unsigned long long)act_cnt.rx_nak);
+  EXPECT_GT(records, 5000u);
+  EXPECT_GT(cqe_log.size(), 300u);
+  EXPECT_GT(rs_log.size(), 10u);
+  EXPECT_GT(n_lk, 100u);
+  EXPECT_GT(act_cnt.dup, 50u);
+  EXPECT_GT(act_cnt.psn_err, 50u);
+  EXPECT_GT(act_cnt.access_err, 5u);
+}
+
+}  // namespace
+}  // namespace srnic::verif::blocks
