@@ -120,8 +120,7 @@ uint32_t TrafficSequence::send_run(uint32_t q, uint32_t max_n) const {
   const sw::QueuePair& qp = *me.qps[q];
   const uint64_t room = qp.sq_size() - qp.sq_outstanding();
   // Receive WR index each send consumes on the peer: count of earlier consumers.
-  size_t recv_idx = 0;
-  for (size_t i = 0; i < me.next_send[q]; ++i) recv_idx += consumes_recv(sends[i].op);
+  size_t recv_idx = consumers_before_[q][me.next_send[q]];
   const size_t peer_recvs = p.qps[q].side[1 - h_].recv.size();
   uint32_t n = 0;
   for (size_t i = me.next_send[q]; i < sends.size() && n < max_n && n < room; ++i) {
@@ -135,6 +134,15 @@ uint32_t TrafficSequence::send_run(uint32_t q, uint32_t max_n) const {
     ++n;
   }
   return n;
+}
+
+TrafficSequence::TrafficSequence(ChipEnv& env, uint32_t host) : Sequence("traffic"), env_(env), h_(host) {
+  // Per QP, the number of receive-consuming sends before each send (prefix counts).
+  for (const QpPlan& qp : env.plan().qps) {
+    std::vector<uint32_t> pre(1, 0);
+    for (const WrPlan& w : qp.side[host].send) pre.push_back(pre.back() + (consumes_recv(w.op) ? 1 : 0));
+    consumers_before_.push_back(std::move(pre));
+  }
 }
 
 uvm::Next TrafficSequence::next(PostItem& item) {
@@ -158,8 +166,9 @@ uvm::Next TrafficSequence::next(PostItem& item) {
     item.n = static_cast<uint32_t>(std::min<uint64_t>({left, room, rng().uniform(1, batch)}));
     return uvm::Next::Item;
   }
-  // Sends.
-  std::vector<uint32_t> ready;
+  // Sends (ready_ is reused: this runs every idle cycle).
+  std::vector<uint32_t>& ready = ready_;
+  ready.clear();
   for (uint32_t q = 0; q < nq; ++q) {
     if (me.next_send[q] < p.qps[q].side[h_].send.size()) {
       all_posted = false;

@@ -77,7 +77,7 @@ class PostDriver : public uvm::Driver<PostItem> {
 // doorbell pattern with random gaps.
 class TrafficSequence : public uvm::Sequence<PostItem> {
  public:
-  TrafficSequence(ChipEnv& env, uint32_t host) : Sequence("traffic"), env_(env), h_(host) {}
+  TrafficSequence(ChipEnv& env, uint32_t host);
   uvm::Next next(PostItem& item) override;
 
  private:
@@ -88,6 +88,8 @@ class TrafficSequence : public uvm::Sequence<PostItem> {
   uint64_t wait_until_ = 0;
   uint32_t burst_left_ = 0;
   uint32_t cursor_ = 0;
+  std::vector<uint32_t> ready_;
+  std::vector<std::vector<uint32_t>> consumers_before_;  // [qp][i]: receive consumers before send i
 };
 
 class HostAgent : public uvm::Component {
