@@ -670,37 +670,41 @@ void ChipEnv::setup_nics() {
   }
 }
 
+void ChipEnv::connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn,
+                         uint32_t mtu, unsigned access, uint8_t rnr_retry) {
+  sw::QpAttr a;
+  a.qp_state = sw::QpState::Init;
+  a.qp_access_flags = access;
+  qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
+                   sw::QpAttrMask::AccessFlags);
+  a.qp_state = sw::QpState::Rtr;
+  a.path_mtu = mtu_enum(mtu);
+  a.dest_qp_num = peer_qpn;
+  a.rq_psn = rq_psn;
+  a.ah_attr.dmac = kMac0 + (1 - h);
+  a.ah_attr.dip = kIp0 + (1 - h);
+  a.min_rnr_timer = 1;
+  a.max_dest_rd_atomic = 16;
+  qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu | sw::QpAttrMask::DestQpn |
+                   sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic | sw::QpAttrMask::MinRnrTimer);
+  a.qp_state = sw::QpState::Rts;
+  a.sq_psn = sq_psn;
+  a.timeout = 8;
+  a.retry_cnt = 7;
+  a.rnr_retry = rnr_retry;
+  a.max_rd_atomic = 16;
+  qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
+                   sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
+}
+
 void ChipEnv::connect_qps() {
   for (uint32_t h = 0; h < 2; ++h) {
     HostAgent& me = *hosts_[h];
     HostAgent& peer = *hosts_[1 - h];
-    for (uint32_t q = 0; q < plan_.qps.size(); ++q) {
-      sw::QueuePair& qp = *me.qps[q];
-      sw::QpAttr a;
-      a.qp_state = sw::QpState::Init;
-      a.qp_access_flags = plan_.qps[q].access[h];  // kAccess* bits equal sw::Access
-      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
-                       sw::QpAttrMask::AccessFlags);
-      a.qp_state = sw::QpState::Rtr;
-      a.path_mtu = mtu_enum(plan_.mtu);
-      a.dest_qp_num = peer.qps[q]->qp_num();
-      a.rq_psn = peer.sq_psn[q];
-      a.ah_attr.dmac = kMac0 + (1 - h);
-      a.ah_attr.dip = kIp0 + (1 - h);
-      a.min_rnr_timer = 1;
-      a.max_dest_rd_atomic = 16;
-      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
-                       sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
-                       sw::QpAttrMask::MinRnrTimer);
-      a.qp_state = sw::QpState::Rts;
-      a.sq_psn = me.sq_psn[q];
-      a.timeout = 8;
-      a.retry_cnt = 7;
-      a.rnr_retry = plan_.qps[q].rnr_retry;
-      a.max_rd_atomic = 16;
-      qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
-                       sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
-    }
+    for (uint32_t q = 0; q < plan_.qps.size(); ++q)
+      connect_qp(*me.qps[q], h, peer.qps[q]->qp_num(), me.sq_psn[q], peer.sq_psn[q], plan_.mtu,
+                 plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
+                 plan_.qps[q].rnr_retry);
   }
 }
 

@@ -354,26 +354,8 @@ class DirCqOverflow : public ChipTest {
       e.extra_dma[h].push_back({cq_[h]->base(), cq_[h]->base() + uint64_t(cq_[h]->size()) * 32});
       e.extra_dma[h].push_back({buf_[h], buf_[h] + kWrs * kLen});
     }
-    for (uint32_t h = 0; h < 2; ++h) {
-      sw::QpAttr at;
-      at.qp_state = sw::QpState::Init;
-      at.qp_access_flags = sw::Access::RemoteWrite;
-      qp_[h]->modify(at, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
-                             sw::QpAttrMask::AccessFlags);
-      at.qp_state = sw::QpState::Rtr;
-      at.path_mtu = sw::Mtu::Mtu1024;
-      at.dest_qp_num = qp_[1 - h]->qp_num();
-      at.rq_psn = 0x100;
-      at.ah_attr.dmac = 0x020000000001ull + (1 - h);
-      at.ah_attr.dip = 0x0A000001u + (1 - h);
-      qp_[h]->modify(at, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
-                             sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
-                             sw::QpAttrMask::MinRnrTimer);
-      at.qp_state = sw::QpState::Rts;
-      at.sq_psn = 0x100;
-      qp_[h]->modify(at, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
-                             sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
-    }
+    for (uint32_t h = 0; h < 2; ++h)
+      ChipEnv::connect_qp(*qp_[h], h, qp_[1 - h]->qp_num(), 0x100, 0x100, 1024, sw::Access::RemoteWrite, 7);
     // Eight signaled WRITEs from host 0 to host 1, one doorbell; nobody polls the CQ.
     std::vector<sw::SendWr> wrs(kWrs);
     std::vector<sw::Sge> sges(kWrs);

@@ -207,6 +207,10 @@ class ChipEnv : public uvm::Component {
   std::function<void(ChipEnv&)> before_traffic;
   // Sends a frame into the link towards host `to` now (the far side must be quiet).
   void inject_frame(uint32_t to, std::vector<uint8_t> bytes);
+  // Takes QP `qp` of host h through INIT/RTR/RTS towards peer_qpn on the other host (the
+  // attributes every env QP uses; directed tests use it for their extra QPs).
+  static void connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn,
+                         uint32_t mtu, unsigned access, uint8_t rnr_retry);
   // Runs the World for n cycles outside the run phase's tick (monitors still sample).
   void run_cycles(uint64_t n);
   // Expected final values of NIC counters that a test provokes on purpose (index -> value).
