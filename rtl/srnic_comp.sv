@@ -15,6 +15,10 @@
 //                    is (now, or on a later ACK walk), and every WQE after it, up to the
 //                    producer index pi, with WR_FLUSH_ERR (later LERRs raise pi).
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
+// The first WQE of a QP to complete in error (a fatal NAK, lost READ responses, or the
+// WQE the send path refused) moves the QP to the error state: besides stopping the send
+// side, the RX engine is told (qerr) so the QP's receive side stops too and its receive
+// queue is flushed.
 `default_nettype none
 module srnic_comp #(
   parameter int NUM_QPS = 16384
@@ -38,6 +42,10 @@ module srnic_comp #(
   output logic              stop_valid,
   output logic [15:0]       stop_qpn,
   input  wire logic         stop_ready,
+  // the QP entered the error state: stop its receive side and flush its receive queue
+  output logic              qerr_valid,
+  output logic [15:0]       qerr_qpn,
+  input  wire logic         qerr_ready,
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -170,11 +178,13 @@ module srnic_comp #(
   assign ar_addr  = f_addr;
   assign ar_len   = {4'd0, nfetch} - 8'd1;
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
-  wire   walk_go  = (!cqe_needed || cqe_ready) && (stop_in_ready || !(w_error && fatal && !at_bad && !flush));
+  wire   stop_needed = w_error && fatal && !at_bad && !flush;  // first failure on the wire
+  wire   qerr_needed = at_bad || stop_needed;                  // the QP enters ERR
+  wire   ev_room  = (stop_in_ready || !stop_needed) && (qerr_in_ready || !qerr_needed);
+  wire   walk_go  = (!cqe_needed || cqe_ready) && ev_room;
   assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && walk_go) ||
                     (cs == C_DRAIN && wq_valid);
-  assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed &&
-                     (stop_in_ready || !(w_error && fatal && !at_bad && !flush));
+  assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed && ev_room;
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.send_cqn;
@@ -191,12 +201,16 @@ module srnic_comp #(
   end
   assign st_wr = cs == C_WB;
   // stop requests wait in a small FIFO; a walk that needs one when it is full waits
-  logic stop_push, stop_in_ready;
-  assign stop_push = cs == C_WALK && wq_valid && w_complete && w_error && fatal && !at_bad && !flush &&
-                     (!cqe_needed || cqe_ready);
+  logic stop_push, stop_in_ready, qerr_push, qerr_in_ready;
+  wire  walk_step = cs == C_WALK && wq_valid && w_complete && walk_go;
+  assign stop_push = walk_step && stop_needed;
+  assign qerr_push = walk_step && qerr_needed;
   sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
     .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(stop_push), .s_ready(stop_in_ready),
     .m_data(stop_qpn), .m_valid(stop_valid), .m_ready(stop_ready), .count());
+  sync_fifo #(.WIDTH(16), .DEPTH(16)) u_qerr (
+    .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(qerr_push), .s_ready(qerr_in_ready),
+    .m_data(qerr_qpn), .m_valid(qerr_valid), .m_ready(qerr_ready), .count());
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -227,7 +241,7 @@ module srnic_comp #(
             // a refused or flushed WQE sent nothing: it uses no PSNs
             s.psn <= (at_bad || flush) ? s.psn : w_last + 24'd1;
             if (at_bad) begin s.err_valid <= 1'b0; s.flushing <= 1'b1; end
-            if (w_error && fatal && !at_bad && !flush) begin
+            if (stop_needed) begin
               // fatal NAK (or lost READ responses): later WQEs are flushed once the send path
               // reports its producer index
               s.flushing <= 1'b1; s.fl_pi <= s.ci + 16'd1;

@@ -238,12 +238,14 @@ module srnic_core #(
   logic         wqe_valid, wqe_pop, resync_valid, resync_ready;
   logic [511:0] wqe_data;
   logic [15:0]  resync_qpn, resync_ci;
+  logic         resync_err, qerr_valid, qerr_ready;
+  logic [15:0]  qerr_qpn;
   srnic_rx_rqfetch #(.NUM_QPS(NUM_QPS)) u_rqf (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[4]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[4]),
     .db_valid(db_rq), .db_qpn(db_index), .db_pi(db_value),
     .s_valid(pmeta_valid), .s_meta(pmeta), .s_ready(pmeta_ready),
     .m_valid(meta_valid), .m_meta(meta), .m_ready(meta_ready),
-    .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci,
+    .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
     .ar_valid(rd_ar_valid[2]), .ar_addr(rd_ar_addr[128 +: 64]), .ar_ready(rd_ar_ready[2]),
     .r_valid(rd_r_valid[2]), .r_data(rd_r_data));
 
@@ -253,7 +255,8 @@ module srnic_core #(
     .mr_req(mr_req[1]), .mr_key(mr_key[32 +: 32]), .mr_pd(mr_pd[32 +: 32]), .mr_access(mr_access[4 +: 4]),
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
-    .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci,
+    .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
+    .qerr_valid, .qerr_qpn, .qerr_ready,
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
     .task_valid, .task_out(task_q), .task_ready,
@@ -277,6 +280,7 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
+    .qerr_valid, .qerr_qpn, .qerr_ready,
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
 
   // ---------------------------------------------------------------- CQ writer

@@ -119,6 +119,7 @@ package srnic_pkg;
     logic [7:0]  nbeats;     // frame beats stored in the RX buffer
     logic        rq_fetched; // a receive WQE was read for this packet (srnic_rx_rqfetch)
     logic [15:0] rq_idx;     // its RQ index
+    logic        rq_flush;   // not a packet: flush the receive WQE rq_idx of a QP in error
   } rx_meta_t;
 
   // Big-endian field of n bytes at byte offset off of a frame held in tdata order.

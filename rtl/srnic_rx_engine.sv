@@ -21,6 +21,14 @@
 // packet) or that finds none posted gets an RNR NAK, and the fetch index is
 // resynchronised.
 //
+// Error state of the receive side. A class C error found here, or a requester failure
+// of the same QP reported by the completion engine (qerr), moves the receive side to the
+// error state: requests are dropped from then on, and the consumer index is handed to
+// srnic_rx_rqfetch (a resynchronisation marked err), which flushes every posted receive
+// WQE through this engine as flush records; each completes with WR_FLUSH_ERR. A WRITE
+// ONLY with immediate consumes its receive WQE before the R_Key check (RNR comes first,
+// as in the IBA responder order), so a bad R_Key completes that WQE with REM_ACCESS_ERR.
+//
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
 // and written back at its end; packets are processed strictly in order, so two packets of
 // one QP never overlap.
@@ -59,6 +67,11 @@ module srnic_rx_engine #(
   input  wire logic         resync_ready,
   output logic [15:0]       resync_qpn,
   output logic [15:0]       resync_ci,
+  output logic              resync_err,
+  // the completion engine moved a QP to the error state
+  input  wire logic         qerr_valid,
+  input  wire logic [15:0]  qerr_qpn,
+  output logic              qerr_ready,
   // payload writes
   output logic              aw_valid,
   output logic [63:0]       aw_addr,
@@ -137,6 +150,7 @@ module srnic_rx_engine #(
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
+  rxst_t  st_q;
   localparam int CFG_W = $bits(cmd_cfg);
   localparam int ST_W  = $bits(cmd_st);
   always_comb begin
@@ -165,6 +179,7 @@ module srnic_rx_engine #(
   logic [AW-1:0] rd_qpn;
   logic [CFG_W-1:0] cfg_rsp;
   logic [ST_W-1:0]  st_rsp;
+  assign st_q = st_rsp;
   logic          st_wr;
   rxst_t         s;          // working copy of the receive state
   rxcfg_t        c;
@@ -184,7 +199,7 @@ module srnic_rx_engine #(
   // ---------------------------------------------------------------- packet FSM
   typedef enum logic [4:0] {
     E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_R, E_RQ_MR, E_RQ_USE, E_RDLK,
-    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_SKIPW, E_RESYNC, E_DISCARD
+    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_SKIPW, E_RESYNC, E_DISCARD, E_FLUSH
   } estate_e;
   estate_e    est;
   srnic_pkg::rx_meta_t   m;
@@ -237,20 +252,26 @@ module srnic_rx_engine #(
   logic [7:0]  cqe_status;
   srnic_pkg::comp_ev_t    cev_q;
   logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
+  logic        is_qerr;     // not a packet: the completion engine reports the QP in error
+  logic        err0;        // the receive side was in error when the packet started
+  logic        acc_fail;    // WRITE ONLY with immediate, bad R_Key: its receive WQE completes in error
+  wire         err_new = s.err && !err0;   // this packet moved it there: hand over
 
 
 
   // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
   // so reads issued from E_IDLE are always accepted (checked below).
-  wire   idle_take  = est == E_IDLE && meta_valid;
+  assign qerr_ready = est == E_IDLE && qerr_valid;
+  wire   idle_take  = est == E_IDLE && meta_valid && !qerr_valid;
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && rd_req && !(cfg_ready && st_ready)) $error("srnic_rx_engine: state read refused in E_IDLE");
   end
 `endif
   assign meta_ready = idle_take;
-  assign rd_req     = idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS;
-  assign rd_qpn     = meta.dqpn[AW-1:0];
+  wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS;
+  assign rd_req     = (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS) || (qerr_ready && qerr_ok);
+  assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : meta.dqpn[AW-1:0];
 
   // MR check requests
   logic [31:0] rq_len;
@@ -342,7 +363,7 @@ module srnic_rx_engine #(
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.recv_cqn;
-    cqe.wr_id    = s.rcv_wrid;
+    cqe.wr_id    = s.rcv_wrid;        // flush: the flushed WQE's (set in E_FLUSH)
     cqe.byte_len = total_len;
     cqe.imm      = m.imm;
     cqe.qpn      = srnic_pkg::QPN_W'(qpn);
@@ -353,18 +374,20 @@ module srnic_rx_engine #(
   end
   assign st_wr = est == E_WB;
   logic wqe_owed;            // this packet's fetched receive WQE is still in the FIFO
-  assign wqe_pop      = (est == E_RQ_R || est == E_SKIPW) && wqe_valid;
+  assign wqe_pop      = (est == E_RQ_R || est == E_SKIPW || est == E_FLUSH) && wqe_valid;
   assign resync_valid = est == E_RESYNC;
   assign resync_qpn   = 16'(qpn);
   assign resync_ci    = s.rq_ci;
+  assign resync_err   = s.err;      // E_RESYNC in error state only to hand over
 
   // counters
+  wire   cls_pkt        = est == E_CLASSIFY && !is_qerr && !m.rq_flush;   // classifying a packet
   assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
-                          (est == E_CLASSIFY && (is_resp ? !qp_tx_ok : !qp_rx_ok));
-  assign cnt_dup        = est == E_CLASSIFY && !is_resp && qp_rx_ok && !s.err && psn_dup;
-  assign cnt_psn_err    = est == E_CLASSIFY && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup;
+                          (cls_pkt && (is_resp ? !qp_tx_ok : !qp_rx_ok));
+  assign cnt_dup        = cls_pkt && !is_resp && qp_rx_ok && !s.err && psn_dup;
+  assign cnt_psn_err    = cls_pkt && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup;
   assign cnt_access_err = est == E_MR && mr_rsp && !mr_ok;
-  assign cnt_rx_nak     = est == E_CLASSIFY && qp_tx_ok && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
+  assign cnt_rx_nak     = cls_pkt && qp_tx_ok && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
 
   // ---------------------------------------------------------------- sequencing
   task automatic start_move(input logic [63:0] d);
@@ -436,24 +459,42 @@ module srnic_rx_engine #(
       end
 
       case (est)
-        E_IDLE: if (idle_take) begin
+        E_IDLE: if (qerr_ready) begin
+          m <= '0;
+          is_qerr <= 1'b1;
+          wqe_owed <= 1'b0;
+          beats_left <= '0;
+          qpn <= qerr_qpn[AW-1:0];
+          est <= qerr_ok ? E_READ : E_IDLE;
+        end else if (idle_take) begin
           m <= meta;
+          is_qerr <= 1'b0;
           wqe_owed <= meta.rq_fetched;
           beats_left <= meta.nbeats;
           qpn <= meta.dqpn[AW-1:0];
           est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
         end
         E_READ: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp;
+          c <= cfg_rsp; s <= st_rsp; err0 <= st_q.err;
           est <= E_CLASSIFY;
         end
         E_CLASSIFY: begin
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
+          acc_fail <= 1'b0; total_len <= '0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
-          if (is_resp) begin
+          if (is_qerr) begin
+            // the requester side failed: the whole QP is in error; a receive WQE a SEND
+            // in progress holds is flushed first
+            if (qp_rx_ok) s.err <= 1'b1;
+            want_cqe <= qp_rx_ok && !s.err && s.in_msg == 2'd1;
+            cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+            est <= (qp_rx_ok && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
+          end else if (m.rq_flush) begin
+            est <= E_FLUSH;
+          end else if (is_resp) begin
             // ---------------- requester side
             if (!qp_tx_ok) est <= E_WB;
             else if (op == srnic_pkg::OP_ACK) begin
@@ -511,7 +552,9 @@ module srnic_rx_engine #(
               est <= E_TASK;
             end else est <= E_WB;
           end else if (!seq_ok || !acc_ok || !len_ok) begin
+            // invalid request; a receive WQE a SEND in progress holds completes in error
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1; est <= E_TASK;
+            want_cqe <= s.in_msg == 2'd1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR;
           end else if (is_rreq || (is_write && is_first)) begin
             if (m.reth_len == 32'd0) begin
               rd_pa_q <= '0;
@@ -522,6 +565,9 @@ module srnic_rx_engine #(
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
                 else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
               end
+            end else if (is_write && has_imm && is_last && !(m.rq_fetched && m.rq_idx == s.rq_ci)) begin
+              // WRITE ONLY with immediate: the receive WQE is checked before the R_Key
+              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK;
             end else begin
               mr_go <= 1'b1;
               est <= E_MR;
@@ -546,7 +592,10 @@ module srnic_rx_engine #(
           mr_go <= 1'b0;
           if (mr_rsp) begin
             if (!mr_ok) begin
-              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_ACCESS; s.err <= 1'b1; est <= E_TASK;
+              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_ACCESS; s.err <= 1'b1;
+              // a WRITE ONLY with immediate consumes its receive WQE, which completes in error
+              acc_fail <= is_write && has_imm && is_last;
+              est <= (is_write && has_imm && is_last) ? E_RQ_R : E_TASK;
             end else if (is_rreq) begin
               rd_pa_q <= mr_pa; est <= E_FINISH;
             end else begin
@@ -573,7 +622,9 @@ module srnic_rx_engine #(
           s.rcv_wrid <= rw_wrid; s.rcv_idx <= s.rq_ci;
           s.rq_ci <= s.rq_ci + 16'd1;
           s.rcv_pa <= rw_pa; s.rcv_len <= rq_len; s.rcv_done <= '0;
-          if (is_write) begin
+          if (acc_fail) begin
+            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_ACCESS_ERR; est <= E_CQE;
+          end else if (is_write) begin
             // WRITE with immediate: the receive WQE only supplies wr_id
             dst <= s.wr_pa; place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
@@ -644,11 +695,24 @@ module srnic_rx_engine #(
         E_TASK: if (task_ready) est <= (want_cqe && !cqe_sent) ? E_CQE : E_WB;
         E_CQE: if (cqe_ready) est <= (ack && !task_sent) ? E_TASK : E_WB;
         E_CEV: if (cev_ready) est <= E_WB;
-        E_WB: est <= wqe_owed ? E_SKIPW : E_DISCARD;
+        E_WB: est <= wqe_owed ? E_SKIPW : err_new ? E_RESYNC : E_DISCARD;
         // the packet was not executed but had a receive WQE fetched: drop that WQE and
-        // move the fetch index back to the QP's consumer index
-        E_SKIPW: if (wqe_valid) begin wqe_owed <= 1'b0; est <= E_RESYNC; end
+        // move the fetch index back to the QP's consumer index (in error state the fetch
+        // index belongs to the flush, unless this packet hands it over)
+        E_SKIPW: if (wqe_valid) begin
+          wqe_owed <= 1'b0;
+          est <= (!s.err || err_new) ? E_RESYNC : E_DISCARD;
+        end
         E_RESYNC: if (resync_ready) est <= E_DISCARD;
+        // a flush record: complete the receive WQE it carries with WR_FLUSH_ERR (a QP reset
+        // meanwhile only drops it)
+        E_FLUSH: if (wqe_valid) begin
+          wqe_owed <= 1'b0;
+          s.rcv_wrid <= wqe_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
+          s.rcv_idx  <= m.rq_idx;
+          want_cqe <= qp_rx_ok; cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+          est <= qp_rx_ok ? E_CQE : E_WB;
+        end
         E_DISCARD: begin
           if (d_valid && beats_left != 8'd0) beats_left <= beats_left - 8'd1;
           if (beats_left == 8'd0 || (beats_left == 8'd1 && d_valid)) est <= E_IDLE;
@@ -667,7 +731,7 @@ module srnic_rx_engine #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, m, wqe_data, st_v, psn_d, rd_np_raw,
+  wire unused_ok = ^{qp_cmd, m, wqe_data, st_v, psn_d, rd_np_raw, st_q,
                      s, c, cmd_cfg};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

@@ -1,5 +1,5 @@
 // srnic_rx_rqfetch: receive-WQE fetch on packet arrival (SRNIC §4.3.2), between the RX
-// parser and the RX engine.
+// parser and the RX engine, and the receive-queue flush of QPs in error.
 //
 // Every packet that will consume a receive WQE (SEND FIRST/ONLY, WRITE LAST/ONLY with
 // immediate) gets its WQE read from host memory as soon as its record leaves the parser,
@@ -12,6 +12,16 @@
 // with an RNR NAK). When the engine drops a packet that had a WQE fetched (duplicate,
 // PSN gap, error), it resynchronises the QP's fetch index to its consumer index.
 // The RQ producer index (doorbells) lives here.
+//
+// Flush. When a QP's receive side enters the error state the engine hands its consumer
+// index over with a resynchronisation marked err. From then on this block owns the QP's
+// receive queue: packets of the QP get no WQE, and a walker reads every posted WQE from
+// the consumer index to the producer index and sends each as a flush record (rq_flush)
+// down the same record stream; the engine completes it with WR_FLUSH_ERR. WQEs posted
+// later are flushed the same way: a doorbell for a QP in error queues it for the walker.
+// Per QP two bits: err, and pend (queued for the walker), so the walker queue holds each
+// QP at most once and is as deep as there are QPs; it can never overflow. The bits clear
+// after reset (one QP per cycle) and err clears when the QP is reset (RESET->INIT).
 `default_nettype none
 module srnic_rx_rqfetch #(
   parameter int NUM_QPS = 16384,
@@ -41,6 +51,7 @@ module srnic_rx_rqfetch #(
   output logic              resync_ready,
   input  wire logic [15:0]  resync_qpn,
   input  wire logic [15:0]  resync_ci,
+  input  wire logic         resync_err,   // the QP's receive side entered the error state
   // WQE reads (AXI ID 2)
   output logic              ar_valid,
   output logic [63:0]       ar_addr,
@@ -63,6 +74,7 @@ module srnic_rx_rqfetch #(
   logic          rd_en;
   logic [AW-1:0] rd_qpn;
   logic [CFG_W-1:0] cfg_q;
+  logic          init_busy, wk_pop;
   logic [15:0]   pi_q, fci_q;
   logic          fci_we;
   logic [AW-1:0] fci_waddr;
@@ -71,7 +83,7 @@ module srnic_rx_rqfetch #(
   // waits for a cycle without doorbell or fetch-index traffic
   logic fci_busy;
   // ... nor in a cycle where a record starts reading the indices it would reset
-  wire cmd_go = qp_cmd_valid && !db_valid && !fci_busy && !rd_en;
+  wire cmd_go = qp_cmd_valid && !db_valid && !fci_busy && !rd_en && !init_busy && !wk_pop;
   assign qp_cmd_ready = cmd_go;
   sdp_ram #(.WIDTH(CFG_W), .DEPTH(NUM_QPS)) u_cfg (
     .clk, .wr_en(cmd_go), .wr_addr(qp_cmd.qpn[AW-1:0]), .wr_data(cmd_cfg),
@@ -90,7 +102,7 @@ module srnic_rx_rqfetch #(
                (op == srnic_pkg::OP_SEND_FIRST || op == srnic_pkg::OP_SEND_ONLY || op == srnic_pkg::OP_SEND_ONLY_IMM ||
                 op == srnic_pkg::OP_WRITE_LAST_IMM || op == srnic_pkg::OP_WRITE_ONLY_IMM);
 
-  typedef enum logic [1:0] {F_IDLE, F_READ, F_ISSUE, F_OUT} fstate_e;
+  typedef enum logic [2:0] {F_IDLE, F_READ, F_ISSUE, W_READ, W_ISSUE} fstate_e;
   fstate_e fs;
   srnic_pkg::rx_meta_t mq;
   logic [$clog2(WDEPTH):0] resv;      // WQEs read or buffered, not yet popped
@@ -103,35 +115,94 @@ module srnic_rx_rqfetch #(
     .clk, .rst, .s_data(out_in), .s_valid(out_push), .s_ready(out_ready),
     .m_data(m_meta), .m_valid(m_valid), .m_ready(m_ready), .count());
 
-  // pass-through records go straight out; WQE consumers read their QP's indices first
-  // a resync is taken between records, so no read of the fetch index is in flight
-  assign resync_ready = fs == F_IDLE;
+  // ---------------------------------------------------------------- flush bookkeeping
+  // fl[q] = {err, pend}; read asynchronously, one write per cycle (sweep, doorbell,
+  // hand-over, walker pop, reset command; at most one of them can happen in a cycle)
+  logic [1:0]    fl [NUM_QPS];
+  logic [AW-1:0] init_q;
+  logic [AW-1:0] fq_qpn;
+  logic          fq_valid, fq_push, fq_in_ready;
+  logic [AW-1:0] fq_in;
+  logic [AW-1:0] wq;                  // QP the walker flushes
+  sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_fq (
+    .clk, .rst, .s_data(fq_in), .s_valid(fq_push), .s_ready(fq_in_ready),
+    .m_data(fq_qpn), .m_valid(fq_valid), .m_ready(wk_pop), .count());
+  wire [1:0] fl_db  = fl[db_qpn[AW-1:0]];
+  wire [1:0] fl_rs  = fl[resync_qpn[AW-1:0]];
+  wire       err_rec = fl[s_meta.dqpn[AW-1:0]][1];
+  wire       err_wk  = fl[fq_qpn][1];
+  // a doorbell for a QP in error that is not queued yet queues it
+  wire db_q   = db_valid && !init_busy && fl_db[1] && !fl_db[0];
+  // hand-over: in F_IDLE only, so no read of the fetch index is in flight; not in a
+  // doorbell cycle (one write to fl per cycle)
+  assign resync_ready = fs == F_IDLE && (!resync_err || (!db_valid && !init_busy && fq_in_ready));
   wire   rs_go        = resync_valid && resync_ready;
-  assign s_ready = fs == F_IDLE && out_ready && !resync_valid;
-  assign rd_en   = s_ready && s_valid && needs;
-  assign rd_qpn  = s_meta.dqpn[AW-1:0];
+  // the walker takes a queued QP when nothing else needs the indices
+  assign wk_pop = fs == F_IDLE && fq_valid && !resync_valid && !db_valid && !init_busy;
+  wire   wk_go  = wk_pop && err_wk;     // a QP reset meanwhile is skipped
+  assign fq_push = db_q || (rs_go && resync_err && !fl_rs[0]);
+  assign fq_in   = db_q ? db_qpn[AW-1:0] : resync_qpn[AW-1:0];
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      init_busy <= 1'b1;
+      init_q    <= '0;
+    end else if (init_busy) begin
+      fl[init_q] <= 2'b00;
+      init_q <= init_q + 1'b1;
+      if (init_q == AW'(NUM_QPS - 1)) init_busy <= 1'b0;
+    end else if (db_q) fl[db_qpn[AW-1:0]] <= 2'b11;
+    else if (rs_go && resync_err) fl[resync_qpn[AW-1:0]] <= 2'b11;
+    else if (wk_pop) fl[fq_qpn] <= {err_wk, 1'b0};
+    else if (cmd_go && qp_cmd.init_idx) fl[qp_cmd.qpn[AW-1:0]] <= {1'b0, fl[qp_cmd.qpn[AW-1:0]][0]};
+  end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst && fq_push && !fq_in_ready) $error("srnic_rx_rqfetch: flush queue overflow");
+  end
+`endif
+
+  // ---------------------------------------------------------------- records and walker
+  // pass-through records go straight out; WQE consumers read their QP's indices first.
+  // A resync is taken between records, so no read of the fetch index is in flight.
+  // Records of a QP in error fetch nothing (the walker owns its queue).
+  wire   rec_err = !init_busy && err_rec;
+  assign s_ready = fs == F_IDLE && out_ready && !resync_valid && !fq_valid;
+  wire   rec_rd  = s_ready && s_valid && needs && !rec_err;
+  assign rd_en   = rec_rd || wk_go || fs == W_READ;
+  assign rd_qpn  = wk_go ? fq_qpn : (fs == W_READ) ? wq : s_meta.dqpn[AW-1:0];
 
   rqcfg_t c;
   assign c = cfg_q;
   wire [15:0] mask  = (16'd1 << c.log_rq) - 16'd1;
   wire        avail = fci_q != pi_q;
   wire        space = resv < WDEPTH[$clog2(WDEPTH):0];
-  assign ar_valid = fs == F_ISSUE && avail && space;
+  wire        wk_issue = fs == W_ISSUE && avail && space && out_ready;
+  assign ar_valid = (fs == F_ISSUE && avail && space) || wk_issue;
   assign ar_addr  = c.rq_base + {42'd0, fci_q & mask, 6'd0};
   assign fci_busy = fs != F_IDLE || resync_valid;
 
   always_comb begin
     out_in = (fs == F_IDLE) ? s_meta : mq;
-    out_push = (s_ready && s_valid && !needs) || (fs == F_ISSUE && (!avail || (space && ar_ready)));
-    if (fs == F_ISSUE) begin
+    out_push = (s_ready && s_valid && !rec_rd) || (fs == F_ISSUE && (!avail || (space && ar_ready))) ||
+               (wk_issue && ar_ready);
+    if (fs == F_ISSUE || fs == W_ISSUE) begin
       out_in.rq_fetched = avail;
       out_in.rq_idx     = fci_q;
     end else begin
       out_in.rq_fetched = 1'b0;
       out_in.rq_idx     = '0;
     end
-    fci_we    = (fs == F_ISSUE && avail && space && ar_ready) || rs_go;
-    fci_waddr = rs_go ? resync_qpn[AW-1:0] : mq.dqpn[AW-1:0];
+    if (fs == W_ISSUE) begin
+      // a flush record: no frame beats; opcode SEND ONLY makes a plain receive completion
+      out_in = '0;
+      out_in.opcode     = srnic_pkg::OP_SEND_ONLY;
+      out_in.dqpn       = 24'(wq);
+      out_in.rq_fetched = 1'b1;
+      out_in.rq_idx     = fci_q;
+      out_in.rq_flush   = 1'b1;
+    end
+    fci_we    = (fs == F_ISSUE && avail && space && ar_ready) || (wk_issue && ar_ready) || rs_go;
+    fci_waddr = rs_go ? resync_qpn[AW-1:0] : (fs == W_ISSUE) ? wq : mq.dqpn[AW-1:0];
     fci_wdata = rs_go ? resync_ci : fci_q + 16'd1;
   end
 
@@ -140,9 +211,15 @@ module srnic_rx_rqfetch #(
       fs <= F_IDLE;
     end else begin
       case (fs)
-        F_IDLE: if (rd_en) begin mq <= s_meta; fs <= F_READ; end
+        F_IDLE: if (wk_go) begin wq <= fq_qpn; fs <= W_READ; end
+                else if (rec_rd) begin mq <= s_meta; fs <= F_READ; end
         F_READ: fs <= F_ISSUE;
         F_ISSUE: if (!avail || (space && ar_ready)) fs <= F_IDLE;
+        // the walker reads the indices again (W_READ) after each WQE, after the fetch
+        // index write has landed; a doorbell it misses queues the QP again
+        W_READ: fs <= W_ISSUE;
+        W_ISSUE: if (!avail) fs <= F_IDLE;
+                 else if (space && out_ready && ar_ready) fs <= W_READ;
         default: fs <= F_IDLE;
       endcase
     end
@@ -156,7 +233,7 @@ module srnic_rx_rqfetch #(
     else resv <= resv + ($clog2(WDEPTH)+1)'(ar_valid && ar_ready) - ($clog2(WDEPTH)+1)'(wqe_valid && wqe_pop);
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, db_qpn, resync_qpn, mq};
+  wire unused_ok = ^{qp_cmd, db_qpn, resync_qpn, mq, fl_rs[1]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

@@ -214,6 +214,7 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
       qs.access = verif::kAccessRemoteWrite | verif::kAccessRemoteRead;
       qs.peer_host = 1 - h;
       qs.peer_qpn = peer.qpn;
+      qs.mtu = cfg.mtu;
       const bool sends = h == 0 || ping_pong;
       const bool recvs = cfg.op == Op::Send && (h == 1 || ping_pong);
       if (sends) {

@@ -18,8 +18,8 @@ constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
 // srnic_pkg::rx_meta_t
 enum RxMetaF { kRmDrop, kRmOpcode, kRmDqpn, kRmPsn, kRmAckreq, kRmSe, kRmRethVa, kRmRethRkey, kRmRethLen,
                kRmAethSyn, kRmAethMsn, kRmImm, kRmSrcIp, kRmPayOff, kRmPayLen, kRmNbeats, kRmRqFetched,
-               kRmRqIdx, kRmN };
-constexpr Layout<18> kRxMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16}};
+               kRmRqIdx, kRmRqFlush, kRmN };
+constexpr Layout<19> kRxMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16, 1}};
 
 // srnic_pkg::resp_task_t
 enum RespTaskF { kRtIsRead, kRtQpn, kRtPsn, kRtSyndrome, kRtMsn, kRtAddr, kRtLen, kRtMtu };

@@ -163,17 +163,17 @@ Knobs rnr_exhaust() {
   return k;
 }
 
-// QPs fail (bad WRs, RNR) while they still have receives posted, in both directions: the NIC
-// must flush those receives with WR_FLUSH_ERR and complete a receive consumed by a failing
-// WRITE_WITH_IMM with the error status.
+// Every QP fails (bad WRs of every kind, RNR) while receives are posted on both of its sides:
+// the NIC must flush them with WR_FLUSH_ERR (on the failing requester's QP and on a responder
+// that found a class C error), complete a receive consumed by the failing message in error,
+// and keep the QPs that did not fail running.
 Knobs qp_error_rq_flush() {
   Knobs k = smoke();
   k.min_qps = 2;
   k.max_qps = 6;
   k.bidir = 1;
-  k.bad_wr = 0.5;
-  k.rnr_exhaust = 0.5;
-  k.qp_error_with_receives = true;
+  k.bad_wr = 0.6;
+  k.rnr_exhaust = 0.8;
   k.op_weight = {1, 2, 2, 1, 1};
   return k;
 }

@@ -140,13 +140,15 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
     qp.sq_depth = k.sq_depths[rng.uniform(0, k.sq_depths.size() - 1)];
     qp.rq_depth = k.rq_depths[rng.uniform(0, k.rq_depths.size() - 1)];
     // A QP that ends in error: its side 0 ends with a bad WR, or its last receive-consuming
-    // message finds no receive (RNR). Unless the knobs allow it, such a QP carries traffic in
-    // one direction and no spare receives, so no receive is outstanding when it fails.
+    // message finds no receive (RNR). Such a QP carries traffic in one direction only: a QP in
+    // ERR drops the requests that reach it, and without a retransmission timer their
+    // requester would wait for ever. Its receives (spare ones on both sides, the ones side 0
+    // consumes) are flushed or completed in error when it fails.
     qp.bad_side0 = rng.bernoulli(k.bad_wr);
     qp.exhaust_side0 = !qp.bad_side0 && rng.bernoulli(k.rnr_exhaust);
     const bool err_qp = qp.bad_side0 || qp.exhaust_side0;
     for (uint32_t h = 0; h < 2; ++h) {
-      if (h == 1 && (!rng.bernoulli(k.bidir) || (err_qp && !k.qp_error_with_receives))) continue;
+      if (h == 1 && (!rng.bernoulli(k.bidir) || err_qp)) continue;
       const uint32_t n = static_cast<uint32_t>(rng.uniform(k.min_wrs, k.max_wrs));
       // Every (sq_depth/2)-th WR is signaled so unsignaled WRs retire and the ring never jams.
       const uint32_t sig_every = std::max<uint32_t>(1, qp.sq_depth / 2);
@@ -189,10 +191,10 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
           w.len = static_cast<uint32_t>(rng.uniform(1, kAlienBytes / 2));
           w.cls = SizeClass::Small;
         }
-        // WRITE_WITH_IMM with a bad remote range consumes (and errors) a receive on the peer:
-        // only when the knobs allow receives at QP error.
+        // a bad remote range needs a WRITE, WRITE_WITH_IMM or READ (a single-packet
+        // WRITE_WITH_IMM consumes a receive on the peer, which completes in error)
         if ((w.bad == BadKind::RemoteKey || w.bad == BadKind::RemoteBounds) && w.op != WrOpcode::Read &&
-            w.op != WrOpcode::Write && !(w.op == WrOpcode::WriteImm && k.qp_error_with_receives))
+            w.op != WrOpcode::Write && w.op != WrOpcode::WriteImm)
           w.op = WrOpcode::Write;
         if (w.bad == BadKind::RecvTooSmall && w.op != WrOpcode::Send && w.op != WrOpcode::SendImm)
           w.op = WrOpcode::Send;
@@ -264,12 +266,14 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
     }
     if (exhaust) qp.rnr_retry = 0;
   }
-  // A few spare receives that no message consumes (they stay posted).
+  // A few spare receives that no message consumes (they stay posted, or are flushed when the
+  // QP fails). The peer of an RNR-exhausting side gets none: it must run out.
   for (QpPlan& qp : p.qps)
     for (uint32_t h = 0; h < 2; ++h) {
       const uint32_t spare = static_cast<uint32_t>(rng.uniform(0, 2));
       const bool err_qp = qp.bad_side0 || qp.exhaust_side0;
-      for (uint32_t s = 0; s < spare && !qp.side[h].recv.empty() && (!err_qp || k.qp_error_with_receives); ++s) {
+      if (h == 1 && qp.exhaust_side0) continue;
+      for (uint32_t s = 0; s < spare && (!qp.side[h].recv.empty() || err_qp); ++s) {
         RecvPlan r;
         r.len = static_cast<uint32_t>(rng.uniform(0, 256));
         r.off = p.src_bytes[h] + kAreaGap + dst[h].take(r.len, k.cross4k, rng);
@@ -362,6 +366,7 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const st
       qs.peer_host = 1 - h;
       qs.peer_qpn = hl[1 - h].qpn[q];
       qs.rnr_retry = p.qps[q].rnr_retry;
+      qs.mtu = p.mtu;
       for (size_t i = 0; i < p.qps[q].side[h].send.size(); ++i) qs.send.push_back(make_send_wr(p, hl, h, q, i));
       for (size_t i = 0; i < p.qps[q].side[h].recv.size(); ++i) qs.recv.push_back(make_recv_wr(p, hl, h, q, i));
       hs.qps.push_back(std::move(qs));

@@ -194,6 +194,20 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
       fail(WcStatus::RemInvReqErr, true);
       return s;
     }
+    // R_Key (NAK Remote Access Error); zero-length WRITE/READ skip it. A multi-packet
+    // WRITE_WITH_IMM meets it with its first packet, before its last one looks for a
+    // receive; the other requests after the receive check (step 5).
+    auto remote_ok = [&]() {
+      if (!(is_write || is_read) || len == 0) return true;
+      const uint8_t need = is_write ? kAccessRemoteWrite : kAccessRemoteRead;
+      Range& remote = is_write ? op.dst : op.src;
+      return check_key(s.peer_host, wr.rkey, peer.pd, wr.raddr, len, need, &remote) == KeyCheck::Ok;
+    };
+    const bool multi_packet_imm = wr.opcode == WrOpcode::WriteImm && len > qp.mtu;
+    if (multi_packet_imm && !remote_ok()) {
+      fail(WcStatus::RemAccessErr, true);
+      return s;
+    }
     // 3. Receive WR (RNR when there is none).
     const RecvWr* rwr = nullptr;
     if (uses_rwqe) {
@@ -222,15 +236,12 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
       fail(WcStatus::RemInvReqErr, true);
       return s;
     }
-    // 5. R_Key (NAK Remote Access Error); zero-length WRITE/READ skip it.
-    if ((is_write || is_read) && len > 0) {
-      const uint8_t need = is_write ? kAccessRemoteWrite : kAccessRemoteRead;
-      Range& remote = is_write ? op.dst : op.src;
-      if (check_key(s.peer_host, wr.rkey, peer.pd, wr.raddr, len, need, &remote) != KeyCheck::Ok) {
-        op.recv_status = WcStatus::RemAccessErr;
-        fail(WcStatus::RemAccessErr, true);
-        return s;
-      }
+    // 5. R_Key. A (single-packet) WRITE_WITH_IMM has consumed its receive, which completes
+    // in error too.
+    if (!multi_packet_imm && !remote_ok()) {
+      op.recv_status = WcStatus::RemAccessErr;
+      fail(WcStatus::RemAccessErr, true);
+      return s;
     }
     // 6. Placement into the receive buffer (malformed WQE: NAK Remote Operational Error).
     if (is_send && len > 0 &&

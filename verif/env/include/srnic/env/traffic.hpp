@@ -63,9 +63,6 @@ struct Knobs {
   std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1};
   double tight_end = 0.3;        // probability that a host's MR ends exactly where its last slot ends
   double rnr_exhaust = 0;        // probability that a QP's last SEND (side 0) finds no receive
-  // Let QPs that end in error also receive (bidirectional traffic, spare receives, WRITE_WITH_IMM
-  // with a bad rkey): their outstanding receives must then be flushed by the NIC.
-  bool qp_error_with_receives = false;
   uint64_t max_total_bytes = 48ull << 20;  // cap on payload bytes of a plan
 };
 

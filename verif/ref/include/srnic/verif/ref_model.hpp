@@ -96,6 +96,7 @@ struct QpSpec {
   uint32_t peer_host = 0;
   uint32_t peer_qpn = 0;
   uint8_t rnr_retry = 7;  // 7 = retry forever
+  uint32_t mtu = 4096;    // path MTU: where a message's packets split (WRITE_WITH_IMM checks)
   std::vector<SendWr> send;
   std::vector<RecvWr> recv;
 };
