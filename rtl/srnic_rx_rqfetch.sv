@@ -20,7 +20,9 @@
 // down the same record stream; the engine completes it with WR_FLUSH_ERR. WQEs posted
 // later are flushed the same way: a doorbell for a QP in error queues it for the walker.
 // Per QP two bits: err, and pend (queued for the walker), so the walker queue holds each
-// QP at most once and is as deep as there are QPs; it can never overflow. The bits clear
+// QP at most once and is as deep as there are QPs; it can never overflow. The walker
+// takes one WQE per step and alternates with packet records, so a host ringing doorbells
+// on a QP in error cannot hold up the receive path. The bits clear
 // after reset (one QP per cycle) and err clears when the QP is reset (RESET->INIT).
 `default_nettype none
 module srnic_rx_rqfetch #(
@@ -124,6 +126,8 @@ module srnic_rx_rqfetch #(
   logic          fq_valid, fq_push, fq_in_ready;
   logic [AW-1:0] fq_in;
   logic [AW-1:0] wq;                  // QP the walker flushes
+  logic          wk_active;           // ... until its fetch index reaches its producer index
+  logic          wk_turn;             // the walker goes before a waiting record
   sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_fq (
     .clk, .rst, .s_data(fq_in), .s_valid(fq_push), .s_ready(fq_in_ready),
     .m_data(fq_qpn), .m_valid(fq_valid), .m_ready(wk_pop), .count());
@@ -137,9 +141,13 @@ module srnic_rx_rqfetch #(
   // doorbell cycle (one write to fl per cycle)
   assign resync_ready = fs == F_IDLE && (!resync_err || (!db_valid && !init_busy && fq_in_ready));
   wire   rs_go        = resync_valid && resync_ready;
-  // the walker takes a queued QP when nothing else needs the indices
-  assign wk_pop = fs == F_IDLE && fq_valid && !resync_valid && !db_valid && !init_busy;
+  // the walker takes a queued QP when nothing else needs the indices, and steps through it
+  // one WQE per turn, taking turns with records
+  wire   wk_slot = fs == F_IDLE && !resync_valid && !init_busy && (wk_turn || !s_valid);
+  assign wk_pop = wk_slot && !wk_active && fq_valid && !db_valid;
   wire   wk_go  = wk_pop && err_wk;     // a QP reset meanwhile is skipped
+  wire   wk_err = fl[wq][1];
+  wire   wk_step = wk_slot && wk_active && wk_err;
   assign fq_push = db_q || (rs_go && resync_err && !fl_rs[0]);
   assign fq_in   = db_q ? db_qpn[AW-1:0] : resync_qpn[AW-1:0];
   always_ff @(posedge clk) begin
@@ -166,10 +174,10 @@ module srnic_rx_rqfetch #(
   // A resync is taken between records, so no read of the fetch index is in flight.
   // Records of a QP in error fetch nothing (the walker owns its queue).
   wire   rec_err = !init_busy && err_rec;
-  assign s_ready = fs == F_IDLE && out_ready && !resync_valid && !fq_valid;
+  assign s_ready = fs == F_IDLE && out_ready && !resync_valid && !wk_go && !wk_step;
   wire   rec_rd  = s_ready && s_valid && needs && !rec_err;
-  assign rd_en   = rec_rd || wk_go || fs == W_READ;
-  assign rd_qpn  = wk_go ? fq_qpn : (fs == W_READ) ? wq : s_meta.dqpn[AW-1:0];
+  assign rd_en   = rec_rd || wk_go || wk_step;
+  assign rd_qpn  = wk_go ? fq_qpn : wk_step ? wq : s_meta.dqpn[AW-1:0];
 
   rqcfg_t c;
   assign c = cfg_q;
@@ -209,17 +217,26 @@ module srnic_rx_rqfetch #(
   always_ff @(posedge clk) begin
     if (rst) begin
       fs <= F_IDLE;
+      wk_active <= 1'b0;
+      wk_turn <= 1'b0;
     end else begin
       case (fs)
-        F_IDLE: if (wk_go) begin wq <= fq_qpn; fs <= W_READ; end
-                else if (rec_rd) begin mq <= s_meta; fs <= F_READ; end
+        F_IDLE: if (wk_go) begin
+                  wq <= fq_qpn; wk_active <= 1'b1; wk_turn <= 1'b0; fs <= W_READ;
+                end else if (wk_step) begin
+                  wk_turn <= 1'b0; fs <= W_READ;
+                end else begin
+                  if (wk_slot && wk_active) wk_active <= 1'b0;   // the QP was reset meanwhile
+                  if (s_ready && s_valid) wk_turn <= 1'b1;
+                  if (rec_rd) begin mq <= s_meta; fs <= F_READ; end
+                end
         F_READ: fs <= F_ISSUE;
         F_ISSUE: if (!avail || (space && ar_ready)) fs <= F_IDLE;
-        // the walker reads the indices again (W_READ) after each WQE, after the fetch
-        // index write has landed; a doorbell it misses queues the QP again
+        // the walker's indices are read in the step's first cycle, after the previous
+        // step's fetch index write has landed; a doorbell it misses queues the QP again
         W_READ: fs <= W_ISSUE;
-        W_ISSUE: if (!avail) fs <= F_IDLE;
-                 else if (space && out_ready && ar_ready) fs <= W_READ;
+        W_ISSUE: if (!avail) begin fs <= F_IDLE; wk_active <= 1'b0; end
+                 else if (space && out_ready && ar_ready) fs <= F_IDLE;
         default: fs <= F_IDLE;
       endcase
     end

@@ -16,6 +16,11 @@
 // tests check their cases against values written out by hand as well;
 // QpModifyDuringPacketKeepsNewState checks that a QP_MODIFY racing with a packet of its QP
 // is not undone by the packet's write-back.
+// Error state: a packet that moves a QP's receive side to error (class C), or a qerr event
+// from the completion engine, hands the consumer index over (a resync marked err); the
+// stand-in then stops fetching for that QP and sends every posted WQE back as a flush record,
+// which must complete with WR_FLUSH_ERR and the WQE's wr_id; WQEs fetched for packets that
+// reach a QP already in error are dropped without a resync.
 #include <algorithm>
 #include <array>
 #include <deque>
@@ -48,7 +53,7 @@ constexpr uint8_t kCevAck = 0, kCevReadDone = 1, kCevNak = 3;
 constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3;
 constexpr uint8_t kAccLocalWrite = 1, kAccRemoteWrite = 2, kAccRemoteRead = 4;
 constexpr uint8_t kWcRecv = 128, kWcRecvImm = 129;
-constexpr uint8_t kWcLocQpOpErr = 2, kWcRemInvReqErr = 9, kWcRemAccessErr = 10, kWcRemOpErr = 11,
+constexpr uint8_t kWcLocQpOpErr = 2, kWcWrFlushErr = 5, kWcRemInvReqErr = 9, kWcRemAccessErr = 10, kWcRemOpErr = 11,
                   kWcRetryExcErr = 12, kWcRnrRetryExcErr = 13;
 
 bool op_resp(uint8_t op) { return op >= kRespFirst; }
@@ -174,6 +179,7 @@ struct CevX {
 struct RsX {
   uint32_t qpn;
   uint16_t ci;
+  bool err;  // hand-over: the QP's receive side entered the error state
 };
 struct Counts {
   uint64_t drop_qp = 0, dup = 0, psn_err = 0, access_err = 0, rx_nak = 0;
@@ -192,6 +198,7 @@ std::string hex(uint64_t v) {
 // Ready/valid probabilities (percent) and response latencies (cycles).
 struct Knobs {
   unsigned meta = 80, d = 80, aw = 80, w = 80, task = 80, cev = 80, cqe = 80, rs = 70, lat = 6;
+  unsigned qerr = 0;  // per-mille chance per cycle that the completion engine reports a QP in error
 };
 
 class RxEngBench : public ::testing::Test {
@@ -203,7 +210,7 @@ class RxEngBench : public ::testing::Test {
   void reset() {
     dut->meta_valid = dut->d_valid = dut->qp_cmd_valid = dut->mr_rsp = dut->wqe_valid = 0;
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
-    dut->rdc_lk_rsp = dut->cqe_ready = 0;
+    dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = 0;
     dut.reset();
   }
 
@@ -246,6 +253,7 @@ class RxEngBench : public ::testing::Test {
     }
     if (init_idx) {
       fi[q] = pi[q] = 0;
+      fl_err[q] = false;
       for (auto& e : rdc)
         if (e.valid && e.qpn == q) e.valid = false;
     }
@@ -289,6 +297,7 @@ class RxEngBench : public ::testing::Test {
       p.f[i] = rng.next() & (w >= 64 ? ~0ull : (1ull << w) - 1);
     }
     p.f[kRmDrop] = 0;
+    p.f[kRmRqFlush] = 0;
     p.f[kRmOpcode] = op;
     p.f[kRmDqpn] = q;
     p.f[kRmPsn] = psn & kMask;
@@ -313,7 +322,7 @@ class RxEngBench : public ::testing::Test {
     const uint8_t op = uint8_t(p.f[kRmOpcode]);
     const uint64_t q = p.f[kRmDqpn];
     p.f[kRmRqFetched] = 0;
-    if (!p.f[kRmDrop] && q < kQps && op_consumes(op)) {
+    if (!p.f[kRmDrop] && q < kQps && op_consumes(op) && !p.f[kRmRqFlush] && !fl_err[q]) {
       p.f[kRmRqIdx] = fi[q];
       if (fi[q] != pi[q]) {
         p.fetched = true;
@@ -326,7 +335,7 @@ class RxEngBench : public ::testing::Test {
     uint32_t flen = uint32_t(p.f[kRmPayOff] + p.pay.size());
     flen += (4 - flen % 4) % 4 + 4;  // pad and ICRC
     if (p.f[kRmDrop]) flen = uint32_t(rng.range(60, 600));
-    const uint32_t nb = (flen + 63) / 64;
+    const uint32_t nb = p.f[kRmRqFlush] ? 0 : (flen + 63) / 64;
     p.f[kRmNbeats] = nb;
     for (uint32_t b = 0; b < nb; ++b) {
       std::array<uint8_t, 64> beat;
@@ -338,6 +347,21 @@ class RxEngBench : public ::testing::Test {
       beats.push_back(beat);
     }
     pending.push_back(std::move(p));
+  }
+  // The stand-in's flush walk: every WQE posted on a QP in error goes back as a flush record.
+  void queue_flushes(uint32_t q) {
+    while (fl_err[q] && fi[q] != pi[q]) {
+      Pkt p = make(q, kSendOnly, rng.u32(), 0);
+      p.f[kRmRqFlush] = 1;
+      p.f[kRmRqFetched] = 1;
+      p.f[kRmRqIdx] = fi[q];
+      p.f[kRmNbeats] = 0;
+      p.fetched = true;
+      p.wqe = ring[q][fi[q] & 255];
+      ++fi[q];
+      wqe_fifo.push_back({p.wqe, dut.cycle() + rng.below(cur_wlat + 1)});
+      pending.push_back(std::move(p));
+    }
   }
 
   // ------------------------------------------------------------ the reference
@@ -384,9 +408,33 @@ class RxEngBench : public ::testing::Test {
       ++exp_cnt.drop_qp;
       return;
     }
+    if (p.f[kRmRqFlush]) {
+      flush(p, q);
+      return;
+    }
     bool owed = p.fetched;
+    const bool err0 = st[q].err;
     respond(p, q, owed);
-    if (owed) rs_x.push_back({q, st[q].rq_ci});  // its WQE is dropped, the fetch index moved back
+    if (st[q].err && !err0) rs_x.push_back({q, st[q].rq_ci, true});  // hand-over to the flush
+    else if (owed && !st[q].err) rs_x.push_back({q, st[q].rq_ci, false});  // WQE dropped, fetch index back
+  }
+
+  // A flush record: its WQE completes with WR_FLUSH_ERR (dropped if the QP was reset).
+  void flush(const Pkt& p, uint32_t q) {
+    St& s = st[q];
+    s.rcv_wrid = p.wqe.wr_id;
+    s.rcv_idx = uint16_t(p.f[kRmRqIdx]);
+    if (cfg[q].state == kQpsRtr || cfg[q].state == kQpsRts) cqe_x.push_back(recv_cqe(p, q, kWcWrFlushErr));
+  }
+
+  // The completion engine reports QP q in error.
+  void predict_qerr(uint32_t q) {
+    if (q >= kQps) return;
+    St& s = st[q];
+    if ((cfg[q].state != kQpsRtr && cfg[q].state != kQpsRts) || s.err) return;
+    s.err = true;
+    if (s.in_msg == 1) cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
+    rs_x.push_back({q, s.rq_ci, true});
   }
 
   void respond(const Pkt& p, uint32_t q, bool& owed) {
@@ -481,6 +529,7 @@ class RxEngBench : public ::testing::Test {
     else len_ok = plen == 0;
     if (!seq_ok || !acc_ok || !len_ok) {
       s.err = true;
+      if (s.in_msg == 1) cqe_x.push_back(recv_cqe(p, q, kWcRemInvReqErr));  // the receive in use
       task(false, q, psn, kSynInv);
       return;
     }
@@ -490,6 +539,8 @@ class RxEngBench : public ::testing::Test {
       if (rlen == 0) {
         if (wr) s.wr_pa = s.wr_resid = s.wr_len = 0;
       } else {
+        // WRITE ONLY with immediate: the receive WQE first (RNR), then the R_Key
+        if (wr && imm && last && !rq_ok()) return task(false, q, psn, uint8_t(kSynRnr));
         bool ok;
         mr(uint32_t(p.f[kRmRethRkey]), c.pd, rreq ? kAccRemoteRead : kAccRemoteWrite, p.f[kRmRethVa], uint32_t(rlen),
            ok, pa);
@@ -497,6 +548,19 @@ class RxEngBench : public ::testing::Test {
           ++exp_cnt.access_err;
           s.err = true;
           task(false, q, psn, kSynAcc);
+          if (wr && imm && last) {  // it consumes its receive WQE, which completes in error
+            owed = false;
+            bool wok;
+            uint64_t wpa;
+            mr(p.wqe.lkey, c.pd, kAccLocalWrite, p.wqe.addr, p.wqe.len, wok, wpa);
+            s.rcv_wrid = p.wqe.wr_id;
+            s.rcv_idx = s.rq_ci;
+            s.rq_ci = uint16_t(s.rq_ci + 1);
+            s.rcv_pa = wpa;
+            s.rcv_len = p.wqe.len;
+            s.rcv_done = 0;
+            cqe_x.push_back(recv_cqe(p, q, kWcRemAccessErr));
+          }
           return;
         }
         if (wr) {
@@ -663,9 +727,21 @@ class RxEngBench : public ::testing::Test {
     dut->cev_ready = rng.percent(k.cev);
     dut->cqe_ready = rng.percent(k.cqe);
     dut->resync_ready = rng.percent(k.rs);
+    if (!hold_qerr && rng.below(1000) < k.qerr) {
+      hold_qerr = true;
+      qerr_q = rng.percent(3) ? uint32_t(kQps + rng.below(0x10000 - kQps)) : uint32_t(rng.below(kQps));
+    }
+    dut->qerr_valid = hold_qerr;
+    dut->qerr_qpn = qerr_q;
     dut.eval();
 
     const std::string at = "cycle " + std::to_string(c) + ": ";
+    if (dut->qerr_valid && dut->qerr_ready) {
+      ASSERT_FALSE(dut->meta_ready) << at << "record and qerr taken together";
+      predict_qerr(uint32_t(dut->qerr_qpn));
+      ++qerrs;
+      hold_qerr = false;
+    }
     if (hold_meta && dut->meta_ready) {
       predict(pending.front());
       pending.pop_front();
@@ -805,7 +881,12 @@ class RxEngBench : public ::testing::Test {
       rs_x.pop_front();
       EXPECT_EQ(uint32_t(dut->resync_qpn), e.qpn) << at << "resync QPN";
       EXPECT_EQ(uint32_t(dut->resync_ci), e.ci) << at << "resync index";
+      EXPECT_EQ(bool(dut->resync_err), e.err) << at << "resync err (hand-over)";
       fi[e.qpn] = e.ci;
+      if (e.err) {
+        fl_err[e.qpn] = true;
+        queue_flushes(e.qpn);
+      }
       rs_log.push_back(e);
     }
     const bool cmd_taken = dut->qp_cmd_valid && dut->qp_cmd_ready;
@@ -892,6 +973,10 @@ class RxEngBench : public ::testing::Test {
   std::deque<CqeX> cqe_x;
   std::deque<CevX> cev_x;
   std::deque<RsX> rs_x;
+  std::vector<bool> fl_err = std::vector<bool>(kQps, false);   // stand-in: QP handed over in error
+  uint64_t qerrs = 0;
+  bool hold_qerr = false;
+  uint32_t qerr_q = 0;
   std::deque<uint8_t> free_x;
   Counts exp_cnt, act_cnt;
   std::vector<AwX> aw_log;
@@ -1022,6 +1107,101 @@ TEST_F(RxEngBench, DuplicateAndGap) {
   EXPECT_EQ(w_bytes, 110u);
   ASSERT_EQ(cqe_log.size(), 2u);
   EXPECT_EQ(cqe_log[1].wr_id, 101u);  // the handed-back WQE is used by the next SEND
+}
+
+// WRITE ONLY with immediate and a bad R_Key: the receive WQE is consumed and completes with
+// REM_ACCESS_ERR, the consumer index is handed over, and the other posted WQEs (also one
+// posted later) come back as flush records completing with WR_FLUSH_ERR; a later request
+// is dropped. With no receive posted the same packet gets an RNR NAK (checked first).
+TEST_F(RxEngBench, WriteImmBadRkeyConsumesReceiveAndFlushes) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 9, r = 10, e = 0x40;
+  bring_up(q, kQpsRts, 2, kAccRemoteWrite, 3, 0x55, e);
+  bring_up(r, kQpsRts, 2, kAccRemoteWrite, 3, 0x56, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x31, 3, kAccLocalWrite | kAccRemoteWrite, 0x1000, 0x1000, 0x7000});
+  // QP r has nothing posted: RNR, not a remote access error, and the QP stays up
+  queue(make_reth(r, kWriteOnlyImm, e, 16, 0x1000, 0xBAD, 16, true));
+  drain();
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, r, e, kSynRnr, 0);
+  EXPECT_FALSE(st[r].err);
+  EXPECT_EQ(act_cnt.access_err, 0u);
+  for (uint64_t i = 0; i < 3; ++i) post_rwqe(q, {0xF100 + i, 0x1000, 64, 0x31});
+  queue(make_reth(q, kWriteOnlyImm, e, 16, 0x1000, 0xBAD, 16, true));
+  queue(make(q, kSendOnly, e + 1, 8, true));  // reaches a QP in error: dropped
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 2u);
+  expect_task(1, false, q, e, kSynAcc, 0);
+  ASSERT_EQ(rs_log.size(), 1u);
+  EXPECT_TRUE(rs_log[0].err);
+  EXPECT_EQ(rs_log[0].ci, 1);
+  ASSERT_EQ(cqe_log.size(), 3u);
+  EXPECT_EQ(cqe_log[0].wr_id, 0xF100u);
+  EXPECT_EQ(cqe_log[0].status, kWcRemAccessErr);
+  EXPECT_EQ(cqe_log[0].cqn, 0x55);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(cqe_log[i].wr_id, 0xF100u + i);
+    EXPECT_EQ(cqe_log[i].status, kWcWrFlushErr);
+    EXPECT_EQ(cqe_log[i].idx, i);
+    EXPECT_EQ(cqe_log[i].opcode, kWcRecv);
+    EXPECT_EQ(cqe_log[i].byte_len, 0u);
+  }
+  EXPECT_EQ(w_bytes, 0u);
+  post_rwqe(q, {0xF200, 0x1000, 64, 0x31});
+  queue_flushes(q);
+  drain();
+  ASSERT_EQ(cqe_log.size(), 4u);
+  EXPECT_EQ(cqe_log[3].wr_id, 0xF200u);
+  EXPECT_EQ(cqe_log[3].status, kWcWrFlushErr);
+  EXPECT_EQ(task_log.size(), 2u);
+}
+
+// The completion engine reports a QP in error while a SEND holds a receive WQE: that WQE and
+// the posted ones complete with WR_FLUSH_ERR, in order; the rest of the SEND is dropped. A
+// second report for the same QP, one for a QP not ready and one beyond NUM_QPS do nothing.
+TEST_F(RxEngBench, QerrFlushesReceiveInProgress) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 4, idle = 6, e = 0x100;
+  bring_up(q, kQpsRts, 1, 0, 2, 0x77, e);
+  bring_up(idle, kQpsInit, 1, 0, 2, 0x78, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x41, 2, kAccLocalWrite, 0x2000, 0x1000, 0xA000});
+  for (uint64_t i = 0; i < 3; ++i) post_rwqe(q, {0xE100 + i, 0x2000, 1024, 0x41});
+  queue(make(q, kSendFirst, e, 256));
+  drain();
+  ASSERT_EQ(st[q].in_msg, 1);
+  auto report = [&](uint32_t qpn) {
+    Knobs k;
+    hold_qerr = true;
+    qerr_q = qpn;
+    for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(k);
+    ASSERT_FALSE(hold_qerr) << "qerr for QP " << qpn << " not taken";
+    drain();
+  };
+  report(q);
+  queue(make(q, kSendLast, e + 1, 10, true));  // dropped
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cqe_log.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(cqe_log[i].wr_id, 0xE100u + i);
+    EXPECT_EQ(cqe_log[i].status, kWcWrFlushErr);
+    EXPECT_EQ(cqe_log[i].idx, i);
+  }
+  ASSERT_EQ(rs_log.size(), 1u);
+  EXPECT_TRUE(rs_log[0].err);
+  EXPECT_EQ(rs_log[0].ci, 1);
+  report(q);
+  report(idle);
+  report(kQps + 3);
+  EXPECT_EQ(cqe_log.size(), 3u);
+  EXPECT_EQ(rs_log.size(), 1u);
+  EXPECT_TRUE(task_log.empty());
+  EXPECT_EQ(act_cnt.drop_qp, 0u);
 }
 
 // R_Key refused: NAK remote access error, the responder side stops.
@@ -1402,6 +1582,8 @@ class RxEngRandom : public RxEngBench {
       const size_t i = open[rng.below(open.size())];
       queue(msgs[i][next[i]++]);
     }
+    // receives posted on QPs in error come back as flush records
+    for (uint32_t q : used) queue_flushes(q);
   }
 
   std::vector<Gen> gens;
@@ -1422,6 +1604,7 @@ TEST_F(RxEngRandom, RandomTraffic) {
     k.cqe = unsigned(rng.range(20, 100));
     k.rs = unsigned(rng.range(20, 100));
     k.lat = unsigned(rng.range(0, 8));
+    k.qerr = unsigned(rng.range(0, 3));
     cur_wlat = unsigned(rng.range(0, 30));
     for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) {
       if (pending.empty() && !hold_meta) refill();
@@ -1436,6 +1619,14 @@ TEST_F(RxEngRandom, RandomTraffic) {
       if (st[q].err || held || rng.percent(10)) configure(q);
     }
   }
+  size_t handovers = 0, flushed = 0;
+  for (const RsX& e : rs_log) handovers += e.err;
+  for (const CqeX& e : cqe_log) flushed += e.status == kWcWrFlushErr;
+  std::printf("[bench] %llu qerr events, %zu hand-overs, %zu flush CQEs\n", (unsigned long long)qerrs, handovers,
+              flushed);
+  EXPECT_GT(qerrs, 20u);
+  EXPECT_GT(handovers, 50u);
+  EXPECT_GT(flushed, 50u);
   std::printf("[bench] %llu records, %llu W beats (%llu bytes), %zu tasks, %zu CQEs, %zu events, %zu resyncs, "
               "%llu MR checks, %llu lookups; dup %llu psn_err %llu access_err %llu drop_qp %llu rx_nak %llu\n",
               (unsigned long long)records, (unsigned long long)n_w, (unsigned long long)w_bytes, task_log.size(),

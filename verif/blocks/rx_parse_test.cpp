@@ -12,6 +12,7 @@
 
 #include "Vsrnic_rx_parse.h"
 #include "frames.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -23,7 +24,7 @@ constexpr uint32_t kLocalIp = 0x0A000001;
 // srnic_pkg::rx_meta_t
 enum MetaF { kDrop, kOpcode, kDqpn, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn,
              kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats, kRqFetched, kRqIdx };
-constexpr Layout<18> kMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16}};
+constexpr auto kMeta = kRxMeta;   // pkg_layouts.hpp
 
 enum class Cls { Good, Icrc, Malformed };
 

@@ -8,6 +8,10 @@
 // FIFO in record order with the data of their address, and never more than WDEPTH reads
 // may be outstanding or buffered. A QP_MODIFY with init_idx zeroes both indices; a resync
 // sets the fetch index when it is taken (resync_valid && resync_ready).
+// Flush: a resync marked err puts its QP in error: its records fetch nothing from then on,
+// and every WQE from the handed-over index to the producer index (also WQEs posted later)
+// must come out once, in index order, as a flush record (rq_flush, rq_fetched, rq_idx) with
+// its WQE read at its ring address.
 #include <deque>
 #include <vector>
 
@@ -24,7 +28,7 @@ constexpr int kWDepth = BENCH_WDEPTH;
 // srnic_pkg::rx_meta_t and qp_cmd_t
 enum MetaF { kDrop, kOpcode, kDqpn, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn,
              kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats, kRqFetched, kRqIdx, kMetaN };
-constexpr Layout<18> kMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16}};
+constexpr auto kMeta = kRxMeta;   // pkg_layouts.hpp
 
 bool consumes(uint64_t op) { return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x09 || op == 0x0B; }
 
@@ -41,6 +45,9 @@ struct Qp {
   uint64_t base = 0;
   int log_rq = 0;
   uint16_t pi = 0, fci = 0;
+  bool err = false;
+  uint16_t fl_ar = 0, fl_out = 0;  // in error: next index whose flush read / flush record is due
+  uint64_t addr(uint16_t i) const { return base + (uint64_t(i & uint16_t((1u << log_rq) - 1)) << 6); }
 };
 struct Pending {
   uint64_t addr;
@@ -53,8 +60,9 @@ class RqFetchBench : public ::testing::Test {
 
   void reset() {
     dut->qp_cmd_valid = dut->db_valid = dut->s_valid = dut->m_ready = dut->wqe_pop = 0;
-    dut->resync_valid = dut->ar_ready = dut->r_valid = 0;
+    dut->resync_valid = dut->resync_err = dut->ar_ready = dut->r_valid = 0;
     dut.reset();
+    for (int i = 0; i < kQps + 2; ++i) dut.tick();   // the per-QP flush bits clear after reset
     for (auto& q : qps) q = Qp{};  // the bench configures every QP it uses before traffic
     out.clear();
     out_addr.clear();
@@ -77,6 +85,7 @@ class RqFetchBench : public ::testing::Test {
 
   void put_rec(const Rec& r) {
     for (size_t i = 0; i < kMetaN; ++i) set_bits(dut->s_meta, kMeta.at(i).lsb, kMeta.at(i).width, r.f[i]);
+    set_bits(dut->s_meta, kMeta.at(kRmRqFlush).lsb, 1, 0);  // the parser never sends flush records
   }
 
   void put_cmd(uint32_t qpn, uint64_t base, int log_rq, bool init) {
@@ -90,6 +99,7 @@ class RqFetchBench : public ::testing::Test {
 
   struct Knobs {
     unsigned rec = 50, db = 20, cmd = 0, rs = 0, ar = 70, lat = 20, out = 70, pop = 70;
+    unsigned rs_err = 0;      // percent of resyncs that hand a QP over in error
     bool free_resync = true;  // resync raised at any time (else only while no record is in flight)
   };
 
@@ -105,6 +115,8 @@ class RqFetchBench : public ::testing::Test {
     bool db = rng.percent(k.db);
     uint32_t db_q = hot[rng.below(hot.size())];
     uint16_t db_pi = uint16_t(qps[db_q].pi + (rng.percent(80) ? 1 : rng.below(4)));
+    // the host never posts more than a ring's worth beyond what was flushed
+    if (qps[db_q].err && uint16_t(db_pi - qps[db_q].fl_out) > 64) db = false;
     if (force_db >= 0) {
       db = true;
       db_q = uint32_t(force_db);
@@ -130,8 +142,11 @@ class RqFetchBench : public ::testing::Test {
       hold_rs = true;
       rs_qpn = hot[rng.below(hot.size())];
       rs_ci = uint16_t(qps[rs_qpn].fci - rng.below(3));
+      rs_err = !qps[rs_qpn].err && rng.percent(k.rs_err);
+      if (qps[rs_qpn].err) hold_rs = false;   // the engine hands a QP over once, then no resyncs
     }
     dut->resync_valid = hold_rs;
+    dut->resync_err = hold_rs && rs_err;
     dut->resync_qpn = rs_qpn;
     dut->resync_ci = rs_ci;
     // --- AXI read slave: in order, one beat per read, random latency
@@ -149,19 +164,40 @@ class RqFetchBench : public ::testing::Test {
 
     // --- checks on the outputs
     if (dut->ar_valid && dut->ar_ready) {
-      ASSERT_FALSE(ar_expect.empty()) << "cycle " << c << ": WQE read 0x" << std::hex << dut->ar_addr
-                                      << " for no record";
-      ASSERT_EQ(uint64_t(dut->ar_addr), ar_expect.front())
-          << "cycle " << c << ": WQE read at 0x" << std::hex << uint64_t(dut->ar_addr) << ", expected 0x"
-          << ar_expect.front();
-      ar_expect.pop_front();
+      const uint64_t a = uint64_t(dut->ar_addr);
+      // a flush read of a QP in error, or the next read of a record
+      Qp* fq = nullptr;
+      for (uint32_t q : hot)
+        if (qps[q].err && qps[q].fl_ar != qps[q].pi && qps[q].addr(qps[q].fl_ar) == a) fq = &qps[q];
+      if (fq && (ar_expect.empty() || ar_expect.front() != a)) {
+        fq->fl_ar = uint16_t(fq->fl_ar + 1);
+        ++flush_reads;
+      } else {
+        ASSERT_FALSE(ar_expect.empty()) << "cycle " << c << ": WQE read 0x" << std::hex << a << " for no record";
+        ASSERT_EQ(a, ar_expect.front()) << "cycle " << c << ": WQE read at 0x" << std::hex << a
+                                        << ", expected 0x" << ar_expect.front();
+        ar_expect.pop_front();
+      }
       rq.push_back({uint64_t(dut->ar_addr), c + 1 + rng.below(k.lat + 1)});
       ++outstanding;
       ++reads;
       ASSERT_LE(outstanding, kWDepth) << "cycle " << c << ": more than WDEPTH WQEs read ahead";
     }
     if (r) rq.pop_front();
-    if (dut->m_valid && dut->m_ready) {
+    if (dut->m_valid && dut->m_ready && kMeta.get(dut->m_meta, kRmRqFlush)) {
+      const uint64_t q = kMeta.get(dut->m_meta, kDqpn), idx = kMeta.get(dut->m_meta, kRqIdx);
+      ASSERT_LT(q, uint64_t(kQps)) << "cycle " << c << ": flush record for QP 0x" << std::hex << q;
+      Qp& s = qps[q];
+      ASSERT_TRUE(s.err) << "cycle " << c << ": flush record for QP " << q << ", which is not in error";
+      ASSERT_EQ(idx, s.fl_out) << "cycle " << c << ": QP " << q << " flush record out of order";
+      ASSERT_NE(s.fl_out, s.fl_ar) << "cycle " << c << ": QP " << q << " flush record before its WQE read";
+      ASSERT_EQ(kMeta.get(dut->m_meta, kRqFetched), 1u);
+      ASSERT_EQ(kMeta.get(dut->m_meta, kNbeats), 0u) << "a flush record has no frame beats";
+      ASSERT_EQ(kMeta.get(dut->m_meta, kDrop), 0u);
+      owed.push_back(s.addr(s.fl_out));
+      s.fl_out = uint16_t(s.fl_out + 1);
+      ++flushed;
+    } else if (dut->m_valid && dut->m_ready) {
       ASSERT_FALSE(out.empty()) << "cycle " << c << ": record out of nowhere";
       const Rec& e = out.front();
       for (size_t i = 0; i < kMetaN; ++i)
@@ -189,7 +225,7 @@ class RqFetchBench : public ::testing::Test {
       e.f[kRqFetched] = 0;
       e.f[kRqIdx] = 0;
       const uint64_t q = e.f[kDqpn];
-      if (!e.f[kDrop] && q < uint64_t(kQps) && consumes(e.f[kOpcode])) {
+      if (!e.f[kDrop] && q < uint64_t(kQps) && consumes(e.f[kOpcode]) && !qps[q].err) {
         Qp& s = qps[q];
         e.f[kRqIdx] = s.fci;
         if (s.fci != s.pi) {
@@ -219,6 +255,12 @@ class RqFetchBench : public ::testing::Test {
     if (db) qps[db_q].pi = db_pi;  // a doorbell wins over the command (which then waits)
     if (hold_rs && dut->resync_ready) {
       qps[rs_qpn].fci = rs_ci;
+      if (rs_err) {
+        Qp& s = qps[rs_qpn];
+        s.err = true;
+        s.fl_ar = s.fl_out = rs_ci;
+        ++handovers;
+      }
       hold_rs = false;
       ++resyncs;
     }
@@ -241,18 +283,22 @@ class RqFetchBench : public ::testing::Test {
     }
   }
 
-  void drain() {
+  void drain(int cycles = 5000) {
     if (HasFatalFailure()) return;
     Knobs k;
     k.rec = k.db = k.cmd = k.rs = 0;
     k.ar = k.out = k.pop = 100;
-    for (int i = 0; i < 5000 && !HasFatalFailure(); ++i) cycle(k);
+    for (int i = 0; i < cycles && !HasFatalFailure(); ++i) cycle(k);
     EXPECT_FALSE(hold_rec);
     EXPECT_TRUE(out.empty()) << out.size() << " records not delivered";
-    EXPECT_TRUE(owed.empty()) << owed.size() << " WQEs not delivered";
+    EXPECT_TRUE(owed.empty()) << owed.size() << " WQEs not delivered (reads in flight " << rq.size()
+                              << ", WQE FIFO " << (dut->wqe_valid ? "not empty" : "empty") << ", next at "
+                              << (rq.empty() ? 0 : rq.front().at) << ", now " << dut.cycle() << ")";
     EXPECT_TRUE(ar_expect.empty()) << ar_expect.size() << " WQE reads not issued";
     EXPECT_FALSE(dut->wqe_valid) << "WQE in the FIFO that no record owns";
     EXPECT_EQ(reads, wqes);
+    for (uint32_t q : hot)
+      if (qps[q].err) EXPECT_EQ(qps[q].fl_out, qps[q].pi) << "QP " << q << ": posted WQEs left unflushed";
   }
 
   void pick_hot(size_t n) {
@@ -269,7 +315,7 @@ class RqFetchBench : public ::testing::Test {
   std::deque<uint64_t> out_addr, owed;    // WQE addresses of fetching records: not yet taken; taken, WQE not popped
   std::deque<Pending> rq;                 // reads accepted by the slave, in order
   Rec cur_rec{};
-  bool hold_rec = false, hold_cmd = false, hold_rs = false, cmd_init = false;
+  bool hold_rec = false, hold_cmd = false, hold_rs = false, cmd_init = false, rs_err = false;
   uint32_t cmd_qpn = 0, rs_qpn = 0;
   uint64_t cmd_base = 0;
   int cmd_log = 0;
@@ -278,6 +324,7 @@ class RqFetchBench : public ::testing::Test {
   int force_db = -1;  // a doorbell the next cycle must carry
   uint16_t force_pi = 0;
   uint64_t last_accept = 0, records = 0, reads = 0, wqes = 0, fetched = 0, unposted = 0, cmds = 0, resyncs = 0;
+  uint64_t handovers = 0, flush_reads = 0, flushed = 0;
 };
 
 TEST_F(RqFetchBench, FetchOnlyForConsumersAtRingAddresses) {
@@ -429,6 +476,83 @@ TEST_F(RqFetchBench, InitIdxMeetsRecord) {
   drain();
   EXPECT_EQ(reads, 1u);
   EXPECT_EQ(unposted, 1u);
+}
+
+// QPs go to error (resyncs marked err) while records, doorbells and resyncs of the other
+// QPs go on: every WQE posted on a QP in error, before or after the hand-over, comes out
+// once as a flush record in index order, and records of those QPs fetch nothing.
+TEST_F(RqFetchBench, FlushWalksEveryPostedWqeOfQpsInError) {
+  SRNIC_BENCH_TRACE();
+  uint64_t total_handovers = 0, total_flushed = 0;
+  for (int round = 0; round < 6 && !HasFatalFailure(); ++round) {
+    pick_hot(std::min(kQps, 6));
+    reset();
+    configure();
+    for (uint32_t q : hot) qps[q].err = false;
+    Knobs k;
+    k.rs = 2;
+    k.rs_err = 40;
+    k.free_resync = false;
+    handovers = flushed = 0;
+    for (int phase = 0; phase < 6 && !HasFatalFailure(); ++phase) {
+      k.rec = unsigned(rng.range(10, 100));
+      k.db = unsigned(rng.range(5, 60));
+      k.ar = unsigned(rng.range(20, 100));
+      k.out = unsigned(rng.range(20, 100));
+      k.pop = unsigned(rng.range(20, 100));
+      k.lat = unsigned(rng.range(1, 60));
+      for (int i = 0; i < 2000 && !HasFatalFailure(); ++i) cycle(k);
+    }
+    drain(40000);   // flush reads of up to a ring per QP, WDEPTH at a time
+    total_handovers += handovers;
+    total_flushed += flushed;
+  }
+  EXPECT_GT(total_handovers, 10u);
+  EXPECT_GT(total_flushed, 100u);
+  EXPECT_GE(flush_reads, total_flushed);
+}
+
+// A QP reset (QP_MODIFY init_idx) ends its error state: its records fetch again.
+TEST_F(RqFetchBench, InitIdxEndsErrorState) {
+  SRNIC_BENCH_TRACE();
+  const uint32_t a = 5 % kQps;
+  hot = {a};
+  reset();
+  configure();
+  Knobs k;
+  k.rec = k.db = k.cmd = k.rs = 0;
+  force_db = int(a);
+  force_pi = 3;
+  cycle(k);
+  hold_rs = true;  // hand over in error at consumer index 0: WQEs 0..2 are flushed
+  rs_qpn = a;
+  rs_ci = 0;
+  rs_err = true;
+  for (int i = 0; i < 40 && !HasFatalFailure(); ++i) cycle(k);
+  drain();
+  EXPECT_EQ(flushed, 3u);
+  cmd_qpn = a;
+  cmd_base = rng.next() << 6;
+  cmd_log = 3;
+  cmd_init = true;
+  put_cmd(a, cmd_base, cmd_log, true);
+  hold_cmd = true;
+  for (int i = 0; i < 10; ++i) cycle(k);
+  ASSERT_FALSE(hold_cmd);
+  qps[a].err = false;
+  force_db = int(a);
+  force_pi = 1;
+  cycle(k);
+  Rec r = random_rec();
+  r.f[kDrop] = 0;
+  r.f[kOpcode] = 0x04;  // SEND ONLY
+  r.f[kDqpn] = a;
+  cur_rec = r;
+  hold_rec = true;
+  for (int i = 0; i < 20 && !HasFatalFailure(); ++i) cycle(k);
+  drain();
+  EXPECT_EQ(fetched, 1u) << "a record of the reset QP did not fetch";
+  EXPECT_EQ(flushed, 3u) << "the reset QP was flushed again";
 }
 
 TEST_F(RqFetchBench, ResetDropsEverything) {

@@ -280,6 +280,12 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         qp.side[h].recv.push_back(r);
       }
     }
+  // Receives that never complete (behind a QP's failure, on the side that stays up) hold
+  // their ring slots for good: a failing QP's receive ring holds all its receives at once.
+  for (QpPlan& qp : p.qps) {
+    if (!qp.bad_side0 && !qp.exhaust_side0) continue;
+    while (qp.rq_depth < std::max(qp.side[0].recv.size(), qp.side[1].recv.size())) qp.rq_depth *= 2;
+  }
   // The MR ends after a margin, or (tight_end) exactly where the last slot ends, so that some
   // accesses end exactly at the MR's last byte.
   for (uint32_t h = 0; h < 2; ++h)
