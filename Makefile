@@ -40,7 +40,7 @@ bench:
 lint:
 	@tools/lint
 
-# make regress [REGRESSION=smoke|coverage|nightly|gaps] [REGRESS_ARGS="--seed 1 ..."]
+# make regress [REGRESSION=smoke|coverage|nightly] [REGRESS_ARGS="--seed 1 ..."]
 REGRESSION ?= smoke
 regress:
 	@tools/regress -r $(REGRESSION) --build-dir $(BUILD) --jobs $(JOBS) $(REGRESS_ARGS)

@@ -10,6 +10,15 @@
 
 namespace srnic::verif {
 
+void WriterMap::set(size_t lo, size_t hi, int32_t v) {
+  if (lo >= hi) return;
+  const bool tail = hi < n_;
+  const int32_t after = tail ? (*this)[hi] : 0;
+  runs_.erase(runs_.lower_bound(lo), runs_.lower_bound(hi));
+  runs_[lo] = v;
+  if (tail) runs_[hi] = after;
+}
+
 const char* to_string(WrOpcode op) {
   switch (op) {
     case WrOpcode::Write: return "RDMA_WRITE";
@@ -405,24 +414,43 @@ void Model::build_queues(Prediction& p) const {
   }
 }
 
-void Model::move_data(Prediction& p) {
-  const int32_t kNone = -1, kMany = -2;
-  // Which stream may write each byte (one stream, none, or several).
-  std::vector<std::vector<int32_t>> owner(p.buffers.size());
-  std::vector<std::vector<uint8_t>> fixed_undet(p.buffers.size());
-  for (size_t b = 0; b < p.buffers.size(); ++b) {
-    owner[b].assign(p.buffers[b].bytes.size(), kNone);
-    fixed_undet[b].assign(p.buffers[b].bytes.size(), 0);
+// Claimed parts of one buffer: sorted, disjoint segments with the stream that may write them
+// (or kMany) and whether their final value is timing-dependent anyway.
+struct OwnSeg {
+  size_t lo, hi;
+  int32_t owner;
+  bool undet;
+};
+constexpr int32_t kNoOwner = -1, kManyOwners = -2;
+
+// Walks a buffer's segments for byte offsets that never decrease.
+class OwnCursor {
+ public:
+  OwnCursor(const std::vector<OwnSeg>& s, size_t from) : s_(s) {
+    i_ = size_t(std::partition_point(s.begin(), s.end(), [&](const OwnSeg& g) { return g.hi <= from; }) - s.begin());
   }
+  const OwnSeg* at(size_t k) {
+    while (i_ < s_.size() && s_[i_].hi <= k) ++i_;
+    return (i_ < s_.size() && s_[i_].lo <= k) ? &s_[i_] : nullptr;
+  }
+
+ private:
+  const std::vector<OwnSeg>& s_;
+  size_t i_ = 0;
+};
+
+void Model::move_data(Prediction& p) {
+  // Which stream may write each byte (one stream, none, or several), as segments per buffer.
+  struct Claim {
+    size_t lo, hi;
+    int32_t stream;
+    bool undet;
+  };
+  std::vector<std::vector<Claim>> claims(p.buffers.size());
   auto index_of = [&](const BufferImage& img) { return size_t(&img - p.buffers.data()); };
   auto claim = [&](const Range& r, int32_t stream, bool undetermined) {
     for_range(p, r, [&](BufferImage& img, size_t off, size_t n) {
-      const size_t bi = index_of(img);
-      for (size_t k = off; k < off + n; ++k) {
-        int32_t& o = owner[bi][k];
-        o = (o == kNone || o == stream) ? stream : kMany;
-        if (undetermined) fixed_undet[bi][k] = 1;
-      }
+      claims[index_of(img)].push_back({off, off + n, stream, undetermined});
     });
   };
   for (size_t si = 0; si < streams_.size(); ++si) {
@@ -430,6 +458,39 @@ void Model::move_data(Prediction& p) {
     for (const OpPlan& op : s.ops) {
       if (op.executed && op.dst.len) claim(op.dst, int32_t(si), s.relaxed);
       for (const Range& r : op.partial) claim(r, int32_t(si), true);
+    }
+  }
+  std::vector<std::vector<OwnSeg>> segs(p.buffers.size());
+  for (size_t b = 0; b < claims.size(); ++b) {
+    // sweep over claim starts and ends
+    std::vector<std::pair<size_t, int>> ev;  // (offset, claim index + 1 for a start, -(index + 1) for an end)
+    for (size_t c = 0; c < claims[b].size(); ++c) {
+      ev.push_back({claims[b][c].lo, int(c) + 1});
+      ev.push_back({claims[b][c].hi, -int(c) - 1});
+    }
+    std::sort(ev.begin(), ev.end());
+    std::map<int32_t, size_t> active;  // stream -> open claims
+    size_t undet_open = 0;
+    for (size_t e = 0; e < ev.size();) {
+      const size_t at = ev[e].first;
+      for (; e < ev.size() && ev[e].first == at; ++e) {
+        const int id = ev[e].second;
+        const Claim& c = claims[b][size_t(id > 0 ? id - 1 : -id - 1)];
+        if (id > 0) {
+          ++active[c.stream];
+          undet_open += c.undet;
+        } else {
+          if (--active[c.stream] == 0) active.erase(c.stream);
+          undet_open -= c.undet;
+        }
+      }
+      if (active.empty() || e == ev.size()) continue;
+      const OwnSeg g{at, ev[e].first, active.size() == 1 ? active.begin()->first : kManyOwners, undet_open > 0};
+      std::vector<OwnSeg>& v = segs[b];
+      if (!v.empty() && v.back().hi == g.lo && v.back().owner == g.owner && v.back().undet == g.undet)
+        v.back().hi = g.hi;
+      else
+        v.push_back(g);
     }
   }
 
@@ -450,11 +511,11 @@ void Model::move_data(Prediction& p) {
       data.clear();
       det.clear();
       for_range(p, op.src, [&](BufferImage& img, size_t off, size_t n) {
-        const size_t bi = index_of(img);
+        OwnCursor own(segs[index_of(img)], off);
         const uint64_t base = img.pa + off;
         for (size_t k = off; k < off + n; ++k) {
-          bool d = img.determined[k] && !fixed_undet[bi][k] &&
-                   (owner[bi][k] == kNone || owner[bi][k] == int32_t(si));
+          const OwnSeg* g = own.at(k);
+          bool d = img.determined[k] && !(g && (g->undet || g->owner != int32_t(si)));
           const uint64_t pa = base + (k - off);
           for (const Range& r : pending_reads)
             if (r.host == img.host && pa >= r.pa && pa < r.pa + r.len) d = false;
@@ -464,20 +525,22 @@ void Model::move_data(Prediction& p) {
       });
       size_t pos = 0;
       for_range(p, op.dst, [&](BufferImage& img, size_t off, size_t n) {
-        const size_t bi = index_of(img);
+        OwnCursor own(segs[index_of(img)], off);
         for (size_t k = off; k < off + n; ++k, ++pos) {
+          const OwnSeg* g = own.at(k);
           img.bytes[k] = data[pos];
-          img.determined[k] = det[pos] && !fixed_undet[bi][k] && owner[bi][k] != kMany;
-          img.writer[k] = op_id;
+          img.determined[k] = det[pos] && !(g && (g->undet || g->owner == kManyOwners));
         }
+        img.writer.set(off, off + n, op_id);
       });
       if (wr.opcode == WrOpcode::Read) pending_reads.push_back(op.dst);
     }
   }
   // Bytes that only relaxed streams or failing WRs may have touched.
   for (size_t b = 0; b < p.buffers.size(); ++b)
-    for (size_t k = 0; k < p.buffers[b].bytes.size(); ++k)
-      if (fixed_undet[b][k] || owner[b][k] == kMany) p.buffers[b].determined[k] = 0;
+    for (const OwnSeg& g : segs[b])
+      if (g.undet || g.owner == kManyOwners)
+        std::fill(p.buffers[b].determined.begin() + ptrdiff_t(g.lo), p.buffers[b].determined.begin() + ptrdiff_t(g.hi), 0);
 }
 
 Prediction Model::run() {

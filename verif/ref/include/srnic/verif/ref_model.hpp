@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,24 @@ struct OpRef {
   WrOpcode opcode = WrOpcode::Write;
 };
 
+// The last writer of each byte of a buffer, kept as runs: a table with an entry per byte
+// would cost four bytes per byte, too much for GiB-sized messages.
+class WriterMap {
+ public:
+  void assign(size_t n, int32_t v) {  // n bytes, all written by v
+    n_ = n;
+    runs_.clear();
+    runs_[0] = v;
+  }
+  void set(size_t lo, size_t hi, int32_t v);  // bytes [lo, hi) written by v
+  int32_t operator[](size_t k) const { return std::prev(runs_.upper_bound(k))->second; }
+  size_t runs() const { return runs_.size(); }
+
+ private:
+  size_t n_ = 0;
+  std::map<size_t, int32_t> runs_;  // run start -> writer, up to the next start
+};
+
 // Predicted final image of one buffer.
 struct BufferImage {
   uint32_t host = 0;
@@ -161,7 +180,7 @@ struct BufferImage {
   uint64_t pa = 0;
   std::vector<uint8_t> bytes;
   std::vector<uint8_t> determined;  // 0: the final value depends on timing, not checked
-  std::vector<int32_t> writer;      // index into Prediction::ops of the last writer, -1 = initial
+  WriterMap writer;                 // index into Prediction::ops of the last writer, -1 = initial
 };
 
 struct Prediction {
