@@ -137,7 +137,9 @@ module srnic_comp #(
   wire [3:0]  nfetch  = (room_m < 16'd8) ? room_m[3:0] : 4'd8;
   wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
   wire        is_lerr = ev.kind == srnic_pkg::CEV_LERR;
-  wire        at_bad  = s.err_valid && s.psn == s.err_psn;   // head WQE is the bad one
+  // head WQE is the bad one the send path refused, unless a fatal NAK of an earlier WQE
+  // failed the QP first: then it is flushed like every WQE after that one
+  wire        at_bad  = s.err_valid && s.psn == s.err_psn && !s.flushing;
   wire        flush   = s.flushing && s.ci != s.fl_pi;       // head WQE is to be flushed
   wire        fl_stop = s.flushing && s.ci == s.fl_pi;       // everything posted is flushed
   cst_t       st_q;

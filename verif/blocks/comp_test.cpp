@@ -5,18 +5,30 @@
 // local key) lives in a C++ host memory behind an in-order AXI read slave with
 // random latency; slots beyond the producer hold stale WQEs. A peer model answers the
 // posted WQEs in PSN order and the bench sends what the RX side would: coalesced CEV_ACKS
-// (newest ACK PSN, partial ACKs inside multi-packet messages, READ-done PSNs, duplicates),
-// fatal CEV_NAKs (any status, at any PSN of the next unanswered WQE) and CEV_LERR for a bad
-// WQE the send path stopped at (before or after the WQEs ahead of it are acknowledged).
+// (newest ACK PSN, partial ACKs inside multi-packet messages, READ-done PSNs, duplicates,
+// now and then an ACK beyond a READ whose responses were lost), fatal CEV_NAKs (any status,
+// at any PSN of the next unanswered WQE); and what the send path would: CEV_LERR for a bad
+// WQE it stopped at (before or after the WQEs ahead of it are acknowledged) and, once
+// stopped (bad WQE, or a stop request taken from stop_valid/stop_qpn), further CEV_LERRs
+// with its producer index as WQEs are still posted.
 // A reference of the header's rules (PSN ranges from length and MTU, SEND/WRITE covered by
 // the later of the two PSNs, READs only by the READ-done PSN, the walk stopping at the
-// first uncovered WQE, NAK and local-error handling) gives, per event, the WQE reads
-// (address, length: up to 8, never across the ring end or 4 KiB, another batch while whole
-// batches complete) and the CQEs (cqn, wr_id, byte_len, qpn, wqe_idx, opcode, status; only
-// signaled or failed WQEs), which must come out exactly, under random CQE back-pressure.
+// first uncovered WQE, NAK, implied NAK, local-error and flush handling) gives, per event,
+// the WQE reads (address, length: up to 8, never across the ring end or 4 KiB, another
+// batch while whole batches complete) and the CQEs (cqn, wr_id, byte_len, qpn, wqe_idx,
+// opcode, status; only signaled or failed WQEs), which must come out exactly, under random
+// CQE back-pressure.
+// QP failures: the first error CQE of a QP (the bad WQE's LERR status, a fatal NAK's status,
+// RETRY_EXC_ERR for lost READ responses; not the WR_FLUSH_ERR ones after it) must push its
+// QPN into the qerr FIFO in the cycle that CQE is taken, a NAK or implied NAK also into the
+// stop FIFO. Both FIFOs are modelled: qerr_valid/stop_valid and the QPN are checked every
+// cycle, a failing CQE must not be offered while its FIFO holds 16 requests, and nothing
+// may be outstanding at a drain. qerr_ready is random per cycle and held low for long
+// stretches (across drains); QerrFullStallsCompletions fills the FIFO on purpose.
 // QPs that failed are reset through qp_cmd and reused; a configuration-only QP_MODIFY
 // keeps the completion state. OverlongWqeAckedBeforeItsLocalError pins one ordering the
-// random test avoids (see its comment).
+// random test avoids (see its comment); FatalNakJustBeforeARefusedWqeFailsOnce pins a
+// fatal NAK right before a refused WQE: one qerr request, the refused WQE flushed.
 #include <algorithm>
 #include <deque>
 #include <string>
@@ -43,8 +55,10 @@ constexpr Layout<9> kCqe{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
 constexpr uint8_t kAcks = 5, kNak = 3, kLerr = 6;
 constexpr uint8_t kWrWrite = 0, kWrWriteImm = 1, kWrSend = 2, kWrSendImm = 3, kWrRead = 4;
 constexpr uint8_t kWcSend = 0, kWcWrite = 1, kWcRead = 2;
+constexpr uint8_t kWcFlushErr = 5, kWcRetryExcErr = 12;
 constexpr uint8_t kNakStatus[] = {9, 10, 11, 13};
 constexpr uint8_t kLerrStatus[] = {2, 4};
+constexpr size_t kReqDepth = 16;  // qerr and stop FIFOs
 
 bool psn_ge(uint32_t a, uint32_t b) { return ((a - b) & kPsnMask) < 0x800000; }
 
@@ -64,6 +78,8 @@ struct Cqe {
   uint32_t byte_len;
   uint16_t idx;
   uint8_t opcode, status;
+  bool qerr = false, stop = false;  // the walk step that hands this CQE over pushes a qerr / stop request
+  uint32_t gen = 0;                 // incarnation of the QP (configure count)
 };
 struct Ar {
   uint64_t addr;
@@ -75,8 +91,25 @@ struct RBeat {
   uint32_t data[16];
 };
 
+// The bench's copy of one of the engine's request FIFOs (qerr or stop): a request enters in
+// the cycle the CQE of its walk step is taken and is visible (first word falls through)
+// from the next cycle on.
+struct ReqFifo {
+  struct Req {
+    uint32_t qpn, gen;
+  };
+  struct Taken {
+    uint32_t qpn;
+    uint64_t cycle;
+  };
+  const char* name;
+  std::deque<Req> in;
+  std::vector<Taken> taken;  // handshakes, in order
+};
+
 struct Qp {
   bool live = false;  // programmed and usable by the generator
+  uint32_t gen = 0;   // configure count
   uint64_t base = 0;
   int log_sq = 1, mtu = 1;
   uint16_t cqn = 0;
@@ -87,16 +120,24 @@ struct Qp {
   bool err_valid = false;
   uint32_t err_psn = 0;
   uint8_t err_status = 0;
+  bool flushing = false;  // WQEs before fl_pi complete with WR_FLUSH_ERR
+  uint16_t fl_pi = 0;
+  bool in_err = false;    // a failure was predicted: the QP is in the error state
   // generator: posted WQEs, index posted_base + i; the send path's and peer's progress
   std::deque<Posted> posted;
   uint16_t posted_base = 0, pi = 0, freed = 0;
   uint32_t next_psn = 0;
-  int bad = -1;  // index (from posted_base) of the bad WQE, if posted
+  int bad = -1;  // index (from posted_base) of the bad WQE, while posted and not completed
+  bool has_bad = false;
+  uint32_t bad_psn = 0;
   bool lerr_sent = false, failed = false, overlong = false;
+  bool stopped = false;    // the send side stopped (at the bad WQE, or on a stop request)
+  uint16_t reported_pi = 0;
+  bool lost = false;       // the responses of one READ were lost: no more READs answered
+  uint32_t lost_last = 0;
   uint16_t resp = 0;  // next WQE the peer has not fully answered (absolute index)
   uint32_t ack = 0, rd = 0;
   bool ack_new = false, rd_new = false, rd_any = false;
-  uint32_t in_flight = 0;  // events queued or not yet finished
 };
 
 uint32_t mtu_bytes(int code) { return 128u << code; }
@@ -111,12 +152,15 @@ class CompBench : public ::testing::Test {
 
   struct Knobs {
     unsigned post = 30, ev = 30, ar = 80, lat = 20, cqe = 80;
-    unsigned nak = 2, bad = 2, sig = 50, partial = 30, dup = 10;
+    unsigned nak = 2, bad = 2, sig = 50, partial = 30, dup = 10, lost = 0;
+    unsigned qerr = 50, stop = 50;  // per-cycle chance of qerr_ready / stop_ready
+    unsigned qhold = 0;             // per-cycle chance of holding qerr_ready low ...
+    unsigned qhold_len = 0;         // ... for qhold_len/2 .. qhold_len cycles
   };
 
   void reset() {
     dut->qp_cmd_valid = dut->ev_valid = dut->ar_ready = dut->r_valid = dut->cqe_ready = 0;
-    dut->stop_ready = 0;
+    dut->stop_ready = dut->qerr_ready = 0;
     dut.reset();
   }
 
@@ -134,6 +178,7 @@ class CompBench : public ::testing::Test {
     put(kCInitIdx, mode == 0 || mode == 1);
     put(kCInitSqPsn, mode == 0 || mode == 2);
     dut->ev_valid = dut->ar_ready = dut->r_valid = dut->cqe_ready = 0;  // only the command moves
+    dut->qerr_ready = dut->stop_ready = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {  // the context RAMs clear themselves after reset
@@ -156,7 +201,9 @@ class CompBench : public ::testing::Test {
     const uint64_t base = had && rng.percent(50) && log_sq == s.log_sq
                               ? s.base
                               : (rng.next() & 0x0000FFFFFFFFF000ull) + (rng.below(64) << 6);
+    const uint32_t gen = s.gen + 1;
     s = Qp{};
+    s.gen = gen;
     s.log_sq = log_sq;
     s.base = base;
     s.mtu = int(rng.range(1, 5));
@@ -197,13 +244,33 @@ class CompBench : public ::testing::Test {
     return w;
   }
 
-  // Posts a WQE on q (if the ring has a free slot and the send side still runs).
+  // Writes w into q's next ring slot and records its PSN range (a bad WQE uses none).
+  void post_wqe(uint32_t q, const Wqe& w, bool bad) {
+    Qp& s = qps[q];
+    const uint16_t size = uint16_t(1u << s.log_sq);
+    s.ring[s.pi & (size - 1)] = w;
+    Posted p{s.next_psn, 0, w.op == kWrRead, bad};
+    p.last = (s.next_psn + npkts(w.len, s.mtu) - 1) & kPsnMask;
+    if (bad) {
+      s.bad = int(s.posted.size());
+      s.has_bad = true;
+      s.bad_psn = s.next_psn;
+    } else {
+      s.next_psn = (p.last + 1) & kPsnMask;
+    }
+    s.posted.push_back(p);
+    ++s.pi;
+  }
+
+  // Posts a WQE on q if the ring has a free slot. After a bad WQE or a failure the host
+  // may go on posting: those WQEs are flushed.
   void post(uint32_t q, const Knobs& k) {
     Qp& s = qps[q];
     const uint16_t size = uint16_t(1u << s.log_sq);
-    if (!s.live || s.bad >= 0 || s.failed || uint16_t(s.pi - s.freed) >= size) return;
+    if (!s.live || uint16_t(s.pi - s.freed) >= size) return;
+    if ((s.failed || s.stopped) && !rng.percent(15)) return;  // fewer: they are only flushed
     Wqe w = random_wqe(s, k.sig, false);
-    const bool bad = rng.percent(k.bad);
+    const bool bad = !s.has_bad && !s.failed && rng.percent(k.bad);
     if (bad) {
       switch (rng.below(3)) {
         case 0: w.op = uint8_t(rng.range(5, 255)); break;                        // unknown opcode
@@ -218,18 +285,14 @@ class CompBench : public ::testing::Test {
         default: break;                                                          // local key refused
       }
     }
-    s.ring[s.pi & (size - 1)] = w;
-    Posted p{s.next_psn, 0, w.op == kWrRead, bad};
-    p.last = (s.next_psn + npkts(w.len, s.mtu) - 1) & kPsnMask;
-    if (bad) s.bad = int(s.posted.size());
-    else s.next_psn = (p.last + 1) & kPsnMask;
-    s.posted.push_back(p);
-    ++s.pi;
+    post_wqe(q, w, bad);
   }
 
   const Posted& posted_at(const Qp& s, uint16_t idx) const { return s.posted[uint16_t(idx - s.posted_base)]; }
 
   // The peer answers 1..3 more WQEs (never the bad one); returns an ACKS event, if any.
+  // It may lose a READ's responses and go on answering (not READs) after it: an ACK
+  // beyond that READ then fails it (implied NAK).
   bool make_acks(uint32_t q, const Knobs& k, uint64_t ev[7]) {
     Qp& s = qps[q];
     uint16_t limit = s.bad >= 0 ? uint16_t(s.posted_base + s.bad) : s.pi;
@@ -239,6 +302,7 @@ class CompBench : public ::testing::Test {
     for (int n = int(rng.range(1, 3)); n > 0 && s.resp != limit; --n) {
       const Posted& p = posted_at(s, s.resp);
       const uint32_t np = ((p.last - p.first) & kPsnMask) + 1;
+      if (p.read && s.lost) break;
       if (!p.read && np > 1 && rng.percent(k.partial)) {  // ACK inside the message
         const uint32_t a = (p.first + uint32_t(rng.below(np - 1))) & kPsnMask;
         if (psn_ge(a, s.ack) && a != s.ack) {
@@ -247,7 +311,10 @@ class CompBench : public ::testing::Test {
         }
         break;
       }
-      if (p.read) {
+      if (p.read && rng.percent(k.lost)) {
+        s.lost = true;
+        s.lost_last = p.last;
+      } else if (p.read) {
         s.rd = p.last;
         s.rd_new = s.rd_any = true;
       } else {
@@ -266,27 +333,40 @@ class CompBench : public ::testing::Test {
     ev[kEHasAck] = has_ack;
     ev[kEHasRd] = has_rd;
     s.ack_new = s.rd_new = false;
+    if (s.lost && has_ack && psn_ge(s.ack, s.lost_last) && s.ack != s.lost_last)
+      s.failed = true;  // the lost READ fails: nothing more but send-path reports
     return true;
+  }
+
+  // A CEV_LERR from the send path at psn, reporting its producer index (flush limit).
+  void lerr_event(uint32_t q, uint32_t psn, uint64_t ev[7]) {
+    Qp& s = qps[q];
+    ev[kEKind] = kLerr;
+    ev[kEQpn] = q;
+    ev[kEPsn] = psn;
+    ev[kEStatus] = kLerrStatus[rng.below(2)];
+    ev[kEPsn2] = s.pi;
+    ev[kEHasAck] = rng.below(2);
+    ev[kEHasRd] = rng.below(2);
+    s.reported_pi = s.pi;
   }
 
   void gen_event(const Knobs& k) {
     if (hot.empty()) return;
     const uint32_t q = hot[rng.below(hot.size())];
     Qp& s = qps[q];
-    if (!s.live || s.failed) return;
+    if (!s.live) return;
     uint64_t ev[7] = {};
     const uint16_t limit = s.bad >= 0 ? uint16_t(s.posted_base + s.bad) : s.pi;
-    if (s.bad >= 0 && !s.lerr_sent && rng.percent(30)) {
-      const Posted& p = s.posted[size_t(s.bad)];
-      ev[kEKind] = kLerr;
-      ev[kEQpn] = q;
-      ev[kEPsn] = p.first;
-      ev[kEStatus] = kLerrStatus[rng.below(2)];
-      ev[kEPsn2] = s.pi;  // flush limit: nothing is posted after the bad WQE here
-      ev[kEHasAck] = rng.below(2);
-      ev[kEHasRd] = rng.below(2);
-      s.lerr_sent = true;
-    } else if (s.resp != limit && rng.percent(k.nak)) {
+    if (s.bad >= 0 && !s.lerr_sent && !s.failed && rng.percent(30)) {
+      lerr_event(q, s.bad_psn, ev);  // the send path stops at the bad WQE
+      s.lerr_sent = s.stopped = true;
+    } else if (s.stopped && s.reported_pi != s.pi && rng.percent(30)) {
+      // the stopped send path sees a doorbell: it reports the new producer index
+      lerr_event(q, s.has_bad ? s.bad_psn : rng.u32() & kPsnMask, ev);
+    } else if (s.failed) {
+      return;
+    } else if (s.resp != limit && !s.lost && rng.percent(k.nak)) {
       const Posted& p = posted_at(s, s.resp);
       const uint32_t np = ((p.last - p.first) & kPsnMask) + 1;
       ev[kEKind] = kNak;
@@ -296,18 +376,22 @@ class CompBench : public ::testing::Test {
       ev[kEPsn2] = rng.u32() & kPsnMask;
       ev[kEHasAck] = rng.below(2);
       ev[kEHasRd] = rng.below(2);
-      s.failed = true;  // the QP is in error: nothing more for it until it is reset
+      s.failed = true;  // the QP is in error: only send-path reports until it is reset
     } else if (!make_acks(q, k, ev)) {
       return;
     }
+    push_event(ev);
+  }
+
+  void push_event(const uint64_t ev[7]) {
     Ev e;
     for (int i = 0; i < 7; ++i) e.f[i] = ev[i];
     events.push_back(e);
-    ++s.in_flight;
   }
 
   // ------------------------------------------------------------ the reference
-  // Applies an accepted event: expected WQE reads and CQEs.
+  // Applies an accepted event: expected WQE reads and CQEs (with the requests their walk
+  // steps push).
   void apply(const uint64_t* ev) {
     const uint32_t q = uint32_t(ev[kEQpn]);
     Qp& s = qps[q];
@@ -318,10 +402,13 @@ class CompBench : public ::testing::Test {
     const uint32_t ack_lim = !has_ack ? psn2 : !has_rd ? epsn : psn_ge(psn2, epsn) ? psn2 : epsn;
     const uint32_t lim = nak ? epsn : ack_lim;
     if (lerr) {
-      s.err_valid = true;
-      s.err_psn = epsn;
-      s.err_status = uint8_t(ev[kEStatus]);
-      if (s.psn != epsn) return;
+      if (!s.err_valid && !s.flushing) {  // the first report names the bad WQE
+        s.err_valid = true;
+        s.err_psn = epsn;
+        s.err_status = uint8_t(ev[kEStatus]);
+      }
+      s.fl_pi = uint16_t(psn2);
+      if (!s.flushing && s.psn != epsn) return;
     } else if (!psn_ge(lim, s.psn)) {
       return;
     }
@@ -335,24 +422,33 @@ class CompBench : public ::testing::Test {
         const Wqe& w = s.ring[s.ci & (size - 1)];
         const uint32_t last = (s.psn + npkts(w.len, s.mtu) - 1) & kPsnMask;
         const bool rd = w.op == kWrRead;
-        const bool at_bad = s.err_valid && s.psn == s.err_psn;
+        const bool w_bad = w.op > kWrRead || w.len > 0x80000000u;
+        const bool at_bad = s.err_valid && s.psn == s.err_psn && !s.flushing;  // not after a fatal NAK
+        const bool flush = s.flushing && s.ci != s.fl_pi;
+        const bool fl_stop = s.flushing && s.ci == s.fl_pi;
+        const bool implied = !nak && !lerr && rd && has_ack && psn_ge(epsn, last) && epsn != last &&
+                             !(has_rd && psn_ge(psn2, last));
         bool complete = false, error = false;
-        if (at_bad) {
+        if (at_bad || flush) {
           complete = error = true;
-        } else if (lerr) {
+        } else if (lerr || w_bad || fl_stop) {
         } else if (nak) {
           if (psn_ge(epsn, last) && epsn != last) complete = true;
           else if (psn_ge(epsn, s.psn)) complete = error = true;
+        } else if (implied) {
+          complete = error = true;
         } else {
           complete = (!rd && psn_ge(ack_lim, last)) || (rd && has_rd && psn_ge(psn2, last));
         }
-            if (!complete) return;
+        if (!complete) return;
         if (uint16_t(s.ci - s.posted_base) >= s.posted.size()) {
           ADD_FAILURE() << "QP " << q << ": the rules complete ring slot " << (s.ci & (size - 1)) << " (index "
                         << s.ci << ", length " << w.len << "), beyond the producer index " << s.pi;
           return;
         }
-        if ((w.flags & 2) || error) {
+        const bool fatal = error && (nak || implied) && !at_bad && !flush;  // fails on the wire
+        const bool first_failure = error && !flush && !s.in_err;
+        {
           Cqe c;
           c.cqn = s.cqn;
           c.qpn = q;
@@ -360,29 +456,63 @@ class CompBench : public ::testing::Test {
           c.byte_len = w.len;
           c.idx = s.ci;
           c.opcode = rd ? kWcRead : (w.op == kWrSend || w.op == kWrSendImm) ? kWcSend : kWcWrite;
-          c.status = at_bad ? s.err_status : error ? uint8_t(ev[kEStatus]) : 0;
-          cqe_expect.push_back(c);
+          c.status = at_bad ? s.err_status : flush ? kWcFlushErr : implied ? kWcRetryExcErr
+                     : error ? uint8_t(ev[kEStatus]) : 0;
+          c.qerr = first_failure;
+          c.stop = fatal;
+          c.gen = s.gen;
+          if ((w.flags & 2) || error) cqe_expect.push_back(c);  // failed WQEs always give one
         }
         ++s.ci;
-        s.psn = (last + 1) & kPsnMask;
-        if (at_bad) s.err_valid = false;
-        if (error) {
-          s.failed = true;  // fatal NAK or the bad WQE: the QP is reset before reuse
-          return;
+        if (!at_bad && !flush) s.psn = (last + 1) & kPsnMask;  // refused or flushed: no PSNs
+        if (at_bad) {
+          s.err_valid = false;
+          s.flushing = true;
         }
+        if (fatal) {  // later WQEs flush once the send path reports its producer index
+          s.flushing = true;
+          s.fl_pi = s.ci;
+        }
+        if (error && !flush) s.in_err = s.failed = true;
+        if (fatal || ((at_bad || flush) && s.ci == s.fl_pi)) return;
       }
     }
   }
 
   // ------------------------------------------------------------ per cycle
+  bool qerr_ready_now(uint64_t c, const Knobs& k) {
+    if (qerr_low || c < qhold_until) return false;
+    if (k.qhold && rng.percent(k.qhold)) {
+      qhold_until = c + rng.range(k.qhold_len / 2, k.qhold_len);
+      ++qholds;
+      return false;
+    }
+    return rng.percent(k.qerr);
+  }
+
+  // Checks a request port against its model (valid and QPN every cycle) and takes a handshake.
+  void req_port(ReqFifo& f, bool valid, uint32_t qpn, bool ready, uint64_t c) {
+    ASSERT_FALSE(valid && f.in.empty()) << "cycle " << c << ": " << f.name << " request for QP " << qpn
+                                        << " the reference does not expect";
+    ASSERT_EQ(valid, !f.in.empty()) << "cycle " << c << ": " << f.name << "_valid low with " << f.in.size()
+                                    << " requests pushed (next for QP " << f.in.front().qpn << ")";
+    if (!valid) return;
+    ASSERT_EQ(qpn, f.in.front().qpn) << "cycle " << c << ": " << f.name << "_qpn (request "
+                                     << f.taken.size() << ")";
+    if (!ready) return;
+    f.taken.push_back({qpn, c});
+    if (&f == &stop_f && qps[qpn].gen == f.in.front().gen) qps[qpn].stopped = true;  // the send side stops
+    f.in.pop_front();
+  }
+
   void cycle(const Knobs& k) {
     const uint64_t c = dut.cycle();
-    if (!hot.empty() && rng.percent(k.post)) {
+    if (auto_events && !hot.empty() && rng.percent(k.post)) {
       const uint32_t q = hot[rng.below(hot.size())];
       for (int n = int(rng.range(1, 3)); n > 0; --n) post(q, k);
     }
     if (!holding && !events.empty() && rng.percent(k.ev)) holding = true;
-    if (!holding && events.empty() && rng.percent(k.ev)) gen_event(k);
+    if (auto_events && !holding && events.empty() && rng.percent(k.ev)) gen_event(k);
     dut->ev_valid = holding;
     if (holding)
       for (size_t i = 0; i < 7; ++i)
@@ -392,15 +522,22 @@ class CompBench : public ::testing::Test {
     dut->r_valid = r;
     for (int w = 0; w < 16; ++w) dut->r_data[size_t(w)] = r ? rbeats.front().data[w] : rng.u32();
     dut->cqe_ready = rng.percent(k.cqe);
-    dut->stop_ready = rng.percent(50);   // the send path takes stop requests at its own pace
+    dut->stop_ready = rng.percent(k.stop);   // the send path takes stop requests at its own pace
+    dut->qerr_ready = qerr_ready_now(c, k);  // so does the RX engine with QP errors
     dut.eval();
+
+    // FIFO occupancy this cycle (a push is refused when full, whatever is popped)
+    const size_t qerr_n = qerr_f.in.size(), stop_n = stop_f.in.size();
+    req_port(qerr_f, dut->qerr_valid, dut->qerr_qpn, dut->qerr_ready, c);
+    req_port(stop_f, dut->stop_valid, dut->stop_qpn, dut->stop_ready, c);
+    if (HasFatalFailure()) return;
 
     if (dut->ar_valid && dut->ar_ready && manual) ar_expect.push_back({dut->ar_addr, unsigned(dut->ar_len) + 1, manual_q});
     if (dut->ar_valid && dut->ar_ready) {
       ASSERT_FALSE(ar_expect.empty()) << "cycle " << c << ": WQE read 0x" << std::hex << dut->ar_addr
                                       << " the reference does not make";
       const Ar a = ar_expect.front();
-        ar_expect.pop_front();
+      ar_expect.pop_front();
       ASSERT_EQ(uint64_t(dut->ar_addr), a.addr) << "cycle " << c << " QP " << a.q << ": WQE read address";
       ASSERT_EQ(unsigned(dut->ar_len) + 1, a.n) << "cycle " << c << " QP " << a.q << ": WQE read length";
       const Qp& s = qps[a.q];
@@ -414,6 +551,14 @@ class CompBench : public ::testing::Test {
       }
       last_r_at = at + a.n - 1;
       ++reads;
+    }
+    if (!cqe_expect.empty()) {  // the next CQE pushes a request: not while its FIFO is full
+      const Cqe& e = cqe_expect.front();
+      const bool qerr_full = e.qerr && qerr_n >= kReqDepth, stop_full = e.stop && stop_n >= kReqDepth;
+      ASSERT_FALSE(dut->cqe_valid && (qerr_full || stop_full))
+          << "cycle " << c << ": CQE of QP " << e.qpn << " wqe " << e.idx << " (a failure) offered while the "
+          << (qerr_full ? "qerr" : "stop") << " FIFO is full";
+      if (qerr_full) ++qerr_full_waits;
     }
     if (dut->cqe_valid && dut->cqe_ready) take_cqe(c);
     if (HasFatalFailure()) return;
@@ -462,42 +607,89 @@ class CompBench : public ::testing::Test {
     EXPECT_EQ(kCqe.get(m, kQWithImm), 0u) << at;
     ++cqes;
     if (e.status != 0) ++failed_cqes;
+    if (e.status == kWcFlushErr) ++flush_cqes;
+    if (e.status == kWcRetryExcErr) ++implied_cqes;
+    if (e.qerr) {
+      qerr_f.in.push_back({e.qpn, e.gen});
+      qerr_cqe_cycles.push_back(c);
+    }
+    if (e.stop) stop_f.in.push_back({e.qpn, e.gen});
   }
 
   static void encode(const Wqe& w, uint32_t* d) {
     encode_sq_wqe(w.op, w.flags, w.imm, w.wr_id, w.laddr, w.len, w.lkey, w.raddr, w.rkey, d, w.fill);
   }
 
-  // Runs with the generator off until every event is processed and every CQE out.
-  void drain() {
+  // Runs with the generator off until every event is processed, every CQE out and every
+  // request taken. A qerr_ready hold runs out; only a non-final drain may end during one,
+  // leaving its qerr requests queued (the FIFO then fills across phases).
+  void drain(bool final = false) {
     Knobs k;
     k.post = 0;
     k.ar = k.cqe = 100;
     k.ev = 100;
+    bool held = false;
+    int quiet = 0;  // cycles with nothing due: a stray request would show on its port meanwhile
     for (int i = 0; i < 100000 && !HasFatalFailure(); ++i) {
-      if (events.empty() && !holding && ar_expect.empty() && rbeats.empty() && cqe_expect.empty() && i > 20) break;
+      held = !final && dut.cycle() < qhold_until;
+      const bool idle = events.empty() && !holding && ar_expect.empty() && rbeats.empty() && cqe_expect.empty() &&
+                        stop_f.in.empty() && (qerr_f.in.empty() || held);
+      quiet = idle ? quiet + 1 : 0;
+      if (quiet > 20) break;
       if (events.empty()) k.ev = 0;
       cycle(k);
     }
     EXPECT_TRUE(events.empty());
     EXPECT_TRUE(ar_expect.empty()) << ar_expect.size() << " WQE reads never made";
     EXPECT_TRUE(cqe_expect.empty()) << cqe_expect.size() << " CQEs never made";
+    EXPECT_TRUE(stop_f.in.empty()) << stop_f.in.size() << " stop requests never taken";
+    EXPECT_TRUE(qerr_f.in.empty() || held) << qerr_f.in.size() << " qerr requests never taken (next for QP "
+                                           << qerr_f.in.front().qpn << ")";
     EXPECT_FALSE(dut.rtl_error());
   }
 
-  // After a drain: failed QPs (NAK, or the bad WQE completed) are reset; some others get
-  // a configuration-only QP_MODIFY (new send CQ), which keeps the completion state.
+  // After a drain: failed QPs (NAK, lost READ, or the bad WQE completed) are reset; some
+  // others get a configuration-only QP_MODIFY (new send CQ), which keeps the completion state.
   void maintain() {
     for (uint32_t q : hot) {
       if (HasFatalFailure()) return;
       Qp& s = qps[q];
-      if (s.failed) {
+      if (s.failed || s.lost) {
         configure(q);
       } else if (rng.percent(20)) {
         s.cqn = uint16_t(rng.u32());
         qp_modify(q, false);
       }
     }
+  }
+
+  // Random phases of traffic on `nqps` QPs, each followed by a drain and maintenance.
+  void random_traffic(uint32_t nqps, int phases, const Knobs& base, unsigned hold_pct, unsigned hold_max) {
+    reset();
+    for (uint32_t i = 0; i < nqps && !HasFatalFailure(); ++i) configure(uint32_t(rng.below(kQps)));
+    for (int phase = 0; phase < phases && !HasFatalFailure(); ++phase) {
+      Knobs k = base;
+      k.post = unsigned(rng.range(5, 60));
+      k.ev = unsigned(rng.range(10, 100));
+      k.ar = unsigned(rng.range(20, 100));
+      k.lat = unsigned(rng.range(0, 40));
+      k.cqe = unsigned(rng.range(20, 100));
+      k.sig = unsigned(rng.range(0, 100));
+      k.qerr = unsigned(rng.range(5, 100));
+      if (rng.percent(hold_pct)) {  // long stretches of qerr_ready low
+        k.qhold = unsigned(rng.range(1, 3));
+        k.qhold_len = unsigned(rng.range(hold_max / 4, hold_max));
+      }
+      for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(k);
+      drain(phase + 1 == phases);
+      maintain();
+    }
+    std::printf("[bench] %llu events, %llu WQE reads, %llu CQEs (%llu failed: %llu flushed, %llu implied NAK), "
+                "%zu qerr and %zu stop requests, %llu qerr holds, %llu cycles a failure waited on a full qerr FIFO\n",
+                (unsigned long long)n_events, (unsigned long long)reads, (unsigned long long)cqes,
+                (unsigned long long)failed_cqes, (unsigned long long)flush_cqes, (unsigned long long)implied_cqes,
+                qerr_f.taken.size(), stop_f.taken.size(), (unsigned long long)qholds,
+                (unsigned long long)qerr_full_waits);
   }
 
   struct Ev {
@@ -513,32 +705,44 @@ class CompBench : public ::testing::Test {
   std::deque<Ar> ar_expect;
   std::deque<RBeat> rbeats;
   std::deque<Cqe> cqe_expect;
+  ReqFifo qerr_f{"qerr", {}, {}}, stop_f{"stop", {}, {}};
+  std::vector<uint64_t> qerr_cqe_cycles;  // cycles the CQEs that push qerr requests were taken
   uint64_t last_r_at = 0;
   bool sanitize = true;
   bool manual = false;  // expected CQEs set by the test, WQE reads not checked
   uint32_t manual_q = 0;
-  uint64_t reads = 0, cqes = 0, failed_cqes = 0, n_events = 0;
+  bool auto_events = true;  // the generator posts WQEs and makes events
+  bool qerr_low = false;    // qerr_ready held low by the test
+  uint64_t qhold_until = 0;
+  uint64_t reads = 0, cqes = 0, failed_cqes = 0, flush_cqes = 0, implied_cqes = 0, n_events = 0;
+  uint64_t qholds = 0, qerr_full_waits = 0;
 };
 
 TEST_F(CompBench, RandomTraffic) {
   SRNIC_BENCH_TRACE();
-  reset();
-  for (int i = 0; i < std::min<int>(kQps, 6) && !HasFatalFailure(); ++i) configure(uint32_t(rng.below(kQps)));
-  for (int phase = 0; phase < 120 && !HasFatalFailure(); ++phase) {
-    Knobs k;
-    k.post = unsigned(rng.range(5, 60));
-    k.ev = unsigned(rng.range(10, 100));
-    k.ar = unsigned(rng.range(20, 100));
-    k.lat = unsigned(rng.range(0, 40));
-    k.cqe = unsigned(rng.range(20, 100));
-    k.sig = unsigned(rng.range(0, 100));
-    for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(k);
-    drain();
-    maintain();
-  }
+  Knobs k;
+  k.lost = 3;
+  random_traffic(std::min<uint32_t>(kQps, 6), 120, k, 25, 3000);
   EXPECT_GT(cqes, 5000u);
   EXPECT_GT(failed_cqes, 50u);
   EXPECT_GT(reads, 5000u);
+  EXPECT_GT(flush_cqes, 20u);
+  EXPECT_GT(implied_cqes, 5u);
+  EXPECT_GT(qerr_f.taken.size(), 50u);
+  EXPECT_GT(qholds, 20u);
+}
+
+// Many QPs fail while qerr_ready is low for thousands of cycles at a time (holds outlast
+// drains): the FIFO fills and failures wait for it, other completions behind them too.
+TEST_F(CompBench, RandomTrafficQerrHeldLow) {
+  SRNIC_BENCH_TRACE();
+  Knobs k;
+  k.nak = 20;
+  k.bad = 15;
+  k.lost = 15;
+  random_traffic(std::min<uint32_t>(kQps, 16), 20, k, 100, 12000);
+  EXPECT_GT(qerr_f.taken.size(), 40u);
+  EXPECT_GT(qerr_full_waits, 0u) << "the qerr FIFO never filled";
 }
 
 // A malformed WQE (length > 2^31, MTU 256) whose predecessor's ACK is processed before its
@@ -582,14 +786,164 @@ TEST_F(CompBench, OverlongWqeAckedBeforeItsLocalError) {
   ev(kAcks, 0x100000, 0);  // WQE 0 (one packet, PSN 0x100000) acknowledged
   ev(kLerr, 0x100001, 2);  // then the send path reports WQE 1
   cqe_expect.push_back({s.cqn, q, w0.wr_id, w0.len, 0, kWcWrite, 0});
-  cqe_expect.push_back({s.cqn, q, w1.wr_id, w1.len, 1, kWcWrite, 2});
+  Cqe c1{s.cqn, q, w1.wr_id, w1.len, 1, kWcWrite, 2};
+  c1.qerr = true;  // the QP enters the error state: its receive side is told
+  c1.gen = s.gen;
+  cqe_expect.push_back(c1);
   Knobs k;
   k.post = 0;
-  k.ev = k.ar = k.cqe = 100;
+  k.ev = k.ar = k.cqe = k.qerr = 100;
   k.lat = 5;
   for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(k);
   EXPECT_TRUE(cqe_expect.empty()) << cqe_expect.size() << " expected CQEs missing";
   EXPECT_EQ(cqes, 2u);
+  ASSERT_EQ(qerr_f.taken.size(), 1u);
+  EXPECT_EQ(qerr_f.taken[0].qpn, q);
+  EXPECT_TRUE(stop_f.taken.empty()) << "a refused WQE sent nothing: no stop request";
+}
+
+// qerr_ready stays low while 16 QPs fail (fatal NAK, refused WQE, lost READ responses in
+// turn): their CQEs come out and fill the qerr FIFO. A 17th failure (on a QP reset and
+// reused where the bench has only 16) must then wait with its failing CQE, and the event
+// queued behind it (an ACK of another QP) too; once qerr_ready rises every request comes
+// out in failure order and the stalled completions follow.
+TEST_F(CompBench, QerrFullStallsCompletions) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_events = false;
+  qerr_low = true;
+  std::vector<uint32_t> pool;  // distinct QPNs: 18 where there are that many
+  while (pool.size() < std::min<uint32_t>(kQps, 18)) {
+    const uint32_t q = uint32_t(rng.below(kQps));
+    if (std::find(pool.begin(), pool.end(), q) == pool.end()) pool.push_back(q);
+  }
+  Knobs k;
+  k.post = 0;
+  k.ev = 100;
+  k.cqe = 70;
+  k.lat = 10;
+  auto ev = [&](uint8_t kind, uint32_t q, uint32_t psn, uint8_t st, uint32_t psn2, bool ack, bool rd) {
+    const uint64_t e[7] = {kind, q, psn, st, psn2, ack, rd};
+    push_event(e);
+  };
+  auto good = [&](uint32_t q, uint8_t op) {
+    Wqe w = random_wqe(qps[q], 50, false);
+    w.op = op;
+    post_wqe(q, w, false);
+    return qps[q].posted.back();
+  };
+  // One failure of q, after 0..2 WQEs that complete normally.
+  auto fail = [&](uint32_t q, int kind) {
+    do configure(q);
+    while (qps[q].log_sq < 2 && !HasFatalFailure());  // room for the 4 WQEs posted here
+    const int before = int(rng.range(0, 2));
+    Posted p{};
+    for (int i = 0; i < before; ++i) p = good(q, uint8_t(rng.below(2) ? kWrSend : kWrWrite));
+    switch (kind) {
+      case 0: {  // fatal NAK inside the next WQE: the ones before complete with it
+        const Posted n = good(q, uint8_t(rng.below(5)));
+        ev(kNak, q, n.first, kNakStatus[rng.below(4)], 0, false, false);
+        break;
+      }
+      case 1: {  // refused WQE: reported first, completed once the WQEs ahead are acknowledged
+        Wqe w = random_wqe(qps[q], 50, false);
+        w.op = uint8_t(rng.range(5, 255));
+        post_wqe(q, w, true);
+        ev(kLerr, q, qps[q].bad_psn, kLerrStatus[rng.below(2)], qps[q].pi, false, false);
+        if (before) ev(kAcks, q, p.last, 0, 0, true, false);
+        break;
+      }
+      default: {  // a READ whose responses were lost, then an ACK beyond it
+        good(q, kWrRead);
+        const Posted w = good(q, kWrWrite);
+        ev(kAcks, q, w.last, 0, 0, true, false);
+        break;
+      }
+    }
+  };
+  auto run_until_idle = [&](int limit) {
+    for (int i = 0; i < limit && !HasFatalFailure(); ++i) {
+      if (events.empty() && !holding && ar_expect.empty() && rbeats.empty() && cqe_expect.empty()) return;
+      cycle(k);
+    }
+  };
+  std::vector<uint32_t> order;  // the failing QPs, in failure order
+  for (int i = 0; i < 16 && !HasFatalFailure(); ++i) {
+    fail(pool[size_t(i)], i % 3);
+    order.push_back(pool[size_t(i)]);
+    run_until_idle(2000);
+    ASSERT_TRUE(cqe_expect.empty()) << "failure " << i << " on QP " << order.back() << ": CQEs missing";
+  }
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(qerr_f.in.size(), 16u);
+  ASSERT_EQ(qerr_cqe_cycles.size(), 16u);
+  EXPECT_TRUE(qerr_f.taken.empty());
+
+  const uint32_t q17 = pool.size() > 16 ? pool[16] : pool[0];
+  const uint32_t other = pool.size() > 17 ? pool[17] : pool[1];
+  fail(q17, 0);
+  order.push_back(q17);
+  configure(other);  // a ring of 2 or more: one WQE
+  Wqe w = random_wqe(qps[other], 100, false);
+  w.op = kWrWrite;
+  post_wqe(other, w, false);
+  ev(kAcks, other, qps[other].posted.back().last, 0, 0, true, false);
+  ASSERT_FALSE(HasFatalFailure());
+  k.cqe = 100;
+  for (int i = 0; i < 600 && !HasFatalFailure(); ++i) cycle(k);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_FALSE(cqe_expect.empty());
+  EXPECT_EQ(cqe_expect.front().qpn, q17);
+  EXPECT_TRUE(cqe_expect.front().qerr) << "the 17th failing CQE came out while the qerr FIFO was full";
+  EXPECT_EQ(qerr_cqe_cycles.size(), 16u);
+  EXPECT_EQ(events.size(), 1u) << "the ACK behind the stalled failure was taken";
+  EXPECT_GT(qerr_full_waits, 500u);
+
+  qerr_low = false;  // the RX engine takes requests again, at random
+  drain(true);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(qerr_f.taken.size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(qerr_f.taken[i].qpn, order[i]) << "qerr request " << i;
+  ASSERT_EQ(qerr_cqe_cycles.size(), 17u);
+  EXPECT_GT(qerr_cqe_cycles[16], qerr_f.taken[0].cycle) << "the 17th failure completed before the FIFO had room";
+  EXPECT_EQ(qps[other].ci, 1u) << "the ACK behind it never completed its WQE";
+}
+
+// A fatal NAK on the WQE right before a refused one whose CEV_LERR came first: the NAK
+// fails the QP (one qerr request, one stop request); the flush that follows the send
+// path's report reaches the refused WQE with its PSN matching the recorded one. The QP is
+// already in error, so that WQE completes with WR_FLUSH_ERR and pushes no second qerr
+// request.
+TEST_F(CompBench, FatalNakJustBeforeARefusedWqeFailsOnce) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_events = false;
+  const uint32_t q = uint32_t(rng.below(kQps));
+  configure(q);
+  ASSERT_FALSE(HasFatalFailure());
+  Wqe a = random_wqe(qps[q], 100, false);
+  a.op = kWrWrite;
+  post_wqe(q, a, false);
+  Wqe b = random_wqe(qps[q], 0, false);
+  b.op = 5;
+  post_wqe(q, b, true);
+  const uint32_t a_psn = qps[q].posted[0].first;
+  uint64_t e[7] = {};
+  lerr_event(q, qps[q].bad_psn, e);  // the send path stopped at b
+  push_event(e);
+  const uint64_t nak[7] = {kNak, q, a_psn, 10, 0, 0, 0};
+  push_event(nak);
+  Knobs k;
+  k.post = 0;
+  k.ev = k.cqe = k.qerr = k.stop = 100;
+  for (int i = 0; i < 400 && !qps[q].stopped && !HasFatalFailure(); ++i) cycle(k);
+  ASSERT_TRUE(qps[q].stopped) << "no stop request after the NAK";
+  lerr_event(q, rng.u32() & kPsnMask, e);  // the stopped send path reports its producer index
+  push_event(e);
+  drain(true);
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
+  EXPECT_EQ(stop_f.taken.size(), 1u);
+  EXPECT_EQ(qps[q].ci, 2u) << "the refused WQE never completed";
 }
 
 }  // namespace
