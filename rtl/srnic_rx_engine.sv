@@ -705,13 +705,13 @@ module srnic_rx_engine #(
         end
         E_RESYNC: if (resync_ready) est <= E_DISCARD;
         // a flush record: complete the receive WQE it carries with WR_FLUSH_ERR (a QP reset
-        // meanwhile only drops it)
+        // since the hand-over only drops it)
         E_FLUSH: if (wqe_valid) begin
           wqe_owed <= 1'b0;
           s.rcv_wrid <= wqe_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
           s.rcv_idx  <= m.rq_idx;
-          want_cqe <= qp_rx_ok; cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
-          est <= qp_rx_ok ? E_CQE : E_WB;
+          want_cqe <= qp_rx_ok && s.err; cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+          est <= (qp_rx_ok && s.err) ? E_CQE : E_WB;
         end
         E_DISCARD: begin
           if (d_valid && beats_left != 8'd0) beats_left <= beats_left - 8'd1;

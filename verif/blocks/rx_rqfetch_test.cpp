@@ -83,6 +83,16 @@ class RqFetchBench : public ::testing::Test {
     return r;
   }
 
+  // Offers one record of QP q with opcode op (other fields random) from the next cycle.
+  void offer_rec(uint32_t q, uint8_t op) {
+    Rec r = random_rec();
+    r.f[kDrop] = 0;
+    r.f[kOpcode] = op;
+    r.f[kDqpn] = q;
+    cur_rec = r;
+    hold_rec = true;
+  }
+
   void put_rec(const Rec& r) {
     for (size_t i = 0; i < kMetaN; ++i) set_bits(dut->s_meta, kMeta.at(i).lsb, kMeta.at(i).width, r.f[i]);
     set_bits(dut->s_meta, kMeta.at(kRmRqFlush).lsb, 1, 0);  // the parser never sends flush records
@@ -414,12 +424,7 @@ TEST_F(RqFetchBench, ResyncOfOtherQpDuringIssueKeepsFetchIndex) {
   force_db = int(a);
   force_pi = 2;  // two WQEs posted on A
   cycle(k);
-  Rec r = random_rec();
-  r.f[kDrop] = 0;
-  r.f[kOpcode] = 0x04;  // SEND ONLY
-  r.f[kDqpn] = a;
-  cur_rec = r;
-  hold_rec = true;
+  offer_rec(a, 0x04);  // SEND ONLY
   for (int i = 0; i < 4; ++i) cycle(k);
   dut.eval();
   ASSERT_TRUE(dut->ar_valid) << "record for A not at the WQE read";
@@ -432,8 +437,7 @@ TEST_F(RqFetchBench, ResyncOfOtherQpDuringIssueKeepsFetchIndex) {
   for (int i = 0; i < 6; ++i) cycle(k);
   EXPECT_FALSE(hold_rs);
   // A's next packet must read WQE 1 (expected address base + 64), not WQE 0 again
-  cur_rec = r;
-  hold_rec = true;
+  offer_rec(a, 0x04);  // SEND ONLY again
   for (int i = 0; i < 10 && !HasFatalFailure(); ++i) cycle(k);
   if (HasFatalFailure()) return;
   drain();
@@ -454,12 +458,7 @@ TEST_F(RqFetchBench, InitIdxMeetsRecord) {
   force_db = int(a);
   force_pi = 5;
   cycle(k);
-  Rec r = random_rec();
-  r.f[kDrop] = 0;
-  r.f[kOpcode] = 0x00;  // SEND FIRST
-  r.f[kDqpn] = a;
-  cur_rec = r;
-  hold_rec = true;
+  offer_rec(a, 0x00);  // SEND FIRST
   cmd_qpn = a;
   cmd_base = rng.next() << 6;
   cmd_log = 3;
@@ -470,8 +469,7 @@ TEST_F(RqFetchBench, InitIdxMeetsRecord) {
   EXPECT_FALSE(hold_cmd);
   EXPECT_EQ(fetched, 1u);
   // nothing posted since the reset of the indices: the next packet finds no WQE
-  cur_rec = r;
-  hold_rec = true;
+  offer_rec(a, 0x00);  // SEND FIRST again
   for (int i = 0; i < 10 && !HasFatalFailure(); ++i) cycle(k);
   drain();
   EXPECT_EQ(reads, 1u);
@@ -543,12 +541,7 @@ TEST_F(RqFetchBench, InitIdxEndsErrorState) {
   force_db = int(a);
   force_pi = 1;
   cycle(k);
-  Rec r = random_rec();
-  r.f[kDrop] = 0;
-  r.f[kOpcode] = 0x04;  // SEND ONLY
-  r.f[kDqpn] = a;
-  cur_rec = r;
-  hold_rec = true;
+  offer_rec(a, 0x04);  // SEND ONLY
   for (int i = 0; i < 20 && !HasFatalFailure(); ++i) cycle(k);
   drain();
   EXPECT_EQ(fetched, 1u) << "a record of the reset QP did not fetch";

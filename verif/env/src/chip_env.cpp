@@ -25,6 +25,9 @@ namespace {
 
 constexpr uint64_t kMac0 = 0x020000000001ull;
 constexpr uint32_t kIp0 = 0x0A000001u;
+// A late receive goes this long after the last send WR of its QP's failing side (about 67 us:
+// the failure has long been reported by then).
+constexpr uint64_t kLateRecvDelay = 20000;
 
 std::string hex(uint64_t v) {
   char b[24];
@@ -104,6 +107,7 @@ bool PostDriver::drive(PostItem& item) {
       error("POST", "host " + std::to_string(h_) + " QP " + hex(qp.qp_num()) + ": post_send of " +
                         std::to_string(item.n) + " failed, errno " + std::to_string(err));
     me.next_send[item.q] += item.n;
+    if (me.next_send[item.q] == p.qps[item.q].side[h_].send.size()) me.sends_done_at[item.q] = env_.cycle();
   }
   env_.coverage().sample_doorbell(item.recv, item.n, p.doorbell, env_.note_post());
   return true;
@@ -161,9 +165,20 @@ uvm::Next TrafficSequence::next(PostItem& item) {
     const sw::QueuePair& qp = *me.qps[q];
     const uint64_t room = qp.rq_size() - qp.rq_outstanding();
     if (!room) continue;
+    // A late receive (the last of its side) waits until side 0 of its QP posted its last WR
+    // long enough ago for the QP to have failed; the ones before it go without it.
+    const std::vector<RecvPlan>& recvs = p.qps[q].side[h_].recv;
+    const bool late_last = recvs.back().late;
+    uint64_t ready_n = left;
+    if (late_last && left == 1) {
+      const uint64_t done = env_.host(0).sends_done_at[q];
+      if (done == ~0ull || env_.cycle() < done + kLateRecvDelay) continue;
+    } else if (late_last) {
+      ready_n = left - 1;
+    }
     item.recv = true;
     item.q = q;
-    item.n = static_cast<uint32_t>(std::min<uint64_t>({left, room, rng().uniform(1, batch)}));
+    item.n = static_cast<uint32_t>(std::min<uint64_t>({ready_n, room, rng().uniform(1, batch)}));
     return uvm::Next::Item;
   }
   // Sends (ready_ is reused: this runs every idle cycle).
@@ -666,6 +681,7 @@ void ChipEnv::setup_nics() {
     }
     a.next_send.assign(nq, 0);
     a.next_recv.assign(nq, 0);
+    a.sends_done_at.assign(nq, ~0ull);
     (h ? init1_ : init0_) = std::move(init);
   }
 }

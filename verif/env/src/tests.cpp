@@ -174,7 +174,9 @@ Knobs qp_error_rq_flush() {
   k.bidir = 1;
   k.bad_wr = 0.6;
   k.rnr_exhaust = 0.8;
-  k.op_weight = {1, 2, 2, 1, 1};
+  k.late_recv = 0.7;
+  k.op_weight = {1, 3, 2, 1, 1};
+  k.bad_weight = {0, 1, 1, 3, 3, 1, 1, 1, 1};  // remote key and bounds most: WRITE_WITH_IMM consumes a receive
   return k;
 }
 

@@ -277,6 +277,9 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         RecvPlan r;
         r.len = static_cast<uint32_t>(rng.uniform(0, 256));
         r.off = p.src_bytes[h] + kAreaGap + dst[h].take(r.len, k.cross4k, rng);
+        // the last spare of a failing QP may be posted after the QP failed (then the NIC
+        // flushes it when its doorbell arrives)
+        r.late = err_qp && s + 1 == spare && rng.bernoulli(k.late_recv);
         qp.side[h].recv.push_back(r);
       }
     }

@@ -114,6 +114,7 @@ class HostAgent : public uvm::Component {
   std::unique_ptr<sw::CompletionQueue> scq, rcq;
   std::vector<std::unique_ptr<sw::QueuePair>> qps;
   std::vector<size_t> next_send, next_recv;  // per QP: WRs posted so far
+  std::vector<uint64_t> sends_done_at;       // per QP: cycle its last send WR was posted
   std::vector<uint32_t> sq_psn;
   uint64_t completions_seen = 0;
   std::vector<uint32_t> counters;           // NIC counters read at the end

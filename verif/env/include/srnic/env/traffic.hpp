@@ -63,6 +63,7 @@ struct Knobs {
   std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1};
   double tight_end = 0.3;        // probability that a host's MR ends exactly where its last slot ends
   double rnr_exhaust = 0;        // probability that a QP's last SEND (side 0) finds no receive
+  double late_recv = 0.5;        // probability that a failing QP side's last spare receive is posted late
   uint64_t max_total_bytes = 48ull << 20;  // cap on payload bytes of a plan
 };
 
@@ -80,6 +81,7 @@ struct WrPlan {
 struct RecvPlan {
   uint64_t off = 0;  // offset in this host's data area
   uint32_t len = 0;
+  bool late = false;  // posted once the QP's side 0 has posted everything (and failed)
 };
 
 struct SidePlan {
