@@ -117,6 +117,13 @@ module srnic_rx_rqfetch #(
     .clk, .rst, .s_data(out_in), .s_valid(out_push), .s_ready(out_ready),
     .m_data(m_meta), .m_valid(m_valid), .m_ready(m_ready), .count());
 
+  // the indices and configuration read for the record or walker step in hand
+  rqcfg_t c;
+  assign c = cfg_q;
+  wire [15:0] mask  = (16'd1 << c.log_rq) - 16'd1;
+  wire        avail = fci_q != pi_q;
+  wire        space = resv < WDEPTH[$clog2(WDEPTH):0];
+
   // ---------------------------------------------------------------- flush bookkeeping
   // fl[q] = {err, pend}; read asynchronously, one write per cycle (sweep, doorbell,
   // hand-over, walker pop, reset command; at most one of them can happen in a cycle)
@@ -137,10 +144,17 @@ module srnic_rx_rqfetch #(
   wire       err_wk  = fl[fq_qpn][1];
   // a doorbell for a QP in error that is not queued yet queues it
   wire db_q   = db_valid && !init_busy && fl_db[1] && !fl_db[0];
-  // hand-over: in F_IDLE only, so no read of the fetch index is in flight; not in a
-  // doorbell cycle (one write to fl per cycle)
-  assign resync_ready = fs == F_IDLE && (!resync_err || (!db_valid && !init_busy && fq_in_ready));
+  // A resync is taken in F_IDLE, so no read of the fetch index is in flight; a hand-over
+  // not in a doorbell cycle (one write to fl per cycle). It is also taken while a fetch
+  // waits for room in the WQE FIFO: the engine, which frees that room, is waiting for the
+  // resync. If the waiting fetch is for the same QP, its index is stale: the record goes
+  // out without a WQE (as a record fetched before the resync would not match either).
+  wire   rs_stall     = (fs == F_ISSUE || fs == W_ISSUE) && avail && !space;
+  wire   rs_same      = resync_qpn[AW-1:0] == ((fs == W_ISSUE) ? wq : mq.dqpn[AW-1:0]);
+  wire   rs_state_ok  = fs == F_IDLE || (rs_stall && (!rs_same || fs == W_ISSUE || out_ready));
+  assign resync_ready = rs_state_ok && (!resync_err || (!db_valid && !init_busy && fq_in_ready));
   wire   rs_go        = resync_valid && resync_ready;
+  wire   rs_abort     = rs_go && fs != F_IDLE && rs_same;   // the waiting fetch gives up
   // the walker takes a queued QP when nothing else needs the indices, and steps through it
   // one WQE per turn, taking turns with records
   wire   wk_slot = fs == F_IDLE && !resync_valid && !init_busy && (wk_turn || !s_valid);
@@ -179,11 +193,6 @@ module srnic_rx_rqfetch #(
   assign rd_en   = rec_rd || wk_go || wk_step;
   assign rd_qpn  = wk_go ? fq_qpn : wk_step ? wq : s_meta.dqpn[AW-1:0];
 
-  rqcfg_t c;
-  assign c = cfg_q;
-  wire [15:0] mask  = (16'd1 << c.log_rq) - 16'd1;
-  wire        avail = fci_q != pi_q;
-  wire        space = resv < WDEPTH[$clog2(WDEPTH):0];
   wire        wk_issue = fs == W_ISSUE && avail && space && out_ready;
   assign ar_valid = (fs == F_ISSUE && avail && space) || wk_issue;
   assign ar_addr  = c.rq_base + {42'd0, fci_q & mask, 6'd0};
@@ -192,9 +201,9 @@ module srnic_rx_rqfetch #(
   always_comb begin
     out_in = (fs == F_IDLE) ? s_meta : mq;
     out_push = (s_ready && s_valid && !rec_rd) || (fs == F_ISSUE && (!avail || (space && ar_ready))) ||
-               (wk_issue && ar_ready);
+               (wk_issue && ar_ready) || (fs == F_ISSUE && rs_abort);
     if (fs == F_ISSUE || fs == W_ISSUE) begin
-      out_in.rq_fetched = avail;
+      out_in.rq_fetched = avail && !rs_abort;
       out_in.rq_idx     = fci_q;
     end else begin
       out_in.rq_fetched = 1'b0;
@@ -231,11 +240,12 @@ module srnic_rx_rqfetch #(
                   if (rec_rd) begin mq <= s_meta; fs <= F_READ; end
                 end
         F_READ: fs <= F_ISSUE;
-        F_ISSUE: if (!avail || (space && ar_ready)) fs <= F_IDLE;
+        F_ISSUE: if (rs_abort || !avail || (space && ar_ready)) fs <= F_IDLE;
         // the walker's indices are read in the step's first cycle, after the previous
         // step's fetch index write has landed; a doorbell it misses queues the QP again
         W_READ: fs <= W_ISSUE;
-        W_ISSUE: if (!avail) begin fs <= F_IDLE; wk_active <= 1'b0; end
+        W_ISSUE: if (rs_abort) fs <= F_IDLE;     // the step starts again with fresh indices
+                 else if (!avail) begin fs <= F_IDLE; wk_active <= 1'b0; end
                  else if (space && out_ready && ar_ready) fs <= F_IDLE;
         default: fs <= F_IDLE;
       endcase

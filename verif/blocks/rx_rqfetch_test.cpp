@@ -110,6 +110,7 @@ class RqFetchBench : public ::testing::Test {
   struct Knobs {
     unsigned rec = 50, db = 20, cmd = 0, rs = 0, ar = 70, lat = 20, out = 70, pop = 70;
     unsigned rs_err = 0;      // percent of resyncs that hand a QP over in error
+    bool rs_no_pop = false;   // the engine pops no WQE while it waits for its resync (as the RTL's)
     bool free_resync = true;  // resync raised at any time (else only while no record is in flight)
   };
 
@@ -169,7 +170,8 @@ class RqFetchBench : public ::testing::Test {
     dut->m_ready = rng.percent(k.out);
     dut->wqe_pop = 0;
     dut.eval();
-    dut->wqe_pop = dut->wqe_valid && !owed.empty() && rng.percent(k.pop);  // the engine pops what has come
+    dut->wqe_pop = dut->wqe_valid && !owed.empty() && rng.percent(k.pop) &&  // the engine pops what has come
+                   !(k.rs_no_pop && hold_rs);
     dut.eval();
 
     // --- checks on the outputs
@@ -244,6 +246,7 @@ class RqFetchBench : public ::testing::Test {
           const uint64_t a = s.base + (uint64_t(s.fci & mask) << 6);
           ar_expect.push_back(a);
           out_addr.push_back(a);
+          issue_q = uint32_t(q);
           s.fci = uint16_t(s.fci + 1);
           ++fetched;
         } else {
@@ -264,6 +267,14 @@ class RqFetchBench : public ::testing::Test {
     }
     if (db) qps[db_q].pi = db_pi;  // a doorbell wins over the command (which then waits)
     if (hold_rs && dut->resync_ready) {
+      // taken while a fetch of the same QP waits for room: that record goes out without a WQE
+      if (!ar_expect.empty() && issue_q == rs_qpn && !(dut->ar_valid && dut->ar_ready)) {
+        ar_expect.pop_back();
+        out_addr.pop_back();
+        out.back().f[kRqFetched] = 0;
+        --fetched;
+        ++aborted;
+      }
       qps[rs_qpn].fci = rs_ci;
       if (rs_err) {
         Qp& s = qps[rs_qpn];
@@ -334,7 +345,8 @@ class RqFetchBench : public ::testing::Test {
   int force_db = -1;  // a doorbell the next cycle must carry
   uint16_t force_pi = 0;
   uint64_t last_accept = 0, records = 0, reads = 0, wqes = 0, fetched = 0, unposted = 0, cmds = 0, resyncs = 0;
-  uint64_t handovers = 0, flush_reads = 0, flushed = 0;
+  uint64_t handovers = 0, flush_reads = 0, flushed = 0, aborted = 0;
+  uint32_t issue_q = 0;  // QP of the record whose WQE read is still to be issued
 };
 
 TEST_F(RqFetchBench, FetchOnlyForConsumersAtRingAddresses) {
@@ -508,6 +520,28 @@ TEST_F(RqFetchBench, FlushWalksEveryPostedWqeOfQpsInError) {
   EXPECT_GT(total_handovers, 10u);
   EXPECT_GT(total_flushed, 100u);
   EXPECT_GE(flush_reads, total_flushed);
+}
+
+// The engine waits for a resync without popping WQEs while the fetch of a later record waits
+// for room in the full WQE FIFO: the resync must be taken anyway (no deadlock); if the
+// waiting fetch is for the resynchronised QP, that record goes out without a WQE.
+TEST_F(RqFetchBench, ResyncTakenWhileFetchWaitsForRoom) {
+  SRNIC_BENCH_TRACE();
+  pick_hot(std::min(kQps, 3));
+  reset();
+  configure();
+  Knobs k;
+  k.rec = 90;
+  k.db = 60;
+  k.rs = 4;
+  k.free_resync = true;
+  k.rs_no_pop = true;
+  k.pop = 15;
+  k.lat = 2;
+  for (int i = 0; i < 30000 && !HasFatalFailure(); ++i) cycle(k);
+  drain();
+  EXPECT_GT(resyncs, 200u);
+  EXPECT_GT(aborted, 5u) << "no resync met a waiting fetch of its own QP";
 }
 
 // A QP reset (QP_MODIFY init_idx) ends its error state: its records fetch again.
