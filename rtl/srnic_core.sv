@@ -170,7 +170,7 @@ module srnic_core #(
     .ar_ready(rd_ar_ready[0]), .r_valid(rd_r_valid[0]), .r_data(rd_r_data),
     .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
-    .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa,
+    .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
     .lerr_valid, .lerr, .lerr_ready);
 
@@ -179,13 +179,20 @@ module srnic_core #(
   logic [23:0] rdc_first, rdc_last, rdc_lk_psn, rdc_lk_first, rdc_lk_last;
   logic [63:0] rdc_pa, rdc_lk_pa;
   logic [5:0]  rdc_lk_idx, rdc_free_idx;
+  logic [2:0]  rdc_mtu, rdc_lk_mtu;
+  logic [12:0] rdc_last_len, rdc_lk_last_len;
+  logic        rdc_qerr_flush_valid;
+  logic [AW-1:0] rdc_qerr_flush_qpn;
   srnic_rd_ctx #(.ENTRIES(64), .QPN_BITS(AW)) u_rdctx (
     .clk, .rst, .ins_valid(rdc_valid), .ins_ready(rdc_ready), .ins_qpn(req_job.qpn[AW-1:0]),
     .ins_first(rdc_first), .ins_last(rdc_last), .ins_pa(rdc_pa),
+    .ins_mtu(rdc_mtu), .ins_last_len(rdc_last_len),
     .lk_valid(rdc_lk_valid), .lk_qpn(rdc_lk_qpn), .lk_psn(rdc_lk_psn), .lk_rsp(rdc_lk_rsp),
     .lk_hit(rdc_lk_hit), .lk_idx(rdc_lk_idx), .lk_pa(rdc_lk_pa), .lk_first(rdc_lk_first), .lk_last(rdc_lk_last),
+    .lk_mtu(rdc_lk_mtu), .lk_last_len(rdc_lk_last_len),
     .free_valid(rdc_free_valid), .free_idx(rdc_free_idx),
-    .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]));
+    .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]),
+    .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn));
 
   logic    rsp_job_valid, rsp_job_ready, sent_ack, sent_nak;
   srnic_pkg::tx_job_t rsp_job;
@@ -262,7 +269,8 @@ module srnic_core #(
     .task_valid, .task_out(task_q), .task_ready,
     .cev_valid, .cev, .cev_ready,
     .rdc_lk_valid, .rdc_lk_qpn, .rdc_lk_psn, .rdc_lk_rsp, .rdc_lk_hit, .rdc_lk_idx, .rdc_lk_pa,
-    .rdc_lk_first, .rdc_lk_last, .rdc_free_valid, .rdc_free_idx, .rdc_flush_valid,
+    .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len, .rdc_free_valid, .rdc_free_idx,
+    .rdc_flush_valid, .rdc_qerr_flush_valid, .rdc_qerr_flush_qpn,
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
   assign rd_ar_len[16 +: 8] = 8'd0;

@@ -1,12 +1,15 @@
 // srnic_rd_ctx: outstanding RDMA READ contexts of the requester (standard RoCEv2 mode).
 //
 // READ responses carry no address, so the requester must know where each response goes.
-// When the send path emits a READ request it inserts {QP, PSN range, target address}
-// (the target's local key already checked); the RX engine looks a response up by
-// {QP, PSN} and frees the entry after the READ's last response is placed. The table is
-// shared by all QPs (ENTRIES outstanding READs in total, a constant independent of the
-// number of QPs); when it is full the send path waits before emitting another READ.
-// A QP reset (RESET->INIT) frees that QP's entries.
+// When the send path emits a READ request it inserts {QP, PSN range, target address,
+// path MTU, payload length of the last response} (the target's local key already
+// checked); the RX engine looks a response up by {QP, PSN}, checks every response's
+// opcode and length against the entry (so nothing lands outside [pa, pa + READ length)),
+// and frees the entry after the READ's last response is placed or when the READ fails.
+// The table is shared by all QPs (ENTRIES outstanding READs in total, a constant
+// independent of the number of QPs); when it is full the send path waits before emitting
+// another READ. A QP reset (RESET->INIT, flush) or the QP entering the error state
+// (qerr_flush) frees all of that QP's entries.
 // Lookups answer two cycles after the request.
 `default_nettype none
 module srnic_rd_ctx #(
@@ -22,6 +25,8 @@ module srnic_rd_ctx #(
   input  wire logic [23:0]         ins_first,
   input  wire logic [23:0]         ins_last,
   input  wire logic [63:0]         ins_pa,
+  input  wire logic [2:0]          ins_mtu,
+  input  wire logic [12:0]         ins_last_len,
   // lookup (RX engine)
   input  wire logic                lk_valid,
   input  wire logic [QPN_BITS-1:0] lk_qpn,
@@ -32,11 +37,15 @@ module srnic_rd_ctx #(
   output logic [63:0]              lk_pa,
   output logic [23:0]              lk_first,
   output logic [23:0]              lk_last,
+  output logic [2:0]               lk_mtu,
+  output logic [12:0]              lk_last_len,
   // free
   input  wire logic                free_valid,
   input  wire logic [$clog2(ENTRIES)-1:0] free_idx,
   input  wire logic                flush_valid,
-  input  wire logic [QPN_BITS-1:0] flush_qpn
+  input  wire logic [QPN_BITS-1:0] flush_qpn,
+  input  wire logic                qerr_flush_valid,
+  input  wire logic [QPN_BITS-1:0] qerr_flush_qpn
 );
   localparam int IW = $clog2(ENTRIES);
   logic [ENTRIES-1:0] valid;
@@ -44,6 +53,8 @@ module srnic_rd_ctx #(
   logic [23:0]         first_m [ENTRIES];
   logic [23:0]         last_m  [ENTRIES];
   logic [63:0]         pa_m    [ENTRIES];
+  logic [2:0]          mtu_m   [ENTRIES];
+  logic [12:0]         llen_m  [ENTRIES];
 
   // free slot
   logic          have_free;
@@ -53,7 +64,7 @@ module srnic_rd_ctx #(
     for (int i = 0; i < ENTRIES; i++)
       if (!valid[i] && !have_free) begin have_free = 1'b1; free_slot = IW'(i); end
   end
-  assign ins_ready = have_free && !flush_valid;
+  assign ins_ready = have_free && !flush_valid && !qerr_flush_valid;
 
   // lookup: stage 1 registers the key, stage 2 searches and registers the answer
   logic          lk1;
@@ -71,6 +82,7 @@ module srnic_rd_ctx #(
             srnic_pkg::psn_ge(last_m[i], lk1_psn)) begin
           lk_hit <= 1'b1; lk_idx <= IW'(i);
           lk_pa <= pa_m[i]; lk_first <= first_m[i]; lk_last <= last_m[i];
+          lk_mtu <= mtu_m[i]; lk_last_len <= llen_m[i];
         end
       end
     end
@@ -83,12 +95,16 @@ module srnic_rd_ctx #(
       if (free_valid) valid[free_idx] <= 1'b0;
       if (flush_valid)
         for (int i = 0; i < ENTRIES; i++) if (qpn_m[i] == flush_qpn) valid[i] <= 1'b0;
+      if (qerr_flush_valid)
+        for (int i = 0; i < ENTRIES; i++) if (qpn_m[i] == qerr_flush_qpn) valid[i] <= 1'b0;
       if (ins_valid && ins_ready) begin
         valid[free_slot]   <= 1'b1;
         qpn_m[free_slot]   <= ins_qpn;
         first_m[free_slot] <= ins_first;
         last_m[free_slot]  <= ins_last;
         pa_m[free_slot]    <= ins_pa;
+        mtu_m[free_slot]   <= ins_mtu;
+        llen_m[free_slot]  <= ins_last_len;
       end
     end
   end

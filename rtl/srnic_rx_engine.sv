@@ -10,7 +10,14 @@
 // Requester (responses: ACK, NAK, READ responses): ACK/NAK events to the completion
 // engine; READ response data is placed using the READ's context, looked up in
 // srnic_rd_ctx (filled when the READ request was sent), and the READ's end is reported
-// to the completion engine.
+// to the completion engine. Every READ response is checked against its READ before
+// anything is placed: the opcode must be the one its position calls for (ONLY for a
+// one-packet READ, else FIRST, MIDDLE..., LAST) and the payload exactly the READ's path
+// MTU (FIRST, MIDDLE) or the READ's remainder (LAST, ONLY). A response that does not fit
+// is not placed and fails the READ with BAD_RESP_ERR, so nothing is written outside
+// [pa, pa + READ length), the range the local key allowed. A READ that fails frees its
+// srnic_rd_ctx entry; the QP entering the error state frees all of them, and responses
+// that reach a QP in error are dropped unplaced.
 //
 // Payload placement realigns frame bytes (payload at frame offset 54..74) to the
 // destination address at one beat per cycle, with write strobes on partial beats and
@@ -100,9 +107,13 @@ module srnic_rx_engine #(
   input  wire logic [63:0]  rdc_lk_pa,
   input  wire logic [23:0]  rdc_lk_first,
   input  wire logic [23:0]  rdc_lk_last,
+  input  wire logic [2:0]   rdc_lk_mtu,
+  input  wire logic [12:0]  rdc_lk_last_len,
   output logic              rdc_free_valid,
   output logic [5:0]        rdc_free_idx,
   output logic              rdc_flush_valid,
+  output logic              rdc_qerr_flush_valid,
+  output logic [$clog2(NUM_QPS)-1:0] rdc_qerr_flush_qpn,
   // receive completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -147,6 +158,8 @@ module srnic_rx_engine #(
     logic [23:0] rd_last;
     logic [5:0]  rd_idx;     // its srnic_rd_ctx entry
     logic [23:0] rd_next;    // the READ response PSN expected next
+    logic [2:0]  rd_mtu;     // the READ's path MTU
+    logic [12:0] rd_llen;    // payload bytes of its last response
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -239,6 +252,24 @@ module srnic_rx_engine #(
                                                           : (m.pay_len == mtu_b && s.wr_resid > {19'd0, mtu_b}))) :
                           m.pay_len == 13'd0;
   wire        rcv_fits  = {19'd0, m.pay_len} + s.rcv_done <= s.rcv_len;
+  // A READ response fits its READ [first, last] (path MTU, last response length) when its
+  // opcode is the one its PSN's position calls for and its payload has the exact length.
+  function automatic logic rsp_fits(input logic [7:0] opc, input logic [23:0] psn,
+                                    input logic [23:0] first, input logic [23:0] last,
+                                    input logic [2:0] mtu, input logic [12:0] llen,
+                                    input logic [12:0] plen);
+    logic at_first, at_last;
+    at_first = psn == first;
+    at_last  = psn == last;
+    if (at_first && at_last) rsp_fits = opc == srnic_pkg::OP_READ_RESP_ONLY && plen == llen;
+    else if (at_first)       rsp_fits = opc == srnic_pkg::OP_READ_RESP_FIRST && plen == srnic_pkg::mtu_bytes(mtu);
+    else if (at_last)        rsp_fits = opc == srnic_pkg::OP_READ_RESP_LAST && plen == llen;
+    else                     rsp_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE && plen == srnic_pkg::mtu_bytes(mtu);
+  endfunction
+  wire rsp_ok_cur = rsp_fits(op, m.psn, s.rd_first, s.rd_last, s.rd_mtu, s.rd_llen, m.pay_len);
+  wire rsp_ok_lk  = rsp_fits(op, m.psn, rdc_lk_first, rdc_lk_last, rdc_lk_mtu, rdc_lk_last_len, m.pay_len);
+  logic       rd_fail_free;    // the READ failed: free its srnic_rd_ctx entry with the event
+  logic [5:0] rd_fail_idx;
 
   // outcome of the classification
   logic [63:0] dst;         // placement address
@@ -351,9 +382,12 @@ module srnic_rx_engine #(
   assign rdc_lk_valid = est == E_RDLK && !rdlk_sent;
   assign rdc_lk_psn   = m.psn;
   assign rdc_lk_qpn   = qpn;
-  assign rdc_free_valid = est == E_FINISH && is_resp && m.psn == s.rd_last;
-  assign rdc_free_idx   = s.rd_idx;
+  assign rdc_free_valid = (est == E_FINISH && is_resp && m.psn == s.rd_last) ||
+                          (est == E_CEV && cev_ready && rd_fail_free);
+  assign rdc_free_idx   = (est == E_CEV) ? rd_fail_idx : s.rd_idx;
   assign rdc_flush_valid = qp_cmd_ready && qp_cmd.init_idx;
+  assign rdc_qerr_flush_valid = est == E_CLASSIFY && is_qerr;
+  assign rdc_qerr_flush_qpn   = qpn;
   always_ff @(posedge clk) begin
     if (rst || est != E_RDLK) rdlk_sent <= 1'b0;
     else rdlk_sent <= 1'b1;
@@ -390,6 +424,16 @@ module srnic_rx_engine #(
   assign cnt_rx_nak     = cls_pkt && qp_tx_ok && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
 
   // ---------------------------------------------------------------- sequencing
+  // A READ this engine fails moves the QP to the error state at once, so the responses of
+  // its later READs, right behind on the wire, are not placed (the completion engine's
+  // qerr follows and finds the QP in error already); a receive WQE a SEND in progress
+  // holds is flushed now, as qerr would have.
+  task automatic fail_qp();
+    s.err      <= 1'b1;
+    want_cqe   <= !s.err && s.in_msg == 2'd1;
+    cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+  endtask
+
   task automatic start_move(input logic [63:0] d);
     logic [7:0]  delta;
     logic [13:0] span;
@@ -482,13 +526,14 @@ module srnic_rx_engine #(
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
-          acc_fail <= 1'b0; total_len <= '0;
+          acc_fail <= 1'b0; total_len <= '0; rd_fail_free <= 1'b0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
           if (is_qerr) begin
             // the requester side failed: the whole QP is in error; a receive WQE a SEND
             // in progress holds is flushed first
             if (qp_rx_ok) s.err <= 1'b1;
+            s.rd_valid <= 1'b0;      // its READ contexts are freed (rdc_qerr_flush)
             want_cqe <= qp_rx_ok && !s.err && s.in_msg == 2'd1;
             cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
             est <= (qp_rx_ok && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
@@ -497,6 +542,7 @@ module srnic_rx_engine #(
           end else if (is_resp) begin
             // ---------------- requester side
             if (!qp_tx_ok) est <= E_WB;
+            else if (s.err && op != srnic_pkg::OP_ACK) est <= E_WB;   // READ data for a failed QP
             else if (op == srnic_pkg::OP_ACK) begin
               cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
               if (m.aeth_syn[6:5] == 2'b00) begin cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV; end
@@ -518,12 +564,18 @@ module srnic_rx_engine #(
               // RETRY_EXC_ERR instead of completing with bytes missing; a response before the
               // expected PSN is a duplicate and is dropped.
               if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_first) && srnic_pkg::psn_ge(s.rd_last, m.psn)) begin
-                if (m.psn == s.rd_next) begin
-                  dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << mtu_l2);
+                if (m.psn == s.rd_next && rsp_ok_cur) begin
+                  dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << srnic_pkg::mtu_log2(s.rd_mtu));
                   place <= m.pay_len != 13'd0;
                   est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+                end else if (m.psn == s.rd_next) begin
+                  // wrong opcode or length for its position: not placed, the READ fails
+                  s.rd_valid <= 1'b0; rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
+                  cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
+                  cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
+                  est <= E_CEV;
                 end else if (srnic_pkg::psn_ge(m.psn, s.rd_next)) begin
-                  s.rd_valid <= 1'b0;
+                  s.rd_valid <= 1'b0; rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
                   cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
                   cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
                   est <= E_CEV;
@@ -532,6 +584,7 @@ module srnic_rx_engine #(
                 end
               end else if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_last)) begin
                 s.rd_valid <= 1'b0;  // the unfinished READ lost its last responses
+                rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
                 cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
                 cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
                 est <= E_CEV;
@@ -641,15 +694,16 @@ module srnic_rx_engine #(
         end
         E_RDLK: if (rdc_lk_rsp) begin
           if (!rdc_lk_hit) est <= E_WB;     // no outstanding READ owns this PSN: drop
-          else if (m.psn != rdc_lk_first) begin
-            // the READ's first response is missing
+          else if (m.psn != rdc_lk_first || !rsp_ok_lk) begin
+            // the READ's first response is missing, or this one does not fit the READ
+            rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= rdc_lk_idx;
             cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= rdc_lk_first;
-            cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
+            cev_q.status <= (m.psn != rdc_lk_first) ? srnic_abi_pkg::WC_RETRY_EXC_ERR : srnic_abi_pkg::WC_BAD_RESP_ERR;
             est <= E_CEV;
           end else begin
             s.rd_valid <= 1'b1; s.rd_pa <= rdc_lk_pa; s.rd_first <= rdc_lk_first; s.rd_last <= rdc_lk_last;
-            s.rd_idx <= rdc_lk_idx;
-            dst <= rdc_lk_pa + ({40'd0, m.psn - rdc_lk_first} << mtu_l2);
+            s.rd_idx <= rdc_lk_idx; s.rd_mtu <= rdc_lk_mtu; s.rd_llen <= rdc_lk_last_len;
+            dst <= rdc_lk_pa;          // the first response: offset 0
             place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
           end
@@ -694,7 +748,7 @@ module srnic_rx_engine #(
         end
         E_TASK: if (task_ready) est <= (want_cqe && !cqe_sent) ? E_CQE : E_WB;
         E_CQE: if (cqe_ready) est <= (ack && !task_sent) ? E_TASK : E_WB;
-        E_CEV: if (cev_ready) est <= E_WB;
+        E_CEV: if (cev_ready) est <= want_cqe ? E_CQE : E_WB;
         E_WB: est <= wqe_owed ? E_SKIPW : err_new ? E_RESYNC : E_DISCARD;
         // the packet was not executed but had a receive WQE fetched: drop that WQE and
         // move the fetch index back to the QP's consumer index (in error state the fetch

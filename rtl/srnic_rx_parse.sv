@@ -4,7 +4,9 @@
 //   no MAC error (tuser), EtherType IPv4, version 4 / IHL 5 / no fragment, valid header
 //   checksum, UDP, destination IP and MAC ours, UDP port 4791, UDP length = IP length - 20,
 //   frame at least as long as the IP length says, BTH TVer 0, P_Key 0xFFFF-class, known
-//   RC opcode, headers and pad fitting the length, payload <= 4096 and the ICRC.
+//   RC opcode, headers and pad fitting the length, payload <= 4096, the frame no longer
+//   than MAX_BEATS beats (the longest legal RoCEv2 frame is 66 beats; beats beyond
+//   MAX_BEATS are not stored, so a giant frame cannot wrap the beat counters) and the ICRC.
 // Otherwise the record says drop: the RX engine discards the frame's beats unread, and
 // the frame is counted as bad ICRC, malformed or overflow. A frame that finds the buffer
 // or the record queue full at its first beat is not stored at all (overflow); one that
@@ -19,7 +21,8 @@ module srnic_rx_parse #(
   parameter int DEPTH = 1024,     // RX buffer in 64-byte beats
   parameter int MDEPTH = 256,
   parameter int PAUSE_ON  = DEPTH / 2,
-  parameter int PAUSE_OFF = DEPTH / 4
+  parameter int PAUSE_OFF = DEPTH / 4,
+  parameter int MAX_BEATS = 128   // longer frames are dropped as malformed (at most 255)
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
@@ -58,13 +61,15 @@ module srnic_rx_parse #(
   logic [1023:0] hdr;         // first two beats
   logic         err_user, ovf;
   logic         acc;          // this frame is being stored
-  logic [7:0]   stored;       // beats stored
+  logic [7:0]   stored;       // beats stored (at most MAX_BEATS)
+  logic         too_long;     // the frame has more than MAX_BEATS beats
   logic [$clog2(MDEPTH):0] meta_count;
   // a new frame is stored only if its record is sure to find room (at most two frames
   // are between their first beat and their record)
   wire          acc_new = !full && meta_count < MDEPTH[$clog2(MDEPTH):0] - 2;
   wire          acc_cur = sof ? acc_new : acc;
-  wire          wr_beat = s_tvalid && acc_cur && !full;
+  wire          long_cur = !sof && (too_long || nbeats >= 8'(MAX_BEATS));
+  wire          wr_beat = s_tvalid && acc_cur && !full && !long_cur;
   logic [16:0]  e_end;        // covered end offset
   logic [31:0]  icrc_rx;
   logic [13:0]  flen;         // frame bytes (saturating at 16383)
@@ -117,7 +122,8 @@ module srnic_rx_parse #(
         in_frame <= !s_tlast;
         acc      <= acc_cur;
         stored   <= (sof ? 8'd0 : stored) + (wr_beat ? 8'd1 : 8'd0);
-        nbeats   <= bidx + 8'd1;
+        nbeats   <= (bidx == 8'hFF) ? bidx : bidx + 8'd1;    // saturates: no wrap onto beat 1
+        too_long <= long_cur;
         icrc_rx  <= icrc_next;
         if (sof) begin
           hdr[511:0] <= s_tdata;
@@ -134,7 +140,7 @@ module srnic_rx_parse #(
         if (s_tlast) begin
           v_pend    <= 1'b1;
           v_hdr     <= sof ? {512'd0, s_tdata} : (nbeats == 8'd1 ? {s_tdata, hdr[511:0]} : hdr);
-          v_user    <= sof ? s_tuser : (err_user | s_tuser);
+          v_user    <= sof ? s_tuser : (err_user | s_tuser | long_cur);
           v_ovf     <= sof ? 1'b0 : (ovf | (acc && full));
           v_acc     <= acc_cur;
           v_e       <= e_cur;

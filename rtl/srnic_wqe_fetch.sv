@@ -65,6 +65,8 @@ module srnic_wqe_fetch #(
   output logic [23:0]                     rdc_first,
   output logic [23:0]                     rdc_last,
   output logic [63:0]                     rdc_pa,
+  output logic [2:0]                      rdc_mtu,
+  output logic [12:0]                     rdc_last_len,
   // packet jobs
   output logic                            job_valid,
   output srnic_pkg::tx_job_t              job,
@@ -448,6 +450,10 @@ module srnic_wqe_fetch #(
   assign rdc_first = e_psn;
   assign rdc_last  = e_psn + e_npk - 24'd1;
   assign rdc_pa    = sg.pa;
+  assign rdc_mtu   = sg.mtu;
+  // payload bytes of the last response: the READ length minus the full-MTU responses before it
+  wire [31:0] e_llen = sg.len - ({8'd0, e_npk - 24'd1} << srnic_pkg::mtu_log2(sg.mtu));
+  assign rdc_last_len = e_llen[12:0];
   wire emit = job_valid && job_ready;
   assign seg_pop = emit && e_seg_end;
 
@@ -462,7 +468,7 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw};
+  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

@@ -326,6 +326,182 @@ TEST_F(BadInput, LostMiddleReadResponseFailsTheRead) { lost_read_response(*this,
 TEST_F(BadInput, LostFirstReadResponseFailsTheRead) { lost_read_response(*this, 1); }
 TEST_F(BadInput, LostLastReadResponseFailsTheRead) { lost_read_response(*this, 8); }
 
+// ---------------------------------------------------------------- hostile READ responses
+// A peer answers host 0's READs with forged (valid-ICRC) responses; the real responses are
+// dropped on the wire. A response that does not fit its READ (length or opcode) must not be
+// placed: the READ completes with BAD_RESP_ERR, not one byte outside [buffer, buffer +
+// READ length) changes (nor inside: nothing is placed), and another QP keeps working.
+
+constexpr uint64_t kRdOff = 0xA000;   // READ destination offset in host 0's buffer
+
+roce::MacAddr mac_of(uint64_t v) {
+  roce::MacAddr m{};
+  for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (8 * (5 - i)));
+  return m;
+}
+
+bool g_forging = false;   // frames sent by the test itself pass every drop filter
+
+bool is_read_response(const Frame& f) {
+  if (g_forging || f.bytes.size() < 14 + 20 + 8 + 12) return false;
+  const uint8_t op = f.bytes[14 + 20 + 8];
+  return op >= 0x0D && op <= 0x10;
+}
+
+// A READ response from host 1 to host 0's QP q, built with the packet library.
+void forge_read_response(BadInput& t, int q, uint8_t opcode, uint32_t psn, uint32_t len, uint8_t fill) {
+  roce::Packet p;
+  p.eth.dst = mac_of(kMac[0]);
+  p.eth.src = mac_of(kMac[1]);
+  p.ip4.src = kIp[1];
+  p.ip4.dst = kIp[0];
+  p.udp.sport = 0xC001;
+  p.bth.opcode = opcode;
+  p.bth.dest_qp = t.host[0].qps[size_t(q)]->qp_num();
+  p.bth.psn = psn;
+  p.aeth.syndrome = 0x1F;
+  p.aeth.msn = 1;
+  p.payload.assign(len, fill);
+  Frame fr;
+  fr.bytes = p.build();
+  fr.t_sent_ns = t.world->now_ns();
+  g_forging = true;
+  t.world->link(0).send(1, std::move(fr));
+  g_forging = false;
+}
+
+// Posts a signaled READ of `len` bytes on host 0's QP q into kRdOff and runs until the READ
+// request has left host 0 (its responses are dropped by the filter the caller set).
+void post_read(BadInput& t, int q, uint64_t wr_id, uint32_t len, uint64_t loff = kRdOff) {
+  sw::Sge sge{t.host[0].buf + loff, len, t.host[0].mr->lkey()};
+  sw::SendWr rd;
+  rd.wr_id = wr_id;
+  rd.sg_list = &sge;
+  rd.num_sge = 1;
+  rd.opcode = sw::WrOpcode::RdmaRead;
+  rd.send_flags = sw::SendFlags::Signaled;
+  rd.remote_addr = t.host[1].buf + 0x2000;
+  rd.rkey = t.host[1].mr->rkey();
+  ASSERT_EQ(t.host[0].qps[size_t(q)]->post_send(&rd), 0);
+}
+
+// Host 0's buffer must still hold its initial pattern in [off, off + len).
+void expect_untouched(BadInput& t, uint64_t off, uint32_t len, const char* what) {
+  std::vector<uint8_t> got(len);
+  t.host[0].be->mem_read(t.host[0].buf + off, got.data(), got.size());
+  uint32_t bad = 0, first_bad = 0;
+  for (uint32_t i = 0; i < len; ++i)
+    if (got[i] != uint8_t((off + i) * 7 + 1)) {
+      if (bad++ == 0) first_bad = i;
+    }
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " bytes changed, the first at offset 0x" << std::hex
+                     << off + first_bad;
+}
+
+// One forged response answers a one-packet READ of 100 bytes (PSN 100 on QP 0).
+void forged_single_response(BadInput& t, uint8_t opcode, uint32_t len) {
+  t.world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
+  post_read(t, 0, 0x90, 100);
+  t.run(3000);  // the request is out and the real response dropped
+  forge_read_response(t, 0, opcode, 100, len, 0xEE);
+  const sw::WorkCompletion wc = t.wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x90u);
+  EXPECT_EQ(wc.status, sw::WcStatus::BadRespErr) << sw::to_string(wc.status);
+  t.run(2000);
+  expect_untouched(t, kRdOff - 4096, 3 * 4096, "host 0's memory around the READ buffer");
+  t.world->link(0).set_drop_filter({});
+  t.expect_other_qp_works(0x91);
+}
+
+TEST_F(BadInput, OversizedReadResponseIsNotPlaced) {
+  // 4096 bytes for a 100-byte READ: 3,996 of them would land past the buffer
+  forged_single_response(*this, 0x10, 4096);
+}
+TEST_F(BadInput, ShortReadResponseIsNotPlaced) { forged_single_response(*this, 0x10, 50); }
+TEST_F(BadInput, ReadResponseWithTheWrongOpcodeIsNotPlaced) {
+  // a FIRST (full MTU) where the one-packet READ calls for ONLY
+  forged_single_response(*this, 0x0D, 1024);
+}
+
+TEST_F(BadInput, OverlongLastReadResponseIsNotPlaced) {
+  // A 3-packet READ of 2,100 bytes (MTU 1024): the real FIRST and MIDDLE are placed, a forged
+  // LAST of a full MTU (the READ has 52 bytes left) is refused.
+  int seen = 0;
+  world->link(0).set_drop_filter([&seen](int from, const Frame& f) {
+    return from == 1 && is_read_response(f) && ++seen == 3;
+  });
+  post_read(*this, 0, 0x92, 2100);
+  run(4000);
+  ASSERT_EQ(seen, 3) << "the READ's three responses did not come";
+  forge_read_response(*this, 0, 0x0F, 102, 1024, 0xEE);
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x92u);
+  EXPECT_EQ(wc.status, sw::WcStatus::BadRespErr) << sw::to_string(wc.status);
+  run(2000);
+  expect_untouched(*this, kRdOff + 2048, 8192, "host 0's memory after the first two responses");
+  world->link(0).set_drop_filter({});
+  expect_other_qp_works(0x93);
+}
+
+TEST_F(BadInput, ReadResponsesOfAFailedQpAreNotPlaced) {
+  // Two 2-packet READs on QP 0; the first READ's FIRST response is lost, so that READ fails
+  // (RETRY_EXC_ERR) when its LAST arrives and the QP is in error: the second READ's responses,
+  // right behind on the wire, must not be placed (that READ completes WR_FLUSH_ERR).
+  int seen = 0;
+  world->link(0).set_drop_filter([&seen](int from, const Frame& f) {
+    return from == 1 && is_read_response(f) && ++seen == 1;
+  });
+  post_read(*this, 0, 0x94, 2048, kRdOff);
+  post_read(*this, 0, 0x95, 2048, kRdOff + 0x1000);
+  sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x94u);
+  EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << sw::to_string(wc.status);
+  wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x95u);
+  EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  run(3000);
+  EXPECT_EQ(seen, 4) << "all four responses should have been sent";
+  expect_untouched(*this, kRdOff, 0x1000 + 2048, "the failed QP's READ buffers");
+  world->link(0).set_drop_filter({});
+  expect_other_qp_works(0x96);
+}
+
+TEST_F(BadInput, FailedReadsFreeTheirContexts) {
+  // 64 QPs (as many as there are READ contexts) each lose the FIRST response of a 2-packet
+  // READ, so each READ fails and its QP stays in error. A READ on another QP must still go
+  // out and complete: failed READs give their contexts back.
+  constexpr int kQps = 64;
+  for (int i = 0; i < kQps; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      sw::QpInitAttr ia;
+      ia.send_cq = host[h].scq.get();
+      ia.recv_cq = host[h].rcq.get();
+      ia.cap.max_send_wr = 4;
+      ia.cap.max_recv_wr = 4;
+      host[h].qps.push_back(host[h].dev->create_qp(*host[h].pd, ia));
+    }
+    for (int h = 0; h < 2; ++h) connect(h, 2 + i);
+  }
+  world->link(0).set_drop_filter([](int from, const Frame& f) {
+    return from == 1 && is_read_response(f) && f.bytes[14 + 20 + 8] == 0x0D;
+  });
+  for (int i = 0; i < kQps; ++i) {
+    post_read(*this, 2 + i, 0x1000 + uint64_t(i), 2048);
+    const sw::WorkCompletion wc = wait_send_completion();
+    ASSERT_EQ(wc.wr_id, 0x1000u + uint64_t(i));
+    ASSERT_EQ(wc.status, sw::WcStatus::RetryExcErr) << "READ " << i << ": " << sw::to_string(wc.status);
+  }
+  world->link(0).set_drop_filter({});
+  post_read(*this, 1, 0x97, 2048, 0xC000);
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x97u);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  std::vector<uint8_t> got(2048), want(2048);
+  host[0].be->mem_read(host[0].buf + 0xC000, got.data(), got.size());
+  host[1].be->mem_read(host[1].buf + 0x2000, want.data(), want.size());
+  EXPECT_EQ(got, want) << "the READ after 64 failed ones did not land";
+}
+
 TEST_F(BadInput, DoorbellForMissingQpIsCountedAndHarmless) {
   host[0].be->mmio_write32(abi::REG_DB_SQ, (3u << 16) | 0xFFFFu);
   run(2000);

@@ -2,8 +2,10 @@
 // table (lowest free slot on insert, valid bits, a two-cycle lookup pipeline that searches
 // the table as it stands one cycle after the request). Lookups hit only by QP and a PSN
 // inside [first, last] with 24-bit wrap-around; a full table holds ins_ready low until a
-// free reopens it; a flush removes exactly that QP's entries (and blocks inserts for the
-// cycle). Random traffic compares ins_ready and every lookup answer with the model.
+// free reopens it; a flush (QP reset, or the QP entering the error state: two ports that
+// may fire together) removes exactly that QP's entries (and blocks inserts for the cycle).
+// Every entry carries the READ's path MTU and last-response length back to the lookup.
+// Random traffic compares ins_ready and every lookup answer with the model.
 #include <vector>
 
 #include "Vsrnic_rd_ctx.h"
@@ -25,6 +27,7 @@ struct Entry {
   bool valid = false;
   uint32_t qpn = 0, first = 0, last = 0;
   uint64_t pa = 0;
+  uint32_t mtu = 0, llen = 0;
 };
 
 struct Answer {
@@ -55,7 +58,7 @@ struct RdCtxModel {
     for (const auto& e : t) n += e.valid;
     return n;
   }
-  bool ins_ready(bool flush) const { return free_slot() >= 0 && !flush; }
+  bool ins_ready(bool flush, bool qflush = false) const { return free_slot() >= 0 && !flush && !qflush; }
   // The search the RTL does for a key registered in the previous cycle (the last match wins).
   Answer search(uint32_t qpn, uint32_t psn) const {
     Answer a;
@@ -71,7 +74,7 @@ struct RdCtxModel {
     return a;
   }
   void edge(bool ins, const Entry& ie, bool lk, uint32_t lk_qpn, uint32_t lk_psn, bool fr, int fr_idx,
-            bool fl, uint32_t fl_qpn) {
+            bool fl, uint32_t fl_qpn, bool qfl, uint32_t qfl_qpn) {
     Answer next = out;
     next.rsp = false;
     if (lk1) next = search(lk1_qpn, lk1_psn);
@@ -85,7 +88,10 @@ struct RdCtxModel {
     if (fl)
       for (auto& e : t)
         if (e.qpn == fl_qpn) e.valid = false;
-    if (ins && slot >= 0 && !fl) {
+    if (qfl)
+      for (auto& e : t)
+        if (e.qpn == qfl_qpn) e.valid = false;
+    if (ins && slot >= 0 && !fl && !qfl) {
       t[size_t(slot)] = ie;
       t[size_t(slot)].valid = true;
     }
@@ -99,19 +105,21 @@ class RdCtxBench : public ::testing::Test {
   }
 
   void reset() {
-    dut->ins_valid = dut->lk_valid = dut->free_valid = dut->flush_valid = 0;
+    dut->ins_valid = dut->lk_valid = dut->free_valid = dut->flush_valid = dut->qerr_flush_valid = 0;
     dut.reset();
     model.reset();
   }
 
   // One cycle with the given inputs; checks the outputs against the model.
   void step(bool ins, const Entry& ie, bool lk, uint32_t lk_qpn, uint32_t lk_psn, bool fr = false,
-            int fr_idx = 0, bool fl = false, uint32_t fl_qpn = 0) {
+            int fr_idx = 0, bool fl = false, uint32_t fl_qpn = 0, bool qfl = false, uint32_t qfl_qpn = 0) {
     dut->ins_valid = ins;
     dut->ins_qpn = ie.qpn;
     dut->ins_first = ie.first;
     dut->ins_last = ie.last;
     dut->ins_pa = ie.pa;
+    dut->ins_mtu = ie.mtu;
+    dut->ins_last_len = ie.llen;
     dut->lk_valid = lk;
     dut->lk_qpn = lk_qpn;
     dut->lk_psn = lk_psn;
@@ -119,9 +127,11 @@ class RdCtxBench : public ::testing::Test {
     dut->free_idx = uint32_t(fr_idx);
     dut->flush_valid = fl;
     dut->flush_qpn = fl_qpn;
+    dut->qerr_flush_valid = qfl;
+    dut->qerr_flush_qpn = qfl_qpn;
     dut.eval();
     const uint64_t c = dut.cycle();
-    ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl)) << "cycle " << c << ", " << model.used() << " used";
+    ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl, qfl)) << "cycle " << c << ", " << model.used() << " used";
     ASSERT_EQ(bool(dut->lk_rsp), model.out.rsp) << "cycle " << c;
     if (model.out.rsp) {
       ++answers;
@@ -133,6 +143,8 @@ class RdCtxBench : public ::testing::Test {
         EXPECT_EQ(uint64_t(dut->lk_pa), model.out.e.pa) << "cycle " << c;
         EXPECT_EQ(uint32_t(dut->lk_first), model.out.e.first) << "cycle " << c;
         EXPECT_EQ(uint32_t(dut->lk_last), model.out.e.last) << "cycle " << c;
+        EXPECT_EQ(uint32_t(dut->lk_mtu), model.out.e.mtu) << "cycle " << c;
+        EXPECT_EQ(uint32_t(dut->lk_last_len), model.out.e.llen) << "cycle " << c;
       }
     }
     last_key[0] = prev_key[0];
@@ -140,7 +152,7 @@ class RdCtxBench : public ::testing::Test {
     prev_key[0] = lk_qpn;
     prev_key[1] = lk_psn;
     if (ins && dut->ins_ready) ++inserts;
-    model.edge(ins, ie, lk, lk_qpn, lk_psn, fr, fr_idx, fl, fl_qpn);
+    model.edge(ins, ie, lk, lk_qpn, lk_psn, fr, fr_idx, fl, fl_qpn, qfl, qfl_qpn);
     dut.tick();
   }
   void idle(int n = 1) {
@@ -155,6 +167,8 @@ class RdCtxBench : public ::testing::Test {
     e.first = next_psn[qpn];
     e.last = (e.first + uint32_t(rng.below(max_pk))) & kPsnMask;
     e.pa = rng.next();
+    e.mtu = uint32_t(rng.range(1, 5));
+    e.llen = uint32_t(rng.below(4097));
     return e;
   }
   void advance(const Entry& e) { next_psn[e.qpn] = (e.last + 1 + uint32_t(rng.below(3))) & kPsnMask; }
@@ -186,9 +200,9 @@ TEST_F(RdCtxBench, WrappingRangeLookups) {
   SRNIC_BENCH_TRACE();
   reset();
   const uint32_t q = kQpns - 1;
-  Entry e{true, q, 0xFFFFF0, 0x00000F, 0x123456789ABCDEF0ull};
+  Entry e{true, q, 0xFFFFF0, 0x00000F, 0x123456789ABCDEF0ull, 5, 4096};
   step(true, e, false, 0, 0);
-  Entry e2{true, q ^ 1, 0x000100, 0x000100, 0xFEDCBA9876543210ull};  // one-packet READ
+  Entry e2{true, q ^ 1, 0x000100, 0x000100, 0xFEDCBA9876543210ull, 1, 0};  // one-packet, zero-length READ
   step(true, e2, false, 0, 0);
   const uint32_t probes[] = {0xFFFFF0, 0xFFFFFF, 0x000000, 0x00000F, 0xFFFFEF, 0x000010, 0x7FFFF8, 0x000100};
   for (uint32_t p : probes) lookup(q, p);
@@ -249,6 +263,32 @@ TEST_F(RdCtxBench, FlushRemovesOnlyThatQp) {
   EXPECT_EQ(model.used(), hit_expect);
 }
 
+TEST_F(RdCtxBench, ResetFlushAndErrorFlushTogether) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t qs[3] = {1, 2, kQpns - 1};
+  std::vector<Entry> all;
+  for (int i = 0; i < kEntries - 2; ++i) {
+    const Entry e = make(qs[rng.below(3)], 6);
+    step(true, e, false, 0, 0);
+    advance(e);
+    all.push_back(e);
+  }
+  // QP 2 is reset while QP 1 enters the error state, an insert offered in the same cycle
+  const Entry e = make(kQpns - 1, 3);
+  step(true, e, false, 0, 0, false, 0, true, 2, true, 1);
+  EXPECT_EQ(inserts, uint64_t(kEntries) - 2) << "insert taken during a flush";
+  // the error flush alone also holds inserts off
+  step(true, e, false, 0, 0, false, 0, false, 0, true, 1);
+  EXPECT_EQ(inserts, uint64_t(kEntries) - 2) << "insert taken during an error flush";
+  for (const auto& a : all) lookup(a.qpn, a.first);
+  idle(3);
+  int hit_expect = 0;
+  for (const auto& a : all) hit_expect += a.qpn == kQpns - 1;
+  EXPECT_EQ(hits, uint64_t(hit_expect));
+  EXPECT_EQ(model.used(), hit_expect);
+}
+
 TEST_F(RdCtxBench, RandomTraffic) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -274,11 +314,11 @@ TEST_F(RdCtxBench, RandomTraffic) {
         if (model.t[size_t(k)].valid) valid.push_back(k);
       const bool fr = !valid.empty() && rng.percent(p_free);
       const int fi = fr ? valid[rng.below(valid.size())] : 0;
-      const bool fl = rng.percent(p_flush);
-      const uint32_t fq = hot[rng.below(n_hot)];
+      const bool fl = rng.percent(p_flush), qfl = rng.percent(p_flush);
+      const uint32_t fq = hot[rng.below(n_hot)], qfq = hot[rng.below(n_hot)];
       fulls += model.free_slot() < 0;
-      const bool ready = model.ins_ready(fl);
-      step(have, pend, lk, lq, lp, fr, fi, fl, fq);
+      const bool ready = model.ins_ready(fl, qfl);
+      step(have, pend, lk, lq, lp, fr, fi, fl, fq, qfl, qfq);
       if (have && ready) {
         advance(pend);
         have = false;

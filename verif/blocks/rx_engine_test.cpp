@@ -54,7 +54,7 @@ constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3;
 constexpr uint8_t kAccLocalWrite = 1, kAccRemoteWrite = 2, kAccRemoteRead = 4;
 constexpr uint8_t kWcRecv = 128, kWcRecvImm = 129;
 constexpr uint8_t kWcLocQpOpErr = 2, kWcWrFlushErr = 5, kWcRemInvReqErr = 9, kWcRemAccessErr = 10, kWcRemOpErr = 11,
-                  kWcRetryExcErr = 12, kWcRnrRetryExcErr = 13;
+                  kWcRetryExcErr = 12, kWcBadRespErr = 7, kWcRnrRetryExcErr = 13;
 
 bool op_resp(uint8_t op) { return op >= kRespFirst; }
 bool op_send(uint8_t op) { return op <= kSendOnlyImm; }
@@ -105,6 +105,8 @@ struct RdCtx {
   bool valid = false;
   uint32_t qpn = 0, first = 0, last = 0;
   uint64_t pa = 0;
+  int mtu = 0;
+  uint32_t llen = 0;  // payload bytes of the READ's last response
 };
 struct Cfg {
   uint8_t state = 0, access = 0;
@@ -127,6 +129,8 @@ struct St {
   uint64_t rd_pa = 0;
   uint32_t rd_first = 0, rd_last = 0, rd_next = 0;
   uint8_t rd_idx = 0;
+  int rd_mtu = 0;
+  uint32_t rd_llen = 0;
 };
 
 struct MrX {
@@ -143,6 +147,8 @@ struct LkX {
   uint8_t idx;
   uint64_t pa;
   uint32_t first, last;
+  int mtu;
+  uint32_t llen;
 };
 struct AwX {
   uint64_t addr;
@@ -278,10 +284,11 @@ class RxEngBench : public ::testing::Test {
       }
     return {false, 0xBAD1000000000000ull | key};
   }
-  int rdc_alloc(uint32_t q, uint32_t first, uint32_t last, uint64_t pa) {
+  // A READ [first, last] of QP q (at q's path MTU) whose last response carries llen bytes.
+  int rdc_alloc(uint32_t q, uint32_t first, uint32_t last, uint64_t pa, uint32_t llen) {
     for (int i = 0; i < kRdEntries; ++i)
       if (!rdc[size_t(i)].valid) {
-        rdc[size_t(i)] = RdCtx{true, q, first & kMask, last & kMask, pa};
+        rdc[size_t(i)] = RdCtx{true, q, first & kMask, last & kMask, pa, cfg[q].mtu, llen};
         return i;
       }
     return -1;
@@ -433,6 +440,10 @@ class RxEngBench : public ::testing::Test {
   void predict_qerr(uint32_t q) {
     if (q >= kQps) return;
     St& s = st[q];
+    qflush_x.push_back(q);   // its READ contexts are freed whatever its state
+    for (RdCtx& e : rdc)
+      if (e.valid && e.qpn == q) e.valid = false;
+    s.rd_valid = false;
     if ((cfg[q].state != kQpsRtr && cfg[q].state != kQpsRts) || s.err) return;
     s.err = true;
     if (s.in_msg == 1) cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
@@ -451,6 +462,7 @@ class RxEngBench : public ::testing::Test {
         ++exp_cnt.drop_qp;
         return;
       }
+      if (s.err && op != kAck) return;  // READ data for a QP in error is not placed
       if (op == kAck) {
         const uint8_t syn = uint8_t(p.f[kRmAethSyn]);
         const int cls = (syn >> 5) & 3;
@@ -464,31 +476,35 @@ class RxEngBench : public ::testing::Test {
       }
       // READ response: in PSN order within the READ's context
       if (s.rd_valid && psn_ge(psn, s.rd_first) && psn_ge(s.rd_last, psn)) {
-        if (psn == s.rd_next) {
-          place_resp(p, q, s.rd_pa + (uint64_t((psn - s.rd_first) & kMask) << mtu_log2(c.mtu)));
+        if (psn == s.rd_next && resp_fits(op, psn, s.rd_first, s.rd_last, s.rd_mtu, s.rd_llen, plen)) {
+          place_resp(p, q, s.rd_pa + (uint64_t((psn - s.rd_first) & kMask) << mtu_log2(s.rd_mtu)));
+        } else if (psn == s.rd_next) {
+          read_fails(q, s.rd_first, s.rd_idx, kWcBadRespErr);
         } else if (psn_ge(psn, s.rd_next)) {
-          s.rd_valid = false;
-          cev(kCevNak, q, s.rd_first, kWcRetryExcErr);
+          read_fails(q, s.rd_first, s.rd_idx, kWcRetryExcErr);
         }
         return;
       }
       if (s.rd_valid && psn_ge(psn, s.rd_last)) {
-        s.rd_valid = false;
-        cev(kCevNak, q, s.rd_first, kWcRetryExcErr);
+        read_fails(q, s.rd_first, s.rd_idx, kWcRetryExcErr);
         return;
       }
-      LkX l{q, psn, false, 0, 0, 0, 0};
+      LkX l{q, psn, false, 0, 0, 0, 0, 0, 0};
       for (int i = 0; i < kRdEntries; ++i) {
         const RdCtx& e = rdc[size_t(i)];
         if (e.valid && e.qpn == q && psn_ge(psn, e.first) && psn_ge(e.last, psn)) {
-          l = {q, psn, true, uint8_t(i), e.pa, e.first, e.last};
+          l = {q, psn, true, uint8_t(i), e.pa, e.first, e.last, e.mtu, e.llen};
           break;
         }
       }
       lk_x.push_back(l);
       if (!l.hit) return;
       if (psn != l.first) {
-        cev(kCevNak, q, l.first, kWcRetryExcErr);
+        read_fails(q, l.first, l.idx, kWcRetryExcErr);
+        return;
+      }
+      if (!resp_fits(op, psn, l.first, l.last, l.mtu, l.llen, plen)) {
+        read_fails(q, l.first, l.idx, kWcBadRespErr);
         return;
       }
       s.rd_valid = true;
@@ -496,6 +512,8 @@ class RxEngBench : public ::testing::Test {
       s.rd_first = l.first;
       s.rd_last = l.last;
       s.rd_idx = l.idx;
+      s.rd_mtu = l.mtu;
+      s.rd_llen = l.llen;
       place_resp(p, q, l.pa);
       return;
     }
@@ -669,6 +687,31 @@ class RxEngBench : public ::testing::Test {
     }
   }
 
+  // The opcode a READ response at psn must carry, and its exact payload length.
+  static bool resp_fits(uint8_t op, uint32_t psn, uint32_t first, uint32_t last, int mtu, uint32_t llen,
+                        uint32_t plen) {
+    const bool f = psn == first, l = psn == last;
+    if (f && l) return op == kRespOnly && plen == llen;
+    if (f) return op == kRespFirst && plen == mtu_bytes(mtu);
+    if (l) return op == kRespLast && plen == llen;
+    return op == kRespMiddle && plen == mtu_bytes(mtu);
+  }
+  // The READ at first fails (nothing placed): its context is freed and the QP enters the
+  // error state at once (a SEND in progress flushes its receive WQE; predict() hands the
+  // fetch index over for the receive-queue flush).
+  void read_fails(uint32_t q, uint32_t first, uint8_t idx, uint8_t status) {
+    St& s = st[q];
+    s.rd_valid = false;
+    cev(kCevNak, q, first, status);
+    free_x.push_back(idx);
+    rdc[idx].valid = false;
+    if (!s.err) {
+      s.err = true;
+      if (s.in_msg == 1)
+        cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
+    }
+  }
+
   // READ response in order: placed, READ_DONE and context free after the last.
   void place_resp(const Pkt& p, uint32_t q, uint64_t dst) {
     St& s = st[q];
@@ -722,6 +765,8 @@ class RxEngBench : public ::testing::Test {
     dut->rdc_lk_pa = lkr ? lk_cur.pa : rng.next();
     dut->rdc_lk_first = lkr ? lk_cur.first : rng.u32() & kMask;
     dut->rdc_lk_last = lkr ? lk_cur.last : rng.u32() & kMask;
+    dut->rdc_lk_mtu = lkr ? uint8_t(lk_cur.mtu) : uint8_t(rng.below(8));
+    dut->rdc_lk_last_len = lkr ? lk_cur.llen : uint32_t(rng.below(8192));
     dut->aw_ready = rng.percent(k.aw);
     dut->w_ready = rng.percent(k.w);
     dut->task_ready = rng.percent(k.task);
@@ -786,6 +831,12 @@ class RxEngBench : public ::testing::Test {
       free_x.pop_front();
     }
     EXPECT_FALSE(dut->rdc_flush_valid) << at << "flush without a command";
+    if (dut->rdc_qerr_flush_valid) {
+      ASSERT_FALSE(qflush_x.empty()) << at << "READ contexts of QP " << unsigned(dut->rdc_qerr_flush_qpn)
+                                     << " freed without a qerr";
+      EXPECT_EQ(uint32_t(dut->rdc_qerr_flush_qpn), qflush_x.front()) << at << "qerr context flush";
+      qflush_x.pop_front();
+    }
     if (dut->aw_valid && dut->aw_ready) {
       ASSERT_FALSE(aw_x.empty()) << at << "AW " << hex(dut->aw_addr) << " the reference does not make";
       const AwX e = aw_x.front();
@@ -913,7 +964,7 @@ class RxEngBench : public ::testing::Test {
   bool quiet() const {
     return pending.empty() && !hold_meta && beats.empty() && wqe_fifo.empty() && !mr_busy && !lk_busy &&
            mr_x.empty() && lk_x.empty() && aw_x.empty() && w_x.empty() && task_x.empty() && cqe_x.empty() &&
-           cev_x.empty() && rs_x.empty() && free_x.empty();
+           cev_x.empty() && rs_x.empty() && free_x.empty() && qflush_x.empty();
   }
 
   // Runs until everything queued is processed, then checks the counters.
@@ -927,7 +978,8 @@ class RxEngBench : public ::testing::Test {
                          << " WQEs left; still expected: " << mr_x.size() << " MR, " << lk_x.size() << " lookups, "
                          << aw_x.size() << " AW, " << w_x.size() << " W, " << task_x.size() << " tasks, "
                          << cqe_x.size() << " CQEs, " << cev_x.size() << " events, " << rs_x.size()
-                         << " resyncs, " << free_x.size() << " frees";
+                         << " resyncs" << (rs_x.empty() ? std::string() : " (first QP " + std::to_string(rs_x.front().qpn) + ")")
+                         << ", " << free_x.size() << " frees, " << qflush_x.size() << " qerr flushes";
     EXPECT_EQ(act_cnt.drop_qp, exp_cnt.drop_qp) << "cnt_drop_qp";
     EXPECT_EQ(act_cnt.dup, exp_cnt.dup) << "cnt_dup";
     EXPECT_EQ(act_cnt.psn_err, exp_cnt.psn_err) << "cnt_psn_err";
@@ -984,6 +1036,7 @@ class RxEngBench : public ::testing::Test {
   bool hold_qerr = false;
   uint32_t qerr_q = 0;
   std::deque<uint8_t> free_x;
+  std::deque<uint32_t> qflush_x;   // expected qerr flushes of READ contexts
   Counts exp_cnt, act_cnt;
   std::vector<AwX> aw_log;
   std::vector<TaskX> task_log;
@@ -1298,7 +1351,7 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   expect_cev(3, kCevNak, q, 0x104, kWcRemAccessErr);
   EXPECT_EQ(act_cnt.rx_nak, 4u);
   // READ 0x200..0x202 (1124 bytes) into 0x3FFF_FE08
-  ASSERT_EQ(rdc_alloc(q, 0x200, 0x202, 0x3FFFFE08ull), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x200, 0x202, 0x3FFFFE08ull, 100), 0);
   queue(make(q, kRespFirst, 0x200, 512));
   queue(make(q, kRespFirst, 0x200, 512));  // duplicate: dropped
   queue(make(q, kRespMiddle, 0x201, 512));
@@ -1311,29 +1364,60 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   ASSERT_EQ(cev_log.size(), 5u);
   expect_cev(4, kCevReadDone, q, 0x202, 0);
   EXPECT_FALSE(rdc[0].valid);
+  // A failed READ moves its QP to the error state: each case below has a QP of its own.
   // READ 0x300..0x303 loses its second response: RETRY_EXC_ERR for 0x300, nothing more placed
-  ASSERT_EQ(rdc_alloc(q, 0x300, 0x303, 0x10000), 0);
-  queue(make(q, kRespFirst, 0x300, 512));
-  queue(make(q, kRespMiddle, 0x302, 512));
-  queue(make(q, kRespLast, 0x303, 7));
+  const uint32_t q2 = 5, q3 = 6, q4 = 7, q5 = 8;
+  for (uint32_t x : {q2, q3, q4, q5}) bring_up(x, kQpsRts, 2, 0, 0, 0, 0);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q2, 0x300, 0x303, 0x10000, 7), 0);
+  queue(make(q2, kRespFirst, 0x300, 512));
+  queue(make(q2, kRespMiddle, 0x302, 512));
+  queue(make(q2, kRespLast, 0x303, 7));
   drain();
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(w_bytes, 1124u + 512u);
-  ASSERT_GE(cev_log.size(), 6u);
-  expect_cev(5, kCevNak, q, 0x300, kWcRetryExcErr);
-  // READ 0x400 (ONLY) whose only response is lost, then the next READ's response arrives
-  ASSERT_EQ(rdc_alloc(q, 0x400, 0x401, 0x20000), 1);
-  ASSERT_EQ(rdc_alloc(q, 0x402, 0x402, 0x30000), 2);
-  queue(make(q, kRespMiddle, 0x401, 512));  // first response of 0x400.. missing
-  queue(make(q, kRespOnly, 0x402, 20));
-  queue(make(q, kRespOnly, 0x777, 20));     // no READ owns it: dropped
+  ASSERT_EQ(cev_log.size(), 6u);
+  expect_cev(5, kCevNak, q2, 0x300, kWcRetryExcErr);
+  EXPECT_FALSE(rdc[0].valid) << "the failed READ keeps its context";
+  // READ 0x400 whose first response is lost, then the next READ's response: that READ's
+  // data is not placed (the QP is in error), its context waits for the qerr flush
+  ASSERT_EQ(rdc_alloc(q3, 0x400, 0x401, 0x20000, 512), 0);
+  ASSERT_EQ(rdc_alloc(q3, 0x402, 0x402, 0x30000, 20), 1);
+  queue(make(q3, kRespMiddle, 0x401, 512));  // first response of 0x400.. missing
+  queue(make(q3, kRespOnly, 0x402, 20));
+  queue(make(q3, kRespOnly, 0x777, 20));     // no READ owns it: dropped
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_EQ(w_bytes, 1124u + 512u + 20u);
-  const size_t n = cev_log.size();
-  ASSERT_GE(n, 2u);
-  expect_cev(n - 2, kCevNak, q, 0x400, kWcRetryExcErr);
-  expect_cev(n - 1, kCevReadDone, q, 0x402, 0);
+  EXPECT_EQ(w_bytes, 1124u + 512u);
+  ASSERT_EQ(cev_log.size(), 7u);
+  expect_cev(6, kCevNak, q3, 0x400, kWcRetryExcErr);
+  EXPECT_FALSE(rdc[0].valid);
+  EXPECT_TRUE(rdc[1].valid);
+  // Responses that do not fit their READ: not placed, BAD_RESP_ERR, context freed.
+  // q4: a 100-byte READ answered with a full-MTU ONLY (412 bytes would land past the buffer)
+  ASSERT_EQ(rdc_alloc(q4, 0x500, 0x500, 0x40000, 100), 0);
+  queue(make(q4, kRespOnly, 0x500, 512));
+  // q5: a 3-response READ whose LAST is one byte long where 40 are due
+  ASSERT_EQ(rdc_alloc(q5, 0x600, 0x602, 0x50000, 40), 2);
+  queue(make(q5, kRespFirst, 0x600, 512));
+  queue(make(q5, kRespMiddle, 0x601, 512));
+  queue(make(q5, kRespLast, 0x602, 1));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 1124u + 512u + 1024u) << "only q5's FIRST and MIDDLE are placed";
+  ASSERT_EQ(cev_log.size(), 9u);
+  expect_cev(7, kCevNak, q4, 0x500, kWcBadRespErr);
+  expect_cev(8, kCevNak, q5, 0x600, kWcBadRespErr);
+  EXPECT_FALSE(rdc[0].valid);
+  EXPECT_FALSE(rdc[2].valid);
+  // the completion engine reports q3 in error: its remaining context is freed
+  hold_qerr = true;
+  qerr_q = q3;
+  for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(Knobs{});
+  ASSERT_FALSE(hold_qerr) << "qerr not taken";
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_FALSE(rdc[1].valid);
 }
 
 // Packets for QPs not in RTR/RTS (or beyond NUM_QPS) are dropped and counted; records
@@ -1474,11 +1558,11 @@ class RxEngRandom : public RxEngBench {
     const uint32_t mtu = mtu_bytes(c.mtu);
     // requester traffic on RTS QPs
     if (c.state == kQpsRts && rng.percent(35)) {
-      if (!s.rd_valid && rng.percent(60)) {
+      if (!s.rd_valid && !s.err && rng.percent(60)) {
         const uint32_t len = msg_len(c.mtu);
         const uint32_t n = npkts(len, c.mtu), first = gens[q].sq_psn;
         const uint64_t pa = rng.next() & 0x0000FFFFFFFFFFFFull;
-        if (rdc_alloc(q, first, first + n - 1, pa) < 0) return;
+        if (rdc_alloc(q, first, first + n - 1, pa, len - (n - 1) * mtu) < 0) return;
         gens[q].sq_psn = (first + n + uint32_t(rng.below(3))) & kMask;
         std::vector<Pkt> r;
         for (uint32_t i = 0; i < n; ++i) {
@@ -1486,6 +1570,14 @@ class RxEngRandom : public RxEngBench {
           r.push_back(make(q, op, first + i, i == n - 1 ? len - i * mtu : mtu));
         }
         if (r.size() > 1 && rng.percent(10)) r.erase(r.begin() + long(rng.below(r.size())));  // lost
+        if (rng.percent(4)) {  // a hostile peer: one response of the wrong length or opcode
+          Pkt& b = r[rng.below(r.size())];
+          uint8_t bop = uint8_t(b.f[kRmOpcode]);
+          uint32_t blen = uint32_t(b.pay.size());
+          if (rng.percent(50)) blen = (blen + 1 + uint32_t(rng.below(mtu))) % (mtu + 1);
+          else bop = uint8_t(kRespFirst + (bop - kRespFirst + 1 + rng.below(3)) % 4);
+          b = make(q, bop, uint32_t(b.f[kRmPsn]), blen);
+        }
         if (rng.percent(8)) r.insert(r.begin() + long(rng.below(r.size() + 1)), r[rng.below(r.size())]);
         for (auto& p : r) out.push_back(std::move(p));
       } else {

@@ -377,6 +377,9 @@ class WqeFetchBench : public ::testing::Test {
       EXPECT_EQ(uint32_t(dut->rdc_first), e.psn) << at;
       EXPECT_EQ(uint32_t(dut->rdc_last), (e.psn + e.npk - 1) & kPsnMask) << at;
       EXPECT_EQ(uint64_t(dut->rdc_pa), e.pa) << at;
+      EXPECT_EQ(int(dut->rdc_mtu), qps[q].mtu) << at << ": READ context path MTU";
+      const uint32_t m = 128u << qps[q].mtu;
+      EXPECT_EQ(uint32_t(dut->rdc_last_len), e.w->len - (e.npk - 1) * m) << at << ": READ last response length";
       ++read_jobs;
     }
     ++s.emitted;
