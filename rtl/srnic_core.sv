@@ -90,7 +90,7 @@ module srnic_core #(
   logic [47:0] local_mac, timestamp;
   logic [31:0] local_ip, sched_burst;
   logic [3:0]  sched_wqes;
-  logic db_sq, db_rq, db_cq, db_bad;
+  logic db_sq, db_rq, db_cq, db_bad, db_sq_room;
   logic [15:0] db_index, db_value;
   logic [4:0] qp_cmd_valid;
   logic [4:0] qp_cmd_ready;
@@ -108,7 +108,7 @@ module srnic_core #(
     .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr, .s_axil_arvalid,
     .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
     .local_mac, .local_ip, .sched_burst, .sched_wqes, .timestamp,
-    .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad,
+    .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad, .db_sq_room,
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
     .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc);
 
@@ -151,7 +151,7 @@ module srnic_core #(
   logic          s_valid, s_ready, done_valid, done_more, done_ready, db_overflow;
   logic [AW-1:0] s_qpn, done_qpn;
   srnic_sched #(.NUM_QPS(NUM_QPS)) u_sched (
-    .clk, .rst, .db_valid(db_sq), .db_qpn(db_index[AW-1:0]), .db_overflow,
+    .clk, .rst, .db_valid(db_sq), .db_qpn(db_index[AW-1:0]), .db_overflow, .db_room(db_sq_room),
     .done_valid, .done_qpn, .done_more, .done_ready, .m_valid(s_valid), .m_qpn(s_qpn), .m_ready(s_ready));
 
   logic    req_job_valid, req_job_ready, bad_wqe, lerr_valid, lerr_ready;

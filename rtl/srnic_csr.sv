@@ -46,6 +46,7 @@ module srnic_csr #(
   output logic [15:0]      db_index,     // QPN or CQN
   output logic [15:0]      db_value,     // producer or consumer index
   output logic             db_bad,       // doorbell naming a QP/CQ that does not exist
+  input  wire logic        db_sq_room,   // the scheduler can take an SQ doorbell
   // commands
   output logic [N_QPC_CONSUMERS-1:0] qp_cmd_valid,   // per consumer, until it takes the command
   input  wire logic [N_QPC_CONSUMERS-1:0] qp_cmd_ready,
@@ -68,6 +69,7 @@ module srnic_csr #(
   logic [47:0] ts;
   logic [31:0] ts_hi_latch;
   logic        cmd_busy, cmd_err;
+  logic [3:0]  cmd_why;        // reason of the last error (CMD_STATUS bits 11:8)
 
   assign timestamp = ts;
 
@@ -79,7 +81,8 @@ module srnic_csr #(
   assign s_axil_awready = !aw_pend && !s_axil_bvalid;
   assign s_axil_wready  = !w_pend && !s_axil_bvalid;
   assign s_axil_bresp   = 2'b00;
-  assign wr_fire = aw_pend && w_pend && !s_axil_bvalid;
+  // an SQ doorbell waits (the write is not completed) while the scheduler has no room for it
+  assign wr_fire = aw_pend && w_pend && !s_axil_bvalid && (aw_addr != srnic_abi_pkg::REG_DB_SQ || db_sq_room);
 
   // ---------------------------------------------------------------- commands
   typedef enum logic [1:0] {C_IDLE, C_STATE_RD, C_ISSUE} cstate_e;
@@ -144,6 +147,26 @@ module srnic_csr #(
   end
   assign mr_cmd_index = cmd_idx[$clog2(NUM_MRS)-1:0];
 
+  // Host input the NIC refuses (command error, nothing changes): rings not aligned to their
+  // entry size, ring sizes beyond what the 16-bit indices and the 4-bit size fields hold,
+  // an unknown QP state, a path MTU code outside 256..4096 once the QP has a path (RTR/RTS).
+  wire [7:0]  p_state  = payload[srnic_abi_pkg::QPC_STATE_OFF*8 +: 8];
+  wire [7:0]  p_mtu    = payload[srnic_abi_pkg::QPC_MTU_OFF*8 +: 8];
+  wire [7:0]  p_log_sq = payload[srnic_abi_pkg::QPC_LOG_SQ_SIZE_OFF*8 +: 8];
+  wire [7:0]  p_log_rq = payload[srnic_abi_pkg::QPC_LOG_RQ_SIZE_OFF*8 +: 8];
+  wire [5:0]  p_sq     = payload[srnic_abi_pkg::QPC_SQ_BASE_OFF*8 +: 6];    // low address bits
+  wire [5:0]  p_rq     = payload[srnic_abi_pkg::QPC_RQ_BASE_OFF*8 +: 6];
+  wire [4:0]  p_cq     = payload[srnic_abi_pkg::CQC_BASE_OFF*8 +: 5];
+  wire [7:0]  p_log_cq = payload[srnic_abi_pkg::CQC_LOG_SIZE_OFF*8 +: 8];
+  wire p_state_ok = p_state == srnic_abi_pkg::QPS_RESET || p_state == srnic_abi_pkg::QPS_INIT ||
+                    p_state == srnic_abi_pkg::QPS_RTR || p_state == srnic_abi_pkg::QPS_RTS ||
+                    p_state == srnic_abi_pkg::QPS_ERR;
+  wire p_has_path = p_state == srnic_abi_pkg::QPS_RTR || p_state == srnic_abi_pkg::QPS_RTS;
+  wire qp_payload_ok = p_state_ok && (!p_has_path || (p_mtu >= 8'd1 && p_mtu <= 8'd5)) &&
+                       p_log_sq <= 8'd15 && p_log_rq <= 8'd15 && p_sq == 6'd0 && p_rq == 6'd0;
+  wire cq_payload_ok = !payload[srnic_abi_pkg::CQC_FLAGS_OFF*8] ||
+                       (p_cq == 5'd0 && p_log_cq <= 8'd15);
+
   wire qp_issue = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_QP_MODIFY;
   assign qp_cmd_valid = qp_issue ? ~taken : '0;
   assign mr_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_MR_WRITE;
@@ -176,7 +199,7 @@ module srnic_csr #(
       local_mac <= '0; local_ip <= '0;
       sched_burst <= 32'd65536; sched_wqes <= 4'd8;
       ts <= '0;
-      cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; taken <= '0;
+      cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; cmd_why <= 4'd0; taken <= '0;
       cmd_op <= '0; cmd_idx <= '0;
       for (int i = 0; i < NC; i++) counters[i] <= '0;
     end else begin
@@ -199,15 +222,18 @@ module srnic_csr #(
               cmd_op  <= w_data[31:24];
               cmd_idx <= w_data[23:0];
               taken   <= '0;
-              if ((w_data[31:24] == srnic_abi_pkg::CMD_QP_MODIFY && {8'd0, w_data[23:0]} < NUM_QPS) ||
-                  (w_data[31:24] == srnic_abi_pkg::CMD_MR_WRITE && {8'd0, w_data[23:0]} < NUM_MRS) ||
-                  (w_data[31:24] == srnic_abi_pkg::CMD_CQ_WRITE && {8'd0, w_data[23:0]} < NUM_CQS)) begin
-                cst <= C_STATE_RD; cmd_busy <= 1'b1; cmd_err <= 1'b0;
+              if (!((w_data[31:24] == srnic_abi_pkg::CMD_QP_MODIFY && {8'd0, w_data[23:0]} < NUM_QPS) ||
+                    (w_data[31:24] == srnic_abi_pkg::CMD_MR_WRITE && {8'd0, w_data[23:0]} < NUM_MRS) ||
+                    (w_data[31:24] == srnic_abi_pkg::CMD_CQ_WRITE && {8'd0, w_data[23:0]} < NUM_CQS))) begin
+                cmd_err <= 1'b1; cmd_why <= 4'd1;
+              end else if ((w_data[31:24] == srnic_abi_pkg::CMD_QP_MODIFY && !qp_payload_ok) ||
+                           (w_data[31:24] == srnic_abi_pkg::CMD_CQ_WRITE && !cq_payload_ok)) begin
+                cmd_err <= 1'b1; cmd_why <= 4'd3;
               end else begin
-                cmd_err <= 1'b1;
+                cst <= C_STATE_RD; cmd_busy <= 1'b1; cmd_err <= 1'b0; cmd_why <= 4'd0;
               end
             end else begin
-              cmd_err <= 1'b1;   // command while busy: rejected
+              cmd_err <= 1'b1; cmd_why <= 4'd2;   // command while busy: rejected
             end
           end
           default: begin
@@ -241,7 +267,7 @@ module srnic_csr #(
           srnic_abi_pkg::REG_TS_HI:       s_axil_rdata <= ts_hi_latch;
           srnic_abi_pkg::REG_SCHED_BURST: s_axil_rdata <= sched_burst;
           srnic_abi_pkg::REG_SCHED_WQES:  s_axil_rdata <= {28'd0, sched_wqes};
-          srnic_abi_pkg::REG_CMD_STATUS:  s_axil_rdata <= {30'd0, cmd_err, cmd_busy};
+          srnic_abi_pkg::REG_CMD_STATUS:  s_axil_rdata <= {20'd0, cmd_why, 6'd0, cmd_err, cmd_busy};
           default: begin
             if (s_axil_araddr >= srnic_abi_pkg::REG_CMD_DATA0 && s_axil_araddr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)
               s_axil_rdata <= cmd_data[s_axil_araddr[5:2]];

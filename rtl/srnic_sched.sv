@@ -9,7 +9,10 @@
 // inactive. So a doorbell is never lost and a QP is never queued twice; a doorbell that
 // hits a QP still waiting in the FIFO costs at most one extra turn that finds nothing.
 // Popping the FIFO does not touch the per-QP bits, so one event per cycle updates them:
-// turn ends have priority, doorbells wait in a small FIFO.
+// turn ends have priority, doorbells wait in a small FIFO. The FIFO tells the register
+// block when it has room (db_room); a doorbell write waits on the AXI-Lite bus while it has
+// none, so a doorbell storm is slowed down, never dropped (db_overflow stays low; it is
+// kept as a counted alarm).
 //
 // The bits are kept 8 QPs to a row in a RAM with an asynchronous read; after reset a
 // sweep clears it (NUM_QPS/8 cycles) while events wait.
@@ -26,6 +29,7 @@ module srnic_sched #(
   input  wire logic                       db_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] db_qpn,
   output logic                            db_overflow,
+  output logic                            db_room,       // room for one more doorbell
   input  wire logic                       done_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] done_qpn,
   input  wire logic                       done_more,
@@ -48,10 +52,14 @@ module srnic_sched #(
 
   logic [AW-1:0] dbq_qpn;
   logic          dbq_valid, dbq_ready, dbq_in_ready;
+  logic [$clog2(DB_DEPTH):0] dbq_count;
   sync_fifo #(.WIDTH(AW), .DEPTH(DB_DEPTH)) u_dbq (
     .clk, .rst, .s_data(db_qpn), .s_valid(db_valid), .s_ready(dbq_in_ready),
-    .m_data(dbq_qpn), .m_valid(dbq_valid), .m_ready(dbq_ready), .count());
+    .m_data(dbq_qpn), .m_valid(dbq_valid), .m_ready(dbq_ready), .count(dbq_count));
   assign db_overflow = db_valid && !dbq_in_ready;
+  // the register block registers a doorbell once more before it arrives here: keep a slot
+  // for the one that may be on its way
+  assign db_room = 32'(dbq_count) < DB_DEPTH - 1;
 
   logic          push;
   logic          fifo_ready;

@@ -509,5 +509,46 @@ TEST_F(BadInput, DoorbellForMissingQpIsCountedAndHarmless) {
   expect_other_qp_works(10);
 }
 
+// Host input the NIC refuses: a CQ ring that is not 32-byte aligned (its CQEs would land
+// below the ring), a ring size the indices cannot hold, a QP ring that is not 64-byte aligned.
+// Each command fails with a specific error the host library reports; the NIC keeps working.
+TEST_F(BadInput, ImpossibleHostInputIsRefused) {
+  auto refused = [&](uint8_t op, uint32_t idx, const void* p, size_t len, const char* what) {
+    try {
+      host[0].dev->execute(op, idx, p, len);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const sw::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("payload refused"), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  abi::CqContext cq{};
+  cq.base = host[0].buf + 16;
+  cq.log_size = 4;
+  cq.flags = 1;
+  refused(abi::CMD_CQ_WRITE, 40, &cq, sizeof cq, "CQ base +16");
+  cq.base = host[0].buf;
+  cq.log_size = 16;
+  refused(abi::CMD_CQ_WRITE, 40, &cq, sizeof cq, "CQ of 2^16 entries");
+  abi::QpContext qc{};
+  qc.state = abi::QPS_INIT;
+  qc.sq_base = host[0].buf + 8;
+  refused(abi::CMD_QP_MODIFY, 40, &qc, sizeof qc, "SQ base +8");
+  expect_other_qp_works(0xA0);
+}
+
+// A doorbell storm right after reset, while the scheduler still clears its per-QP state and
+// takes no doorbells: the SQ doorbell writes wait on the register bus instead of being
+// dropped (none counted as bad), and the NIC then works normally.
+TEST(DoorbellStorm, NoDoorbellIsDropped) {
+  WorldConfig wc;
+  wc.seed = 12;
+  World world(wc);
+  SimBackend be(world, 0);
+  for (uint32_t i = 0; i < 200; ++i) be.mmio_write32(abi::REG_DB_SQ, (i << 16) | (i % 64));
+  for (int i = 0; i < 20000; ++i) world.step();
+  sw::Device dev(be);
+  EXPECT_EQ(dev.read_counter(abi::CNT_DB_BAD), 0u) << "SQ doorbells were dropped";
+}
+
 }  // namespace
 }  // namespace srnic::sim

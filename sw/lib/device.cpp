@@ -116,9 +116,15 @@ void Device::execute(uint8_t opcode, uint32_t index, const void* payload, size_t
       throw Error(ETIMEDOUT, std::string("srnic: command ") + cmd_name(opcode) + " index " +
                                  std::to_string(index) + " still busy after timeout");
   }
-  if (status & 2)
-    throw Error(EIO, std::string("srnic: command ") + cmd_name(opcode) + " index " +
-                         std::to_string(index) + " failed (CMD_STATUS " + hex32(status) + ")");
+  if (status & 2) {
+    static const char* const why[] = {"", "unknown opcode or index out of range", "issued while busy",
+                                      "payload refused: ring not aligned to its entry size, log2 ring size "
+                                      "above 15, path MTU code outside 1..5 in RTR/RTS or unknown QP state"};
+    const uint32_t r = (status >> 8) & 0xF;
+    throw Error(EIO, std::string("srnic: command ") + cmd_name(opcode) + " index " + std::to_string(index) +
+                         " failed: " + (r < 4 && r ? why[r] : "unknown reason") + " (CMD_STATUS " + hex32(status) +
+                         ")");
+  }
 }
 
 uint32_t Device::alloc_index(std::vector<uint8_t>& used, uint32_t first, const char* what) {

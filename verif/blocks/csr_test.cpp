@@ -58,6 +58,7 @@ class CsrBench : public ::testing::Test {
       for (int i = 0; i < kCounters; ++i)
         if (rng.percent(30)) inc |= 1u << i;
     dut->cnt_inc = inc;
+    dut->db_sq_room = sq_room;
     dut.eval();
     const uint64_t c = dut.cycle();
 
@@ -214,6 +215,12 @@ class CsrBench : public ::testing::Test {
     for (auto& b : raw) b = rng.u8();
     std::memcpy(&c, raw, 64);
     c.state = state;
+    // what the NIC accepts: a path MTU code 1..5, ring sizes up to 2^15, aligned rings
+    c.mtu = uint8_t(1 + rng.below(5));
+    c.log_sq_size = uint8_t(rng.below(16));
+    c.log_rq_size = uint8_t(rng.below(16));
+    c.sq_base &= ~uint64_t(63);
+    c.rq_base &= ~uint64_t(63);
     return c;
   }
 
@@ -261,6 +268,7 @@ class CsrBench : public ::testing::Test {
   }();
   unsigned cq_ready_pct = 100;
   bool b_was_stalled = false, r_was_stalled = false;
+  bool sq_room = true;   // the scheduler has room for an SQ doorbell
   uint32_t r_stalled_data = 0;
   std::vector<DbEvent> dbs;
   std::array<int, kCons> qp_takes{};
@@ -398,13 +406,56 @@ TEST_F(CsrBench, Doorbells) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(dbs[size_t(i)].value, i);
 }
 
+// The scheduler's doorbell queue is full: an SQ doorbell write is held (no write response,
+// no event) until there is room, then delivered once; other registers are not held.
+TEST_F(CsrBench, SqDoorbellWaitsForRoom) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  sq_room = false;
+  axi_write(abi::REG_DB_RQ, 5u << 16 | 3u);   // RQ doorbells do not wait
+  idle(2);
+  ASSERT_EQ(dbs.size(), 1u);
+  dbs.clear();
+  dut->s_axil_awvalid = dut->s_axil_wvalid = 1;
+  dut->s_axil_awaddr = abi::REG_DB_SQ;
+  dut->s_axil_wdata = 7u << 16 | 2u;
+  dut->s_axil_wstrb = 0xF;
+  dut->s_axil_bready = 1;
+  bool b = false, aw_taken = false, w_taken = false;
+  for (int t = 0; t < 200 && !HasFatalFailure(); ++t) {
+    dut.eval();
+    b = b || (dut->s_axil_bvalid && dut->s_axil_bready);
+    const bool aw = dut->s_axil_awvalid && dut->s_axil_awready, w = dut->s_axil_wvalid && dut->s_axil_wready;
+    cycle();
+    if (aw) { dut->s_axil_awvalid = 0; aw_taken = true; }
+    if (w) { dut->s_axil_wvalid = 0; w_taken = true; }
+  }
+  EXPECT_TRUE(aw_taken && w_taken) << "address and data are taken; only the response waits";
+  EXPECT_FALSE(b) << "the doorbell write completed without room";
+  EXPECT_TRUE(dbs.empty()) << "a doorbell event without room";
+  sq_room = true;
+  for (int t = 0; t < 10 && !b; ++t) {
+    dut.eval();
+    b = dut->s_axil_bvalid && dut->s_axil_bready;
+    cycle();
+  }
+  dut->s_axil_bready = 0;
+  EXPECT_TRUE(b) << "the held doorbell write never completed";
+  idle(2);
+  ASSERT_EQ(dbs.size(), 1u);
+  EXPECT_EQ(dbs[0].kind, 0);
+  EXPECT_EQ(dbs[0].index, 2u);
+  EXPECT_EQ(dbs[0].value, 7u);
+}
+
 TEST_F(CsrBench, QpModifyDecodeAndBusy) {
   SRNIC_BENCH_TRACE();
   reset();
   for (int rep = 0; rep < 12; ++rep) {
     for (auto& p : qp_ready_pct) p = unsigned(rng.range(5, 100));
     const uint32_t qpn = rep == 0 ? uint32_t(kQps - 1) : uint32_t(rng.below(kQps));
-    const abi::QpContext c = random_ctx(uint8_t(rng.below(8)));
+    static const uint8_t kStates[] = {abi::QPS_RESET, abi::QPS_INIT, abi::QPS_RTR, abi::QPS_RTS, abi::QPS_ERR};
+    const abi::QpContext c = random_ctx(kStates[rng.below(5)]);
     stage(&c);
     clear_cmd_monitors();
     axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | qpn);
@@ -458,9 +509,10 @@ TEST_F(CsrBench, MrAndCqWrite) {
   for (int rep = 0; rep < 10; ++rep) {
     cq_ready_pct = unsigned(rng.range(5, 100));
     abi::CqContext q{};
-    q.base = rng.next();
-    q.log_size = rng.u8();
     q.flags = rng.u8();
+    // a valid CQ must be 32-byte aligned with at most 2^15 entries; an invalid one may hold anything
+    q.base = (q.flags & 1) ? rng.next() & ~uint64_t(31) : rng.next();
+    q.log_size = (q.flags & 1) ? uint8_t(rng.below(16)) : rng.u8();
     const uint32_t cqn = rep == 0 ? uint32_t(kCqs - 1) : uint32_t(rng.below(kCqs));
     stage(&q);
     ASSERT_EQ(execute(abi::CMD_CQ_WRITE, cqn), 0u);
@@ -483,7 +535,7 @@ TEST_F(CsrBench, BadCommandsSetError) {
   } bad[] = {{0, 0}, {4, 0}, {0xFF, 1}, {abi::CMD_QP_MODIFY, uint32_t(kQps)}, {abi::CMD_QP_MODIFY, 0xFFFFFF},
              {abi::CMD_MR_WRITE, uint32_t(kMrs)}, {abi::CMD_CQ_WRITE, uint32_t(kCqs)}};
   for (const auto& b : bad) {
-    EXPECT_EQ(execute(b.op, b.idx), 2u) << "opcode " << int(b.op) << " index " << b.idx;
+    EXPECT_EQ(execute(b.op, b.idx), 0x102u) << "opcode " << int(b.op) << " index " << b.idx;
     idle(3);
     EXPECT_EQ(qp_valid_cycles + mr_valids + cq_takes, 0) << "bad command executed";
     // A good command clears the error bit.
@@ -502,12 +554,48 @@ TEST_F(CsrBench, BadCommandsSetError) {
   abi::QpContext other = random_ctx(abi::QPS_RTS);
   stage(&other);
   axi_write(abi::REG_CMD, uint32_t(abi::CMD_MR_WRITE) << 24 | 0);
-  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 3u) << "busy and error expected";
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0x203u) << "busy and error (issued while busy) expected";
   for (auto& p : qp_ready_pct) p = 100;
   idle(4);
   EXPECT_EQ(axi_read(abi::REG_CMD_STATUS) & 1, 0u);
   EXPECT_EQ(mr_valids, 0);
   check_qp_decode(1, c);
+}
+
+// Payloads the NIC refuses: the command fails with reason 3 and nothing is issued; the
+// same command with the field repaired is accepted.
+TEST_F(CsrBench, ImpossiblePayloadsRefused) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int kind = 0; kind < 9; ++kind) {
+    abi::QpContext c = random_ctx(abi::QPS_RTR);
+    abi::CqContext q{};
+    q.base = 0x10000;
+    q.log_size = 6;
+    q.flags = 1;
+    bool cq = false;
+    switch (kind) {
+      case 0: c.sq_base |= 8; break;                 // SQ ring not 64-byte aligned
+      case 1: c.rq_base |= 32; break;                // RQ ring not 64-byte aligned
+      case 2: c.log_sq_size = 16; break;              // beyond the 16-bit indices
+      case 3: c.log_rq_size = 200; break;
+      case 4: c.mtu = 0; break;                       // no path MTU in RTR
+      case 5: c.mtu = 6; break;
+      case 6: c.state = 4; break;                     // unknown state
+      case 7: cq = true; q.base |= 16; break;        // CQ ring not 32-byte aligned
+      default: cq = true; q.log_size = 16; break;
+    }
+    if (cq) stage(&q);
+    else stage(&c);
+    EXPECT_EQ(execute(cq ? abi::CMD_CQ_WRITE : abi::CMD_QP_MODIFY, 3), 0x302u) << "case " << kind;
+    idle(3);
+    EXPECT_EQ(qp_valid_cycles + mr_valids + cq_takes, 0) << "case " << kind << ": refused command executed";
+  }
+  // an MTU code of 0 is fine before the QP has a path
+  abi::QpContext c = random_ctx(abi::QPS_INIT);
+  c.mtu = 0;
+  stage(&c);
+  EXPECT_EQ(execute(abi::CMD_QP_MODIFY, 3), 0u);
 }
 
 // Transition flags on one QP at a time: every (previous, next) pair of states.

@@ -130,6 +130,7 @@ class SchedBench : public ::testing::Test {
     ASSERT_EQ(bool(dut->done_ready), model.done_ready()) << "cycle " << c;
     if (!dut->done_ready) done = false;  // the turn end waits; the bench retries it
     ASSERT_EQ(bool(dut->db_overflow), model.overflow(db)) << "cycle " << c;
+    ASSERT_EQ(bool(dut->db_room), int(model.dbq.size()) < kDbDepth - 1) << "cycle " << c << ": doorbell room";
     ASSERT_EQ(bool(dut->m_valid), model.rq.size() > 0) << "cycle " << c;
     if (dut->m_valid) {
       ASSERT_EQ(int(dut->m_qpn), model.rq.front()) << "cycle " << c;
