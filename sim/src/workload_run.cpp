@@ -731,7 +731,21 @@ std::string Runner::explain(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i
   fill_random(cfg_.seed, 0x100000 + k, init.data(), span);
   const uint64_t base = dst_offset(cfg_, plan_, i);
   std::vector<uint8_t> orig(init.begin() + ptrdiff_t(base), init.begin() + ptrdiff_t(base + len));
-  if (holds(orig)) return r + "; those bytes are the slot's initial contents (message not placed)";
+  if (holds(orig)) r += "; those bytes are the slot's initial contents (message not placed)";
+  // Misplaced: the message's leading bytes elsewhere in this QP's destination region.
+  if (len >= 16) {
+    const uint64_t region = dm_[dh].span;
+    std::vector<uint8_t> all(region);
+    const uint64_t rbase = host_[dh].sides[q].dst;
+    world_->memory(dh).read(rbase, all.data(), region);
+    const auto it = std::search(all.begin(), all.end(), want.begin(), want.begin() + 16);
+    if (it != all.end()) {
+      const int64_t at = int64_t(it - all.begin()), delta = at - int64_t(base);
+      if (delta != 0)
+        r += "; its first bytes are at region offset " + std::to_string(at) + " (" + (delta > 0 ? "+" : "") +
+             std::to_string(delta) + " bytes from the slot: misplaced)";
+    }
+  }
   return r;
 }
 
@@ -818,7 +832,7 @@ void Runner::on_cqe(uint32_t h, const uint8_t* p, double t) {
     if (why.empty()) return;
     data_failed_ = true;
     char b[160];
-    std::snprintf(b, sizeof b, "completion before data: host %u CQE (wr_id %s) landed at %.1f ns before its payload: ",
+    std::snprintf(b, sizeof b, "completion before data: host %u CQE (wr_id %s) landed at %.1f ns, its message is not in place: ",
                   h, hex(c.wr_id).c_str(), t);
     fail(b + why);
   };
