@@ -733,7 +733,7 @@ std::string Runner::explain(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i
   std::vector<uint8_t> orig(init.begin() + ptrdiff_t(base), init.begin() + ptrdiff_t(base + len));
   if (holds(orig)) r += "; those bytes are the slot's initial contents (message not placed)";
   // Misplaced: the message's leading bytes elsewhere in this QP's destination region.
-  if (len >= 16) {
+  if (len >= 16 && dm_[dh].span <= (uint64_t(256) << 20)) {
     const uint64_t region = dm_[dh].span;
     std::vector<uint8_t> all(region);
     const uint64_t rbase = host_[dh].sides[q].dst;
