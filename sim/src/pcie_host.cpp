@@ -5,7 +5,8 @@
 // (<= max_read_request, aligned) asks the host for completions that start so that the first CplD
 // has fully arrived read_latency_ns (+ jitter) after the MRd left; the downstream link serves
 // completions in order of host readiness, one MRd's CplDs back to back. Posted writes reach host
-// memory write_latency_ns after leaving, in order; the host reads memory for an MRd only after
+// memory write_latency_ns after leaving, in order (PcieConfig::write_order can let writes of
+// different AXI IDs, or any writes, pass each other); the host reads memory for an MRd only after
 // applying every posted write that left before it (PCIe: a read does not pass posted writes).
 #include <algorithm>
 #include <cmath>
@@ -149,7 +150,10 @@ void PcieHost::serve_completions() {
     std::pop_heap(heap_.begin(), heap_.end(), cmp);
     const MRd m = heap_.back();
     heap_.pop_back();
-    while (!posted_.empty() && posted_.front().useq < m.useq) apply_posted_front();
+    while (!posted_.empty() && posted_.front().useq < m.useq) {
+      if (!posted_.front().applied) apply_posted(0);
+      retire_applied();
+    }
     ReadBurst& b = slots_[m.slot];
     mem_.read(b.base + m.offset, &b.data[m.offset], m.len);
     double t = start;
@@ -216,7 +220,7 @@ void PcieHost::assign_w_beats(uint64_t cycle, double t) {
       tlp_hi_ = std::max<uint64_t>(tlp_hi_, w.addr + 63 - __builtin_clzll(w.strb));
       stats_.write_bytes += __builtin_popcountll(w.strb);
     }
-    if (last || (w.addr + 64) % cfg_.max_payload == 0) close_wr_tlp(t);
+    if (last || (w.addr + 64) % cfg_.max_payload == 0) close_wr_tlp(t, e.id);
     if (last) {
       bq_.push_back(e.id);
       ++stats_.write_bursts;
@@ -225,37 +229,102 @@ void PcieHost::assign_w_beats(uint64_t cycle, double t) {
   }
 }
 
-void PcieHost::close_wr_tlp(double t) {
+void PcieHost::close_wr_tlp(double t, uint8_t id) {
   const unsigned payload =
       tlp_lo_ <= tlp_hi_ ? static_cast<unsigned>((tlp_hi_ | 3) - (tlp_lo_ & ~3ULL) + 1) : 4;
   const double dep = up_send(payload, t);
   ++stats_.mwr_tlps;
-  Posted& p = posted_.push();
-  p = Posted{dep, dep + cfg_.write_latency_ns, useq_ - 1, tlp_beats_, payload, false, 0};
-  posted_waiting_ += payload;
-  last_posted_arrive_ = p.arrive;
+  push_posted(Posted{dep, posted_arrival(dep, id), useq_ - 1, 0, tlp_beats_, payload, false, 0, false});
   tlp_beats_ = 0;
   tlp_lo_ = ~0ULL;
   tlp_hi_ = 0;
 }
 
-void PcieHost::apply_posted_front() {
-  const Posted p = posted_.front();
-  posted_.pop_front();
-  if (posted_departed_)
-    --posted_departed_;
-  else
-    posted_waiting_ -= p.payload;  // forced out by a later read before its departure was seen
-  for (unsigned i = 0; i < p.nbeats; ++i) {
-    const WBeat& w = wbeats_.front();
-    mem_.write_masked(w.addr, w.data, w.strb, 64);
-    wbeats_.pop_front();
+// When a posted TLP that left at `dep` reaches host memory. In order: write_latency_ns after
+// leaving (the link keeps the order). Reordering: plus a random delay, but never before an
+// earlier write it may not pass (one ID's earlier writes; for MSI-X every earlier write).
+double PcieHost::posted_arrival(double dep, int id) {
+  double a = dep + cfg_.write_latency_ns;
+  if (cfg_.write_order == PcieConfig::WriteOrder::InOrder) return a;
+  if (id < 0) {
+    a = std::max(a, max_arrive_);
+  } else {
+    a += rng_.uniform() * cfg_.write_reorder_ns;
+    if (cfg_.write_order == PcieConfig::WriteOrder::AcrossIds) {
+      a = std::max(a, id_arrive_[id]);
+      id_arrive_[id] = a;
+    }
   }
+  return a;
+}
+
+void PcieHost::push_posted(const Posted& src) {
+  Posted& p = posted_.push();
+  p = src;
+  p.first_beat = posted_beat_seq_;
+  posted_beat_seq_ += p.nbeats;
+  posted_waiting_ += p.payload;
+  max_arrive_ = std::max(max_arrive_, p.arrive);
+  last_posted_arrive_ = max_arrive_;
+  if (cfg_.write_order != PcieConfig::WriteOrder::InOrder) {
+    due_.push_back(Due{p.arrive, posted_head_seq_ + posted_.size() - 1});
+    std::push_heap(due_.begin(), due_.end(), [](const Due& x, const Due& y) {
+      return x.arrive != y.arrive ? x.arrive > y.arrive : x.seq > y.seq;
+    });
+  }
+}
+
+// Applies posted_[idx] to host memory (its beats stay in wbeats_ until retired).
+void PcieHost::apply_posted(size_t idx) {
+  Posted& p = posted_[idx];
+  const size_t first = static_cast<size_t>(p.first_beat - beat_head_seq_);
+  for (unsigned i = 0; i < p.nbeats; ++i) {
+    const WBeat& w = wbeats_[first + i];
+    mem_.write_masked(w.addr, w.data, w.strb, 64);
+    if (write_observer_) write_observer_(w.addr, w.data, w.strb, now_);
+  }
+  p.applied = true;
   if (p.msi) {
     ++irq_counts_[p.vector];
     ++stats_.irqs;
     if (irq_handler_) irq_handler_(p.vector, p.arrive);
   }
+}
+
+// Drops applied entries (and their beats) from the head of the posted queue.
+void PcieHost::retire_applied() {
+  while (!posted_.empty() && posted_.front().applied) {
+    const Posted& p = posted_.front();
+    if (posted_departed_)
+      --posted_departed_;
+    else
+      posted_waiting_ -= p.payload;  // forced out by a later read before its departure was seen
+    for (unsigned i = 0; i < p.nbeats; ++i) wbeats_.pop_front();
+    beat_head_seq_ += p.nbeats;
+    posted_.pop_front();
+    ++posted_head_seq_;
+  }
+}
+
+// Applies every posted write whose arrival time has come.
+void PcieHost::apply_due() {
+  if (cfg_.write_order == PcieConfig::WriteOrder::InOrder) {
+    while (!posted_.empty() && posted_.front().arrive <= now_) {
+      apply_posted(0);
+      retire_applied();
+    }
+    return;
+  }
+  auto cmp = [](const Due& x, const Due& y) { return x.arrive != y.arrive ? x.arrive > y.arrive : x.seq > y.seq; };
+  while (!due_.empty() && due_.front().arrive <= now_) {
+    std::pop_heap(due_.begin(), due_.end(), cmp);
+    const uint64_t seq = due_.back().seq;
+    due_.pop_back();
+    if (seq < posted_head_seq_) continue;  // already applied and retired (forced by a read)
+    const size_t idx = static_cast<size_t>(seq - posted_head_seq_);
+    if (!posted_[idx].applied) apply_posted(idx);
+  }
+  retire_applied();
 }
 
 // ---------------------------------------------------------------------------------- MMIO
@@ -304,7 +373,7 @@ const PcieToNic& PcieHost::drive_pins(uint64_t cycle) {
     posted_waiting_ -= posted_[posted_departed_].payload;
     ++posted_departed_;
   }
-  while (!posted_.empty() && posted_.front().arrive <= now_) apply_posted_front();
+  apply_due();
   serve_completions();
 
   select_r_burst();
@@ -450,10 +519,7 @@ void PcieHost::sample_pins(const PcieFromNic& in, uint64_t cycle) {
   if (in.irq_valid && drv_.irq_ready) {
     const double dep = up_send(4, t);
     ++stats_.msi_tlps;
-    Posted& p = posted_.push();
-    p = Posted{dep, dep + cfg_.write_latency_ns, useq_ - 1, 0, 4, true, in.irq_vector};
-    posted_waiting_ += 4;
-    last_posted_arrive_ = p.arrive;
+    push_posted(Posted{dep, posted_arrival(dep, -1), useq_ - 1, 0, 0, 4, true, in.irq_vector, false});
   }
   prev_ = in;
 }

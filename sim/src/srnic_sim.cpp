@@ -113,7 +113,9 @@ void print_json(const RunConfig& c, const RunResult& r) {
   j.kv("mode", to_string(c.mode)).kv("loss", c.loss).kv("seed", c.seed).kv("latency_mode", c.latency);
   j.kv("mixed", c.mixed).kv("clock_mhz", c.clock_mhz).kv("pcie_latency_ns", c.pcie_latency_ns);
   j.kv("link_delay_ns", c.link_delay_ns).kv("tx_depth", c.tx_depth).kv("signal_every", c.signal_every);
-  j.kv("post_batch", c.post_batch).kv("model", World::model_name());
+  j.kv("post_batch", c.post_batch).kv("pcie_reorder_writes", to_string(c.pcie_reorder));
+  if (c.fault != RunConfig::Fault::None) j.kv("inject_fault", to_string(c.fault)).kv("inject_at", c.inject_at);
+  j.kv("model", World::model_name());
   j.kv("goodput_gbps", r.goodput_gbps);
   j.kv("goodput_limit_gbps", c.mixed ? 0.0 : goodput_limit_gbps(c.op, c.size, c.mtu));
   j.kv("msg_rate_mrps", r.msg_rate_mrps);
@@ -129,6 +131,9 @@ void print_json(const RunConfig& c, const RunResult& r) {
   j.kv("sim_time_us", r.sim_time_us).kv("sim_cycles", r.sim_cycles).kv("wall_s", r.wall_s);
   j.kv("cycles_per_s", r.cycles_per_s).kv("completions", r.completions);
   j.kv("expected_completions", r.expected_completions).kv("errors", r.errors).kv("data_ok", r.data_ok);
+  j.kv("data_checked_messages", r.checked_messages).kv("data_checked_bytes", r.checked_bytes);
+  j.kv("cqe_data_checks", r.cqe_checked_messages);
+  j.kv("dma_write_bytes_checked", r.dma_write_bytes).kv("dma_stray_writes", r.dma_stray_writes);
   j.kv("retransmits", r.retransmits).kv("bytes", r.bytes).kv("messages", r.messages);
   j.kv("measured_us", r.t_last_ns > r.t_first_ns ? (r.t_last_ns - r.t_first_ns) / 1000.0 : 0.0);
   j.kv("frames", r.frames).kv("protocol_violations", r.protocol_violations);
@@ -214,6 +219,11 @@ void print_table(const RunConfig& c, const RunResult& r) {
               static_cast<unsigned long long>(r.completions),
               static_cast<unsigned long long>(r.expected_completions), static_cast<unsigned long long>(r.errors),
               r.scoreboard_summary.c_str());
+  std::printf(" messages checked: %llu (%llu bytes) when polled, %llu when their CQE landed; DMA writes: %llu bytes checked, "
+              "%llu stray\n",
+              static_cast<unsigned long long>(r.checked_messages), static_cast<unsigned long long>(r.checked_bytes),
+              static_cast<unsigned long long>(r.cqe_checked_messages),
+              static_cast<unsigned long long>(r.dma_write_bytes), static_cast<unsigned long long>(r.dma_stray_writes));
   std::printf(" wire: %llu frames, %llu protocol violations, %llu retransmits, %llu bus violations\n",
               static_cast<unsigned long long>(r.frames), static_cast<unsigned long long>(r.protocol_violations),
               static_cast<unsigned long long>(r.retransmits), static_cast<unsigned long long>(r.bus_violations));

@@ -21,6 +21,25 @@ const char* to_string(Op op) {
 
 const char* to_string(WireMode m) { return m == WireMode::Ext ? "ext" : "std"; }
 
+const char* to_string(RunConfig::Fault f) {
+  switch (f) {
+    case RunConfig::Fault::None: return "none";
+    case RunConfig::Fault::Corrupt: return "corrupt";
+    case RunConfig::Fault::Lost: return "lost";
+    case RunConfig::Fault::Misplace: return "misplace";
+  }
+  return "?";
+}
+
+const char* to_string(RunConfig::WriteReorder r) {
+  switch (r) {
+    case RunConfig::WriteReorder::Off: return "off";
+    case RunConfig::WriteReorder::Ids: return "across-ids";
+    case RunConfig::WriteReorder::All: return "all";
+  }
+  return "?";
+}
+
 double RunConfig::watchdog_ns() const {
   if (watchdog_us > 0) return watchdog_us * 1000.0;
   // With loss, leave room for a few local ACK timeouts (4.096 us * 2^8 each, see the QP setup).
@@ -97,6 +116,65 @@ void fill_random(uint64_t seed, uint64_t stream, uint8_t* dst, size_t n) {
   }
 }
 
+namespace {
+
+// 64-bit finaliser (murmur3 fmix64): a cheap, well-mixed word per (message key, word index).
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
+
+}  // namespace
+
+MessageBytes::MessageBytes(const RunConfig& cfg, const Plan& plan)
+    : seed_(cfg.seed), marker_slots_(cfg.latency && cfg.op == Op::Write ? plan.slots : 0) {}
+
+uint64_t MessageBytes::key(const MessageRef& m) const {
+  return mix64(mix64(seed_ ^ 0x6D657373616765ULL) + tag(m) * kGolden);
+}
+
+void MessageBytes::fill(const MessageRef& m, uint64_t len, uint64_t offset, uint8_t* dst, size_t n) const {
+  const uint64_t k = key(m);
+  uint64_t word = offset >> 3;
+  size_t i = 0;
+  if (const unsigned b = offset & 7; b && n) {
+    const uint64_t v = mix64(k + word * kGolden);
+    const size_t c = std::min<size_t>(8 - b, n);
+    std::memcpy(dst, reinterpret_cast<const uint8_t*>(&v) + b, c);
+    i = c;
+    ++word;
+  }
+  for (; i + 8 <= n; i += 8, ++word) {
+    const uint64_t v = mix64(k + word * kGolden);
+    std::memcpy(dst + i, &v, 8);
+  }
+  if (i < n) {
+    const uint64_t v = mix64(k + word * kGolden);
+    std::memcpy(dst + i, &v, n - i);
+  }
+  if (const uint8_t mk = marker(m); mk && len && len - 1 >= offset && len - 1 < offset + n)
+    dst[len - 1 - offset] = mk;
+}
+
+int64_t MessageBytes::first_difference(const MessageRef& m, uint64_t len, uint64_t offset, const uint8_t* got,
+                                       size_t n) const {
+  uint8_t want[512];
+  for (size_t done = 0; done < n;) {
+    const size_t c = std::min(sizeof want, n - done);
+    fill(m, len, offset + done, want, c);
+    if (std::memcmp(want, got + done, c) != 0)
+      for (size_t k = 0; k < c; ++k)
+        if (want[k] != got[done + k]) return int64_t(done + k);
+    done += c;
+  }
+  return -1;
+}
+
 std::vector<RegionRef> regions(const RunConfig& cfg) {
   std::vector<RegionRef> r;
   const uint32_t nq = cfg.latency ? 1 : cfg.qps;
@@ -116,14 +194,18 @@ std::vector<RegionRef> regions(const RunConfig& cfg) {
   return r;
 }
 
-verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, const QpSide& me,
+verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, uint32_t host, const QpSide& me,
                         const QpSide& peer, uint32_t q, uint64_t i) {
   verif::SendWr w;
   w.wr_id = send_wr_id(q, i);
   w.length = plan.sizes[q][i];
   w.signaled = signaled(cfg, i);
   const uint64_t off = plan.offset(i);
-  const uint64_t dst_off = cfg.latency ? 0 : off;
+  const uint64_t dst_off = dst_offset(cfg, plan, i);
+  const uint64_t tag = MessageBytes::tag(MessageRef{host, q, i});
+  // The message's bytes go into its source slot: the local one, or for READ the remote one.
+  w.store = cfg.op == Op::Read ? verif::HostStore{1 - host, peer.src + off, w.length, tag}
+                               : verif::HostStore{host, me.src + off, w.length, tag};
   switch (cfg.op) {
     case Op::Write:
       w.opcode = verif::WrOpcode::Write;
@@ -154,7 +236,7 @@ verif::RecvWr make_recv(const RunConfig& cfg, const Plan& plan, const QpSide& me
                         uint64_t i) {
   verif::RecvWr r;
   r.wr_id = recv_wr_id(q, i);
-  r.addr = me.dst + (cfg.latency ? 0 : plan.offset(i));
+  r.addr = me.dst + dst_offset(cfg, plan, i);
   r.length = static_cast<uint32_t>(plan.stride);
   r.lkey = me.dst_key;
   return r;
@@ -203,6 +285,10 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
   }
   for (const auto& [hk, mr] : mrs) w.hosts[hk.first].mrs.push_back(mr);
 
+  const MessageBytes bytes(cfg, plan);
+  w.fill = [bytes](const verif::HostStore& st, uint64_t offset, uint8_t* dst, size_t n) {
+    bytes.fill(MessageBytes::from_tag(st.tag), st.len, offset, dst, n);
+  };
   const bool ping_pong = cfg.latency && cfg.op != Op::Read;
   for (uint32_t q = 0; q < nq; ++q) {
     for (uint32_t h = 0; h < 2; ++h) {
@@ -219,7 +305,7 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
       const bool recvs = cfg.op == Op::Send && (h == 1 || ping_pong);
       if (sends) {
         qs.send.reserve(cfg.iters);
-        for (uint64_t i = 0; i < cfg.iters; ++i) qs.send.push_back(make_send(cfg, plan, me, peer, q, i));
+        for (uint64_t i = 0; i < cfg.iters; ++i) qs.send.push_back(make_send(cfg, plan, h, me, peer, q, i));
       }
       if (recvs) {
         qs.recv.reserve(cfg.iters);

@@ -43,11 +43,25 @@ struct RunConfig {
   uint64_t mem_mib = 64;       // data-buffer budget per host
   uint32_t poll_cycles = 4;    // host software runs every N core cycles
   bool protocol_check = true;  // live RoCE protocol checker on the wire
+  // PCIe root complex: let posted writes of different AXI IDs (Ids) or any posted writes (All)
+  // pass each other on the way to host memory.
+  enum class WriteReorder { Off, Ids, All };
+  WriteReorder pcie_reorder = WriteReorder::Off;
+  // Test option: a harness-level fault on message inject_at of QP 0, to show the data checks
+  // catch it. Corrupt: one destination byte flipped after placement; Lost: the destination
+  // restored to its earlier contents before the check (as if never placed); Misplace: the
+  // message posted with its destination 64 bytes off.
+  enum class Fault { None, Corrupt, Lost, Misplace };
+  Fault fault = Fault::None;
+  uint64_t inject_at = 0;
 
   // Watchdog in simulated ns: the configured value, or 200 us plus the message time at 10 Gb/s
   // (plus four local ACK timeouts when --loss is set).
   double watchdog_ns() const;
 };
+
+const char* to_string(RunConfig::Fault f);
+const char* to_string(RunConfig::WriteReorder r);
 
 // Message sizes, buffer slots and limits derived from a RunConfig.
 struct Plan {
@@ -74,6 +88,49 @@ Plan make_plan(const RunConfig& cfg);
 // Fills dst with the seeded byte stream `stream` of `seed` (splitmix64, 8 bytes per draw).
 void fill_random(uint64_t seed, uint64_t stream, uint8_t* dst, size_t n);
 
+// Every message carries its own bytes: a hash of (seed, sending host, QP, iteration, offset),
+// written into its source slot by the host just before the message is posted (for READ into
+// the responder's source slot). A message that is never placed, or placed into another slot,
+// leaves bytes that differ from its own. `host` is the host that posts the WR.
+struct MessageRef {
+  uint32_t host = 0;
+  uint32_t qp = 0;
+  uint64_t iter = 0;
+};
+class MessageBytes {
+ public:
+  MessageBytes(const RunConfig& cfg, const Plan& plan);
+  // Bytes [offset, offset + n) of message m; len is the message length (latency WRITE: its last
+  // byte is the ping-pong marker iter % slots + 1, which the receiver polls).
+  void fill(const MessageRef& m, uint64_t len, uint64_t offset, uint8_t* dst, size_t n) const;
+  // Offset of the first byte of [offset, offset + n) of message m that differs from `got`, or -1.
+  int64_t first_difference(const MessageRef& m, uint64_t len, uint64_t offset, const uint8_t* got,
+                           size_t n) const;
+  // The HostStore tag of a message and back (host: 1 bit, QP: 23 bits, iteration: 40 bits).
+  static uint64_t tag(const MessageRef& m) {
+    return (uint64_t(m.host) << 63) | (uint64_t(m.qp) << 40) | (m.iter & ((uint64_t(1) << 40) - 1));
+  }
+  static MessageRef from_tag(uint64_t t) {
+    return MessageRef{uint32_t(t >> 63), uint32_t((t >> 40) & 0x7FFFFF), t & ((uint64_t(1) << 40) - 1)};
+  }
+
+ private:
+  uint64_t key(const MessageRef& m) const;
+  uint8_t marker(const MessageRef& m) const { return marker_slots_ ? uint8_t(m.iter % marker_slots_ + 1) : 0; }
+  uint64_t seed_;
+  uint32_t marker_slots_;  // latency WRITE: slots of the marker cycle; 0: no marker
+};
+
+// Offset of message i's destination inside its QP's destination region (ping-pong latency
+// runs place every message at offset 0, where the receiver polls).
+inline uint64_t dst_offset(const RunConfig& cfg, const Plan& plan, uint64_t i) {
+  return cfg.latency && cfg.op != Op::Read ? 0 : plan.offset(i);
+}
+// Destination slots per region.
+inline uint32_t dst_slots(const RunConfig& cfg, const Plan& plan) {
+  return cfg.latency && cfg.op != Op::Read ? 1 : plan.slots;
+}
+
 // Addresses and keys of one side of one QP, as set up on the NIC.
 struct QpSide {
   uint32_t qpn = 0;
@@ -93,14 +150,16 @@ std::vector<RegionRef> regions(const RunConfig& cfg);
 // Builds the reference-model workload: per QP q, host 0 side a[q] and host 1 side b[q]. Buffer
 // contents come from `init` (one vector per region, in regions() order; a buffer may extend past
 // the region, e.g. a guard). Regions sharing a key form one MR spanning their buffers, so such
-// buffers must be contiguous. Send WRs are signaled as signaled() says.
+// buffers must be contiguous. Send WRs are signaled as signaled() says; each carries the host
+// store of its message's bytes into its source slot (MessageBytes).
 verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
                                     const std::vector<QpSide>& a, const std::vector<QpSide>& b,
                                     const std::vector<std::vector<uint8_t>>& init);
 
-// Send WR i of QP q as the reference model sees it (host `me` towards `peer`); the runner
-// posts the same WR through the host library.
-verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, const QpSide& me,
+// Send WR i of QP q as the reference model sees it (host `host`, side `me`, towards `peer`),
+// with the store of its bytes into its source slot; the runner makes the same store and posts
+// the same WR through the host library.
+verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, uint32_t host, const QpSide& me,
                         const QpSide& peer, uint32_t q, uint64_t i);
 
 // Whether message i of a QP is posted signaled (every signal_every-th and the last one).

@@ -136,6 +136,33 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
       ->capture_default_str();
   bool no_check = false;
   app.add_flag("--no-protocol-check", no_check, "do not run the RoCE protocol checker on the wire");
+  bool reorder_ids = false, reorder_all = false;
+  app.add_flag("--pcie-reorder-writes", reorder_ids,
+               "PCIe root complex lets posted DMA writes of different AXI IDs pass each other");
+  app.add_flag("--pcie-reorder-all-writes", reorder_all,
+               "stress: any posted DMA write may pass any other (relaxed ordering everywhere)");
+  const std::map<std::string, RunConfig::Fault> faults{{"corrupt", RunConfig::Fault::Corrupt},
+                                                       {"lost", RunConfig::Fault::Lost},
+                                                       {"misplace", RunConfig::Fault::Misplace}};
+  std::string fault_s;
+  bool inject_at_set = false;
+  app.add_option("--inject-fault", fault_s,
+                 "test option: corrupt | lost | misplace one message of QP 0 (see --inject-at) to show "
+                 "that the data checks fail the run")
+      ->group("Test options")
+      ->check(CLI::Validator(
+          [&](std::string& s) -> std::string {
+            return faults.count(s) ? std::string() : "unknown fault '" + s + "' (use corrupt, lost or misplace)";
+          },
+          "corrupt|lost|misplace"));
+  app.add_option_function<uint64_t>(
+         "--inject-at",
+         [&](const uint64_t& v) {
+           cfg.inject_at = v;
+           inject_at_set = true;
+         },
+         "test option: iteration of QP 0 that --inject-fault hits (default: iters / 2)")
+      ->group("Test options");
 
   try {
     app.parse(argc, argv);
@@ -147,6 +174,16 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   cfg.op = ops.at(op_s);
   cfg.mode = modes.at(mode_s);
   cfg.protocol_check = !no_check;
+  if (reorder_ids && reorder_all) return {false, 2, "srnic-sim: use --pcie-reorder-writes or --pcie-reorder-all-writes, not both"};
+  cfg.pcie_reorder = reorder_all   ? RunConfig::WriteReorder::All
+                     : reorder_ids ? RunConfig::WriteReorder::Ids
+                                   : RunConfig::WriteReorder::Off;
+  cfg.fault = fault_s.empty() ? RunConfig::Fault::None : faults.at(fault_s);
+  if (cfg.fault != RunConfig::Fault::None && !inject_at_set) cfg.inject_at = cfg.iters / 2;
+  if (inject_at_set && cfg.fault == RunConfig::Fault::None)
+    return {false, 2, "srnic-sim: --inject-at needs --inject-fault"};
+  if (cfg.fault != RunConfig::Fault::None && cfg.inject_at >= cfg.iters)
+    return {false, 2, "srnic-sim: --inject-at must be below --iters (" + std::to_string(cfg.iters) + ")"};
 
   auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
   // The NIC speaks standard RoCEv2 only and has no retransmission yet: refuse what it
@@ -191,6 +228,10 @@ std::string reproduce_command(const RunConfig& c) {
   if (c.mem_mib != d.mem_mib) o << " --mem-mib " << c.mem_mib;
   if (c.poll_cycles != d.poll_cycles) o << " --poll-cycles " << c.poll_cycles;
   if (!c.protocol_check) o << " --no-protocol-check";
+  if (c.pcie_reorder == RunConfig::WriteReorder::Ids) o << " --pcie-reorder-writes";
+  if (c.pcie_reorder == RunConfig::WriteReorder::All) o << " --pcie-reorder-all-writes";
+  if (c.fault != RunConfig::Fault::None)
+    o << " --inject-fault " << to_string(c.fault) << " --inject-at " << c.inject_at;
   if (!c.pcap.empty()) o << " --pcap " << c.pcap;
   if (!c.trace.empty()) o << " --trace " << c.trace;
   if (c.json) o << " --json";

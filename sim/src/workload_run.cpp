@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -21,6 +22,14 @@ namespace {
 
 constexpr uint32_t kMaxCqe = 1u << 15;
 constexpr int kPollBatch = 64;
+constexpr size_t kChunk = 64 * 1024;  // scratch for message stores and checks
+constexpr uint64_t kIterMask = (uint64_t(1) << 40) - 1;
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
 
 sw::Mtu mtu_enum(uint32_t mtu) {
   switch (mtu) {
@@ -51,9 +60,20 @@ struct HostCtx {
   std::vector<uint32_t> sq_psn;
 };
 
+// Where the NIC may write in one host's memory: the destination slot of each message in flight
+// towards this host and the CQ rings.
+struct DmaMap {
+  uint64_t block = 0, span = 0, len = 0;    // data block: regions of `span` bytes back to back
+  std::vector<uint32_t> region_q;           // region j -> QP whose destination it is (~0u: a source)
+  std::vector<uint32_t> dst_region;         // QP -> index of its destination region in regions()
+  std::vector<std::pair<uint64_t, uint64_t>> cqs;  // [base, end) of every CQ ring
+  std::vector<uint64_t> slot_msg;           // [q * dst slots + slot]: iteration + 1 in flight there, 0: none
+};
+
 class Runner {
  public:
-  explicit Runner(const RunConfig& cfg) : cfg_(cfg), plan_(make_plan(cfg)) {}
+  explicit Runner(const RunConfig& cfg)
+      : cfg_(cfg), plan_(make_plan(cfg)), bytes_(cfg, plan_), dslots_(dst_slots(cfg, plan_)) {}
   RunResult run();
 
  private:
@@ -70,12 +90,33 @@ class Runner {
   void latency_loop();
   void drain();
   void collect(RunResult& r, double main_wall_s, uint64_t main_cycles);
+  // Per-message data checks.
+  void store_message(const verif::HostStore& st);
+  void track(uint32_t dh, uint32_t q, uint64_t i, bool in_flight);
+  uint64_t dst_addr(uint32_t dh, uint32_t q, uint64_t i) const {
+    return host_[dh].sides[q].dst + dst_offset(cfg_, plan_, i);
+  }
+  std::string verify(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i);
+  std::string explain(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i, const std::vector<uint8_t>& got);
+  void check_polled(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i);
+  bool fault_here(uint32_t q, uint64_t i) const {
+    return cfg_.fault != RunConfig::Fault::None && q == 0 && i == cfg_.inject_at;
+  }
+  void on_dma_write(uint32_t h, uint64_t addr, const uint8_t* data, uint64_t strb, double t);
+  std::string dma_stray(uint32_t h, uint64_t a, uint64_t b) const;  // empty if [a, b) is allowed
+  void on_cqe(uint32_t h, const uint8_t* p, double t);
   void fail(const std::string& why) {
     if (res_.failure.empty()) res_.failure = why;
   }
 
   const RunConfig& cfg_;
   Plan plan_;
+  MessageBytes bytes_;
+  uint32_t dslots_;
+  DmaMap dm_[2];
+  std::vector<uint64_t> cqe_next_[2];  // per QP: first requester message not yet covered by a CQE
+  std::vector<uint8_t> chunk_;
+  std::vector<uint8_t> fault_saved_;
   uint32_t nq_ = 0;
   std::unique_ptr<World> world_;
   HostCtx host_[2];
@@ -91,6 +132,7 @@ class Runner {
   sw::WorkCompletion wc_[kPollBatch];
   double last_progress_ns_ = 0;
   bool t_first_set_ = false;
+  bool data_failed_ = false;
   uint64_t bus_reports_ = 0;
 };
 
@@ -104,7 +146,18 @@ void Runner::build_world() {
   wc.seed = cfg_.seed;
   wc.pcap = cfg_.pcap;
   wc.trace = cfg_.trace;
+  switch (cfg_.pcie_reorder) {
+    case RunConfig::WriteReorder::Off: wc.pcie.write_order = PcieConfig::WriteOrder::InOrder; break;
+    case RunConfig::WriteReorder::Ids: wc.pcie.write_order = PcieConfig::WriteOrder::AcrossIds; break;
+    case RunConfig::WriteReorder::All: wc.pcie.write_order = PcieConfig::WriteOrder::All; break;
+  }
   world_ = std::make_unique<World>(wc);
+  // Every NIC write into host memory, as it lands: inside an allowed range, and a CQE only
+  // after the bytes of the message it reports.
+  for (uint32_t h = 0; h < 2; ++h)
+    world_->pcie(h).set_write_observer([this, h](uint64_t addr, const uint8_t* data, uint64_t strb, double t) {
+      on_dma_write(h, addr, data, strb, t);
+    });
   // Bus-rule violations: keep the first, print the first few (the models never stop on them).
   for (uint32_t h = 0; h < 2; ++h) {
     auto handler = [this, h](const Violation& v) {
@@ -159,6 +212,8 @@ void Runner::setup_host(uint32_t h, const std::vector<RegionRef>& regs,
     hc.rcq.push_back(dev.create_cq(entries));
     hc.scq.back()->set_ci_batch(std::max<uint32_t>(1, entries / 8));
     hc.rcq.back()->set_ci_batch(std::max<uint32_t>(1, entries / 8));
+    for (const auto* cq : {hc.scq.back().get(), hc.rcq.back().get()})
+      dm_[h].cqs.emplace_back(cq->base(), cq->base() + uint64_t(cq->size()) * sizeof(abi::Cqe));
   }
 
   // Data block: this host's regions back to back, each followed by its guard; one MR over it.
@@ -169,9 +224,20 @@ void Runner::setup_host(uint32_t h, const std::vector<RegionRef>& regs,
   const uint64_t block_len = span * mine.size();
   const uint64_t block = hc.be->dma_alloc(block_len, 4096);
   hc.sides.assign(nq_, QpSide{});
+  DmaMap& dm = dm_[h];
+  dm.block = block;
+  dm.span = span;
+  dm.len = block_len;
+  dm.region_q.assign(mine.size(), ~0u);
+  dm.dst_region.assign(nq_, ~0u);
+  dm.slot_msg.assign(uint64_t(nq_) * dslots_, 0);
   for (size_t j = 0; j < mine.size(); ++j) {
     const size_t k = mine[j];
     const uint64_t addr = block + j * span;
+    if (!regs[k].src) {
+      dm.region_q[j] = regs[k].qp;
+      dm.dst_region[regs[k].qp] = static_cast<uint32_t>(k);
+    }
     std::vector<uint8_t>& bytes = init[k];
     bytes.resize(span);
     fill_random(cfg_.seed, 0x100000 + k, bytes.data(), bytes.size());
@@ -206,6 +272,7 @@ void Runner::setup_host(uint32_t h, const std::vector<RegionRef>& regs,
     hc.qpn_to_q[s.qpn] = q;
     hc.sq_psn.push_back(static_cast<uint32_t>(SplitMix64::child(cfg_.seed, 0x2000 + 2 * q + h) & 0xFFFFFF));
   }
+  cqe_next_[h].assign(nq_, 0);
   hc.next_send.assign(nq_, 0);
   hc.done_send.assign(nq_, 0);
   hc.next_recv.assign(nq_, 0);
@@ -258,8 +325,18 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
   const QpSide& me = hc.sides[q];
   const QpSide& pe = peer.sides[q];
   for (uint64_t k = 0; k < n; ++k) {
-    // the WR the reference model expects, posted through the host library
-    const verif::SendWr v = make_send(cfg_, plan_, me, pe, q, hc.next_send[q] + k);
+    // the WR the reference model expects, posted through the host library, after the host has
+    // stored the message's own bytes into its source slot
+    const uint64_t i = hc.next_send[q] + k;
+    const verif::SendWr v = make_send(cfg_, plan_, h, me, pe, q, i);
+    store_message(v.store);
+    const uint32_t dh = cfg_.op == Op::Read ? h : 1 - h;
+    if (cfg_.op != Op::Send) track(dh, q, i, true);  // a receive tracks a SEND's destination
+    const bool fault = fault_here(q, i);
+    if (fault && cfg_.fault == RunConfig::Fault::Lost) {
+      fault_saved_.resize(plan_.sizes[q][i]);
+      world_->memory(dh).read(dst_addr(dh, q, i), fault_saved_.data(), fault_saved_.size());
+    }
     sw::SendWr& w = wr_scratch_[k];
     sw::Sge& s = sge_scratch_[k];
     w = sw::SendWr{};
@@ -274,6 +351,10 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
     s.addr = v.laddr;
     s.length = v.length;
     s.lkey = v.lkey;
+    if (fault && cfg_.fault == RunConfig::Fault::Misplace) {
+      if (cfg_.op == Op::Write) w.remote_addr += 64;
+      if (cfg_.op == Op::Read) s.addr += 64;
+    }
   }
   const sw::SendWr* bad = nullptr;
   if (int err = qp.post_send(&wr_scratch_[0], &bad)) {
@@ -293,11 +374,14 @@ void Runner::post_recvs(uint32_t h, uint32_t q) {
   HostCtx& hc = host_[h];
   sw::QueuePair& qp = *hc.qps[q];
   const uint64_t room = qp.rq_size() - qp.rq_outstanding();
-  const uint64_t n = std::min(cfg_.iters - hc.next_recv[q], room);
+  // At most one receive per destination slot: a slot is reused only after its message was checked.
+  const uint64_t free_slots = hc.done_recv[q] + dslots_ - hc.next_recv[q];
+  const uint64_t n = std::min({cfg_.iters - hc.next_recv[q], room, free_slots});
   if (n == 0) return;
   const QpSide& me = hc.sides[q];
   for (uint64_t k = 0; k < n; ++k) {
     const uint64_t i = hc.next_recv[q] + k;
+    track(h, q, i, true);
     sw::RecvWr& w = rwr_scratch_[k];
     sw::Sge& s = sge_scratch_[k];
     w = sw::RecvWr{};
@@ -305,9 +389,10 @@ void Runner::post_recvs(uint32_t h, uint32_t q) {
     w.sg_list = &s;
     w.num_sge = 1;
     w.next = k + 1 < n ? &rwr_scratch_[k + 1] : nullptr;
-    s.addr = me.dst + (cfg_.latency ? 0 : plan_.offset(i));
+    s.addr = me.dst + dst_offset(cfg_, plan_, i);
     s.length = static_cast<uint32_t>(plan_.stride);
     s.lkey = me.dst_key;
+    if (fault_here(q, i) && cfg_.fault == RunConfig::Fault::Misplace) s.addr += 64;
   }
   const sw::RecvWr* bad = nullptr;
   if (int err = qp.post_recv(&rwr_scratch_[0], &bad)) {
@@ -345,8 +430,13 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
         // A completion also retires the unsignaled WRs before it.
         const uint64_t i = wc.wr_id & ((uint64_t(1) << 40) - 1);
         if ((wc.wr_id >> 40) == q && i < cfg_.iters && i >= hc.done_send[q]) {
+          const uint32_t dh = cfg_.op == Op::Read ? h : 1 - h;
           for (uint64_t k = hc.done_send[q]; k <= i; ++k) {
+            if (cfg_.op != Op::Send) track(dh, q, k, false);
             if (wc.status != sw::WcStatus::Success && k == i) break;
+            // WRITE: the bytes at the responder; READ: the local destination (SEND: at the
+            // receive completion).
+            if (cfg_.op != Op::Send) check_polled(dh, h, q, k);
             res_.bytes += plan_.sizes[q][k];
             ++res_.messages;
           }
@@ -355,6 +445,11 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
           ++hc.done_send[q];
         }
       } else {
+        const uint64_t i = wc.wr_id & kIterMask;
+        if (((wc.wr_id >> 40) & 0x7FFFFF) == q && i < cfg_.iters) {
+          if (wc.status == sw::WcStatus::Success) check_polled(h, 1 - h, q, i);
+          track(h, q, i, false);
+        }
         ++hc.done_recv[q];
       }
       if (h == 0 && kind == verif::QueueKind::Send && !is_dirty_[q]) {
@@ -436,7 +531,8 @@ void Runner::latency_loop() {
     return world_->memory(h).read_u8(hc.sides[0].dst + plan_.stride - 1) == want;
   };
   for (uint64_t i = 0; i < cfg_.iters; ++i) {
-    while (!post_sends(0, 0, 1)) {
+    // The previous message was checked before its source and destination slots are reused.
+    while (a.done_send[0] < i || !post_sends(0, 0, 1)) {
       if (!res_.failure.empty() || !check_limits()) return;
       world_->step();
       poll_host(0);
@@ -453,7 +549,7 @@ void Runner::latency_loop() {
           post_recvs(1, 0);
           post_recvs(0, 0);
         }
-        if (!answered && arrived(1, i)) answered = post_sends(1, 0, 1);
+        if (!answered && arrived(1, i) && b.done_send[0] >= i) answered = post_sends(1, 0, 1);
         if (answered && arrived(0, i)) break;
         if (!check_limits()) return;
         if (world_->now_ns() - t0 > cfg_.watchdog_ns()) {
@@ -472,7 +568,6 @@ void Runner::latency_loop() {
       samples.push_back(res_.t_last_ns - t0);
     }
   }
-  (void)b;
   while (res_.completions < plan_.expected_completions) {
     world_->step();
     poll_host(0);
@@ -553,11 +648,210 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
   }
 }
 
+// ------------------------------------------------------------------------ per-message data
+
+// The host writes the message's own bytes into its source slot (as software would refill a
+// buffer) before the WR is posted.
+void Runner::store_message(const verif::HostStore& st) {
+  const MessageRef m = MessageBytes::from_tag(st.tag);
+  SimBackend& be = *host_[st.host].be;
+  for (uint64_t off = 0; off < st.len; off += kChunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, st.len - off));
+    bytes_.fill(m, st.len, off, chunk_.data(), n);
+    be.mem_write(st.pa + off, chunk_.data(), n);
+  }
+}
+
+// Marks message i of QP q as in flight towards destination host dh (its slot may be written),
+// or no longer (the slot is closed to the NIC until its next message).
+void Runner::track(uint32_t dh, uint32_t q, uint64_t i, bool in_flight) {
+  const uint64_t slot = i % dslots_;
+  uint64_t& v = dm_[dh].slot_msg[uint64_t(q) * dslots_ + slot];
+  if (in_flight)
+    v = i + 1;
+  else if (v == i + 1)
+    v = 0;
+}
+
+// Compares the destination slot of message i of QP q (posted by `sender`) on host dh with the
+// message's bytes; an empty string when they match.
+std::string Runner::verify(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i) {
+  const uint64_t len = plan_.sizes[q][i];
+  const uint64_t addr = dst_addr(dh, q, i);
+  const MessageRef m{sender, q, i};
+  for (uint64_t off = 0; off < len; off += kChunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, len - off));
+    world_->memory(dh).read(addr + off, chunk_.data(), n);
+    const int64_t d = bytes_.first_difference(m, len, off, chunk_.data(), n);
+    if (d < 0) continue;
+    std::vector<uint8_t> got(len);
+    world_->memory(dh).read(addr, got.data(), len);
+    return explain(dh, sender, q, i, got);
+  }
+  return {};
+}
+
+// Describes how the destination of a message differs from its bytes: the first differing
+// byte, how many differ, and what the slot holds instead if it is recognisable.
+std::string Runner::explain(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i, const std::vector<uint8_t>& got) {
+  const uint64_t len = got.size();
+  const uint64_t addr = dst_addr(dh, q, i);
+  std::vector<uint8_t> want(len);
+  bytes_.fill(MessageRef{sender, q, i}, len, 0, want.data(), len);
+  uint64_t first = len, ndiff = 0;
+  for (uint64_t k = 0; k < len; ++k)
+    if (want[k] != got[k]) {
+      if (first == len) first = k;
+      ++ndiff;
+    }
+  const uint64_t slot = i % dslots_;
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "host %u QP %u (QPN %s) iteration %llu slot %llu offset %llu (address %s): expected %s, got %s; "
+                "%llu of %llu bytes differ",
+                dh, q, hex(host_[dh].sides[q].qpn).c_str(), static_cast<unsigned long long>(i),
+                static_cast<unsigned long long>(slot), static_cast<unsigned long long>(first),
+                hex(addr + first).c_str(), hex(want[first]).c_str(), hex(got[first]).c_str(),
+                static_cast<unsigned long long>(ndiff), static_cast<unsigned long long>(len));
+  std::string r = b;
+  // What the slot holds instead: an earlier message of this slot, or its initial contents.
+  auto holds = [&](const std::vector<uint8_t>& other) {
+    for (uint64_t k = first; k < len; ++k)
+      if (got[k] != want[k] && got[k] != other[k]) return false;
+    return true;
+  };
+  if (i >= dslots_) {
+    std::vector<uint8_t> prev(len);
+    bytes_.fill(MessageRef{sender, q, i - dslots_}, len, 0, prev.data(), len);
+    if (holds(prev)) return r + "; those bytes are still iteration " + std::to_string(i - dslots_) + "'s (message not placed)";
+  }
+  const uint32_t k = dm_[dh].dst_region[q];
+  const uint64_t span = dm_[dh].span;
+  std::vector<uint8_t> init(span);
+  fill_random(cfg_.seed, 0x100000 + k, init.data(), span);
+  const uint64_t base = dst_offset(cfg_, plan_, i);
+  std::vector<uint8_t> orig(init.begin() + ptrdiff_t(base), init.begin() + ptrdiff_t(base + len));
+  if (holds(orig)) r += "; those bytes are the slot's initial contents (message not placed)";
+  // Misplaced: the message's leading bytes elsewhere in this QP's destination region.
+  if (len >= 16 && dm_[dh].span <= (uint64_t(256) << 20)) {
+    const uint64_t region = dm_[dh].span;
+    std::vector<uint8_t> all(region);
+    const uint64_t rbase = host_[dh].sides[q].dst;
+    world_->memory(dh).read(rbase, all.data(), region);
+    const auto it = std::search(all.begin(), all.end(), want.begin(), want.begin() + 16);
+    if (it != all.end()) {
+      const int64_t at = int64_t(it - all.begin()), delta = at - int64_t(base);
+      if (delta != 0)
+        r += "; its first bytes are at region offset " + std::to_string(at) + " (" + (delta > 0 ? "+" : "") +
+             std::to_string(delta) + " bytes from the slot: misplaced)";
+    }
+  }
+  return r;
+}
+
+void Runner::check_polled(uint32_t dh, uint32_t sender, uint32_t q, uint64_t i) {
+  const uint64_t len = plan_.sizes[q][i];
+  if (fault_here(q, i)) {
+    const uint64_t addr = dst_addr(dh, q, i);
+    if (cfg_.fault == RunConfig::Fault::Corrupt && len)
+      world_->memory(dh).write_u8(addr + len / 2, world_->memory(dh).read_u8(addr + len / 2) ^ 0x5A);
+    if (cfg_.fault == RunConfig::Fault::Lost)
+      world_->memory(dh).write(addr, fault_saved_.data(), fault_saved_.size());
+  }
+  ++res_.checked_messages;
+  res_.checked_bytes += len;
+  const std::string why = verify(dh, sender, q, i);
+  if (!why.empty()) {
+    data_failed_ = true;
+    fail("data: " + why);
+  }
+}
+
+// [a, b) on host h: empty when the NIC may write it now, else why not.
+std::string Runner::dma_stray(uint32_t h, uint64_t a, uint64_t b) const {
+  const DmaMap& m = dm_[h];
+  for (const auto& [lo, hi] : m.cqs)
+    if (a >= lo && b <= hi) return {};
+  if (a < m.block || b > m.block + m.len) return "outside the data buffers and the CQ rings";
+  const uint64_t j = (a - m.block) / m.span, off = a - m.block - j * m.span;
+  if (b - m.block > (j + 1) * m.span) return "across two data regions";
+  const uint32_t q = m.region_q[j];
+  if (q == ~0u) return "in a source region";
+  if (plan_.stride == 0 || off >= uint64_t(dslots_) * plan_.stride)
+    return "in the guard after QP " + std::to_string(q) + "'s destination slots";
+  const uint64_t slot = off / plan_.stride;
+  const uint64_t v = m.slot_msg[uint64_t(q) * dslots_ + slot];
+  const std::string where = "QP " + std::to_string(q) + " destination slot " + std::to_string(slot);
+  if (v == 0) return "in " + where + ", which has no message in flight";
+  const uint64_t start = slot * plan_.stride, len = plan_.sizes[q][v - 1];
+  if (off < start || off + (b - a) > start + len)
+    return "in " + where + " past the " + std::to_string(len) + " bytes of iteration " + std::to_string(v - 1) +
+           " in flight there";
+  return {};
+}
+
+void Runner::on_dma_write(uint32_t h, uint64_t addr, const uint8_t* data, uint64_t strb, double t) {
+  if (!strb) return;
+  res_.dma_write_bytes += static_cast<uint64_t>(__builtin_popcountll(strb));
+  // Strobed runs (the NIC's strobes are contiguous; check each run otherwise).
+  for (uint64_t m = strb; m;) {
+    const unsigned lo = static_cast<unsigned>(__builtin_ctzll(m));
+    const uint64_t rest = ~m >> lo;
+    const unsigned n = rest ? static_cast<unsigned>(__builtin_ctzll(rest)) : 64 - lo;
+    m &= n + lo >= 64 ? 0 : ~uint64_t(0) << (lo + n);
+    const std::string why = dma_stray(h, addr + lo, addr + lo + n);
+    if (why.empty()) continue;
+    ++res_.dma_stray_writes;
+    data_failed_ = true;
+    char b[160];
+    std::snprintf(b, sizeof b, "DMA write to host %u at %s, %u bytes, at %.1f ns (cycle %llu): ", h,
+                  hex(addr + lo).c_str(), n, t, static_cast<unsigned long long>(world_->cycle()));
+    fail(b + why);
+    return;
+  }
+  // A CQE lands: the bytes of the message(s) it completes must already be in host memory.
+  for (const auto& [lo, hi] : dm_[h].cqs) {
+    if (addr + 64 <= lo || addr >= hi) continue;
+    for (unsigned half = 0; half < 64; half += 32)
+      if (((strb >> half) & 0xFFFFFFFFull) == 0xFFFFFFFFull && addr + half >= lo && addr + half + 32 <= hi)
+        on_cqe(h, data + half, t);
+    break;
+  }
+}
+
+void Runner::on_cqe(uint32_t h, const uint8_t* p, double t) {
+  abi::Cqe c;
+  std::memcpy(&c, p, sizeof c);
+  if (c.status != 0 || c.qpn >= host_[h].qpn_to_q.size()) return;
+  const uint32_t q = host_[h].qpn_to_q[c.qpn];
+  const uint64_t i = c.wr_id & kIterMask;
+  if (q == ~0u || ((c.wr_id >> 40) & 0x7FFFFF) != q || i >= cfg_.iters) return;  // the scoreboard reports it
+  auto check = [&](uint32_t dh, uint32_t sender, uint64_t k) {
+    ++res_.cqe_checked_messages;
+    const std::string why = verify(dh, sender, q, k);
+    if (why.empty()) return;
+    data_failed_ = true;
+    char b[160];
+    std::snprintf(b, sizeof b, "completion before data: host %u CQE (wr_id %s) landed at %.1f ns, its message is not in place: ",
+                  h, hex(c.wr_id).c_str(), t);
+    fail(b + why);
+  };
+  if (c.opcode >= 128) {
+    if (cfg_.op == Op::Send) check(h, 1 - h, i);
+    return;
+  }
+  uint64_t& next = cqe_next_[h][q];
+  if (cfg_.op != Op::Send)
+    for (uint64_t k = next; k <= i; ++k) check(cfg_.op == Op::Read ? h : 1 - h, h, k);
+  next = std::max(next, i + 1);
+}
+
 RunResult Runner::run() {
   const auto wall0 = std::chrono::steady_clock::now();
   nq_ = static_cast<uint32_t>(plan_.sizes.size());
   res_.expected_completions = plan_.expected_completions;
   wr_scratch_.resize(plan_.sq_entries);
+  chunk_.resize(kChunk);
   sge_scratch_.resize(plan_.sq_entries);
   rwr_scratch_.resize(plan_.sq_entries);
   build_world();
@@ -593,7 +887,7 @@ RunResult Runner::run() {
   if (!mem_ok) fail("memory: " + sb_->first_mismatch());
   res_.first_mismatch = sb_->first_mismatch();
   res_.scoreboard_summary = sb_->summary();
-  res_.data_ok = res_.finished && sb_->ok() && res_.completions == plan_.expected_completions;
+  res_.data_ok = res_.finished && sb_->ok() && res_.completions == plan_.expected_completions && !data_failed_;
   collect(res_, main_wall, main_cycles);
   if (res_.failure.empty() && !res_.data_ok) fail("data check: " + res_.first_mismatch);
   // A stalled run usually has a reason in the NIC's error counters: name the nonzero ones.

@@ -38,7 +38,12 @@ struct RunResult {
   std::string failure;         // first reason the run failed, empty if none
   uint64_t completions = 0, expected_completions = 0;
   uint64_t errors = 0;         // completions with a status other than SUCCESS
-  bool data_ok = false;        // scoreboard clean, memory as predicted, all completions arrived
+  bool data_ok = false;        // scoreboard clean, memory as predicted, all completions arrived,
+                               // every message's own bytes in its slot, no stray DMA write
+  uint64_t checked_messages = 0, checked_bytes = 0;  // messages compared with their bytes when polled
+  uint64_t cqe_checked_messages = 0;  // messages whose bytes were in place when their CQE landed
+  uint64_t dma_write_bytes = 0;       // NIC DMA write bytes checked against the allowed ranges
+  uint64_t dma_stray_writes = 0;      // DMA write beats outside them
   std::string first_mismatch;
   std::string scoreboard_summary;
   uint64_t bytes = 0, messages = 0;  // successful requester messages

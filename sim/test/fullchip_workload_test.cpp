@@ -2,6 +2,7 @@
 // (mixed sizes, slots, in-flight limit, reference-model workload, 100GE goodput limit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -251,12 +252,25 @@ TEST(Workload, VerifWorkloadMatchesThePlan) {
   EXPECT_EQ(q1.send[3].laddr, a[1].dst + p.offset(3));
   EXPECT_EQ(q1.send[3].raddr, b[1].src + p.offset(3));
   EXPECT_EQ(q1.send[3].wr_id, send_wr_id(1, 3));
+  // The READ's bytes are stored into the responder's source slot before it is posted.
+  EXPECT_EQ(q1.send[3].store.host, 1u);
+  EXPECT_EQ(q1.send[3].store.pa, b[1].src + p.offset(3));
+  EXPECT_EQ(q1.send[3].store.len, 100u);
+  EXPECT_EQ(MessageBytes::from_tag(q1.send[3].store.tag).iter, 3u);
   EXPECT_EQ(q1.peer_qpn, b[1].qpn);
   // The model runs on it and predicts every read completion.
   const srnic::verif::Prediction pred = srnic::verif::predict(w);
   const auto* eq = pred.queue(0, a[1].qpn, srnic::verif::QueueKind::Send);
   ASSERT_NE(eq, nullptr);
   EXPECT_EQ(eq->completions.size(), 5u);
+  // Message 4 of QP 1 (slot 4 % slots) ends up with its own bytes.
+  const srnic::verif::BufferImage* dst = nullptr;
+  for (const auto& img : pred.buffers)
+    if (img.host == 0 && img.pa == a[1].dst) dst = &img;
+  ASSERT_NE(dst, nullptr);
+  std::vector<uint8_t> want(100);
+  MessageBytes(cfg, p).fill({0, 1, 4}, 100, 0, want.data(), want.size());
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), dst->bytes.begin() + ptrdiff_t(p.offset(4))));
 }
 
 TEST(Limit, GoodputLimitFor100GE) {
@@ -269,6 +283,56 @@ TEST(Limit, GoodputLimitFor100GE) {
   EXPECT_EQ(goodput_limit_gbps(Op::Write, 0, 4096), 0.0);
   // 1-byte payload pads to 4 and the frame to the 60-byte minimum.
   EXPECT_NEAR(goodput_limit_gbps(Op::Send, 1, 4096), 100.0 * 1 / (62 + 24), 1e-9);
+}
+
+TEST(Cli, DataCheckTestOptions) {
+  RunConfig cfg;
+  ASSERT_TRUE(parse({"--iters", "10", "--inject-fault", "lost"}, cfg).run);
+  EXPECT_EQ(cfg.fault, RunConfig::Fault::Lost);
+  EXPECT_EQ(cfg.inject_at, 5u);  // iters / 2
+  EXPECT_NE(reproduce_command(cfg).find("--inject-fault lost --inject-at 5"), std::string::npos);
+  RunConfig c2;
+  ASSERT_TRUE(parse({"--pcie-reorder-writes", "--inject-fault", "misplace", "--inject-at", "0"}, c2).run);
+  EXPECT_EQ(c2.pcie_reorder, RunConfig::WriteReorder::Ids);
+  EXPECT_EQ(c2.inject_at, 0u);
+  EXPECT_NE(reproduce_command(c2).find("--pcie-reorder-writes"), std::string::npos);
+  expect_usage_error({"--inject-fault", "bogus"}, "unknown fault 'bogus'");
+  expect_usage_error({"--inject-at", "3"}, "--inject-at needs --inject-fault");
+  expect_usage_error({"--iters", "4", "--inject-fault", "corrupt", "--inject-at", "4"}, "below --iters");
+  expect_usage_error({"--pcie-reorder-writes", "--pcie-reorder-all-writes"}, "not both");
+}
+
+TEST(Workload, MessageBytesAreOwnedByOneMessage) {
+  RunConfig cfg;
+  const Plan p = make_plan(cfg);
+  const MessageBytes mb(cfg, p);
+  std::vector<uint8_t> a(100), b(100), c(100), piece(37);
+  mb.fill({0, 3, 7}, 100, 0, a.data(), a.size());
+  mb.fill({0, 3, 7}, 100, 0, b.data(), b.size());
+  EXPECT_EQ(a, b);
+  mb.fill({0, 3, 8}, 100, 0, c.data(), c.size());  // next iteration
+  EXPECT_NE(a, c);
+  mb.fill({1, 3, 7}, 100, 0, c.data(), c.size());  // other host
+  EXPECT_NE(a, c);
+  mb.fill({0, 4, 7}, 100, 0, c.data(), c.size());  // other QP
+  EXPECT_NE(a, c);
+  // Any offset and length give the same bytes.
+  mb.fill({0, 3, 7}, 100, 13, piece.data(), piece.size());
+  EXPECT_TRUE(std::equal(piece.begin(), piece.end(), a.begin() + 13));
+  EXPECT_EQ(mb.first_difference({0, 3, 7}, 100, 13, piece.data(), piece.size()), -1);
+  piece[20] ^= 1;
+  EXPECT_EQ(mb.first_difference({0, 3, 7}, 100, 13, piece.data(), piece.size()), 20);
+  const MessageRef m = MessageBytes::from_tag(MessageBytes::tag({1, 16383, (uint64_t(1) << 40) - 1}));
+  EXPECT_EQ(m.host, 1u);
+  EXPECT_EQ(m.qp, 16383u);
+  EXPECT_EQ(m.iter, (uint64_t(1) << 40) - 1);
+  // Latency WRITE: the last byte is the ping-pong marker.
+  cfg.latency = true;
+  cfg.size = 64;
+  const Plan lp = make_plan(cfg);
+  const MessageBytes lm(cfg, lp);
+  lm.fill({0, 0, 3}, 64, 0, a.data(), 64);
+  EXPECT_EQ(a[63], 2);  // 3 % 2 slots + 1
 }
 
 TEST(Random, FillIsSeededAndCoversTail) {

@@ -76,6 +76,47 @@ TEST(RefModel, ReadFetchesRemoteBytesAfterEarlierWritesOfTheSameQp) {
   for (size_t i = 0; i < 64; ++i) EXPECT_TRUE(p.buffer(0, 1)->determined[i]);
 }
 
+// Host stores before WRs: each WRITE copies what the host stored into its source just before
+// posting it; a READ sees the store into the remote source made before it; a store made before a
+// WR after the error point still lands.
+TEST(RefModel, HostStoresRefreshSourcesBeforeEachWr) {
+  Workload w = two_hosts();
+  w.fill = [](const HostStore& s, uint64_t off, uint8_t* dst, size_t n) {
+    for (size_t k = 0; k < n; ++k) dst[k] = uint8_t(s.tag + off + k);
+  };
+  auto stored = [](SendWr x, uint32_t host, uint64_t pa, uint64_t len, uint64_t tag) {
+    x.store = HostStore{host, pa, len, tag};
+    return x;
+  };
+  qp0(w).send = {stored(wr(1, WrOpcode::Write, kSrc + 0, 8, kSrcKey, kDst + 0, kDstKey), 0, 0x10000, 8, 0x10),
+                 stored(wr(2, WrOpcode::Write, kSrc + 0, 8, kSrcKey, kDst + 8, kDstKey), 0, 0x10000, 8, 0x40),
+                 stored(wr(3, WrOpcode::Read, kLoc + 0, 4, kLocKey, kDst + 32, kDstKey), 1, 0x30020, 4, 0x70),
+                 wr(4, WrOpcode::Write, kSrc, 4, 0x999, kDst, kDstKey),
+                 stored(wr(5, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey), 0, 0x10010, 2, 0xE0)};
+  const Prediction p = predict(w);
+  const auto& dst = bytes(p, 1, 0);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(dst[i], 0x10 + i) << i;
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(dst[8 + i], 0x40 + i) << i;
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(dst[32 + i], 0x70 + i) << i;
+  EXPECT_EQ(dst[36], 0x80 + 36);
+  const auto& loc = bytes(p, 0, 1);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(loc[i], 0x70 + i) << i;
+  const auto& src = bytes(p, 0, 0);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(src[i], 0x40 + i) << i;
+  EXPECT_EQ(src[0x10], 0xE0);
+  EXPECT_EQ(src[0x11], 0xE1);
+  EXPECT_EQ(src[0x12], 0x12);
+  EXPECT_EQ(p.describe_op(p.buffer(0, 0)->writer[0]), "host store before host 0 qp 0x11 wr_id 0x2 RDMA_WRITE (WR #1)");
+  EXPECT_EQ(p.describe_op(p.buffer(1, 0)->writer[0]), "host 0 qp 0x11 wr_id 0x1 RDMA_WRITE (WR #0)");
+  ASSERT_EQ(sq(p, 0, 0x11).size(), 5u);
+  EXPECT_EQ(sq(p, 0, 0x11)[3].status, WcStatus::LocProtErr);
+  EXPECT_EQ(sq(p, 0, 0x11)[4].status, WcStatus::WrFlushErr);
+
+  Workload no_fill = w;
+  no_fill.fill = nullptr;
+  EXPECT_THROW(predict(no_fill), std::invalid_argument);
+}
+
 TEST(RefModel, SendsConsumeReceiveWrsInOrder) {
   Workload w = two_hosts();
   w.hosts[1].mrs[1].access = kAccessLocalWrite;

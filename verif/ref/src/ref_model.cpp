@@ -76,9 +76,9 @@ const BufferImage* Prediction::buffer(uint32_t host, size_t index) const {
 std::string Prediction::describe_op(int32_t op) const {
   if (op < 0 || size_t(op) >= ops.size()) return "initial contents (never written)";
   const OpRef& o = ops[size_t(op)];
-  char b[160];
-  std::snprintf(b, sizeof b, "host %u qp 0x%x wr_id 0x%llx %s (WR #%zu)", o.host, o.qpn,
-                static_cast<unsigned long long>(o.wr_id), to_string(o.opcode), o.wr_index);
+  char b[200];
+  std::snprintf(b, sizeof b, "%shost %u qp 0x%x wr_id 0x%llx %s (WR #%zu)", o.host_store ? "host store before " : "",
+                o.host, o.qpn, static_cast<unsigned long long>(o.wr_id), to_string(o.opcode), o.wr_index);
   return b;
 }
 
@@ -496,13 +496,38 @@ void Model::move_data(Prediction& p) {
 
   std::vector<uint8_t> data;
   std::vector<uint8_t> det;
+  // A host store before WR i: its bytes replace the buffer contents (every WR of the stream
+  // posted after it sees them; stores to bytes some stream's WR may write stay undetermined).
+  auto host_store = [&](const StreamPlan& s, size_t i) {
+    const SendWr& wr = s.qp->send[i];
+    const HostStore& st = wr.store;
+    if (st.len == 0) return;
+    if (!w_.fill) throw std::invalid_argument("a WR has a host store but Workload::fill is not set");
+    const int32_t op_id = int32_t(p.ops.size());
+    p.ops.push_back(OpRef{s.host, s.qpn, i, wr.wr_id, wr.opcode, true});
+    uint64_t done = 0;
+    for_range(p, Range{st.host, st.pa, st.len}, [&](BufferImage& img, size_t off, size_t n) {
+      OwnCursor own(segs[index_of(img)], off);
+      w_.fill(st, done, img.bytes.data() + off, n);
+      for (size_t k = off; k < off + n; ++k) {
+        const OwnSeg* g = own.at(k);
+        img.determined[k] = !(g && (g->undet || g->owner == kManyOwners));
+      }
+      img.writer.set(off, off + n, op_id);
+      done += n;
+    });
+  };
   for (size_t si = 0; si < streams_.size(); ++si) {
     const StreamPlan& s = streams_[si];
-    if (s.relaxed) continue;
+    if (s.relaxed) {
+      for (size_t i = 0; i < s.qp->send.size(); ++i) host_store(s, i);
+      continue;
+    }
     std::vector<Range> pending_reads;  // READ targets of this stream not yet fenced
     for (size_t i = 0; i < s.ops.size(); ++i) {
       const OpPlan& op = s.ops[i];
       const SendWr& wr = s.qp->send[i];
+      host_store(s, i);
       if (wr.fence) pending_reads.clear();
       if (!op.executed || op.dst.len == 0) continue;
       const int32_t op_id = int32_t(p.ops.size());
@@ -535,6 +560,8 @@ void Model::move_data(Prediction& p) {
       });
       if (wr.opcode == WrOpcode::Read) pending_reads.push_back(op.dst);
     }
+    // WRs after the error or stall point are still posted, with their stores.
+    for (size_t i = s.ops.size(); i < s.qp->send.size(); ++i) host_store(s, i);
   }
   // Bytes that only relaxed streams or failing WRs may have touched.
   for (size_t b = 0; b < p.buffers.size(); ++b)

@@ -45,6 +45,14 @@ struct PcieConfig {
   double mmio_read_latency_ns = 900;   // host load round trip (half each way) + NIC response
   uint64_t seed = 1;                   // jitter stream
   double latency_bucket_ns = 10;       // read-latency histogram resolution
+  // Posted-write reordering, as a root complex may do: each MWr reaches memory after an extra
+  // delay uniform in [0, write_reorder_ns]. AcrossIds keeps the writes of one AXI ID in order
+  // (AXI and PCIe ordering for one stream); All lets any write pass any other (PCIe relaxed
+  // ordering on every write: a stress mode, not a legal platform for a NIC that needs order).
+  // A read and an MSI-X write still wait for every earlier write.
+  enum class WriteOrder { InOrder, AcrossIds, All };
+  WriteOrder write_order = WriteOrder::InOrder;
+  double write_reorder_ns = 500;
 
   // Raw link rate per direction in GB/s (= bytes/ns): 15.754 for Gen3 x16.
   double raw_gbytes_per_s() const { return gtps_per_lane * lanes * encoding / 8.0; }
@@ -111,6 +119,9 @@ struct PcieToNic {
 class PcieHost {
  public:
   using IrqHandler = std::function<void(uint16_t vector, double t_ns)>;
+  // Sees every DMA write beat as it is applied to host memory (after the bytes are in place):
+  // beat address (64-byte aligned), the 64 data bytes, the strobe, the time (ns).
+  using WriteObserver = std::function<void(uint64_t addr, const uint8_t* data, uint64_t strb, double t_ns)>;
 
   explicit PcieHost(HostMemory& mem, const PcieConfig& cfg = {}, Clock clock = {});
 
@@ -128,6 +139,7 @@ class PcieHost {
   // MSI-X: the handler runs when the interrupt write reaches the host, i.e. after every DMA
   // write the NIC issued before it.
   void set_irq_handler(IrqHandler h) { irq_handler_ = std::move(h); }
+  void set_write_observer(WriteObserver w) { write_observer_ = std::move(w); }
   uint64_t irq_count(uint16_t vector) const;
   const std::map<uint16_t, uint64_t>& irq_counts() const { return irq_counts_; }
 
@@ -174,9 +186,15 @@ class PcieHost {
   struct Posted {
     double dep, arrive;
     uint64_t useq;
+    uint64_t first_beat;  // sequence number of its first beat in wbeats_
     unsigned nbeats, payload;
     bool msi;
     uint16_t vector;
+    bool applied;
+  };
+  struct Due {  // reordering: a posted entry and its arrival time
+    double arrive;
+    uint64_t seq;  // posted sequence number
   };
   struct MmioOp {
     bool read;
@@ -196,8 +214,12 @@ class PcieHost {
   void accept_ar(const PcieFromNic& in, uint64_t cycle, double t);
   void accept_aw(const PcieFromNic& in, uint64_t cycle);
   void assign_w_beats(uint64_t cycle, double t);
-  void close_wr_tlp(double t);
-  void apply_posted_front();
+  void close_wr_tlp(double t, uint8_t id);
+  double posted_arrival(double dep, int id);  // id < 0: MSI-X
+  void push_posted(const Posted& p);
+  void apply_posted(size_t idx);
+  void retire_applied();
+  void apply_due();
   void serve_completions();
   void select_r_burst();
   void check_addr(uint64_t cycle, const char* ch, uint64_t addr, unsigned len, unsigned size,
@@ -236,7 +258,13 @@ class PcieHost {
   size_t w_unassigned_ = 0;  // beats at the tail of wbeats_ still waiting for their AW
   unsigned tlp_beats_ = 0;   // assigned beats of the TLP being formed
   uint64_t tlp_lo_ = ~0ULL, tlp_hi_ = 0;
+  uint64_t beat_head_seq_ = 0;   // sequence number of wbeats_.front()
+  uint64_t posted_beat_seq_ = 0; // sequence number of the first beat of the next posted TLP
   Ring<Posted> posted_;
+  uint64_t posted_head_seq_ = 0; // sequence number of posted_.front()
+  std::vector<Due> due_;         // reordering: min-heap of unapplied entries by arrival
+  double id_arrive_[256] = {};   // reordering: last arrival per AXI ID
+  double max_arrive_ = 0;
   size_t posted_departed_ = 0;  // entries at the head of posted_ already on the wire
   uint64_t posted_waiting_ = 0; // payload bytes not yet departed
   double last_posted_arrive_ = 0;
@@ -251,6 +279,7 @@ class PcieHost {
   std::unordered_map<uint64_t, MmioResult> mmio_results_;
 
   IrqHandler irq_handler_;
+  WriteObserver write_observer_;
   std::map<uint16_t, uint64_t> irq_counts_;
 };
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,6 +70,16 @@ struct MemoryRegion {
   bool valid = true;
 };
 
+// Bytes the host software writes just before posting a WR (for example fresh contents for the
+// WR's source buffer): `len` bytes at physical address `pa` of host `host`, produced by
+// Workload::fill. len 0: no store.
+struct HostStore {
+  uint32_t host = 0;
+  uint64_t pa = 0;
+  uint64_t len = 0;
+  uint64_t tag = 0;  // passed to Workload::fill
+};
+
 struct SendWr {
   uint64_t wr_id = 0;
   WrOpcode opcode = WrOpcode::Write;
@@ -80,6 +91,8 @@ struct SendWr {
   uint32_t imm = 0;     // the ImmDt wire bytes as a big-endian number, passed through unchanged
   bool signaled = true;
   bool fence = false;   // wait for every earlier WR of this QP to complete
+  HostStore store;      // host store made before this WR is posted (after the earlier WRs of
+                        // the QP completed, so it never races with them)
 };
 
 struct RecvWr {
@@ -110,6 +123,8 @@ struct HostSpec {
 
 struct Workload {
   std::vector<HostSpec> hosts;
+  // Bytes [offset, offset + n) of a HostStore; required when any WR has a store.
+  std::function<void(const HostStore& store, uint64_t offset, uint8_t* dst, size_t n)> fill;
 };
 
 enum class QueueKind : uint8_t { Send, Recv };
@@ -152,6 +167,7 @@ struct OpRef {
   size_t wr_index = 0;
   uint64_t wr_id = 0;
   WrOpcode opcode = WrOpcode::Write;
+  bool host_store = false;  // the host's store made before posting that WR, not the WR itself
 };
 
 // The last writer of each byte of a buffer, kept as runs: a table with an entry per byte
