@@ -8,7 +8,7 @@ LOCKED   := cmake/locked.sh
 SIM      := $(BUILD)/sim/srnic-sim
 RUN_ARGS ?= --op write --size 65536 --qps 1 --iters 200 --mtu 4096
 
-.PHONY: all build configure test run bench lint regress mutate interop synth-estimate clean help
+.PHONY: all build configure test run bench lint regress mutate interop synth-estimate formal clean help
 
 all: build
 
@@ -48,6 +48,10 @@ regress:
 mutate:
 	@tools/mutate --jobs $(JOBS) $(MUTATE_ARGS)
 
+# make formal [FORMAL_ARGS="-p sync_fifo ..."]: formal proofs with yosys-smtbmc (formal/README.md)
+formal:
+	@tools/formal $(FORMAL_ARGS)
+
 synth-estimate:
 	@if [ -x tools/$@ ]; then tools/$@; else echo "make $@: not implemented yet (tools/$@ does not exist)"; exit 1; fi
 
@@ -67,5 +71,6 @@ help:
 	@echo "make regress      tools/regress -r REGRESSION (default smoke; REGRESSION=nightly for the nightly one)"
 	@echo "make mutate       tools/mutate: RTL mutants against the smoke regression"
 	@echo "make interop      tools/setup --interop, then tools/interop/run (srnic against Linux rxe)"
+	@echo "make formal       tools/formal: formal proofs with Yosys + yosys-smtbmc (FORMAL_ARGS=\"-p NAME\")"
 	@echo "make synth-estimate   tools/synth-estimate"
 	@echo "make clean        remove $(BUILD)/"

@@ -1,0 +1,131 @@
+// Formal harness for the lookup of rtl/srnic_rd_ctx.sv at ENTRIES=4, QPN_BITS=3
+// (k-induction).
+//
+// The table is read through probes (p_*) at the cycle the lookup searches it (the cycle
+// after lk_valid); the answer comes one cycle later (lk_rsp). For every answer:
+//   - lk_rsp comes exactly 2 cycles after lk_valid (no reset in between);
+//   - lk_hit  ==  some entry was valid, had the looked-up QPN and a PSN range containing the
+//     PSN, where "contains" is the circular (24-bit wrap) interval: (psn - first) mod 2^24
+//     <= (last - first) mod 2^24;
+//   - on a hit, entry lk_idx was such an entry, and lk_pa, lk_first, lk_last, lk_mtu and
+//     lk_last_len are that entry's fields.
+// Environment assumption: an inserted READ spans fewer than 2^23 PSNs ((last - first) mod
+// 2^24 < 2^23), as any PSN window must; the table keeps that for its valid entries (proved).
+`default_nettype none
+module f_rd_ctx (
+  input wire logic        clk,
+  input wire logic        rst,
+  input wire logic        ins_valid,
+  input wire logic [2:0]  ins_qpn,
+  input wire logic [23:0] ins_first,
+  input wire logic [23:0] ins_last,
+  input wire logic [63:0] ins_pa,
+  input wire logic [2:0]  ins_mtu,
+  input wire logic [12:0] ins_last_len,
+  input wire logic        lk_valid,
+  input wire logic [2:0]  lk_qpn,
+  input wire logic [23:0] lk_psn,
+  input wire logic        free_valid,
+  input wire logic [1:0]  free_idx,
+  input wire logic        flush_valid,
+  input wire logic [2:0]  flush_qpn,
+  input wire logic        qerr_flush_valid,
+  input wire logic [2:0]  qerr_flush_qpn
+);
+  localparam int E = 4;
+  localparam int QB = 3;
+
+  logic        ins_ready, lk_rsp, lk_hit;
+  logic [1:0]  lk_idx;
+  logic [63:0] lk_pa;
+  logic [23:0] lk_first, lk_last;
+  logic [2:0]  lk_mtu;
+  logic [12:0] lk_last_len;
+  srnic_rd_ctx #(.ENTRIES(E), .QPN_BITS(QB)) dut (
+    .clk, .rst,
+    .ins_valid, .ins_ready, .ins_qpn, .ins_first, .ins_last, .ins_pa, .ins_mtu, .ins_last_len,
+    .lk_valid, .lk_qpn, .lk_psn, .lk_rsp, .lk_hit, .lk_idx, .lk_pa, .lk_first, .lk_last,
+    .lk_mtu, .lk_last_len,
+    .free_valid, .free_idx, .flush_valid, .flush_qpn, .qerr_flush_valid, .qerr_flush_qpn);
+
+  // probes: the table
+  logic [E-1:0]    p_valid;
+  logic [E*QB-1:0] p_qpn;
+  logic [E*24-1:0] p_first, p_last;
+  logic [E*64-1:0] p_pa;
+  logic [E*3-1:0]  p_mtu;
+  logic [E*13-1:0] p_llen;
+  //@ connect p_valid dut.valid
+  //@ connect-array p_qpn dut.qpn_m 4 3
+  //@ connect-array p_first dut.first_m 4 24
+  //@ connect-array p_last dut.last_m 4 24
+  //@ connect-array p_pa dut.pa_m 4 64
+  //@ connect-array p_mtu dut.mtu_m 4 3
+  //@ connect-array p_llen dut.llen_m 4 13
+
+`ifdef FORMAL
+  logic f_init = 1'b1;
+  always_ff @(posedge clk) f_init <= 1'b0;
+  always_comb if (f_init) assume(rst);
+
+  function automatic logic in_range(input logic [23:0] psn, input logic [23:0] first,
+                                    input logic [23:0] last);
+    logic [23:0] d, span;
+    d = psn - first;
+    span = last - first;
+    in_range = d <= span;
+  endfunction
+
+  always_comb if (ins_valid) assume(24'(ins_last - ins_first) < 24'h800000);
+
+  // the search happens in the cycle after lk_valid
+  logic        s_lk;
+  logic [QB-1:0] s_qpn;
+  logic [23:0] s_psn;
+  logic [E-1:0] match;
+  always_comb
+    for (int i = 0; i < E; i++)
+      match[i] = p_valid[i] && p_qpn[i * QB +: QB] == s_qpn &&
+                 in_range(s_psn, p_first[i * 24 +: 24], p_last[i * 24 +: 24]);
+
+  logic        r_rsp;
+  logic [E-1:0] r_match;
+  logic [E*64-1:0] r_pa;
+  logic [E*24-1:0] r_first, r_last;
+  logic [E*3-1:0]  r_mtu;
+  logic [E*13-1:0] r_llen;
+  always_ff @(posedge clk) begin
+    s_lk  <= !rst && lk_valid;
+    s_qpn <= lk_qpn;
+    s_psn <= lk_psn;
+    r_rsp <= !rst && s_lk;
+    if (s_lk) begin
+      r_match <= match;
+      r_pa <= p_pa; r_first <= p_first; r_last <= p_last; r_mtu <= p_mtu; r_llen <= p_llen;
+    end
+  end
+
+  always_comb begin
+    if (!f_init) begin
+      for (int i = 0; i < E; i++)
+        if (p_valid[i]) assert(24'(p_last[i * 24 +: 24] - p_first[i * 24 +: 24]) < 24'h800000);
+      assert(lk_rsp == r_rsp);
+      if (lk_rsp) begin
+        assert(lk_hit == (r_match != '0));   // hit iff some valid entry matches
+        for (int i = 0; i < E; i++)
+          if (lk_hit && lk_idx == 2'(i)) begin
+            assert(r_match[i]);              // valid, same QPN, PSN inside [first, last]
+            assert(lk_pa == r_pa[i * 64 +: 64]);
+            assert(lk_first == r_first[i * 24 +: 24]);
+            assert(lk_last == r_last[i * 24 +: 24]);
+            assert(lk_mtu == r_mtu[i * 3 +: 3]);
+            assert(lk_last_len == r_llen[i * 13 +: 13]);
+          end
+      end
+      cover(lk_rsp && lk_hit && lk_first > lk_last);       // a hit on a range that wraps
+      cover(lk_rsp && !lk_hit && r_match == '0 && p_valid != '0);
+    end
+  end
+`endif
+endmodule
+`default_nettype wire
