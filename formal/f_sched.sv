@@ -89,18 +89,24 @@ module f_sched (
   // queue contents seen through the probes
   wire [4:0] rq_n = p_rq_wr - p_rq_rd;
   wire [1:0] db_n = p_db_wr - p_db_rd;
-  logic [N-1:0] in_rq, twice, in_db, active, pending;
+  logic [N-1:0] slot_v, in_rq, twice, in_db, active, pending;
+  logic [DB-1:0] dslot_v;
+  logic seen;
   always_comb begin
-    in_rq = '0; twice = '0; in_db = '0;
-    for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) slot_v[j] = {1'b0, 4'(4'(j) - p_rq_rd[3:0])} < rq_n;
+    for (int j = 0; j < DB; j++) dslot_v[j] = {1'b0, 1'(1'(j) - p_db_rd[0])} < db_n;
+    for (int q = 0; q < N; q++) begin
+      seen = 1'b0; twice[q] = 1'b0;
       for (int j = 0; j < N; j++)
-        if (rq_n > 5'(i) && 4'(p_rq_rd[3:0] + 4'(i)) == 4'(j)) begin
-          twice[p_rq_mem[j * QW +: QW]] = twice[p_rq_mem[j * QW +: QW]] | in_rq[p_rq_mem[j * QW +: QW]];
-          in_rq[p_rq_mem[j * QW +: QW]] = 1'b1;
+        if (slot_v[j] && p_rq_mem[j * QW +: QW] == 4'(q)) begin
+          twice[q] = twice[q] | seen;
+          seen = 1'b1;
         end
-    for (int i = 0; i < DB; i++)
+      in_rq[q] = seen;
+      in_db[q] = 1'b0;
       for (int j = 0; j < DB; j++)
-        if (db_n > 2'(i) && 1'(p_db_rd[0] + 1'(i)) == 1'(j)) in_db[p_db_mem[j * QW +: QW]] = 1'b1;
+        if (dslot_v[j] && p_db_mem[j * QW +: QW] == 4'(q)) in_db[q] = 1'b1;
+    end
     for (int q = 0; q < N; q++) begin
       active[q]  = p_bits[(q / 8) * 16 + (q % 8) * 2];
       pending[q] = p_bits[(q / 8) * 16 + (q % 8) * 2 + 1];
