@@ -22,6 +22,23 @@ constexpr uint64_t kMac[2] = {0x020000000001ull, 0x020000000002ull};
 constexpr uint32_t kIp[2] = {0x0A000001u, 0x0A000002u};
 constexpr uint32_t kBuf = 1 << 16;
 
+roce::MacAddr mac_of(uint64_t v) {
+  roce::MacAddr m{};
+  for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (8 * (5 - i)));
+  return m;
+}
+
+// A packet from host `from` to the other host: Ethernet, IPv4 and UDP headers filled in.
+roce::Packet packet_from(int from) {
+  roce::Packet p;
+  p.eth.dst = mac_of(kMac[1 - from]);
+  p.eth.src = mac_of(kMac[from]);
+  p.ip4.src = kIp[from];
+  p.ip4.dst = kIp[1 - from];
+  p.udp.sport = 0xC001;
+  return p;
+}
+
 struct HostSide {
   std::unique_ptr<SimBackend> be;
   std::unique_ptr<sw::Device> dev;
@@ -242,17 +259,7 @@ TEST_F(BadInput, MalformedWqeCompletesInError) {
 TEST_F(BadInput, CorruptAndForeignFramesAreDroppedAndCounted) {
   // Frames from "host 0" built with the packet library: a good WRITE_ONLY whose ICRC is then
   // broken, one to the wrong UDP port, one truncated, one to another MAC.
-  auto mac = [](uint64_t v) {
-    roce::MacAddr m{};
-    for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (8 * (5 - i)));
-    return m;
-  };
-  roce::Packet p;
-  p.eth.dst = mac(kMac[1]);
-  p.eth.src = mac(kMac[0]);
-  p.ip4.src = kIp[0];
-  p.ip4.dst = kIp[1];
-  p.udp.sport = 0xC001;
+  roce::Packet p = packet_from(0);
   p.bth.opcode = 0x0A;
   p.bth.dest_qp = host[1].qps[0]->qp_num();
   p.bth.psn = 100;
@@ -334,12 +341,6 @@ TEST_F(BadInput, LostLastReadResponseFailsTheRead) { lost_read_response(*this, 8
 
 constexpr uint64_t kRdOff = 0xA000;   // READ destination offset in host 0's buffer
 
-roce::MacAddr mac_of(uint64_t v) {
-  roce::MacAddr m{};
-  for (int i = 0; i < 6; ++i) m[size_t(i)] = uint8_t(v >> (8 * (5 - i)));
-  return m;
-}
-
 bool g_forging = false;   // frames sent by the test itself pass every drop filter
 
 bool is_read_response(const Frame& f) {
@@ -350,12 +351,7 @@ bool is_read_response(const Frame& f) {
 
 // A READ response from host 1 to host 0's QP q, built with the packet library.
 void forge_read_response(BadInput& t, int q, uint8_t opcode, uint32_t psn, uint32_t len, uint8_t fill) {
-  roce::Packet p;
-  p.eth.dst = mac_of(kMac[0]);
-  p.eth.src = mac_of(kMac[1]);
-  p.ip4.src = kIp[1];
-  p.ip4.dst = kIp[0];
-  p.udp.sport = 0xC001;
+  roce::Packet p = packet_from(1);
   p.bth.opcode = opcode;
   p.bth.dest_qp = t.host[0].qps[size_t(q)]->qp_num();
   p.bth.psn = psn;
