@@ -13,7 +13,10 @@
 //   LERR(psn, st, pi) the send path stopped at a WQE it cannot execute (malformed, local
 //                    protection); it is completed with st as soon as every WQE before it
 //                    is (now, or on a later ACK walk), and every WQE after it, up to the
-//                    producer index pi, with WR_FLUSH_ERR (later LERRs raise pi).
+//                    producer index pi, with WR_FLUSH_ERR (later LERRs raise pi);
+//   HERR(pi)         the host moved the QP to ERR (the send path is stopped): every WQE
+//                    not yet completed, up to pi, completes with WR_FLUSH_ERR at once, also
+//                    those sent and not yet acknowledged; herr_done tells the CSR.
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
 // The first WQE of a QP to complete in error (a fatal NAK, lost READ responses, or the
 // WQE the send path refused) moves the QP to the error state: besides stopping the send
@@ -46,6 +49,7 @@ module srnic_comp #(
   output logic              qerr_valid,
   output logic [15:0]       qerr_qpn,
   input  wire logic         qerr_ready,
+  output logic              herr_done,     // a HERR event was taken (flush begun, qerr queued)
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -107,7 +111,7 @@ module srnic_comp #(
     .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(s), .wr_unlock(1'b1),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
 
-  typedef enum logic [2:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB} cstate_e;
+  typedef enum logic [2:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB, C_HERR} cstate_e;
   cstate_e cs;
   logic [3:0] n, taken;
 
@@ -137,6 +141,8 @@ module srnic_comp #(
   wire [3:0]  nfetch  = (room_m < 16'd8) ? room_m[3:0] : 4'd8;
   wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
   wire        is_lerr = ev.kind == srnic_pkg::CEV_LERR;
+  wire        is_herr = ev.kind == srnic_pkg::CEV_HERR;
+  logic       h_qerr;     // the HERR moves the QP to ERR (it was not failed already)
   // head WQE is the bad one the send path refused, unless a fatal NAK of an earlier WQE
   // failed the QP first: then it is flushed like every WQE after that one
   wire        at_bad  = s.err_valid && s.psn == s.err_psn && !s.flushing;
@@ -152,7 +158,7 @@ module srnic_comp #(
   // An ACK beyond an unfinished READ: the responder answers in PSN order, so the READ's
   // responses were all sent before it and some were lost. Without retransmission (loss
   // recovery) the READ fails like a fatal NAK, with RETRY_EXC_ERR.
-  wire implied = !is_nak && !is_lerr && w_read && ev.has_ack && srnic_pkg::psn_ge(ev.psn, w_last) &&
+  wire implied = !is_nak && !is_lerr && !is_herr && w_read && ev.has_ack && srnic_pkg::psn_ge(ev.psn, w_last) &&
                  ev.psn != w_last && !(ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
   wire fatal   = is_nak || implied;     // the head WQE fails and stops the QP's send side
   // what to do with the WQE at the head of the batch
@@ -161,7 +167,7 @@ module srnic_comp #(
     w_complete = 1'b0; w_error = 1'b0;
     if (at_bad || flush) begin
       w_complete = 1'b1; w_error = 1'b1;
-    end else if (is_lerr || w_bad || fl_stop) begin
+    end else if (is_lerr || is_herr || w_bad || fl_stop) begin
       w_complete = 1'b0;
     end else if (is_nak) begin
       if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
@@ -206,7 +212,8 @@ module srnic_comp #(
   logic stop_push, stop_in_ready, qerr_push, qerr_in_ready;
   wire  walk_step = cs == C_WALK && wq_valid && w_complete && walk_go;
   assign stop_push = walk_step && stop_needed;
-  assign qerr_push = walk_step && qerr_needed;
+  assign qerr_push = (walk_step && qerr_needed) || (cs == C_HERR && h_qerr && qerr_in_ready);
+  assign herr_done = cs == C_HERR && (!h_qerr || qerr_in_ready);
   sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
     .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(stop_push), .s_ready(stop_in_ready),
     .m_data(stop_qpn), .m_valid(stop_valid), .m_ready(stop_ready), .count());
@@ -222,7 +229,13 @@ module srnic_comp #(
         C_IDLE: if (ev_ready) begin ev <= ev_in; cs <= C_READ; end
         C_READ: if (cfg_v) begin
           c <= cfg_rsp; s <= st_rsp;
-          if (is_lerr) begin
+          if (is_herr) begin
+            // everything not completed is flushed; a refused WQE waiting for its turn is
+            // flushed like the others
+            s.err_valid <= 1'b0; s.flushing <= 1'b1; s.fl_pi <= ev.psn2[15:0];
+            h_qerr <= !st_q.flushing;
+            cs <= C_HERR;
+          end else if (is_lerr) begin
             // the first report names the bad WQE; every report raises the flush limit
             if (!st_q.err_valid && !st_q.flushing) begin
               s.err_valid <= 1'b1; s.err_psn <= ev.psn; s.err_status <= ev.status;
@@ -258,6 +271,7 @@ module srnic_comp #(
           if (wq_valid) taken <= taken + 4'd1;
           if (taken == n || (wq_valid && taken + 4'd1 == n)) cs <= C_WB;
         end
+        C_HERR: if (herr_done) cs <= (s.ci != s.fl_pi) ? C_FETCH : C_WB;
         C_WB: cs <= C_IDLE;
         default: cs <= C_IDLE;
       endcase

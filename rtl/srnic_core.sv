@@ -101,6 +101,8 @@ module srnic_core #(
   logic cq_cmd_valid, cq_cmd_ready;
   srnic_pkg::cq_cmd_t cq_cmd;
   logic [NC-1:0] cnt_inc;
+  logic herr_valid, herr_ready, herr_done, qerr_valid;
+  logic [AW-1:0] herr_qpn;
 
   srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(5)) u_csr (
     .clk, .rst,
@@ -109,6 +111,7 @@ module srnic_core #(
     .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
     .local_mac, .local_ip, .sched_burst, .sched_wqes, .timestamp,
     .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad, .db_sq_room,
+    .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid),
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
     .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc);
 
@@ -156,6 +159,8 @@ module srnic_core #(
 
   logic    req_job_valid, req_job_ready, bad_wqe, lerr_valid, lerr_ready;
   logic    qp_stop_valid, qp_stop_ready;
+  logic    rdc_qa_busy, rdc_qb_busy;
+  logic [AW-1:0] rdc_qa_qpn, rdc_qb_qpn;
   logic [15:0] qp_stop_qpn;
   srnic_pkg::comp_ev_t lerr;
   srnic_pkg::tx_job_t req_job;
@@ -163,6 +168,7 @@ module srnic_core #(
     .clk, .rst, .sched_burst, .sched_wqes,
     .s_valid, .s_qpn, .s_ready,
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_ready(qp_stop_ready),
+    .hstop_valid(herr_valid), .hstop_qpn(herr_qpn), .hstop_ready(herr_ready),
     .done_valid, .done_qpn, .done_more, .done_ready,
     .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
@@ -171,6 +177,7 @@ module srnic_core #(
     .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
+    .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy,
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
     .lerr_valid, .lerr, .lerr_ready);
 
@@ -192,7 +199,8 @@ module srnic_core #(
     .lk_mtu(rdc_lk_mtu), .lk_last_len(rdc_lk_last_len),
     .free_valid(rdc_free_valid), .free_idx(rdc_free_idx),
     .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]),
-    .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn));
+    .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn),
+    .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy));
 
   logic    rsp_job_valid, rsp_job_ready, sent_ack, sent_nak;
   srnic_pkg::tx_job_t rsp_job;
@@ -245,7 +253,7 @@ module srnic_core #(
   logic         wqe_valid, wqe_pop, resync_valid, resync_ready;
   logic [511:0] wqe_data;
   logic [15:0]  resync_qpn, resync_ci;
-  logic         resync_err, qerr_valid, qerr_ready;
+  logic         resync_err, qerr_ready;
   logic [15:0]  qerr_qpn;
   srnic_rx_rqfetch #(.NUM_QPS(NUM_QPS)) u_rqf (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[4]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[4]),
@@ -288,7 +296,7 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
-    .qerr_valid, .qerr_qpn, .qerr_ready,
+    .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done,
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
 
   // ---------------------------------------------------------------- CQ writer

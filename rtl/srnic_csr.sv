@@ -6,6 +6,11 @@
 // CQ_WRITE go to the MR tables and the CQ writer. CMD_STATUS.busy stays set until all
 // consumers have taken the command. The CSR keeps each QP's last state to tell which
 // transitions (RESET->INIT, ->RTR, ->RTS) re-initialise indices and PSNs.
+// A QP_MODIFY that moves a QP from INIT, RTR or RTS to ERR then stops the QP's send side
+// (herr, taken by the fetch engine) and stays busy until the completion engine has begun
+// flushing its WQEs (herr_done), so a following RESET cannot overtake the flush. A QP_MODIFY
+// starts only while no QP failure is waiting for the RX engine (qerr_busy): a failure
+// reported before the command reaches the receive side before the command does.
 `default_nettype none
 module srnic_csr #(
   parameter int NUM_QPS = 16384,
@@ -47,6 +52,12 @@ module srnic_csr #(
   output logic [15:0]      db_value,     // producer or consumer index
   output logic             db_bad,       // doorbell naming a QP/CQ that does not exist
   input  wire logic        db_sq_room,   // the scheduler can take an SQ doorbell
+  // host-driven ERR
+  output logic             herr_valid,
+  output logic [$clog2(NUM_QPS)-1:0] herr_qpn,
+  input  wire logic        herr_ready,
+  input  wire logic        herr_done,
+  input  wire logic        qerr_busy,
   // commands
   output logic [N_QPC_CONSUMERS-1:0] qp_cmd_valid,   // per consumer, until it takes the command
   input  wire logic [N_QPC_CONSUMERS-1:0] qp_cmd_ready,
@@ -85,7 +96,7 @@ module srnic_csr #(
   assign wr_fire = aw_pend && w_pend && !s_axil_bvalid && (aw_addr != srnic_abi_pkg::REG_DB_SQ || db_sq_room);
 
   // ---------------------------------------------------------------- commands
-  typedef enum logic [1:0] {C_IDLE, C_STATE_RD, C_ISSUE} cstate_e;
+  typedef enum logic [2:0] {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT} cstate_e;
   cstate_e cst;
   logic [7:0]  cmd_op;
   logic [23:0] cmd_idx;
@@ -174,6 +185,11 @@ module srnic_csr #(
   wire [N_QPC_CONSUMERS-1:0] taken_now = taken | (qp_cmd_valid & qp_cmd_ready);
   wire cmd_done = (qp_issue && &taken_now) || mr_cmd_valid || (cq_cmd_valid && cq_cmd_ready);
   assign st_we = qp_issue && &taken_now;
+  // INIT/RTR/RTS -> ERR: the send side is stopped and every WQE flushed
+  wire to_err = qp_issue && qp_cmd.state == 3'(srnic_abi_pkg::QPS_ERR) &&
+                prev_state_q != 3'(srnic_abi_pkg::QPS_ERR) && prev_state_q != 3'(srnic_abi_pkg::QPS_RESET);
+  assign herr_valid = cst == C_HSTOP;
+  assign herr_qpn   = cmd_idx[QAW-1:0];
 
   // ---------------------------------------------------------------- doorbells
   wire [15:0] wr_reg = aw_addr;
@@ -244,11 +260,16 @@ module srnic_csr #(
       end
 
       case (cst)
-        C_STATE_RD: cst <= C_ISSUE;   // prev_state_q valid next cycle
+        C_STATE_RD: if (!qerr_busy) cst <= C_ISSUE;   // prev_state_q valid next cycle
         C_ISSUE: begin
           taken <= taken_now;
-          if (cmd_done) begin cst <= C_IDLE; cmd_busy <= 1'b0; end
+          if (cmd_done) begin
+            if (to_err) cst <= C_HSTOP;
+            else begin cst <= C_IDLE; cmd_busy <= 1'b0; end
+          end
         end
+        C_HSTOP: if (herr_ready) cst <= C_HWAIT;
+        C_HWAIT: if (herr_done) begin cst <= C_IDLE; cmd_busy <= 1'b0; end
         default: ;
       endcase
 

@@ -168,7 +168,9 @@ package srnic_pkg;
     CEV_READ_DONE = 3'd1,  // READ responses up to psn placed
     CEV_NAK       = 3'd3,  // fatal NAK for psn with status
     CEV_ACKS      = 3'd5,  // coalesced ACK (psn) and/or READ_DONE (psn2) of one QP
-    CEV_LERR      = 3'd6   // the WQE starting at psn cannot be executed (status)
+    CEV_LERR      = 3'd6,  // the WQE starting at psn cannot be executed (status)
+    CEV_HERR      = 3'd7   // the host moved the QP to ERR: flush every WQE up to psn2 (the
+                           // producer index); psn is the send path's next PSN
   } cev_kind_e;
 
   typedef struct packed {

@@ -10,7 +10,8 @@
 // independent of the number of QPs); when it is full the send path waits before emitting
 // another READ. A QP reset (RESET->INIT, flush) or the QP entering the error state
 // (qerr_flush) frees all of that QP's entries.
-// Lookups answer two cycles after the request.
+// Lookups answer two cycles after the request. Two query ports tell, combinationally,
+// whether a QP has any entry (the send path's fence check).
 `default_nettype none
 module srnic_rd_ctx #(
   parameter int ENTRIES = 64,
@@ -45,7 +46,12 @@ module srnic_rd_ctx #(
   input  wire logic                flush_valid,
   input  wire logic [QPN_BITS-1:0] flush_qpn,
   input  wire logic                qerr_flush_valid,
-  input  wire logic [QPN_BITS-1:0] qerr_flush_qpn
+  input  wire logic [QPN_BITS-1:0] qerr_flush_qpn,
+  // fence queries
+  input  wire logic [QPN_BITS-1:0] qa_qpn,
+  output logic                     qa_busy,
+  input  wire logic [QPN_BITS-1:0] qb_qpn,
+  output logic                     qb_busy
 );
   localparam int IW = $clog2(ENTRIES);
   logic [ENTRIES-1:0] valid;
@@ -65,6 +71,14 @@ module srnic_rd_ctx #(
       if (!valid[i] && !have_free) begin have_free = 1'b1; free_slot = IW'(i); end
   end
   assign ins_ready = have_free && !flush_valid && !qerr_flush_valid;
+
+  always_comb begin
+    qa_busy = 1'b0; qb_busy = 1'b0;
+    for (int i = 0; i < ENTRIES; i++) begin
+      if (valid[i] && qpn_m[i] == qa_qpn) qa_busy = 1'b1;
+      if (valid[i] && qpn_m[i] == qb_qpn) qb_busy = 1'b1;
+    end
+  end
 
   // lookup: stage 1 registers the key, stage 2 searches and registers the answer
   logic          lk1;

@@ -239,6 +239,9 @@ module srnic_rx_engine #(
   wire [23:0] rd_npkts  = (m.reth_len == 32'd0) ? 24'd1 : rd_np_raw[23:0];
   wire        qp_rx_ok  = c.state == 3'(srnic_abi_pkg::QPS_RTR) || c.state == 3'(srnic_abi_pkg::QPS_RTS);
   wire        qp_tx_ok  = c.state == 3'(srnic_abi_pkg::QPS_RTS);
+  // a QP that exists (not RESET): its failures and receive flushes are carried out, also in
+  // INIT and in the ERR state the host moved it to
+  wire        qp_live   = c.state != 3'(srnic_abi_pkg::QPS_RESET);
   wire        seq_ok    = is_rreq ? s.in_msg == 2'd0 :
                           is_first ? s.in_msg == 2'd0 :
                           is_send ? s.in_msg == 2'd1 : s.in_msg == 2'd2;
@@ -532,11 +535,11 @@ module srnic_rx_engine #(
           if (is_qerr) begin
             // the requester side failed: the whole QP is in error; a receive WQE a SEND
             // in progress holds is flushed first
-            if (qp_rx_ok) s.err <= 1'b1;
+            if (qp_live) s.err <= 1'b1;
             s.rd_valid <= 1'b0;      // its READ contexts are freed (rdc_qerr_flush)
-            want_cqe <= qp_rx_ok && !s.err && s.in_msg == 2'd1;
+            want_cqe <= qp_live && !s.err && s.in_msg == 2'd1;
             cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
-            est <= (qp_rx_ok && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
+            est <= (qp_live && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
           end else if (m.rq_flush) begin
             est <= E_FLUSH;
           end else if (is_resp) begin
@@ -764,8 +767,8 @@ module srnic_rx_engine #(
           wqe_owed <= 1'b0;
           s.rcv_wrid <= wqe_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
           s.rcv_idx  <= m.rq_idx;
-          want_cqe <= qp_rx_ok && s.err; cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
-          est <= (qp_rx_ok && s.err) ? E_CQE : E_WB;
+          want_cqe <= qp_live && s.err; cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+          est <= (qp_live && s.err) ? E_CQE : E_WB;
         end
         E_DISCARD: begin
           if (d_valid && beats_left != 8'd0) beats_left <= beats_left - 8'd1;

@@ -9,6 +9,10 @@
 //                 fetched but not reached are dropped (fetch-and-drop): nothing is cached
 //                 per QP;
 //   emit stage:   cut the planned segments into packet jobs, one per cycle.
+// Fence (WQE_FLAG_FENCE, IBA semantics): a fenced WQE is not started while a READ posted
+// before it on the same QP is outstanding (planned and not yet emitted, or waiting for its
+// responses in srnic_rd_ctx). The turn stops in front of it and the QP is requeued; while
+// the READs are outstanding its turns end in the issue stage without reading WQEs again.
 // At turn end the send state (consumer index, offset in the current WQE, next PSN) is
 // written back and the scheduler is told whether work is left.
 // Issue, plan and emit stages overlap across QPs (turns of different QPs in flight), and
@@ -31,6 +35,11 @@ module srnic_wqe_fetch #(
   input  wire logic                       stop_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] stop_qpn,
   output logic                            stop_ready,
+  // host stop (the host moved the QP to ERR): like a stop request, and the completion engine
+  // is told with CEV_HERR to flush every WQE of the QP
+  input  wire logic                       hstop_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] hstop_qpn,
+  output logic                            hstop_ready,
   output logic                            done_valid,
   output logic [$clog2(NUM_QPS)-1:0]      done_qpn,
   output logic                            done_more,
@@ -67,6 +76,11 @@ module srnic_wqe_fetch #(
   output logic [63:0]                     rdc_pa,
   output logic [2:0]                      rdc_mtu,
   output logic [12:0]                     rdc_last_len,
+  // fence: does the QP have READs waiting for responses (two query ports, combinational)
+  output logic [$clog2(NUM_QPS)-1:0]      rdc_qa_qpn,
+  input  wire logic                       rdc_qa_busy,
+  output logic [$clog2(NUM_QPS)-1:0]      rdc_qb_qpn,
+  input  wire logic                       rdc_qb_busy,
   // packet jobs
   output logic                            job_valid,
   output srnic_pkg::tx_job_t              job,
@@ -82,7 +96,7 @@ module srnic_wqe_fetch #(
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
-  localparam int ST_W  = 16 + 32 + 24 + 1 + 16;
+  localparam int ST_W  = 16 + 32 + 24 + 1 + 16 + 1;
   localparam int WBUF  = MAX_TURNS * 8;
 
   // ------------------------------------------------------------ per-QP state RAMs
@@ -99,6 +113,7 @@ module srnic_wqe_fetch #(
     logic [23:0] psn;
     logic        err;    // stopped at a bad WQE
     logic [15:0] fl_pi;  // producer index last reported for flushing
+    logic        fwait;  // the last turn stopped at a fenced WQE
   } txst_t;
 
   logic          rd_req;
@@ -128,6 +143,7 @@ module srnic_wqe_fetch #(
     cmd_st.psn = qp_cmd.sq_psn;
     cmd_st.err = 1'b0;
     cmd_st.fl_pi = '0;
+    cmd_st.fwait = 1'b0;
   end
   wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
@@ -166,23 +182,27 @@ module srnic_wqe_fetch #(
     logic [3:0]    n;
     logic [15:0]   pi;
     logic          stop;    // a stop request, not a scheduler turn
+    logic          host;    // the stop came from the host (QP moved to ERR)
   } turn_t;
 
   logic          iss_busy;         // a read of the QP state is in flight
   logic [AW-1:0] iss_qpn;
-  logic          iss_stop;
+  logic          iss_stop, iss_host;
+  logic          rdq_busy_a, rdq_busy_p;   // READs planned, not yet in srnic_rd_ctx (below)
   logic          ctx_push, ctx_ready, ctx_valid, ctx_pop;
   turn_t         ctx_in, ctx;
   logic [$clog2(MAX_TURNS):0] ctx_count;
   logic [$clog2(WBUF):0] wbuf_resv;      // beats reserved (requested, not yet consumed)
   logic          idle_done;              // issue stage reports a turn with nothing to do
 
-  // stop requests go before scheduler turns
-  wire   take_stop = stop_valid;
-  assign rd_req  = (stop_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
-  assign rd_qpn  = take_stop ? stop_qpn : s_qpn;
-  assign s_ready = rd_req && !take_stop;
-  assign stop_ready = rd_req && take_stop;
+  // stop requests go before host stops, host stops before scheduler turns
+  wire   take_stop  = stop_valid;
+  wire   take_hstop = !stop_valid && hstop_valid;
+  assign rd_req  = (stop_valid || hstop_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
+  assign rd_qpn  = take_stop ? stop_qpn : take_hstop ? hstop_qpn : s_qpn;
+  assign s_ready = rd_req && !take_stop && !take_hstop;
+  assign stop_ready  = rd_req && take_stop;
+  assign hstop_ready = rd_req && take_hstop;
 
   // the state read is captured when it returns and held until the turn is issued
   sqcfg_t      a_cfg;
@@ -203,10 +223,14 @@ module srnic_wqe_fetch #(
     if (a_n > a_room) a_n = a_room;
     if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
   end
-  wire a_work = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop;
+  // fence: the QP stopped at a fenced WQE and still has READs outstanding; the turn ends here
+  // and the QP is requeued (no WQE read until the READs are done)
+  wire a_fence = a_st.fwait && (rdc_qa_busy || rdq_busy_a);
+  wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop;
+  wire a_work = a_go && !a_fence;
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
-  // flushes them (a turn without a WQE read)
-  wire a_flush = (a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err);
+  // flushes them (a turn without a WQE read); a host stop always reports
+  wire a_flush = (a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err) || iss_host;
   // hold the response until it can be issued
   logic a_valid;
   always_comb begin
@@ -215,6 +239,7 @@ module srnic_wqe_fetch #(
     ctx_in.st  = a_st;
     ctx_in.st.err = a_st.err || iss_stop;
     ctx_in.stop = iss_stop;
+    ctx_in.host = iss_host;
     ctx_in.n   = a_flush ? 4'd0 : a_n[3:0];
     ctx_in.pi  = a_pi;
   end
@@ -230,9 +255,11 @@ module srnic_wqe_fetch #(
   // No new read is issued while a turn waits in the issue stage (iss_busy).
   always_ff @(posedge clk) begin
     if (rst) begin
-      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0;
+      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0; iss_host <= 1'b0;
     end else begin
-      if (rd_req) begin iss_busy <= 1'b1; iss_qpn <= rd_qpn; iss_stop <= take_stop; end
+      if (rd_req) begin
+        iss_busy <= 1'b1; iss_qpn <= rd_qpn; iss_stop <= take_stop || take_hstop; iss_host <= take_hstop;
+      end
       if (cfg_rsp_v) a_valid <= 1'b1;
       if (ctx_push || i_wr) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
     end
@@ -306,6 +333,32 @@ module srnic_wqe_fetch #(
   end
   logic seg_ready, seg_valid, seg_pop;
   wire  seg_push = pst == P_SEG && seg_ready;
+
+  // READ segments planned but not yet registered in srnic_rd_ctx (at most the 16 segments the
+  // segment FIFO holds), in plan order, which is also emit order: a fenced WQE waits for
+  // these too. Searched by QPN for the issue stage (a) and the plan stage (p).
+  logic [AW-1:0] rdq_qpn [16];
+  logic [15:0]   rdq_v;
+  logic [3:0]    rdq_wp, rdq_rp;
+  wire rdq_push = seg_push && w_is_read;
+  wire rdq_pop  = rdc_valid && rdc_ready;
+  always_comb begin
+    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0;
+    for (int i = 0; i < 16; i++) begin
+      if (rdq_v[i] && rdq_qpn[i] == iss_qpn) rdq_busy_a = 1'b1;
+      if (rdq_v[i] && rdq_qpn[i] == t.qpn) rdq_busy_p = 1'b1;
+    end
+  end
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      rdq_v <= '0; rdq_wp <= '0; rdq_rp <= '0;
+    end else begin
+      if (rdq_push) begin rdq_qpn[rdq_wp] <= t.qpn; rdq_v[rdq_wp] <= 1'b1; rdq_wp <= rdq_wp + 4'd1; end
+      if (rdq_pop) begin rdq_v[rdq_rp] <= 1'b0; rdq_rp <= rdq_rp + 4'd1; end
+    end
+  end
+  assign rdc_qa_qpn = iss_qpn;
+  assign rdc_qb_qpn = t.qpn;
   sync_fifo #(.WIDTH($bits(seg_in)), .DEPTH(16)) u_seg (
     .clk, .rst, .s_data(seg_in), .s_valid(seg_push), .s_ready(seg_ready),
     .m_data(sg), .m_valid(seg_valid), .m_ready(seg_pop), .count());
@@ -314,20 +367,23 @@ module srnic_wqe_fetch #(
   wire [31:0] wq_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
   wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000;
   wire rd_now      = wq_op == srnic_abi_pkg::WR_READ;
+  // a fenced WQE not yet started while a READ of this QP is outstanding
+  wire fence_now   = wq_data[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 + srnic_abi_pkg::WQE_FLAG_FENCE] &&
+                     cur.off == 32'd0 && (rdc_qb_busy || rdq_busy_p);
   assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
   // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
-  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now;
+  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now;
   assign mr_access = rd_now ? 4'b0001 : 4'b0000;
   assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
   assign mr_pd  = t.cfg.pd;
   assign mr_va  = wq_data[srnic_abi_pkg::SQWQE_LADDR_OFF*8 +: 64];
   assign mr_len = wq_len;
-  assign bad_wqe = pst == P_WQE && wq_valid && wqe_bad_now;
+  assign bad_wqe = pst == P_WQE && wq_valid && wqe_bad_now && !fence_now;
   logic [7:0] lerr_status;
   assign lerr_valid = pst == P_LERR;
   always_comb begin
     lerr = '0;
-    lerr.kind   = srnic_pkg::CEV_LERR;
+    lerr.kind   = t.host ? srnic_pkg::CEV_HERR : srnic_pkg::CEV_LERR;
     lerr.qpn    = srnic_pkg::QPN_W'(t.qpn);
     lerr.psn    = cur.psn;
     lerr.status = lerr_status;
@@ -342,7 +398,7 @@ module srnic_wqe_fetch #(
   wire i_wr   = idle_done && !p_done && (iss_stop || done_ready);
   assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop);
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
-  assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : 1'b0;
+  assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : (a_go && a_fence);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
   assign st_wr_data = p_wr ? cur : a_st;
@@ -354,6 +410,7 @@ module srnic_wqe_fetch #(
       case (pst)
         P_IDLE: if (ctx_valid) begin
           t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0;
+          cur.fwait <= 1'b0;
           lerr_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
           pst <= ctx.st.err ? P_LERR : P_WQE;     // stopped QP: report new WQEs to flush
         end
@@ -366,7 +423,11 @@ module srnic_wqe_fetch #(
           w_rkey  <= wq_data[srnic_abi_pkg::SQWQE_RKEY_OFF*8 +: 32];
           w_pa    <= '0;
           taken_n <= taken_n + 4'd1;
-          if (wqe_bad_now) begin
+          if (fence_now) begin
+            // stop in front of the fenced WQE; the turn ends and the QP is requeued
+            cur.fwait <= 1'b1;
+            pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
+          end else if (wqe_bad_now) begin
             lerr_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR;
             pst <= P_LERR;
           end else pst <= P_MR;

@@ -83,7 +83,7 @@ class BadInput : public ::testing::Test {
       for (int q = 0; q < 2; ++q) connect(h, q);
   }
 
-  void connect(int h, int q) {
+  void connect(int h, int q, uint32_t psn0 = 100) {
     sw::QueuePair& qp = *host[h].qps[size_t(q)];
     sw::QpAttr a;
     a.qp_state = sw::QpState::Init;
@@ -93,7 +93,7 @@ class BadInput : public ::testing::Test {
     a.qp_state = sw::QpState::Rtr;
     a.path_mtu = sw::Mtu::Mtu1024;
     a.dest_qp_num = host[1 - h].qps[size_t(q)]->qp_num();
-    a.rq_psn = 100 + uint32_t(q);
+    a.rq_psn = psn0 + uint32_t(q);
     a.ah_attr.dmac = kMac[1 - h];
     a.ah_attr.dip = kIp[1 - h];
     a.min_rnr_timer = 1;
@@ -102,7 +102,7 @@ class BadInput : public ::testing::Test {
                      sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
                      sw::QpAttrMask::MinRnrTimer);
     a.qp_state = sw::QpState::Rts;
-    a.sq_psn = 100 + uint32_t(q);
+    a.sq_psn = psn0 + uint32_t(q);
     a.timeout = 8;
     a.retry_cnt = 7;
     a.rnr_retry = 7;
@@ -544,6 +544,180 @@ TEST(DoorbellStorm, NoDoorbellIsDropped) {
   for (int i = 0; i < 20000; ++i) world.step();
   sw::Device dev(be);
   EXPECT_EQ(dev.read_counter(abi::CNT_DB_BAD), 0u) << "SQ doorbells were dropped";
+}
+
+// ---------------------------------------------------------------- QP control: fence, host ERR
+// Not bad input, but the same two-host fixture: IBA fence semantics and a QP the host moves to
+// ERR in the middle of its traffic, then resets and connects again.
+using QpControl = BadInput;
+
+void post_one(BadInput& t, int h, int q, sw::WrOpcode op, uint64_t wr_id, uint64_t loff, uint32_t len,
+              uint64_t roff, unsigned flags) {
+  sw::Sge sge{t.host[h].buf + loff, len, t.host[h].mr->lkey()};
+  sw::SendWr wr;
+  wr.wr_id = wr_id;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = op;
+  wr.send_flags = flags;
+  wr.remote_addr = t.host[1 - h].buf + roff;
+  wr.rkey = t.host[1 - h].mr->rkey();
+  ASSERT_EQ(t.host[h].qps[size_t(q)]->post_send(&wr), 0);
+}
+
+void post_recv(BadInput& t, int h, int q, uint64_t wr_id, uint64_t off, uint32_t len) {
+  sw::Sge sge{t.host[h].buf + off, len, t.host[h].mr->lkey()};
+  sw::RecvWr wr;
+  wr.wr_id = wr_id;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ASSERT_EQ(t.host[h].qps[size_t(q)]->post_recv(&wr), 0);
+}
+
+sw::WorkCompletion wait_cq(BadInput& t, sw::CompletionQueue& cq, const char* what) {
+  sw::WorkCompletion wc{};
+  for (int i = 0; i < 400000; ++i) {
+    if (cq.poll_cq(1, &wc) == 1) return wc;
+    t.world->step();
+  }
+  ADD_FAILURE() << "no completion on " << what << " after 400000 cycles";
+  wc.status = sw::WcStatus::GeneralErr;
+  return wc;
+}
+
+std::vector<uint8_t> mem(BadInput& t, int h, uint64_t off, uint32_t len) {
+  std::vector<uint8_t> v(len);
+  t.host[h].be->mem_read(t.host[h].buf + off, v.data(), v.size());
+  return v;
+}
+
+// READ 16 KiB from host 1 into host 0's buffer at 0x2000, then SEND those 16 KiB back to
+// host 1 (receive at 0x8000). Returns how many bytes host 1 received differ from what the
+// READ fetched.
+uint32_t read_then_send(BadInput& t, unsigned send_flags) {
+  constexpr uint32_t kLen = 16384;
+  post_recv(t, 1, 0, 0x300, 0x8000, kLen);
+  post_one(t, 0, 0, sw::WrOpcode::RdmaRead, 0x301, 0x2000, kLen, 0x0, sw::SendFlags::Signaled);
+  post_one(t, 0, 0, sw::WrOpcode::Send, 0x302, 0x2000, kLen, 0, send_flags | sw::SendFlags::Signaled);
+  for (uint64_t id = 0x301; id <= 0x302; ++id) {
+    const sw::WorkCompletion wc = wait_cq(t, *t.host[0].scq, "host 0's send CQ");
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  }
+  const sw::WorkCompletion rc = wait_cq(t, *t.host[1].rcq, "host 1's receive CQ");
+  EXPECT_EQ(rc.status, sw::WcStatus::Success) << sw::to_string(rc.status);
+  const std::vector<uint8_t> want = mem(t, 1, 0x0, kLen), got = mem(t, 1, 0x8000, kLen);
+  EXPECT_EQ(mem(t, 0, 0x2000, kLen), want) << "the READ did not land";
+  uint32_t diff = 0;
+  for (uint32_t i = 0; i < kLen; ++i) diff += got[i] != want[i];
+  return diff;
+}
+
+TEST_F(QpControl, FencedSendWaitsForTheReadBeforeIt) {
+  const uint32_t diff = read_then_send(*this, sw::SendFlags::Fence);
+  EXPECT_EQ(diff, 0u) << "the fenced SEND carried " << diff << " bytes read before the READ's data landed";
+  expect_other_qp_works(0x303);
+}
+
+// The race the fence closes is real: without the fence the SEND's payload is read while the
+// READ's responses are still arriving (so the fenced test above can fail).
+TEST_F(QpControl, UnfencedSendRacesTheReadBeforeIt) {
+  EXPECT_GT(read_then_send(*this, 0), 0u) << "without the fence the SEND still waited for the READ";
+}
+
+// A fence waits for READs only: a fenced WRITE behind a WRITE is not held back, and a fenced
+// WQE behind READs of another QP is not held back either.
+TEST_F(QpControl, FenceIgnoresReadsOfOtherQps) {
+  // a long READ on QP 1 whose responses are dropped: it never completes
+  world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
+  post_read(*this, 1, 0x310, 8192);
+  run(3000);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x311, 0x0, 4096, 0x9000, sw::SendFlags::Signaled);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x312, 0x1000, 4096, 0xA000,
+           sw::SendFlags::Signaled | sw::SendFlags::Fence);
+  for (uint64_t id = 0x311; id <= 0x312; ++id) {
+    const sw::WorkCompletion wc = wait_cq(*this, *host[0].scq, "host 0's send CQ");
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  }
+  EXPECT_EQ(mem(*this, 1, 0x9000, 8192), mem(*this, 0, 0x0, 8192));
+  world->link(0).set_drop_filter({});
+}
+
+// The host moves QP 0 to ERR while a WRITE, a READ, a SEND and another WRITE are in flight:
+// every send WR completes, in order, a prefix with SUCCESS and the rest WR_FLUSH_ERR; every
+// posted receive of the QP completes WR_FLUSH_ERR; a WR posted in ERR is flushed without
+// touching memory; the other QP keeps working. Then both ends reset QP 0 and connect it
+// again with new PSNs while stale responses of the old connection may still arrive: new
+// traffic works and nothing stale lands.
+TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
+  for (int i = 0; i < 2; ++i) post_recv(*this, 1, 0, 0x400 + uint64_t(i), 0x8000 + uint64_t(i) * 0x800, 0x800);
+  for (int i = 0; i < 3; ++i) post_recv(*this, 0, 0, 0x410 + uint64_t(i), 0xC000 + uint64_t(i) * 0x400, 0x400);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x420, 0x0, 16384, 0x0, sw::SendFlags::Signaled);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaRead, 0x421, 0x4000, 16384, 0x4000, sw::SendFlags::Signaled);
+  post_one(*this, 0, 0, sw::WrOpcode::Send, 0x422, 0x0, 2048, 0, sw::SendFlags::Signaled);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x423, 0x0, 16384, 0xA000, sw::SendFlags::Signaled);
+  run(1500);
+  sw::QpAttr a;
+  a.qp_state = sw::QpState::Err;
+  host[0].qps[0]->modify(a, sw::QpAttrMask::State);
+  bool flushed = false;
+  int n_flushed = 0;
+  for (uint64_t id = 0x420; id <= 0x423; ++id) {
+    const sw::WorkCompletion wc = wait_cq(*this, *host[0].scq, "host 0's send CQ");
+    EXPECT_EQ(wc.wr_id, id);
+    if (wc.status == sw::WcStatus::WrFlushErr) {
+      flushed = true;
+      ++n_flushed;
+    } else {
+      EXPECT_EQ(wc.status, sw::WcStatus::Success) << "wr " << id << ": " << sw::to_string(wc.status);
+      EXPECT_FALSE(flushed) << "wr " << id << " completed SUCCESS after an earlier WR was flushed";
+    }
+  }
+  EXPECT_GE(n_flushed, 1) << "ERR came too late to flush anything: the test does not test";
+  for (uint64_t id = 0x410; id < 0x413; ++id) {
+    const sw::WorkCompletion wc = wait_cq(*this, *host[0].rcq, "host 0's receive CQ");
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  }
+  // posted in ERR: flushed, nothing written
+  const std::vector<uint8_t> before = mem(*this, 1, 0xE000, 1024);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x430, 0x0, 1024, 0xE000, sw::SendFlags::Signaled);
+  const sw::WorkCompletion late = wait_cq(*this, *host[0].scq, "host 0's send CQ");
+  EXPECT_EQ(late.wr_id, 0x430u);
+  EXPECT_EQ(late.status, sw::WcStatus::WrFlushErr) << sw::to_string(late.status);
+  run(5000);
+  EXPECT_EQ(mem(*this, 1, 0xE000, 1024), before) << "a WR posted in ERR wrote remote memory";
+  expect_other_qp_works(0x431);
+
+  // reset both ends and connect again with new PSNs; old responses may still be on the wire
+  for (int h = 0; h < 2; ++h) {
+    sw::QpAttr r;
+    r.qp_state = sw::QpState::Reset;
+    host[h].qps[0]->modify(r, sw::QpAttrMask::State);
+  }
+  sw::WorkCompletion drain{};
+  while (host[1].rcq->poll_cq(1, &drain) == 1) {
+  }
+  for (int h = 0; h < 2; ++h) connect(h, 0, 0xFFFFF8);   // PSNs wrap during the new traffic
+  const std::vector<uint8_t> old_read_target = mem(*this, 0, 0x4000, 16384);
+  post_recv(*this, 1, 0, 0x440, 0x8000, 0x2000);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x441, 0x8000, 3072, 0xB000, sw::SendFlags::Signaled);
+  post_one(*this, 0, 0, sw::WrOpcode::RdmaRead, 0x442, 0x9000, 8192, 0x6000, sw::SendFlags::Signaled);
+  post_one(*this, 0, 0, sw::WrOpcode::Send, 0x443, 0x0, 0x2000, 0, sw::SendFlags::Signaled);
+  for (uint64_t id = 0x441; id <= 0x443; ++id) {
+    const sw::WorkCompletion wc = wait_cq(*this, *host[0].scq, "host 0's send CQ after reconnecting");
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, sw::WcStatus::Success) << "wr " << id << ": " << sw::to_string(wc.status);
+  }
+  const sw::WorkCompletion rc = wait_cq(*this, *host[1].rcq, "host 1's receive CQ after reconnecting");
+  EXPECT_EQ(rc.wr_id, 0x440u);
+  EXPECT_EQ(rc.status, sw::WcStatus::Success) << sw::to_string(rc.status);
+  EXPECT_EQ(mem(*this, 1, 0xB000, 3072), mem(*this, 0, 0x8000, 3072)) << "WRITE after reconnecting";
+  EXPECT_EQ(mem(*this, 0, 0x9000, 8192), mem(*this, 1, 0x6000, 8192)) << "READ after reconnecting";
+  EXPECT_EQ(mem(*this, 1, 0x8000, 0x2000), mem(*this, 0, 0x0, 0x2000)) << "SEND after reconnecting";
+  run(20000);
+  EXPECT_EQ(mem(*this, 0, 0x4000, 16384), old_read_target) << "a stale READ response of the old connection landed";
 }
 
 }  // namespace
