@@ -7,6 +7,8 @@
 // RX: a frame that has fully arrived is driven on s_axis_rx, 64 bytes per cycle, back to back.
 #include "srnic/sim/eth_mac.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -23,7 +25,12 @@ constexpr size_t kMaxPool = 256;
 // ------------------------------------------------------------------------------------ Link
 
 Link::Link(const LinkConfig& cfg, PcapWriter* pcap)
-    : cfg_(cfg), pcap_(pcap), rng_(SplitMix64::child(cfg.seed, 0x11E7)), q_{Ring<Frame>(64), Ring<Frame>(64)} {}
+    : cfg_(cfg), pcap_(pcap), rng_(SplitMix64::child(cfg.seed, 0x11E7)), q_{Ring<Frame>(64), Ring<Frame>(64)} {
+  if (cfg_.pause_storm_period_ns > 0) {
+    SplitMix64 ph(SplitMix64::child(cfg.seed, 0x5707));
+    for (double& p : storm_phase_ns_) p = ph.uniform() * cfg_.pause_storm_period_ns;
+  }
+}
 
 Link::~Link() { flush_pcap(); }
 
@@ -76,6 +83,10 @@ bool Link::tx_paused(int side, double now_ns) {
   while (!q.empty() && q.front().t <= now_ns) {
     paused_by_[far] = q.front().on;
     q.pop_front();
+  }
+  if (cfg_.pause_storm_period_ns > 0 && cfg_.pause_storm_duty > 0) {
+    const double per = cfg_.pause_storm_period_ns;
+    if (std::fmod(now_ns + storm_phase_ns_[side & 1], per) < cfg_.pause_storm_duty * per) return true;
   }
   return paused_by_[far];
 }

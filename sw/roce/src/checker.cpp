@@ -85,10 +85,16 @@ bool ProtocolChecker::on_frame(const uint8_t* data, size_t len) {
   return frame_ok_;
 }
 
+uint32_t ProtocolChecker::mtu_of(const DecodedPacket& p) const {
+  if (cfg_.flow_mtu.empty() || p.ipv6) return cfg_.mtu;
+  const auto it = cfg_.flow_mtu.find(flow_mtu_key(p.ip4.dst, p.bth.dest_qp));
+  return it == cfg_.flow_mtu.end() ? cfg_.mtu : it->second;
+}
+
 void ProtocolChecker::check_length(const DecodedPacket& p, const std::string& who) {
   const OpcodeInfo& oi = *p.info;
   if (!oi.has_payload) return;
-  const uint32_t n = p.payload_len, mtu = cfg_.mtu;
+  const uint32_t n = p.payload_len, mtu = mtu_of(p);
   bool ok = true;
   switch (oi.position) {
     case Position::First:
@@ -112,7 +118,7 @@ void ProtocolChecker::check_request(Flow& f, const DecodedPacket& p, const std::
     }
   }
   f.started = true;
-  const uint32_t n = oi.kind == OpKind::ReadRequest ? read_psn_count(p.reth.dma_len, cfg_.mtu) : 1;
+  const uint32_t n = oi.kind == OpKind::ReadRequest ? read_psn_count(p.reth.dma_len, mtu_of(p)) : 1;
   f.psn = psn_add(p.bth.psn, n);
   check_sequence(f, p, who, rewound);
 }

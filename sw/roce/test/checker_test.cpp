@@ -319,5 +319,29 @@ TEST(Tools, ScapyIcrcCheck) {
   std::remove(bad.c_str());
 }
 
+// Per-flow path MTUs: a 512-byte WRITE ONLY breaks a 256-byte MTU, but not the 1024-byte MTU
+// configured for its flow (destination IPv4 and QPN); other flows keep the default.
+TEST(CheckerFlowMtu, PerFlowMtuOverridesTheDefault) {
+  Packet p = test::vector_base();
+  p.bth.opcode = op::kRcWriteOnly;
+  p.bth.dest_qp = 0x22;
+  p.bth.psn = 5;
+  p.reth.dma_len = 512;
+  p.payload.assign(512, 0x11);
+  const std::vector<uint8_t> f = p.build();
+  CheckerConfig c;
+  c.mtu = 256;
+  ProtocolChecker plain(c);
+  EXPECT_FALSE(plain.on_frame(f.data(), f.size()));
+  EXPECT_EQ(plain.violation_counts().count("payload_length"), 1u);
+  ProtocolChecker per_flow(c);
+  per_flow.set_flow_mtu(flow_mtu_key(p.ip4.dst, 0x22), 1024);
+  EXPECT_TRUE(per_flow.on_frame(f.data(), f.size()));
+  Packet q = p;
+  q.bth.dest_qp = 0x23;  // another flow: default MTU
+  const std::vector<uint8_t> g = q.build();
+  EXPECT_FALSE(per_flow.on_frame(g.data(), g.size()));
+}
+
 }  // namespace
 }  // namespace srnic::roce

@@ -94,13 +94,13 @@ bool PostDriver::drive(PostItem& item) {
       w.sg_list = &sge_[k];
       w.num_sge = 1;
       w.opcode = static_cast<sw::WrOpcode>(v.opcode);  // both follow ibv_wr_opcode
-      w.send_flags = v.signaled ? sw::SendFlags::Signaled : 0u;
+      w.send_flags = (v.signaled ? sw::SendFlags::Signaled : 0u) | (v.fence ? sw::SendFlags::Fence : 0u);
       w.imm_data = v.imm;
       w.remote_addr = v.raddr;
       w.rkey = v.rkey;
       w.next = k + 1 < item.n ? &wr_[k + 1] : nullptr;
       sge_[k] = sw::Sge{v.laddr, v.length, v.lkey};
-      env_.coverage().sample_wr(p.qps[item.q].side[h_].send[first + k], p.mtu, p.qps.size());
+      env_.coverage().sample_wr(p.qps[item.q].side[h_].send[first + k], p.qps[item.q].mtu, p.qps.size());
     }
     const sw::SendWr* bad = nullptr;
     if (int err = qp.post_send(wr_.data(), &bad))
@@ -548,6 +548,7 @@ ChipEnv::~ChipEnv() {
   for (HostAgent* h : hosts_) {  // host-library objects before the World they talk to
     h->qps.clear();
     h->mr.reset();
+    h->dst_mr.reset();
     h->alien_mr.reset();
     h->alien_pd.reset();
     h->scq.reset();
@@ -563,6 +564,34 @@ void ChipEnv::build() {
   wc.hosts = 2;
   wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
   wc.link.delay_ns = cfg_.link_delay_ns;
+  if (cfg_.pcie_random || cfg_.pause_storm) {
+    uvm::Rng ir = ctx().stream(path() + ".impair");
+    std::string what;
+    if (cfg_.pcie_random) {
+      wc.pcie.read_latency_ns = double(ir.uniform(500, 3000));
+      wc.pcie.read_jitter_min_ns = 0;
+      wc.pcie.read_jitter_max_ns = double(ir.uniform(0, 1000));
+      wc.pcie.write_latency_ns = double(ir.uniform(200, 1500));
+      wc.pcie.max_posted_bytes = 1024u << ir.uniform(1, 4);      // 2..16 KiB of write credit
+      wc.pcie.max_outstanding_reads = 4u << ir.uniform(0, 4);    // 4..64 read tags
+      wc.pcie.aw_queue_depth = 2u << ir.uniform(0, 3);
+      wc.pcie.mmio_read_latency_ns = double(ir.uniform(600, 2000));
+      char b[200];
+      std::snprintf(b, sizeof b, "PCIe read latency %.0f ns + jitter up to %.0f ns, write latency %.0f ns, "
+                    "%u B posted credit, %u read tags", wc.pcie.read_latency_ns, wc.pcie.read_jitter_max_ns,
+                    wc.pcie.write_latency_ns, wc.pcie.max_posted_bytes, wc.pcie.max_outstanding_reads);
+      what += b;
+    }
+    if (cfg_.pause_storm) {
+      wc.link.pause_storm_period_ns = double(ir.uniform(1000, 8000));
+      wc.link.pause_storm_duty = double(ir.uniform(20, 60)) / 100.0;
+      char b[120];
+      std::snprintf(b, sizeof b, "%spause storm %.0f%% of every %.0f ns", what.empty() ? "" : "; ",
+                    100 * wc.link.pause_storm_duty, wc.link.pause_storm_period_ns);
+      what += b;
+    }
+    info("IMPAIR", what);
+  }
   wc.seed = ctx().stream(path() + ".world").next_u64();
   wc.pcap = ctx().plusarg("pcap");
   wc.trace = ctx().plusarg("waves");
@@ -649,10 +678,22 @@ void ChipEnv::setup_nics() {
       for (size_t b = 0; b < 8 && i + b < init.size(); ++b) init[i + b] = uint8_t(v >> (8 * b));
     }
     world_->memory(h).write(area, init.data(), init.size());
-    a.mr = dev.reg_mr(*a.pd, area, plan_.area_bytes[h],
-                      sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
+    // A key that was valid once: an MR registered and deregistered again before the real ones
+    // (its index is reused with a new tag).
+    layout_[h].stale_key = dev.reg_mr(*a.pd, area, 64, sw::Access::LocalWrite)->lkey();
+    const uint64_t iova = area + plan_.iova_delta[h];
+    const unsigned all = sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead;
+    if (plan_.split[h]) {
+      const uint64_t sb = plan_.src_bytes[h];
+      a.mr = dev.reg_mr_phys(*a.pd, iova, area, sb, plan_.src_access[h]);  // kAccess* bits equal sw::Access
+      a.dst_mr = dev.reg_mr_phys(*a.pd, iova + sb, area + sb, plan_.area_bytes[h] - sb, plan_.dst_access[h]);
+    } else {
+      a.mr = dev.reg_mr_phys(*a.pd, iova, area, plan_.area_bytes[h], all);
+    }
     layout_[h].area = area;
+    layout_[h].iova = iova;
     layout_[h].key = a.mr->lkey();
+    layout_[h].dst_key = a.dst_mr ? a.dst_mr->lkey() : a.mr->lkey();
     layout_[h].pd = a.pd->handle();
     // A small region registered in a second protection domain: no QP may use its key.
     a.alien_pd = dev.alloc_pd();
@@ -717,8 +758,12 @@ void ChipEnv::connect_qps() {
   for (uint32_t h = 0; h < 2; ++h) {
     HostAgent& me = *hosts_[h];
     HostAgent& peer = *hosts_[1 - h];
+    // the protocol checker learns each QP's path MTU (requests and responses to host h)
     for (uint32_t q = 0; q < plan_.qps.size(); ++q)
-      connect_qp(*me.qps[q], h, peer.qps[q]->qp_num(), me.sq_psn[q], peer.sq_psn[q], plan_.mtu,
+      if (plan_.qps[q].mtu != plan_.mtu)
+        proto_.set_flow_mtu(roce::flow_mtu_key(kIp0 + h, me.qps[q]->qp_num()), plan_.qps[q].mtu);
+    for (uint32_t q = 0; q < plan_.qps.size(); ++q)
+      connect_qp(*me.qps[q], h, peer.qps[q]->qp_num(), me.sq_psn[q], peer.sq_psn[q], plan_.qps[q].mtu,
                  plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
                  plan_.qps[q].rnr_retry);
   }
@@ -734,8 +779,8 @@ void ChipEnv::dump_plan() const {
         char b[256];
         std::snprintf(b, sizeof b, "host %u qp %u (qpn 0x%x) send #%zu %s len %u laddr area+0x%llx raddr peer+0x%llx%s%s",
                       h, q, layout_[h].qpn[q], i, to_string(w.opcode), w.length,
-                      static_cast<unsigned long long>(w.laddr - layout_[h].area),
-                      static_cast<unsigned long long>(w.raddr ? w.raddr - layout_[1 - h].area : 0),
+                      static_cast<unsigned long long>(w.laddr - layout_[h].iova),
+                      static_cast<unsigned long long>(w.raddr ? w.raddr - layout_[1 - h].iova : 0),
                       sp.send[i].signaled ? "" : " unsignaled",
                       sp.send[i].bad != BadKind::None ? (std::string(" BAD ") + to_string(sp.send[i].bad)).c_str() : "");
         info("PLAN_WR", b, uvm::verbosity::kLow);
@@ -863,6 +908,8 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   knobs_.min_wrs = static_cast<uint32_t>(ctx.plusarg_u64("min_wrs", knobs_.min_wrs));
   knobs_.max_wrs = static_cast<uint32_t>(ctx.plusarg_u64("max_wrs", std::max<uint64_t>(knobs_.max_wrs, knobs_.min_wrs)));
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
+  if (ctx.has_plusarg("pcie_random")) cfg_.pcie_random = true;
+  if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);
   env_ = &create<ChipEnv>("env", plan_, cfg_);
@@ -872,7 +919,8 @@ void ChipTest::configure(uvm::Phaser& ph) {
   ph.set_edge([this] { env_->step(); });
   ph.set_drain_cycles(2000);
   // Watchdog: 300 us plus the payload at 5 Gb/s plus 1 us per WR, in 300 MHz cycles.
-  const double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0 + 1000.0 * double(plan_.send_wrs + plan_.recv_wrs);
+  double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0 + 1000.0 * double(plan_.send_wrs + plan_.recv_wrs);
+  if (cfg_.pcie_random || cfg_.pause_storm) ns *= 4;  // slower PCIe and a paused link
   ph.set_watchdog_cycles(static_cast<uint64_t>(ns * 0.3) + 100000);
 }
 

@@ -180,6 +180,30 @@ Knobs qp_error_rq_flush() {
   return k;
 }
 
+// The hard cases at once: per-QP path MTUs, I/O virtual addresses != physical, sources and
+// destinations in separate MRs with different rights, stale keys and MR-rights violations among
+// the bad WRs, READ targets sent on by fenced WRs, random PCIe timing and a pause storm.
+Knobs hard() {
+  Knobs k = ops();
+  k.min_qps = 2;
+  k.max_qps = 8;
+  k.per_qp_mtu = 0.7;
+  k.iova_shift = 0.7;
+  k.split_mrs = 0.7;
+  k.fence_reuse = 0.5;
+  k.op_weight = {2, 1, 2, 1, 3};  // READs to send on
+  k.bad_wr = 0.3;
+  k.bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4};
+  return k;
+}
+
+EnvConfig impaired() {
+  EnvConfig c;
+  c.pcie_random = true;
+  c.pause_storm = true;
+  return c;
+}
+
 #define SRNIC_CHIP_TEST(CLASS, NAME, KNOBS)                                  \
   class CLASS : public ChipTest {                                            \
    public:                                                                   \
@@ -203,6 +227,12 @@ SRNIC_CHIP_TEST(DirBadWqe, "dir_bad_wqe", bad({0, 1, 1, 0, 0, 0, 0, 1, 0}));
 SRNIC_CHIP_TEST(DirBadRemote, "dir_bad_remote", bad({0, 0, 0, 1, 1, 1, 1, 0, 1}));
 SRNIC_CHIP_TEST(DirRnrExhaust, "dir_rnr_exhaust", rnr_exhaust());
 SRNIC_CHIP_TEST(DirQpErrorRqFlush, "dir_qp_error_rq_flush", qp_error_rq_flush());
+
+class CrHard : public ChipTest {
+ public:
+  explicit CrHard(uvm::Context& ctx) : ChipTest(ctx, hard(), impaired()) {}
+};
+SRNIC_UVM_TEST(CrHard, "cr_hard");
 
 // Malformed and foreign frames arrive at both NICs before the traffic starts: each is dropped
 // and counted under its reason, and the random traffic that follows must still pass.

@@ -42,6 +42,8 @@ const char* to_string(BadKind b) {
     case BadKind::QpAccess: return "qp-access";
     case BadKind::ForeignPdLocal: return "foreign-pd-local";
     case BadKind::ForeignPdRemote: return "foreign-pd-remote";
+    case BadKind::MrRights: return "mr-rights";
+    case BadKind::StaleKey: return "stale-key";
     default: return "?";
   }
 }
@@ -52,7 +54,27 @@ std::string TrafficPlan::summary() const {
                 qps.size(), mtu, static_cast<unsigned long long>(send_wrs),
                 static_cast<unsigned long long>(recv_wrs), static_cast<unsigned long long>(total_payload),
                 to_string(doorbell));
-  return b;
+  std::string out = b;
+  // the hard cases this plan draws, when any
+  size_t own_mtu = 0, fenced = 0, stale = 0, rights = 0;
+  for (const QpPlan& q : qps) {
+    own_mtu += q.mtu != mtu;
+    for (const SidePlan& sp : q.side)
+      for (const WrPlan& w : sp.send) {
+        fenced += w.reuse >= 0;
+        stale += w.bad == BadKind::StaleKey;
+        rights += w.bad == BadKind::MrRights;
+      }
+  }
+  const int split_n = int(split[0]) + int(split[1]);
+  const int iova_n = int(iova_delta[0] != 0) + int(iova_delta[1] != 0);
+  if (own_mtu || fenced || stale || rights || split_n || iova_n) {
+    std::snprintf(b, sizeof b, "; %zu QPs with their own MTU, %zu fenced WRs sending READ data, %d hosts with "
+                  "split MRs, %d with iova != pa, %zu stale-key and %zu MR-rights bad WRs",
+                  own_mtu, fenced, split_n, iova_n, stale, rights);
+    out += b;
+  }
+  return out;
 }
 
 uint32_t draw_size(SizeClass c, uint32_t mtu, const Knobs& k, uvm::Rng& rng) {
@@ -133,10 +155,24 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
   p.max_batch = std::max<uint32_t>(2, k.max_batch);
   const uint32_t nq = static_cast<uint32_t>(rng.uniform(k.min_qps, k.max_qps));
   p.qps.resize(nq);
+  for (uint32_t h = 0; h < 2; ++h) {
+    p.split[h] = rng.bernoulli(k.split_mrs);
+    // sources: read by the peer's READs; destinations: written by the peer, local READ
+    // targets and receive buffers. One extra right at random on each.
+    p.src_access[h] = kAccessRemoteRead | (rng.bernoulli(0.5) ? kAccessLocalWrite : 0u);
+    p.dst_access[h] = kAccessLocalWrite | kAccessRemoteWrite | (rng.bernoulli(0.5) ? kAccessRemoteRead : 0u);
+    if (rng.bernoulli(k.iova_shift)) {
+      // far above any physical address; page-aligned (page offsets of I/O virtual and physical
+      // addresses agree, as with a real IOMMU) or not
+      p.iova_delta[h] = rng.uniform(1ull << 40, 1ull << 62);
+      if (rng.bernoulli(0.5)) p.iova_delta[h] &= ~uint64_t(kPage - 1);
+    }
+  }
 
   // Pass 1: operations, lengths, bad WRs, receive lengths.
   uint64_t max_src[2] = {0, 0};
   for (QpPlan& qp : p.qps) {
+    qp.mtu = rng.bernoulli(k.per_qp_mtu) ? k.mtus[rng.uniform(0, k.mtus.size() - 1)] : p.mtu;
     qp.sq_depth = k.sq_depths[rng.uniform(0, k.sq_depths.size() - 1)];
     qp.rq_depth = k.rq_depths[rng.uniform(0, k.rq_depths.size() - 1)];
     // A QP that ends in error: its side 0 ends with a bad WR, or its last receive-consuming
@@ -156,10 +192,10 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         WrPlan w;
         w.op = static_cast<WrOpcode>(rng.weighted(k.op_weight));
         w.cls = static_cast<SizeClass>(rng.weighted(k.size_weight));
-        w.len = draw_size(w.cls, p.mtu, k, rng);
+        w.len = draw_size(w.cls, qp.mtu, k, rng);
         if (p.total_payload + w.len > k.max_total_bytes) {
           w.cls = SizeClass::Small;
-          w.len = draw_size(w.cls, p.mtu, k, rng);
+          w.len = draw_size(w.cls, qp.mtu, k, rng);
         }
         w.imm = rng.next_u32();
         w.signaled = i + 1 == n || (i + 1) % sig_every == 0 || !rng.bernoulli(k.unsignaled);
@@ -167,7 +203,8 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         qp.side[h].send.push_back(w);
       }
       if (h == 0 && qp.bad_side0) {
-        const BadKind bad = static_cast<BadKind>(rng.weighted(k.bad_weight));
+        BadKind bad = static_cast<BadKind>(rng.weighted(k.bad_weight));
+        if (bad == BadKind::MrRights && !p.split[1 - h]) bad = BadKind::RemoteKey;  // needs the peer's source MR
         // Requester-local errors leave the peer running: they may sit anywhere in the queue
         // (the WRs after them are flushed). Errors the responder finds end the queue.
         const bool local = bad == BadKind::LocalKey || bad == BadKind::LocalBounds || bad == BadKind::ForeignPdLocal;
@@ -193,9 +230,17 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         }
         // a bad remote range needs a WRITE, WRITE_WITH_IMM or READ (a single-packet
         // WRITE_WITH_IMM consumes a receive on the peer, which completes in error)
-        if ((w.bad == BadKind::RemoteKey || w.bad == BadKind::RemoteBounds) && w.op != WrOpcode::Read &&
-            w.op != WrOpcode::Write && w.op != WrOpcode::WriteImm)
+        if ((w.bad == BadKind::RemoteKey || w.bad == BadKind::RemoteBounds || w.bad == BadKind::StaleKey) &&
+            w.op != WrOpcode::Read && w.op != WrOpcode::Write && w.op != WrOpcode::WriteImm)
           w.op = WrOpcode::Write;
+        if (w.bad == BadKind::MrRights) {
+          // a WRITE into the peer's sources (whose MR has no REMOTE_WRITE), at most a page
+          w.op = WrOpcode::Write;
+          if (w.len > kPage) {
+            w.len = static_cast<uint32_t>(rng.uniform(2, kPage));
+            w.cls = classify_size(w.len, qp.mtu, k);
+          }
+        }
         if (w.bad == BadKind::RecvTooSmall && w.op != WrOpcode::Send && w.op != WrOpcode::SendImm)
           w.op = WrOpcode::Send;
         if (w.len < 2 && w.bad != BadKind::LocalKey && w.bad != BadKind::RemoteKey) {
@@ -225,7 +270,9 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
       if (h == 0 && recv_users == 0) qp.exhaust_side0 = false;  // nothing to run out of
       const bool drop_last_recv = h == 0 && qp.exhaust_side0;
       size_t used = 0;
-      for (WrPlan& w : me.send) {
+      std::vector<size_t> reads;  // this side's READs so far (their targets may be sent on)
+      for (size_t wi = 0; wi < me.send.size(); ++wi) {
+        WrPlan& w = me.send[wi];
         switch (w.op) {
           case WrOpcode::Write:
           case WrOpcode::WriteImm:
@@ -240,12 +287,29 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
             w.local_off = src_offset(w.len, p.src_bytes[h], k.cross4k, rng);
             break;
         }
+        if (w.op == WrOpcode::Read && w.bad == BadKind::None && w.len > 0) reads.push_back(wi);
+        // Send on what an earlier READ of this QP fetched: only correct with the fence (the
+        // WR must not read its source before the READ's data has landed).
+        if (w.op != WrOpcode::Read && w.bad == BadKind::None && !reads.empty() && w.len > 0 &&
+            rng.bernoulli(k.fence_reuse)) {
+          const size_t ri = reads[rng.uniform(0, reads.size() - 1)];
+          const WrPlan& r = me.send[ri];
+          const uint64_t skip = rng.uniform(0, r.len - 1);
+          p.total_payload -= w.len;
+          w.len = static_cast<uint32_t>(std::min<uint64_t>(w.len, r.len - skip));
+          p.total_payload += w.len;
+          w.cls = classify_size(w.len, qp.mtu, k);
+          w.local_off = r.local_off + skip;
+          w.fence = true;
+          w.reuse = static_cast<int32_t>(ri);
+        }
         if (w.bad == BadKind::LocalBounds)
           w.local_off = 0;  // moved past the MR end once the area size is known
         if (w.bad == BadKind::RemoteBounds) w.remote_off = 0;
         // other-PD WRs address the other region (offsets into it)
         if (w.bad == BadKind::ForeignPdLocal) w.local_off = rng.uniform(0, kAlienBytes - w.len);
         if (w.bad == BadKind::ForeignPdRemote) w.remote_off = rng.uniform(0, kAlienBytes - w.len);
+        if (w.bad == BadKind::MrRights) w.remote_off = rng.uniform(0, p.src_bytes[1 - h] - w.len);
         if (!consumes_recv(w.op)) continue;
         ++used;
         if (drop_last_recv && used == recv_users) {
@@ -320,13 +384,20 @@ SendWr make_send_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h,
   s.wr_id = send_wr_id(q, i);
   s.opcode = w.op;
   const bool pd_l = w.bad == BadKind::ForeignPdLocal, pd_r = w.bad == BadKind::ForeignPdRemote;
-  s.laddr = (pd_l ? hl[h].alien : hl[h].area) + w.local_off;
+  // the MR a range lies in: the destinations' when it starts past the sources (split MRs)
+  auto key_at = [&](uint32_t host, uint64_t off) { return off >= p.src_bytes[host] ? hl[host].dst_key : hl[host].key; };
+  s.laddr = (pd_l ? hl[h].alien : hl[h].iova) + w.local_off;
   s.length = w.len;
-  s.lkey = w.bad == BadKind::LocalKey ? hl[h].key ^ kBogusKeyXor : pd_l ? hl[h].alien_key : hl[h].key;
+  s.lkey = w.bad == BadKind::LocalKey ? key_at(h, w.local_off) ^ kBogusKeyXor : pd_l ? hl[h].alien_key : key_at(h, w.local_off);
   if (w.op == WrOpcode::Write || w.op == WrOpcode::WriteImm || w.op == WrOpcode::Read) {
-    s.raddr = (pd_r ? hl[1 - h].alien : hl[1 - h].area) + w.remote_off;
-    s.rkey = w.bad == BadKind::RemoteKey ? hl[1 - h].key ^ kBogusKeyXor : pd_r ? hl[1 - h].alien_key : hl[1 - h].key;
+    const uint32_t peer = 1 - h;
+    s.raddr = (pd_r ? hl[peer].alien : hl[peer].iova) + w.remote_off;
+    s.rkey = w.bad == BadKind::RemoteKey ? key_at(peer, w.remote_off) ^ kBogusKeyXor
+             : w.bad == BadKind::StaleKey ? hl[peer].stale_key
+             : pd_r                       ? hl[peer].alien_key
+                                          : key_at(peer, w.remote_off);
   }
+  s.fence = w.fence;
   s.imm = (w.op == WrOpcode::WriteImm || w.op == WrOpcode::SendImm) ? w.imm : 0;
   s.signaled = w.signaled;
   return s;
@@ -336,9 +407,9 @@ RecvWr make_recv_wr(const TrafficPlan& p, const HostLayout (&hl)[2], uint32_t h,
   const RecvPlan& r = p.qps[q].side[h].recv[i];
   RecvWr w;
   w.wr_id = recv_wr_id(q, i);
-  w.addr = hl[h].area + r.off;
+  w.addr = hl[h].iova + r.off;
   w.length = r.len;
-  w.lkey = hl[h].key;
+  w.lkey = hl[h].dst_key;
   return w;
 }
 
@@ -352,10 +423,22 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const st
     hs.buffers.push_back(Buffer{"host" + std::to_string(h) + ".area", hl[h].area, init[h]});
     MemoryRegion mr;
     mr.key = hl[h].key;
-    mr.iova = mr.pa = hl[h].area;
+    mr.iova = hl[h].iova;
+    mr.pa = hl[h].area;
     mr.length = p.area_bytes[h];
     mr.pd = hl[h].pd;
     mr.access = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead;
+    if (p.split[h]) {
+      mr.length = p.src_bytes[h];
+      mr.access = static_cast<uint8_t>(p.src_access[h]);
+      MemoryRegion dm = mr;
+      dm.key = hl[h].dst_key;
+      dm.iova = hl[h].iova + p.src_bytes[h];
+      dm.pa = hl[h].area + p.src_bytes[h];
+      dm.length = p.area_bytes[h] - p.src_bytes[h];
+      dm.access = static_cast<uint8_t>(p.dst_access[h]);
+      hs.mrs.push_back(dm);
+    }
     hs.mrs.push_back(mr);
     if (!alien_init[h].empty()) {
       hs.buffers.push_back(Buffer{"host" + std::to_string(h) + ".other_pd", hl[h].alien, alien_init[h]});
@@ -375,7 +458,7 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const st
       qs.peer_host = 1 - h;
       qs.peer_qpn = hl[1 - h].qpn[q];
       qs.rnr_retry = p.qps[q].rnr_retry;
-      qs.mtu = p.mtu;
+      qs.mtu = p.qps[q].mtu;
       for (size_t i = 0; i < p.qps[q].side[h].send.size(); ++i) qs.send.push_back(make_send_wr(p, hl, h, q, i));
       for (size_t i = 0; i < p.qps[q].side[h].recv.size(); ++i) qs.recv.push_back(make_recv_wr(p, hl, h, q, i));
       hs.qps.push_back(std::move(qs));

@@ -198,8 +198,9 @@ TEST(Traffic, ModelAcceptsPlansAndPredictsBadWrs) {
     HostLayout hl[2];
     std::vector<uint8_t> init[2];
     for (uint32_t h = 0; h < 2; ++h) {
-      hl[h].area = 0x100000000ull * (h + 1) + 0x40;
-      hl[h].key = 0x100 + h * 0x100;
+      hl[h].area = hl[h].iova = 0x100000000ull * (h + 1) + 0x40;
+      hl[h].key = hl[h].dst_key = 0x100 + h * 0x100;
+      hl[h].stale_key = 0x101 + h * 0x100;
       hl[h].pd = 1;
       for (uint32_t q = 0; q < p.qps.size(); ++q) hl[h].qpn.push_back(2 + q);
       init[h].assign(p.area_bytes[h], uint8_t(h + 1));
@@ -230,6 +231,89 @@ TEST(Traffic, ModelAcceptsPlansAndPredictsBadWrs) {
   }
   EXPECT_GT(errors, 0u);
   EXPECT_GT(successes, 0u);
+}
+
+// The hard-case knobs: per-QP MTUs, split MRs with their rights, I/O virtual addresses, fenced
+// WRs that send a READ's target on, stale keys and MR-rights violations. The model accepts
+// every plan, predicts REM_ACCESS_ERR for the two new bad kinds, and the fenced WRs read
+// inside the READ target they reuse.
+TEST(Traffic, HardCaseKnobs) {
+  Knobs k;
+  k.max_qps = 8;
+  k.min_wrs = 4;
+  k.max_wrs = 16;
+  k.op_weight = {2, 1, 2, 1, 3};
+  k.per_qp_mtu = 0.7;
+  k.iova_shift = 0.7;
+  k.split_mrs = 0.7;
+  k.fence_reuse = 0.5;
+  k.bad_wr = 0.5;
+  k.bad_weight = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+  size_t own_mtu = 0, fenced = 0, split = 0, shifted = 0, new_bad = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const TrafficPlan p = draw(k, seed);
+    HostLayout hl[2];
+    std::vector<uint8_t> init[2], alien[2];
+    for (uint32_t h = 0; h < 2; ++h) {
+      hl[h].area = 0x100000000ull * (h + 1) + 0x40;
+      hl[h].iova = hl[h].area + p.iova_delta[h];
+      hl[h].key = 0x100 + h * 0x100;
+      hl[h].dst_key = p.split[h] ? 0x200 + h * 0x100 : hl[h].key;
+      hl[h].stale_key = 0x1FF + h * 0x100;
+      hl[h].pd = 1;
+      for (uint32_t q = 0; q < p.qps.size(); ++q) hl[h].qpn.push_back(2 + q);
+      init[h].assign(p.area_bytes[h], uint8_t(h + 1));
+      hl[h].alien = 0x900000000ull * (h + 1);
+      hl[h].alien_key = 0x900 + h;
+      hl[h].alien_pd = 2;
+      alien[h].assign(kAlienBytes, 0x5A);
+      split += p.split[h];
+      shifted += p.iova_delta[h] != 0;
+    }
+    const Prediction pred = predict(make_workload(p, hl, init, alien));
+    for (uint32_t q = 0; q < p.qps.size(); ++q) {
+      const QpPlan& qp = p.qps[q];
+      own_mtu += qp.mtu != p.mtu;
+      for (uint32_t h = 0; h < 2; ++h)
+        for (size_t i = 0; i < qp.side[h].send.size(); ++i) {
+          const WrPlan& w = qp.side[h].send[i];
+          const SendWr s = make_send_wr(p, hl, h, q, i);
+          if (w.reuse >= 0) {
+            ++fenced;
+            const WrPlan& r = qp.side[h].send[size_t(w.reuse)];
+            EXPECT_EQ(r.op, WrOpcode::Read);
+            EXPECT_TRUE(w.fence && s.fence);
+            EXPECT_GE(w.local_off, r.local_off);
+            EXPECT_LE(w.local_off + w.len, r.local_off + r.len);
+            EXPECT_EQ(s.lkey, hl[h].dst_key) << "a READ target lies in the destinations' MR";
+          }
+          if (w.bad != BadKind::MrRights && w.bad != BadKind::StaleKey) continue;
+          ++new_bad;
+          ASSERT_EQ(h, 0u);
+          if (w.bad == BadKind::MrRights) {
+            EXPECT_TRUE(p.split[1]);
+            EXPECT_LE(w.remote_off + w.len, p.src_bytes[1]);
+            EXPECT_EQ(s.rkey, hl[1].key);
+          } else {
+            EXPECT_EQ(s.rkey, hl[1].stale_key);
+          }
+          bool found = false;
+          for (const ExpectedQueue& eq : pred.queues)
+            if (eq.host == 0 && eq.kind == QueueKind::Send && eq.qpn == hl[0].qpn[q])
+              for (const Completion& c : eq.completions)
+                if (c.wr_id == s.wr_id) {
+                  found = true;
+                  EXPECT_EQ(c.status, WcStatus::RemAccessErr) << to_string(w.bad);
+                }
+          EXPECT_TRUE(found) << "no predicted completion for the " << to_string(w.bad) << " WR";
+        }
+    }
+  }
+  EXPECT_GT(own_mtu, 0u);
+  EXPECT_GT(fenced, 0u);
+  EXPECT_GT(split, 0u);
+  EXPECT_GT(shifted, 0u);
+  EXPECT_GT(new_bad, 0u);
 }
 
 }  // namespace

@@ -30,6 +30,11 @@ struct LinkConfig {
   double loss = 0;          // probability that a frame is dropped (0..1)
   uint64_t seed = 1;        // loss stream
   bool pcap_lost = false;   // also write dropped frames to the pcap
+  // Pause storm: besides the pause the NICs request, the far end (a switch under congestion)
+  // holds each side's transmitter paused for pause_storm_duty of every pause_storm_period_ns,
+  // each side at its own phase drawn from seed. 0 = off.
+  double pause_storm_period_ns = 0;
+  double pause_storm_duty = 0;
 };
 
 struct LinkStats {
@@ -99,6 +104,7 @@ class Link {
   Ring<PauseEv> pause_q_[2];   // requests issued by side i, in time order
   bool paused_by_[2] = {false, false};
   bool pause_last_[2] = {false, false};
+  double storm_phase_ns_[2] = {0, 0};
   uint64_t pause_reqs_[2] = {0, 0};
 };
 

@@ -17,6 +17,9 @@ namespace srnic::roce {
 
 struct CheckerConfig {
   uint32_t mtu = 1024;             // path MTU in payload bytes
+  // Per-flow path MTUs (QPs of one capture may use different ones): key = IPv4 destination
+  // << 24 | destination QPN (see flow_mtu_key); flows not listed use `mtu`.
+  std::map<uint64_t, uint32_t> flow_mtu;
   bool allow_retransmit = false;   // accept go-back-N rewinds (PSN stepping back) as retransmissions
   size_t keep_violations = 100;    // how many violations to keep with their text
 };
@@ -27,9 +30,16 @@ struct Violation {
   std::string detail;
 };
 
+inline uint64_t flow_mtu_key(uint32_t ipv4_dst, uint32_t dest_qpn) {
+  return (uint64_t(ipv4_dst) << 24) | (dest_qpn & 0xFFFFFF);
+}
+
 class ProtocolChecker {
  public:
   explicit ProtocolChecker(CheckerConfig cfg = {});
+
+  // Path MTU of one flow (see CheckerConfig::flow_mtu).
+  void set_flow_mtu(uint64_t key, uint32_t mtu) { cfg_.flow_mtu[key] = mtu; }
 
   // Checks the next frame (numbered from 1 in call order). Returns true if it raised no violation.
   bool on_frame(const uint8_t* data, size_t len);
@@ -64,6 +74,7 @@ class ProtocolChecker {
   void check_response(Flow& f, const DecodedPacket& p, const std::string& who);
   void check_sequence(Flow& f, const DecodedPacket& p, const std::string& who, bool rewound);
   void check_length(const DecodedPacket& p, const std::string& who);
+  uint32_t mtu_of(const DecodedPacket& p) const;
 
   CheckerConfig cfg_;
   uint64_t frames_ = 0;

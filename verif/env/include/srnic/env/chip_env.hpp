@@ -52,6 +52,10 @@ struct EnvConfig {
   uint32_t poll_cycles = 4;        // host software polls its CQs every N core cycles
   uint64_t quiet_cycles = 30000;   // relaxed queues: end after this long without completions
   bool expect_clean_rx = true;     // every RX drop/NAK counter must stay 0 at the end
+  // impairments (drawn from the test's seed when on; +pcie_random / +pause_storm turn them on)
+  bool pcie_random = false;        // PCIe read latency 0.5..3 us, jitter up to 1 us, write latency,
+                                   // posted-write credit 2..16 KiB, 4..64 read tags, MMIO latency
+  bool pause_storm = false;        // the link pauses each NIC's transmitter 20..60% of every 1..8 us
 };
 
 class ChipEnv;
@@ -108,6 +112,7 @@ class HostAgent : public uvm::Component {
   std::unique_ptr<sim::SimBackend> be;
   std::unique_ptr<sw::Device> dev;
   std::unique_ptr<sw::ProtectionDomain> pd;
+  std::unique_ptr<sw::MemoryRegion> dst_mr;  // the destinations' MR when the plan splits them
   std::unique_ptr<sw::MemoryRegion> mr;
   std::unique_ptr<sw::ProtectionDomain> alien_pd;  // second PD with one MR (bad-PD WRs)
   std::unique_ptr<sw::MemoryRegion> alien_mr;
@@ -137,6 +142,7 @@ class ProtocolMonitor : public uvm::Component {
   uvm::SubscriberFn<agents::AxisFrame> from_host0, from_host1;
   uint64_t frames() const { return checker_.frames(); }
   const roce::ProtocolChecker& checker() const { return checker_; }
+  void set_flow_mtu(uint64_t key, uint32_t mtu) { checker_.set_flow_mtu(key, mtu); }
   void report() override;
 
  private:

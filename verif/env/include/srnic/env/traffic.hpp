@@ -37,6 +37,8 @@ enum class BadKind : uint8_t {
   QpAccess,     // the responder QP lacks the remote right (WRITE / READ) -> NAK, REM_INV_REQ_ERR
   ForeignPdLocal,   // lkey of an MR in another protection domain -> LOC_PROT_ERR
   ForeignPdRemote,  // rkey of an MR in another protection domain -> NAK, REM_ACCESS_ERR
+  MrRights,     // WRITE into the peer's source MR, which lacks REMOTE_WRITE -> NAK, REM_ACCESS_ERR
+  StaleKey,     // rkey of an MR that was deregistered (same index, old tag) -> NAK, REM_ACCESS_ERR
   kCount
 };
 const char* to_string(BadKind b);
@@ -60,11 +62,19 @@ struct Knobs {
   std::array<uint32_t, size_t(Doorbell::kCount)> doorbell_weight = {1, 1, 1};
   uint32_t max_batch = 8;        // WRs per doorbell when batched
   double bad_wr = 0;             // probability that a QP side ends with one bad WR
-  std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+  std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
   double tight_end = 0.3;        // probability that a host's MR ends exactly where its last slot ends
   double rnr_exhaust = 0;        // probability that a QP's last SEND (side 0) finds no receive
   double late_recv = 0.5;        // probability that a failing QP side's last spare receive is posted late
   uint64_t max_total_bytes = 48ull << 20;  // cap on payload bytes of a plan
+  // Hard cases, each off by default (all on in cr_hard and in the nightly regression):
+  double per_qp_mtu = 0;     // probability that a QP draws its own path MTU from `mtus`
+  double iova_shift = 0;     // probability that a host's MRs use I/O virtual addresses != physical
+  double split_mrs = 0;      // probability that a host registers sources and destinations as two
+                             // MRs with different access rights
+  double fence_reuse = 0;    // probability that a READ's target is sent on by a later fenced
+                             // WRITE or SEND of the same QP (needs IBA fence semantics)
+  // (PCIe and link impairments are EnvConfig knobs: pcie_random, pause_storm)
 };
 
 struct WrPlan {
@@ -75,6 +85,8 @@ struct WrPlan {
   uint64_t remote_off = 0;  // offset in the peer's data area (WRITE, READ)
   uint32_t imm = 0;
   bool signaled = true;
+  bool fence = false;       // WQE_FLAG_FENCE
+  int32_t reuse = -1;       // >= 0: the source is the target of this QP side's READ #reuse
   BadKind bad = BadKind::None;
 };
 
@@ -96,6 +108,7 @@ struct QpPlan {
   uint8_t access[2] = {kAccessRemoteWrite | kAccessRemoteRead, kAccessRemoteWrite | kAccessRemoteRead};  // QP access flags per host
   bool bad_side0 = false;      // side 0's last WR is bad
   bool exhaust_side0 = false;  // side 0's last receive-consuming message finds no receive
+  uint32_t mtu = 1024;         // path MTU of this QP (both ends)
 };
 
 struct TrafficPlan {
@@ -106,6 +119,10 @@ struct TrafficPlan {
   uint64_t src_bytes[2] = {0, 0};   // source part of each host's data area
   uint64_t area_bytes[2] = {0, 0};  // whole data area (src + gap + dst)
   uint64_t total_payload = 0;
+  bool split[2] = {false, false};       // sources and destinations are separate MRs
+  unsigned src_access[2] = {0, 0};      // their access rights (split only)
+  unsigned dst_access[2] = {0, 0};
+  uint64_t iova_delta[2] = {0, 0};      // I/O virtual address = physical + delta (mod 2^64)
   uint64_t send_wrs = 0, recv_wrs = 0;
   std::string summary() const;      // one line: QPs, MTU, WRs, bytes, doorbell pattern
 };
@@ -120,8 +137,11 @@ SizeClass classify_size(uint64_t len, uint32_t mtu, const Knobs& k);
 
 // What the NIC setup produced for one host: data area address, MR key, PD, QPNs.
 struct HostLayout {
-  uint64_t area = 0;   // physical = virtual address of the data area
-  uint32_t key = 0;    // MR over the whole area (lkey = rkey)
+  uint64_t area = 0;   // physical address of the data area
+  uint64_t iova = 0;   // its I/O virtual address (what WRs carry; area + the plan's delta)
+  uint32_t key = 0;    // MR over the whole area (lkey = rkey), or over the sources when split
+  uint32_t dst_key = 0;  // MR over the destinations (gap and slots); = key unless split
+  uint32_t stale_key = 0;  // key of an MR that was deregistered before `key` was registered
   uint32_t pd = 0;
   uint64_t alien = 0;      // a small region registered in another protection domain
   uint32_t alien_key = 0;  // its MR (never usable by the QPs)
