@@ -248,6 +248,7 @@ def configure(build_dir, filelist, rtl_dir, log):
 _BUILD_ERR = re.compile(r"(%Error|%Warning|error:|Error \d+|FAILED:)")
 _TEST_ERR = re.compile(r"(Failure|FAILED|ERROR|Error|error|mismatch|Assertion|Aborted|Timeout|"
                        r"Segmentation|Exception)")
+_TEST_FAIL = re.compile(r"(: Failure$|^FAIL|\bERROR\b|Assertion .* failed|Aborted|Timeout)")
 _CTEST_NOISE = re.compile(r"^(\d+% tests passed|The following tests FAILED|Errors while running|"
                           r"Total Test time|\s*\d+/\d+ Test|\s*\d+ - |Test project|\$ )")
 
@@ -270,9 +271,11 @@ def first_test_error(log):
             lines = f.read().splitlines()
     except OSError:
         return "failed"
-    for line in lines:
-        if _TEST_ERR.search(line) and not _CTEST_NOISE.search(line):
-            return line.strip()[:300]
+    lines = [ln for ln in lines if not _CTEST_NOISE.search(ln) and not ln.lstrip().startswith("[ RUN")]
+    for rx in (_TEST_FAIL, _TEST_ERR):       # an explicit failure line first, then anything alike
+        for line in lines:
+            if rx.search(line):
+                return line.strip()[:300]
     return "failed"
 
 

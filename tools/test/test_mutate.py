@@ -173,6 +173,15 @@ class TestSelection(unittest.TestCase):
         self.assertEqual([x.name for x in mutate.order_tests(t, {})],
                          ["block_fast", "block_slow", "fullchip_a", "fullchip_b", "regress:smoke"])
 
+    def test_first_test_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "t.log")
+            with open(log, "w") as f:
+                f.write("$ ctest --test-dir b -R ^block_x$\nTest project /b\n"
+                        "[ RUN      ] BadInput.BadRkeyIsNakedAsRemoteAccessError\n"
+                        "/src/t.cpp:12: Failure\nValue of: ok\n1/1 Test #3: block_x ...***Failed\n")
+            self.assertEqual(mutate.first_test_error(log), "/src/t.cpp:12: Failure")
+
     def test_per_file(self):
         ms = [mutant("a", name="m1", file="rtl/a.sv"), mutant("b", name="m2", file="rtl/a.sv"),
               mutant("c", name="m3", file="rtl/lib/b.sv")]
