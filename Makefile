@@ -69,7 +69,7 @@ help:
 	@echo "make bench        build, then tools/bench"
 	@echo "make lint         tools/lint (Verilator -Wall, Yosys parse, ABI generator check)"
 	@echo "make regress      tools/regress -r REGRESSION (default smoke; REGRESSION=nightly for the nightly one)"
-	@echo "make mutate       tools/mutate: RTL mutants against the smoke regression"
+	@echo "make mutate       tools/mutate: RTL mutants against every test of their file (blocks, chip, smoke)"
 	@echo "make interop      tools/setup --interop, then tools/interop/run (srnic against Linux rxe)"
 	@echo "make formal       tools/formal: formal proofs with Yosys + yosys-smtbmc (FORMAL_ARGS=\"-p NAME\")"
 	@echo "make synth-estimate   tools/synth-estimate"

@@ -9,6 +9,16 @@
 # '-' or '+' are passed to Verilator unchanged. rtl/lint.vlt (project-wide waivers), if present,
 # is added to every model.
 #
+# SRNIC_RTL_DIR (cache variable, default <root>/rtl) is where relative sources below rtl/ are
+# taken from: tools/mutate points it at a mirrored, mutated copy of rtl/ so that every model of
+# the project (block benches included) is built from the mutant.
+#
+#   srnic_rtl_test(<test> FILELIST <file.f> TARGETS <target>...)
+#
+# records that CTest test <test> exercises the RTL of <file.f> and needs <target>s built; the
+# list is written to <build>/rtl_tests.tsv (srnic_write_rtl_tests(), called once at the end of
+# the top-level CMakeLists.txt) for tools/mutate, which runs the tests of a mutated file.
+#
 # Modes (all use -Wall, --x-initial unique and OPT_FAST -O2):
 #   fast      model class V<top>
 #   coverage  model class V<top>_cov, --coverage-line --coverage-toggle
@@ -22,6 +32,8 @@ find_package(Threads REQUIRED)
 if(NOT SRNIC_ROOT)
   get_filename_component(SRNIC_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 endif()
+set(SRNIC_RTL_DIR "${SRNIC_ROOT}/rtl" CACHE PATH
+    "directory relative rtl/ sources of the file lists are read from (tools/mutate: a mirror)")
 
 # Reads a .f file into source paths and extra Verilator arguments.
 function(_srnic_read_filelist listfile out_sources out_args)
@@ -39,6 +51,8 @@ function(_srnic_read_filelist listfile out_sources out_args)
     else()
       if(IS_ABSOLUTE "${line}")
         set(path "${line}")
+      elseif(line MATCHES "^rtl/(.*)$" AND NOT line STREQUAL "rtl/lint.vlt")
+        set(path "${SRNIC_RTL_DIR}/${CMAKE_MATCH_1}")
       else()
         set(path "${SRNIC_ROOT}/${line}")
       endif()
@@ -112,4 +126,25 @@ function(srnic_verilated_lib target)
     target_compile_definitions(${target} INTERFACE VM_TRACE=1 VM_TRACE_FST=1)
   endif()
   set_target_properties(${target} PROPERTIES SRNIC_VERILATED_PREFIX ${prefix})
+endfunction()
+
+function(srnic_rtl_test test)
+  cmake_parse_arguments(A "" "FILELIST" "TARGETS" ${ARGN})
+  if(NOT A_FILELIST OR NOT A_TARGETS)
+    message(FATAL_ERROR "srnic_rtl_test(${test}): FILELIST and TARGETS are required")
+  endif()
+  if(NOT IS_ABSOLUTE "${A_FILELIST}")
+    set(A_FILELIST "${SRNIC_ROOT}/${A_FILELIST}")
+  endif()
+  string(REPLACE ";" "," targets "${A_TARGETS}")
+  set_property(GLOBAL APPEND PROPERTY SRNIC_RTL_TESTS "${test}\t${A_FILELIST}\t${targets}")
+endfunction()
+
+function(srnic_write_rtl_tests)
+  get_property(lines GLOBAL PROPERTY SRNIC_RTL_TESTS)
+  set(text "# test<TAB>file list<TAB>build targets: CTest tests that exercise RTL (tools/mutate)\n")
+  foreach(l IN LISTS lines)
+    string(APPEND text "${l}\n")
+  endforeach()
+  file(WRITE "${CMAKE_BINARY_DIR}/rtl_tests.tsv" "${text}")
 endfunction()

@@ -1,11 +1,15 @@
 """tools/mutate: mutation testing of the verification environment. Each mutant of
 verif/mutations.toml is one textual change of one RTL file. The RTL is mirrored into
-<out>/rtl (the repository's rtl/ is never touched), the change applied there, and the fast test
-program rebuilt in a dedicated build directory configured with
--DSRNIC_CORE_FILELIST=<out>/srnic_core.f; then the regression (smoke by default) runs against
-it. A mutant is killed when the regression has a failure, killed by build when Verilator (with
--Wall) or the compiler rejects it, and survives otherwise. An unmutated baseline runs first and
-must pass. See docs/regression.md."""
+<out>/rtl (the repository's rtl/ is never touched) and the change applied there; a dedicated
+build directory is configured with -DSRNIC_CORE_FILELIST=<out>/srnic_core.f and
+-DSRNIC_RTL_DIR=<out>/rtl, so every model of the project (chip and block benches) is built from
+the mirror. The tests that exercise the mutated file run cheapest first: its block benches
+(CTest tests block_*), the full-chip CTest tests (<build>/rtl_tests.tsv says which RTL each
+test uses), and the UVM-lite regression (smoke by default); only the targets a test needs are
+rebuilt before it runs. A mutant is killed when any of them fails (by default the first
+failure stops the mutant; --all-tests runs them all and records every killer), killed by build
+when Verilator (with -Wall) or the compiler rejects it, and survives otherwise. An unmutated
+baseline runs every test first and must pass. See docs/regression.md."""
 
 import argparse
 import datetime
@@ -134,38 +138,119 @@ def _map(path, tree, root):
     return os.path.join(root, path)
 
 
+# ------------------------------------------------------------------------ tests of a file
+
+REGRESS_TEST = "regress"       # name prefix of the UVM-lite regression in reports ("regress:smoke")
+RTL_TESTS = "rtl_tests.tsv"    # written by CMake (srnic_rtl_test) into the build directory
+
+
+class RtlTest:
+    """One test that can kill a mutant: a CTest test from <build>/rtl_tests.tsv (a block bench
+    or a full-chip test) or the UVM-lite regression. files: RTL files it exercises (relative to
+    the repository root, 'rtl/...'); targets: what must be built before it runs."""
+
+    def __init__(self, name, files, targets, kind):
+        self.name, self.files, self.targets, self.kind = name, frozenset(files), list(targets), kind
+
+    def __repr__(self):
+        return f"RtlTest({self.name!r}, {self.kind})"
+
+
+def filelist_sources(path, tree, root=ROOT):
+    """RTL files ('rtl/...') a file list names: relative rtl/ entries, and absolute paths into
+    the mirror <tree>/rtl."""
+    out = set()
+    mirror = os.path.join(tree, "rtl") + os.sep
+    with open(path) as f:
+        for raw in f:
+            line = raw.strip()
+            if not line or line.startswith(("#", "//", "-", "+")) or line.endswith(".vlt"):
+                continue
+            if os.path.isabs(line):
+                if line.startswith(mirror):
+                    out.add("rtl/" + line[len(mirror):])
+                elif line.startswith(os.path.join(root, "rtl") + os.sep):
+                    out.add(os.path.relpath(line, root))
+            elif line.startswith("rtl/"):
+                out.add(line)
+    return out
+
+
+def load_rtl_tests(build_dir, tree, root=ROOT):
+    """The CTest tests that exercise RTL, from <build_dir>/rtl_tests.tsv."""
+    path = os.path.join(build_dir, RTL_TESTS)
+    try:
+        with open(path) as f:
+            rows = [ln.rstrip("\n").split("\t") for ln in f if ln.strip() and not ln.startswith("#")]
+    except FileNotFoundError:
+        raise ToolError(f"{display_path(path)} does not exist (configure {display_path(build_dir)} "
+                        "with this version of the project)") from None
+    tests = []
+    for row in rows:
+        if len(row) != 3:
+            raise ToolError(f"{display_path(path)}: malformed line {row!r}")
+        name, flist, targets = row
+        kind = "block" if name.startswith("block_") else "chip"
+        tests.append(RtlTest(name, filelist_sources(flist, tree, root), targets.split(","), kind))
+    return tests
+
+
+def order_tests(tests, times):
+    """Cheapest first: block benches before full-chip tests (whose model takes longest to
+    build), each group by the run time measured on the baseline (unknown: last)."""
+    big = float("inf")
+    return sorted(tests, key=lambda t: (t.kind != "block", times.get(t.name, big), t.name))
+
+
+def tests_for(file, tests):
+    return [t for t in tests if file in t.files]
+
+
 # ------------------------------------------------------------------------ build and run
 
-def _run_logged(cmd, log, cwd=ROOT):
+def _run_logged(cmd, log, cwd=ROOT, env=None):
     with open(log, "a") as f:
         f.write("$ " + shlex.join(cmd) + "\n")
         f.flush()
-        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd,
+        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, env=env,
                               stdin=subprocess.DEVNULL).returncode
 
 
-def cached_filelist(build_dir):
+def cached_var(build_dir, var):
     try:
         with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
             for line in f:
-                if line.startswith("SRNIC_CORE_FILELIST:"):
+                if line.startswith(var + ":"):
                     return line.split("=", 1)[1].strip()
     except FileNotFoundError:
         pass
     return None
 
 
-def configure(build_dir, filelist, log):
-    """Configures the mutant build directory once (again only if it points elsewhere)."""
-    if cached_filelist(build_dir) == filelist and os.path.exists(os.path.join(build_dir, "build.ninja")):
+def cached_filelist(build_dir):
+    return cached_var(build_dir, "SRNIC_CORE_FILELIST")
+
+
+def configure(build_dir, filelist, rtl_dir, log):
+    """Configures the mutant build directory once (again only if it points elsewhere): the
+    chip models from the mirrored file list, every other model (block benches) from the mirror
+    through SRNIC_RTL_DIR."""
+    if (cached_filelist(build_dir) == filelist and cached_var(build_dir, "SRNIC_RTL_DIR") == rtl_dir
+            and os.path.exists(os.path.join(build_dir, "build.ninja"))
+            and os.path.exists(os.path.join(build_dir, RTL_TESTS))):
         return
     cmd = [LOCKED, "cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
-           f"-DSRNIC_CORE_FILELIST={filelist}"]
+           f"-DSRNIC_CORE_FILELIST={filelist}", f"-DSRNIC_RTL_DIR={rtl_dir}"]
     if _run_logged(cmd, log) != 0:
         raise ToolError(f"configuring {display_path(build_dir)} failed (log {display_path(log)})")
 
 
 _BUILD_ERR = re.compile(r"(%Error|%Warning|error:|Error \d+|FAILED:)")
+_TEST_ERR = re.compile(r"(Failure|FAILED|ERROR|Error|error|mismatch|Assertion|Aborted|Timeout|"
+                       r"Segmentation|Exception)")
+_TEST_FAIL = re.compile(r"(: Failure$|^FAIL|\bERROR\b|Assertion .* failed|Aborted|Timeout)")
+_CTEST_NOISE = re.compile(r"^(\d+% tests passed|The following tests FAILED|Errors while running|"
+                          r"Total Test time|\s*\d+/\d+ Test|\s*\d+ - |Test project|\$ )")
 
 
 def first_build_error(log):
@@ -179,27 +264,41 @@ def first_build_error(log):
     return "build failed"
 
 
-def build_program(opts, log):
-    """Builds the fast test program in the mutant build directory; False if it fails."""
-    target = os.path.basename(opts.prog_fast)
-    return _run_logged([LOCKED, "cmake", "--build", opts.build_dir, "--target", target, "-j2"], log) == 0
+def first_test_error(log):
+    """The first line of a failed test's output that looks like its failure."""
+    try:
+        with open(log, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return "failed"
+    lines = [ln for ln in lines if not _CTEST_NOISE.search(ln) and not ln.lstrip().startswith("[ RUN")]
+    for rx in (_TEST_FAIL, _TEST_ERR):       # an explicit failure line first, then anything alike
+        for line in lines:
+            if rx.search(line):
+                return line.strip()[:300]
+    return "failed"
 
 
-def run_mutant(name, overrides, opts, seed):
-    """Mirror, build, regress one tree state; returns a result dict."""
-    t0 = time.monotonic()
-    d = os.path.join(opts.out, "runs", name)
-    os.makedirs(d, exist_ok=True)
-    build_log = os.path.join(d, "build.log")
-    if os.path.exists(build_log):
-        os.remove(build_log)
-    sync_tree(os.path.join(ROOT, "rtl"), os.path.join(opts.out, "rtl"), overrides)
-    res = {"name": name, "result": "", "by": "", "test": "", "failed": 0, "runs": 0,
-           "dir": display_path(d)}
-    if not build_program(opts, build_log):
-        res.update(result="killed_build", by=first_build_error(build_log))
-        res["time"] = round(time.monotonic() - t0, 1)
-        return res
+def build_targets(opts, targets, log):
+    """Builds targets in the mutant build directory (ninja redoes only what the changed RTL
+    file feeds); False if it fails."""
+    return _run_logged([LOCKED, "cmake", "--build", opts.build_dir, "--target", *targets, "-j2"], log) == 0
+
+
+def run_ctest(opts, test, seed, log):
+    """Runs one CTest test of the mutant build directory; (passed, first error line)."""
+    env = dict(os.environ, SRNIC_SEED=str(seed))
+    cmd = ["ctest", "--test-dir", opts.build_dir, "-R", f"^{re.escape(test.name)}$",
+           "--output-on-failure", "--no-tests=error"]
+    if opts.timeout:
+        cmd += ["--timeout", str(int(opts.timeout))]
+    rc = _run_logged(cmd, log, env=env)
+    return rc == 0, ("" if rc == 0 else first_test_error(log))
+
+
+def run_regression(opts, seed, d, log):
+    """The UVM-lite regression against the mutant's fast program; (verdict, by, tests, runs)
+    with verdict 'pass', 'fail' or 'error'."""
     rdir = os.path.join(d, "regress")
     cmd = [sys.executable, os.path.join(ROOT, "tools", "regress"), "--regression", opts.regression,
            "--build", "fast", "--no-build", "--build-dir", opts.build_dir, "--prog-fast", opts.prog_fast,
@@ -209,22 +308,75 @@ def run_mutant(name, overrides, opts, seed):
         cmd += ["--timeout", str(opts.timeout)]
     if not opts.full:
         cmd.append("--fail-fast")
-    rlog = os.path.join(d, "regress.log")
-    rc = _run_logged(cmd, rlog)
+    rc = _run_logged(cmd, log)
     try:
         with open(os.path.join(rdir, "results.json")) as f:
             rr = json.load(f)
     except (OSError, ValueError):
-        res.update(result="error", by=f"regression did not complete (exit {rc}, log {display_path(rlog)})")
-        res["time"] = round(time.monotonic() - t0, 1)
-        return res
+        return "error", f"regression did not complete (exit {rc}, log {display_path(log)})", "", 0
     c = rr["counts"]
-    res.update(failed=c["failed"], runs=c["total"] - c["skipped"])
+    runs = c["total"] - c["skipped"]
     if c["failed"]:
         b = rr["buckets"][0]
-        res.update(result="killed", by=b["key"], test=", ".join(b["tests"]))
-    else:
-        res["result"] = "survived"
+        return "fail", b["key"], ", ".join(b["tests"]), runs
+    return "pass", "", "", runs
+
+
+def run_mutant(name, overrides, tests, opts, seed, stop_at_first=True):
+    """Mirror one tree state, then build and run the given tests in order (cheapest first),
+    stopping at the first that fails unless stop_at_first is False. Returns a result dict:
+    result killed | killed_build | survived | error; killers: every test that failed (with
+    the first line of its failure); test_times: run time of each test that ran."""
+    t0 = time.monotonic()
+    d = os.path.join(opts.out, "runs", name)
+    os.makedirs(d, exist_ok=True)
+    for fn in os.listdir(d):
+        if fn.endswith(".log"):
+            os.remove(os.path.join(d, fn))
+    sync_tree(os.path.join(ROOT, "rtl"), os.path.join(opts.out, "rtl"), overrides)
+    res = {"name": name, "result": "", "by": "", "test": "", "killers": [], "ran": [],
+           "test_times": {}, "failed": 0, "runs": 0, "dir": display_path(d)}
+    build_log = os.path.join(d, "build.log")
+    errors = []
+    built = set()
+    for i, t in enumerate(tests):
+        if t.name not in built:
+            # one build per stage (block benches, then everything on the chip model): each
+            # build waits for the machine-wide lock once, and a mutant its block bench kills
+            # never pays for the chip model
+            stage = [u for u in tests[i:] if (u.kind == "block") == (t.kind == "block")]
+            targets = list(dict.fromkeys(x for u in stage for x in u.targets))
+            built.update(u.name for u in stage)
+            if not build_targets(opts, targets, build_log):
+                res["killers"].append({"test": "build", "by": first_build_error(build_log)})
+                res.update(result="killed_build", by=first_build_error(build_log), test=f"build ({t.name})")
+                break
+        t1 = time.monotonic()
+        if t.kind == "regress":
+            verdict, by, which, runs = run_regression(opts, seed, d, os.path.join(d, "regress.log"))
+            res["runs"] = runs
+            if verdict == "error":
+                errors.append(f"{t.name}: {by}")
+            failed = verdict == "fail"
+            label = f"{t.name} ({which})" if which else t.name
+        else:
+            ok, by = run_ctest(opts, t, seed, os.path.join(d, f"{t.name}.log"))
+            failed, label = not ok, t.name
+        res["test_times"][t.name] = round(time.monotonic() - t1, 1)
+        res["ran"].append(t.name)
+        if failed:
+            res["failed"] += 1
+            res["killers"].append({"test": label, "by": by})
+            if stop_at_first:
+                break
+    if not res["result"]:
+        if res["killers"]:
+            res.update(result="killed", by=res["killers"][0]["by"],
+                       test=", ".join(k["test"] for k in res["killers"]))
+        elif errors:
+            res.update(result="error", by=errors[0])
+        else:
+            res["result"] = "survived"
     res["time"] = round(time.monotonic() - t0, 1)
     return res
 
@@ -269,29 +421,62 @@ def kill_stats(results):
     return killed, len(scored)
 
 
-def write_report(results, mutants, meta, path):
+def rtl_files(root=ROOT):
+    """Every RTL source file of the project ('rtl/...sv'), sorted."""
+    out = []
+    for dp, _, fns in os.walk(os.path.join(root, "rtl")):
+        for fn in fns:
+            if fn.endswith(".sv"):
+                out.append(os.path.relpath(os.path.join(dp, fn), root))
+    return sorted(out)
+
+
+def per_file(results, mutants, files=()):
+    """{file: (mutants, killed, scored)} over the files of the mutants and `files`."""
+    by_name = {m.name: m for m in mutants}
+    table = {f: [0, 0, 0] for f in files}
+    for r in results:
+        m = by_name.get(r["name"])
+        if not m:
+            continue
+        row = table.setdefault(m.file, [0, 0, 0])
+        row[0] += 1
+        if r["result"] != "error":
+            row[2] += 1
+            row[1] += r["result"] in ("killed", "killed_build")
+    return {f: tuple(v) for f, v in sorted(table.items())}
+
+
+def write_report(results, mutants, meta, path, files=()):
     by_name = {m.name: m for m in mutants}
     killed, n = kill_stats(results)
     build_kills = sum(r["result"] == "killed_build" for r in results)
     lines = ["# Mutation testing", "",
              "| | |", "|---|---|",
-             f"| regression | {meta['regression']} (master seed `--seed {meta['seed']}`) |",
+             f"| tests | every test that exercises the mutated file: block benches, full-chip tests, "
+             f"regression {meta['regression']} (master seed `--seed {meta['seed']}`) |",
+             f"| mode | {'all tests per mutant' if meta.get('all_tests') else 'cheapest first, stop at the first kill'} |",
              f"| mutants | {len(results)} |",
-             f"| killed | {killed - build_kills} by the regression, {build_kills} by the build |",
+             f"| killed | {killed - build_kills} by a test, {build_kills} by the build |",
              f"| survived | {sum(r['result'] == 'survived' for r in results)} |",
              f"| errors | {sum(r['result'] == 'error' for r in results)} |",
              f"| kill rate | {_rate(killed, n)} |",
              f"| started | {meta['started']} |",
              f"| wall time | {meta['wall_s']:.0f} s |", "",
-             "| mutant | class | location | result | killed by | test | time (s) |",
-             "|---|---|---|---|---|---|---|"]
+             "## Per file", "",
+             "| file | mutants | killed | kill rate |", "|---|---|---|---|"]
+    for f, (nm, k, sc) in per_file(results, mutants, files).items():
+        lines.append(f"| {f} | {nm} | {k} | {_rate(k, sc)} |")
+    lines += ["", "## Mutants", "",
+              "| mutant | class | location | result | killed by | first failure | time (s) |",
+              "|---|---|---|---|---|---|---|"]
     for r in results:
         m = by_name.get(r["name"])
         loc = f"{m.file}:{r.get('line', '')}" if m else ""
         cls = m.cls if m else ""
         by = r["by"].replace("|", "\\|")
-        lines.append(f"| {r['name']} | {cls} | {loc} | {RESULT_TEXT[r['result']]} | {by} | "
-                     f"{r['test']} | {r['time']:.0f} |")
+        lines.append(f"| {r['name']} | {cls} | {loc} | {RESULT_TEXT[r['result']]} | "
+                     f"{r['test'].replace('|', '/')} | {by} | {r['time']:.0f} |")
     surv = [r for r in results if r["result"] == "survived"]
     if surv:
         lines += ["", "## Survivors", "",
@@ -300,7 +485,8 @@ def write_report(results, mutants, meta, path):
         for r in surv:
             m = by_name[r["name"]]
             lines += [f"### {m.name} ({m.cls}, {m.file}:{r.get('line', '')})", "",
-                      m.desc or "", "", "```diff", f"- {m.find}", f"+ {m.replace}", "```", ""]
+                      m.desc or "", "", f"Tests run: {', '.join(r.get('ran', [])) or '-'}", "",
+                      "```diff", f"- {m.find}", f"+ {m.replace}", "```", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
 
@@ -315,7 +501,8 @@ def build_parser():
     p = argparse.ArgumentParser(
         prog="tools/mutate",
         description="Mutation testing: apply each RTL mutant of verif/mutations.toml to a mirror "
-                    "of rtl/, rebuild the fast test program and run a regression against it.")
+                    "of rtl/, rebuild what the mutated file feeds and run the tests that exercise it "
+                    "(block benches, full-chip tests, a UVM-lite regression), cheapest first.")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     p.add_argument("--check", action="store_true",
                    help="check that every mutant applies (its find string occurs once); no build")
@@ -329,6 +516,11 @@ def build_parser():
     p.add_argument("--timeout", type=float, metavar="SEC", help="per-run timeout passed to tools/regress")
     p.add_argument("--full", action="store_true",
                    help="run the whole regression per mutant (default: stop at its first failure)")
+    p.add_argument("--all-tests", action="store_true",
+                   help="run every test of the mutated file and record every killer (default: stop "
+                        "at the first test that kills the mutant)")
+    p.add_argument("--exclude", metavar="REGEX",
+                   help="leave out the tests whose name matches REGEX (CTest names, or 'regress:NAME')")
     p.add_argument("--no-baseline", action="store_true", help="skip the unmutated baseline run")
     p.add_argument("--require-kill-rate", type=float, metavar="PCT",
                    help="exit 1 when the kill rate is below PCT percent")
@@ -409,43 +601,71 @@ def _main(args):
     sync_tree(os.path.join(ROOT, "rtl"), tree)
     flist = os.path.join(args.out, "srnic_core.f")
     write_filelist(os.path.join(ROOT, FILELIST), flist, args.out)
-    configure(args.build_dir, flist, os.path.join(args.out, "configure.log"))
+    configure(args.build_dir, flist, tree, os.path.join(args.out, "configure.log"))
 
+    tests = load_rtl_tests(args.build_dir, args.out)
+    tests.append(RtlTest(f"{REGRESS_TEST}:{args.regression}", filelist_sources(flist, args.out),
+                         [os.path.basename(args.prog_fast)], "regress"))
+    if args.exclude:
+        rx = re.compile(args.exclude)
+        tests = [t for t in tests if not rx.search(t.name)]
+    times_file = os.path.join(args.out, "baseline.json")
+    times = {}
     if not args.no_baseline:
-        print("mutate: baseline (no mutation) ...", flush=True)
-        b = run_mutant("baseline", {}, args, seed)
+        print(f"mutate: baseline (no mutation): {len(tests)} tests ...", flush=True)
+        b = run_mutant("baseline", {}, order_tests(tests, {}), args, seed, stop_at_first=False)
         if b["result"] != "survived":
-            raise ToolError(f"the unmutated baseline does not pass ({RESULT_TEXT[b['result']]}: {b['by']}); "
-                            f"see {b['dir']}")
-        print(f"mutate: baseline passes ({b['runs']} runs, {b['time']:.0f} s)", flush=True)
+            raise ToolError(f"the unmutated baseline does not pass ({RESULT_TEXT[b['result']]}: "
+                            f"{b['test']}: {b['by']}); see {b['dir']}")
+        times = b["test_times"]
+        with open(times_file, "w") as f:
+            json.dump({"seed": seed, "test_times": times}, f, indent=1)
+        print(f"mutate: baseline passes ({len(b['ran'])} tests, {b['runs']} regression runs, "
+              f"{b['time']:.0f} s)", flush=True)
+    elif os.path.exists(times_file):
+        with open(times_file) as f:
+            times = json.load(f).get("test_times", {})
 
     results = []
     for i, m in enumerate(mutants, start=1):
         text, off = locate(m)
         rel = os.path.relpath(m.file, "rtl")
-        r = run_mutant(m.name, {rel: mutated_text(m)}, args, seed)
+        mine = order_tests(tests_for(m.file, tests), times)
+        r = run_mutant(m.name, {rel: mutated_text(m)}, mine, args, seed,
+                       stop_at_first=not args.all_tests)
         r["line"] = line_of(text, off)
+        r["file"] = m.file
         results.append(r)
         print(f"[{i}/{len(mutants)}] {m.name}: {RESULT_TEXT[r['result']]}"
-              + (f" ({r['by']})" if r["by"] else "") + f", {r['time']:.0f} s", flush=True)
+              + (f" by {r['test']}" if r["test"] else "")
+              + (f" ({r['by']})" if r["by"] else "") + f", {len(r['ran'])}/{len(mine)} tests, "
+              f"{r['time']:.0f} s", flush=True)
     sync_tree(os.path.join(ROOT, "rtl"), tree)      # leave the mirror unmutated
 
     meta = {"regression": args.regression, "seed": seed, "started": started,
-            "wall_s": time.monotonic() - t_start}
+            "all_tests": args.all_tests, "wall_s": time.monotonic() - t_start}
     report = os.path.join(args.out, "mutate.md")
-    write_report(results, mutants, meta, report)
+    files = rtl_files() if not args.only else ()
+    write_report(results, mutants, meta, report, files)
+    pf = per_file(results, mutants, files)
     with open(os.path.join(args.out, "mutate.json"), "w") as f:
-        json.dump({"meta": meta, "results": results}, f, indent=1)
+        json.dump({"meta": meta, "results": results,
+                   "files": {k: {"mutants": v[0], "killed": v[1], "scored": v[2]} for k, v in pf.items()}},
+                  f, indent=1)
     killed, n = kill_stats(results)
     surv = [r["name"] for r in results if r["result"] == "survived"]
     print()
+    width = max((len(k) for k in pf), default=4)
+    print(f"{'file':{width}s}  mutants  killed  kill rate")
+    for k, (nm, kk, sc) in pf.items():
+        print(f"{k:{width}s}  {nm:7d}  {kk:6d}  {(f'{100.0 * kk / sc:.1f}%') if sc else '-'}")
     if surv:
         print(f"survivors: {', '.join(surv)}")
     print(f"report: {display_path(report)}")
+    below = args.require_kill_rate is not None and n and 100.0 * killed / n < args.require_kill_rate
+    if below:
+        print(f"mutate: kill rate below the required {args.require_kill_rate:g}%")
     print(f"kill rate: {_rate(killed, n)}")
     if any(r["result"] == "error" for r in results):
         return 2
-    if args.require_kill_rate is not None and n and 100.0 * killed / n < args.require_kill_rate:
-        print(f"mutate: kill rate below the required {args.require_kill_rate:g}%")
-        return 1
-    return 0
+    return 1 if below else 0

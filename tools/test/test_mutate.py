@@ -136,23 +136,97 @@ def tree_contains(top, marker):
     return False
 
 
+class TestSelection(unittest.TestCase):
+    def test_filelist_sources_and_manifest(self):
+        with tempfile.TemporaryDirectory() as d:
+            tree = os.path.join(d, "out")
+            blk = os.path.join(d, "blk.f")
+            with open(blk, "w") as f:
+                f.write("// bench\nrtl/lint.vlt\nrtl/lib/sync_fifo.sv\n-Wno-X\n+incdir+rtl\nrtl/srnic_sched.sv\n")
+            core = os.path.join(d, "core.f")
+            with open(core, "w") as f:
+                f.write(f"/repo/rtl/lint.vlt\n{tree}/rtl/srnic_pkg.sv\n{tree}/rtl/lib/sdp_ram.sv\n/else/x.sv\n")
+            self.assertEqual(mutate.filelist_sources(blk, tree, "/repo"),
+                             {"rtl/lib/sync_fifo.sv", "rtl/srnic_sched.sv"})
+            self.assertEqual(mutate.filelist_sources(core, tree, "/repo"),
+                             {"rtl/srnic_pkg.sv", "rtl/lib/sdp_ram.sv"})
+            with open(os.path.join(d, mutate.RTL_TESTS), "w") as f:
+                f.write(f"# header\nblock_sched\t{blk}\tblock_sched\nfullchip_pcap\t{core}\tsrnic-sim,roce-pcap-check\n")
+            tests = mutate.load_rtl_tests(d, tree, "/repo")
+            self.assertEqual([(t.name, t.kind, t.targets) for t in tests],
+                             [("block_sched", "block", ["block_sched"]),
+                              ("fullchip_pcap", "chip", ["srnic-sim", "roce-pcap-check"])])
+            self.assertEqual([t.name for t in mutate.tests_for("rtl/srnic_pkg.sv", tests)], ["fullchip_pcap"])
+            with self.assertRaisesRegex(ToolError, "does not exist"):
+                mutate.load_rtl_tests(tree, tree)
+
+    def test_order_cheapest_first(self):
+        t = [mutate.RtlTest("regress:smoke", [], ["srnic-uvm"], "regress"),
+             mutate.RtlTest("fullchip_b", [], ["b"], "chip"),
+             mutate.RtlTest("block_slow", [], ["x"], "block"),
+             mutate.RtlTest("block_fast", [], ["y"], "block"),
+             mutate.RtlTest("fullchip_a", [], ["a"], "chip")]
+        times = {"regress:smoke": 7.0, "fullchip_b": 30.0, "fullchip_a": 90.0, "block_slow": 5.0, "block_fast": 0.5}
+        self.assertEqual([x.name for x in mutate.order_tests(t, times)],
+                         ["block_fast", "block_slow", "regress:smoke", "fullchip_b", "fullchip_a"])
+        # without measured times: blocks first, then by name
+        self.assertEqual([x.name for x in mutate.order_tests(t, {})],
+                         ["block_fast", "block_slow", "fullchip_a", "fullchip_b", "regress:smoke"])
+
+    def test_first_test_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "t.log")
+            with open(log, "w") as f:
+                f.write("$ ctest --test-dir b -R ^block_x$\nTest project /b\n"
+                        "[ RUN      ] BadInput.BadRkeyIsNakedAsRemoteAccessError\n"
+                        "/src/t.cpp:12: Failure\nValue of: ok\n1/1 Test #3: block_x ...***Failed\n")
+            self.assertEqual(mutate.first_test_error(log), "/src/t.cpp:12: Failure")
+
+    def test_per_file(self):
+        ms = [mutant("a", name="m1", file="rtl/a.sv"), mutant("b", name="m2", file="rtl/a.sv"),
+              mutant("c", name="m3", file="rtl/lib/b.sv")]
+        res = [{"name": "m1", "result": "killed"}, {"name": "m2", "result": "survived"},
+               {"name": "m3", "result": "killed_build"}]
+        self.assertEqual(mutate.per_file(res, ms, ["rtl/c.sv"]),
+                         {"rtl/a.sv": (2, 1, 2), "rtl/c.sv": (0, 0, 0), "rtl/lib/b.sv": (1, 1, 1)})
+
+
 class Flow(unittest.TestCase):
     """The whole mutation flow with the CMake steps replaced: the 'build' fails when the mirrored
-    RTL holds BREAKBUILD, and the stand-in test program fails when it holds KILLME."""
+    RTL holds BREAKBUILD; the stand-in block bench (of srnic_sched.sv) fails when it holds
+    BLOCKKILL, the stand-in chip test when it holds CHIPKILL, and the stand-in test program of
+    the regression when it holds KILLME."""
 
     def setUp(self):
-        self.saved = (mutate.configure, mutate.build_program, os.environ.get("FAKE_UVM_MIRROR"))
+        self.saved = (mutate.configure, mutate.build_targets, mutate.run_ctest,
+                      os.environ.get("FAKE_UVM_MIRROR"))
+        self.calls = []
 
-        def fake_build(opts, log):
+        def fake_configure(build_dir, flist, rtl_dir, log):
+            blk = os.path.join(build_dir, "sched.f")
+            with open(blk, "w") as f:
+                f.write("rtl/lib/sync_fifo.sv\nrtl/srnic_sched.sv\n")
+            with open(os.path.join(build_dir, mutate.RTL_TESTS), "w") as f:
+                f.write(f"block_sched\t{blk}\tblock_sched\nfullchip_x\t{flist}\tfullchip_x\n")
+
+        def fake_build(opts, targets, log):
             broken = tree_contains(os.path.join(opts.out, "rtl"), "BREAKBUILD")
             with open(log, "a") as f:
                 f.write("%Error: rtl/srnic_qpc_ram.sv:1: syntax error, BREAKBUILD\n" if broken else "ok\n")
             return not broken
-        mutate.configure = lambda *a: None
-        mutate.build_program = fake_build
+
+        def fake_ctest(opts, test, seed, log):
+            self.calls.append(test.name)
+            marker = "BLOCKKILL" if test.kind == "block" else "CHIPKILL"
+            if tree_contains(os.path.join(opts.out, "rtl"), marker):
+                return False, f"Failure: {test.name} noticed {marker}"
+            return True, ""
+        mutate.configure = fake_configure
+        mutate.build_targets = fake_build
+        mutate.run_ctest = fake_ctest
 
     def tearDown(self):
-        mutate.configure, mutate.build_program, mirror = self.saved
+        mutate.configure, mutate.build_targets, mutate.run_ctest, mirror = self.saved
         if mirror is None:
             os.environ.pop("FAKE_UVM_MIRROR", None)
         else:
@@ -175,6 +249,12 @@ file = "rtl/srnic_sched.sv"
 find = "if (active) new_pending = 1'b1;"
 replace = "if (active) new_pending = 1'b0; // KILLME"
 [[mutant]]
+name = "blockkill"
+class = "dropped_check"
+file = "rtl/srnic_sched.sv"
+find = "push = done_more || pending;"
+replace = "push = done_more; // BLOCKKILL CHIPKILL"
+[[mutant]]
 name = "survive"
 class = "inverted_logic"
 file = "rtl/srnic_sched.sv"
@@ -196,25 +276,40 @@ replace = "localparam int AW = $clog2(NUM_QPS); BREAKBUILD"
                 rc = mutate.main(argv)
             text = buf.getvalue()
             self.assertEqual(rc, 0, text)
-            self.assertIn("baseline passes (2 runs", text)
-            self.assertEqual(text.splitlines()[-1], "kill rate: 2/3 (66.7%)")
+            self.assertIn("baseline passes (3 tests, 2 regression runs", text)
+            self.assertEqual(text.splitlines()[-1], "kill rate: 3/4 (75.0%)")
+            self.assertRegex(text, r"rtl/srnic_sched\.sv\s+3\s+2\s+66\.7%")
+            self.assertRegex(text, r"rtl/srnic_csr\.sv\s+0\s+0\s+-")
             with open(os.path.join(out, "mutate.json")) as f:
-                res = {r["name"]: r for r in json.load(f)["results"]}
+                js = json.load(f)
+            res = {r["name"]: r for r in js["results"]}
+            self.assertEqual(js["files"]["rtl/srnic_sched.sv"], {"mutants": 3, "killed": 2, "scored": 3})
+            # the regression kills "kill" after the block bench and the chip test passed
             self.assertEqual(res["kill"]["result"], "killed")
+            self.assertEqual(res["kill"]["ran"], ["block_sched", "fullchip_x", "regress:mini"])
             self.assertEqual(res["kill"]["by"], "ERROR env.sb [SB_MISMATCH] mutant noticed at byte #")
+            self.assertEqual(res["kill"]["test"], "regress:mini (good)")
             with open(os.path.join(common.ROOT, "rtl", "srnic_sched.sv")) as f:
                 sched = f.read()
             kill_line = 1 + sched.split("if (active) new_pending = 1'b1;")[0].count("\n")
             survive_line = 1 + sched.split("assign db_overflow = db_valid && !dbq_in_ready;")[0].count("\n")
-            self.assertEqual((res["kill"]["test"], res["kill"]["line"]), ("good", kill_line))
-            self.assertEqual((res["survive"]["result"], res["survive"]["runs"]), ("survived", 2))
+            self.assertEqual(res["kill"]["line"], kill_line)
+            # cheapest first, stop at the first kill: only the block bench ran
+            self.assertEqual((res["blockkill"]["result"], res["blockkill"]["test"], res["blockkill"]["ran"]),
+                             ("killed", "block_sched", ["block_sched"]))
+            self.assertEqual((res["survive"]["result"], res["survive"]["runs"], len(res["survive"]["ran"])),
+                             ("survived", 2, 3))
+            # a file without block bench: the chip test's build fails first
             self.assertEqual(res["nobuild"]["result"], "killed_build")
             self.assertIn("BREAKBUILD", res["nobuild"]["by"])
+            self.assertEqual(res["nobuild"]["test"], "build (fullchip_x)")
             with open(os.path.join(out, "mutate.md")) as f:
                 md = f.read()
-            self.assertIn("| kill rate | 2/3 (66.7%) |", md)
+            self.assertIn("| kill rate | 3/4 (75.0%) |", md)
+            self.assertIn("| rtl/srnic_sched.sv | 3 | 2 | 2/3 (66.7%) |", md)
             self.assertIn(f"| survive | inverted_logic | rtl/srnic_sched.sv:{survive_line} | SURVIVED |", md)
             self.assertIn("+ assign db_overflow = db_valid & !dbq_in_ready;", md)
+            self.assertIn("Tests run: block_sched, fullchip_x, regress:mini", md)
             # the mirror ends unmutated, the repository's rtl/ was never touched
             for dp, _, fns in os.walk(os.path.join(out, "rtl")):
                 for fn in fns:
@@ -224,10 +319,23 @@ replace = "localparam int AW = $clog2(NUM_QPS); BREAKBUILD"
             with open(os.path.join(out, "srnic_core.f")) as f:
                 flist = f.read()
             self.assertIn(os.path.join(out, "rtl", "srnic_sched.sv"), flist)
-            # a required kill rate above what was reached fails
+            # --all-tests: every test of the file runs and every killer is recorded
             with contextlib.redirect_stdout(io.StringIO()):
-                rc = mutate.main(argv + ["--only", "survive", "--no-baseline", "--require-kill-rate", "50"])
+                rc = mutate.main(argv + ["--only", "blockkill", "--no-baseline", "--all-tests"])
+            self.assertEqual(rc, 0)
+            with open(os.path.join(out, "mutate.json")) as f:
+                r = json.load(f)["results"][0]
+            self.assertEqual([k["test"] for k in r["killers"]], ["block_sched", "fullchip_x"])
+            self.assertEqual(r["test"], "block_sched, fullchip_x")
+            # --exclude leaves tests out; a required kill rate above what was reached fails
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                rc = mutate.main(argv + ["--only", "survive", "--no-baseline", "--exclude", "^regress",
+                                         "--require-kill-rate", "50"])
             self.assertEqual(rc, 1)
+            self.assertEqual(buf.getvalue().splitlines()[-1], "kill rate: 0/1 (0.0%)")
+            with open(os.path.join(out, "mutate.json")) as f:
+                self.assertEqual(json.load(f)["results"][0]["ran"], ["block_sched", "fullchip_x"])
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1166,6 +1167,60 @@ TEST_F(RxEngBench, DuplicateAndGap) {
   EXPECT_EQ(w_bytes, 110u);
   ASSERT_EQ(cqe_log.size(), 2u);
   EXPECT_EQ(cqe_log[1].wr_id, 101u);  // the handed-back WQE is used by the next SEND
+}
+
+// Duplicates across the 24-bit PSN wrap: with ePSN 0x000000 (wrapped), 0xFFFFFF and 0xFFFFFE
+// are behind it, ACKed again with ePSN-1 = 0xFFFFFF, not NAKed as sequence errors.
+TEST_F(RxEngBench, DuplicateAcrossPsnWrap) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 3, e = 0xFFFFFE;
+  bring_up(q, kQpsRtr, 2, kAccRemoteWrite, 1, 1, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x10, 1, kAccRemoteWrite | kAccLocalWrite, 0x0, 0x100000, 0x40000});
+  queue(make_reth(q, kWriteOnly, e, 64, 0x100, 0x10, 64, true));      // ePSN -> 0xFFFFFF
+  queue(make_reth(q, kWriteOnly, e + 1, 64, 0x200, 0x10, 64, true));  // ePSN -> 0x000000
+  queue(make_reth(q, kWriteOnly, e + 1, 64, 0x200, 0x10, 64, true));  // duplicate
+  queue(make_reth(q, kWriteOnly, e, 64, 0x100, 0x10, 64, true));      // older duplicate
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 128u);
+  ASSERT_EQ(task_log.size(), 4u);
+  expect_task(0, false, q, e, kSynAck, 1);
+  expect_task(1, false, q, 0xFFFFFF, kSynAck, 2);
+  expect_task(2, false, q, 0xFFFFFF, kSynAck, 2);
+  expect_task(3, false, q, 0xFFFFFF, kSynAck, 2);
+  EXPECT_EQ(act_cnt.dup, 2u);
+  EXPECT_EQ(act_cnt.psn_err, 0u);
+}
+
+// A READ whose responses cross the 24-bit PSN wrap (0xFFFFFE..0x000001): each response is
+// placed at its offset in the buffer.
+TEST_F(RxEngBench, ReadResponsesAcrossPsnWrap) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 4;
+  const uint64_t pa = 0x5000;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0);  // MTU 512
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q, 0xFFFFFE, 0x000001, pa, 36), 0);
+  queue(make(q, kRespFirst, 0xFFFFFE, 512));
+  queue(make(q, kRespMiddle, 0xFFFFFF, 512));
+  queue(make(q, kRespMiddle, 0x000000, 512));
+  queue(make(q, kRespLast, 0x000001, 36));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 3u * 512u + 36u);
+  std::set<uint64_t> starts;
+  for (const AwX& a : aw_log) {
+    EXPECT_GE(a.addr, pa);
+    EXPECT_LT(a.addr, pa + 3 * 512 + 36);
+    starts.insert(a.addr);
+  }
+  for (uint64_t off : {0u, 512u, 1024u, 1536u}) EXPECT_EQ(starts.count(pa + off), 1u) << "response at +" << off;
+  ASSERT_EQ(cev_log.size(), 1u);
+  expect_cev(0, kCevReadDone, q, 0x000001, 0);
+  EXPECT_FALSE(rdc[0].valid);
 }
 
 // WRITE ONLY with immediate and a bad R_Key: the receive WQE is consumed and completes with
