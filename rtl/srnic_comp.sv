@@ -280,5 +280,31 @@ module srnic_comp #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{qp_cmd, wq, np_raw, st_v, ev, st_q};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): legal state, WQE read held, WQE FIFO bound, batch
+  // walk bounds, CQE held.
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    cs inside {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB})
+    else $error("srnic_comp: illegal state %0d", cs);
+  a_ar_hold: assert property (@(posedge clk) disable iff (rst)
+    ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))
+    else $error("srnic_comp: WQE read withdrawn or changed before it was taken");
+  a_ar_no_4k_cross: assert property (@(posedge clk) disable iff (rst)
+    ar_valid |-> {7'd0, ar_addr[11:6]} + {5'd0, ar_len} < 13'd64 && ar_len < 8'd8)
+    else $error("srnic_comp: WQE read longer than 8 beats or across a 4 KiB boundary");
+  a_wq_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    r_valid |-> u_wq.s_ready)
+    else $error("srnic_comp: WQE FIFO overflow (more than one batch outstanding)");
+  a_walk_in_batch: assert property (@(posedge clk) disable iff (rst)
+    cs == C_WALK || cs == C_DRAIN |-> n >= 4'd1 && n <= 4'd8 && taken <= n && (cs == C_DRAIN || taken < n))
+    else $error("srnic_comp: walk past the fetched batch (taken %0d of %0d)", taken, n);
+  a_cqe_hold: assert property (@(posedge clk) disable iff (rst)
+    cqe_valid && !cqe_ready |=> cqe_valid && $stable(cqe))
+    else $error("srnic_comp: send CQE withdrawn or changed before it was taken");
+  a_ring_flush_limit: assert property (@(posedge clk) disable iff (rst)
+    cs == C_WALK && wq_valid && s.flushing |-> 16'(s.fl_pi - s.ci) <= size)
+    else $error("srnic_comp: flush limit more than a ring ahead of the consumer index (QP %0d)", ev.qpn);
+`endif
 endmodule
 `default_nettype wire

@@ -163,5 +163,26 @@ module srnic_comp_coalesce #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^k_ev;
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert). The output prefers direct events, so an ACKS event
+  // that waits may be overtaken (m_ev changes); m_valid itself is held.
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    kst inside {K_IDLE, K_MERGE, K_TAKE})
+    else $error("srnic_comp_coalesce: illegal state %0d", kst);
+  a_out_held: assert property (@(posedge clk) disable iff (rst)
+    m_valid && !m_ready |=> m_valid)
+    else $error("srnic_comp_coalesce: event withdrawn before it was taken");
+  a_direct_first: assert property (@(posedge clk) disable iff (rst)
+    d_valid && !m_ready |=> d_valid && $stable(d_ev))
+    else $error("srnic_comp_coalesce: direct event withdrawn or changed before it was taken");
+  // each QP is queued at most once (its pending bit), so the QP queue never overflows
+  a_q_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    q_push |-> u_q.s_ready)
+    else $error("srnic_comp_coalesce: pending-QP queue overflow (a QP queued twice)");
+  a_take_pending: assert property (@(posedge clk) disable iff (rst || init_busy)
+    kst == K_TAKE |-> was_pend)
+    else $error("srnic_comp_coalesce: QP %0d taken from the queue without its pending bit", k_qpn);
+`endif
 endmodule
 `default_nettype wire

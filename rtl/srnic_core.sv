@@ -342,5 +342,14 @@ module srnic_core #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): chip-level contracts between blocks. The register
+  // block holds a doorbell write while the scheduler's doorbell queue is full, so the
+  // scheduler's overflow alarm never rises in the chip (its block bench provokes it).
+  a_no_doorbell_drop: assert property (@(posedge clk) disable iff (rst)
+    !db_overflow)
+    else $error("srnic_core: SQ doorbell for QP %0d dropped (scheduler doorbell queue full)", db_index);
+`endif
 endmodule
 `default_nettype wire

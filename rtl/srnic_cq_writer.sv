@@ -136,5 +136,33 @@ module srnic_cq_writer #(
       endcase
     end
   end
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): legal states, AW/W/interrupt held, ring indices.
+  logic [63:0] cfg_base_q;
+  always_ff @(posedge clk) if (qs == Q_CHECK) cfg_base_q <= base;
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    qs inside {Q_IDLE, Q_READ, Q_CHECK, Q_AW, Q_W})
+    else $error("srnic_cq_writer: illegal state %0d", qs);
+  a_aw_hold: assert property (@(posedge clk) disable iff (rst)
+    aw_valid && !aw_ready |=> aw_valid && $stable(aw_addr) && $stable(aw_len))
+    else $error("srnic_cq_writer: AW withdrawn or changed before it was taken");
+  a_w_hold: assert property (@(posedge clk) disable iff (rst)
+    w_valid && !w_ready |=> w_valid && $stable(w_data) && $stable(w_strb) && $stable(w_last))
+    else $error("srnic_cq_writer: CQE write withdrawn or changed before it was taken");
+  a_irq_hold: assert property (@(posedge clk) disable iff (rst)
+    irq_valid && !irq_ready |=> irq_valid && $stable(irq_vector))
+    else $error("srnic_cq_writer: interrupt withdrawn or changed before it was taken");
+  a_one_source: assert property (@(posedge clk) disable iff (rst)
+    !(a_ready && b_ready))
+    else $error("srnic_cq_writer: both CQE sources taken in one cycle");
+  // a CQ's producer index never runs more than the ring size ahead of its consumer index
+  a_ring_not_overfull: assert property (@(posedge clk) disable iff (rst)
+    qs == Q_CHECK && cqn_ok && valid |-> 16'(pi_q - ci_q) <= size)
+    else $error("srnic_cq_writer: CQ %0d holds %0d entries, more than its size %0d", r.cqn, pi_q - ci_q, size);
+  a_write_in_ring: assert property (@(posedge clk) disable iff (rst)
+    qs == Q_AW |-> ((addr - cfg_base_q) >> 5) < (64'd1 << log_cur))
+    else $error("srnic_cq_writer: CQE address outside its ring");
+`endif
 endmodule
 `default_nettype wire

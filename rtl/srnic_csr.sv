@@ -305,5 +305,27 @@ module srnic_csr #(
   wire unused_ok = ^{s_axil_wstrb, cmd_idx[23:16]};
   /* verilator lint_on UNUSEDSIGNAL */
   assign s_axil_rresp   = 2'b00;
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): AXI4-Lite response rules, command handshakes.
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    cst inside {C_IDLE, C_STATE_RD, C_ISSUE})
+    else $error("srnic_csr: illegal command state %0d", cst);
+  a_b_hold: assert property (@(posedge clk) disable iff (rst)
+    s_axil_bvalid && !s_axil_bready |=> s_axil_bvalid && $stable(s_axil_bresp))
+    else $error("srnic_csr: BVALID dropped or BRESP changed before BREADY");
+  a_r_hold: assert property (@(posedge clk) disable iff (rst)
+    s_axil_rvalid && !s_axil_rready |=> s_axil_rvalid && $stable(s_axil_rdata) && $stable(s_axil_rresp))
+    else $error("srnic_csr: RVALID dropped or read data changed before RREADY");
+  a_qp_cmd_hold: assert property (@(posedge clk) disable iff (rst)
+    |(qp_cmd_valid & ~qp_cmd_ready) |=> (qp_cmd_valid & $past(qp_cmd_valid & ~qp_cmd_ready)) == $past(qp_cmd_valid & ~qp_cmd_ready) && $stable(qp_cmd))
+    else $error("srnic_csr: QP command withdrawn or changed before every consumer took it");
+  a_cq_cmd_hold: assert property (@(posedge clk) disable iff (rst)
+    cq_cmd_valid && !cq_cmd_ready |=> cq_cmd_valid && $stable(cq_cmd))
+    else $error("srnic_csr: CQ command withdrawn or changed before it was taken");
+  a_db_onehot: assert property (@(posedge clk) disable iff (rst)
+    $onehot0({db_sq_valid, db_rq_valid, db_cq_valid, db_bad}))
+    else $error("srnic_csr: one register write raised two doorbells");
+`endif
 endmodule
 `default_nettype wire

@@ -73,5 +73,20 @@ module srnic_dma_rd_mux #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{m_axi_rresp, m_axi_rid};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): AXI4 AR rules on the master port, grant rules. The
+  // clients keep their bursts inside 4 KiB (checked in each client).
+  a_ar_hold: assert property (@(posedge clk) disable iff (rst)
+    m_axi_arvalid && !m_axi_arready |=> m_axi_arvalid && $stable(m_axi_arid) &&
+      $stable(m_axi_araddr) && $stable(m_axi_arlen))
+    else $error("srnic_dma_rd_mux: ARVALID dropped or AR payload changed before ARREADY");
+  a_ar_grant_onehot: assert property (@(posedge clk) disable iff (rst)
+    $onehot0(c_ar_ready) && (c_ar_ready & ~c_ar_valid) == '0)
+    else $error("srnic_dma_rd_mux: more than one client granted, or a client granted without a request");
+  a_r_route_onehot: assert property (@(posedge clk) disable iff (rst)
+    $onehot0(c_r_valid))
+    else $error("srnic_dma_rd_mux: read data routed to more than one client");
+`endif
 endmodule
 `default_nettype wire

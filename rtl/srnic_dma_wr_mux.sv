@@ -71,5 +71,26 @@ module srnic_dma_wr_mux (
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^m_axi_bid;
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): AXI4 AW/W rules on the master port (the clients hold
+  // their own AW and W until taken), W ownership.
+  a_aw_hold: assert property (@(posedge clk) disable iff (rst)
+    m_axi_awvalid && !m_axi_awready |=> m_axi_awvalid && $stable(m_axi_awaddr) && $stable(m_axi_awlen))
+    else $error("srnic_dma_wr_mux: AWVALID dropped or AW payload changed before AWREADY");
+  a_w_hold: assert property (@(posedge clk) disable iff (rst)
+    m_axi_wvalid && !m_axi_wready |=> m_axi_wvalid && $stable(m_axi_wdata) &&
+      $stable(m_axi_wstrb) && $stable(m_axi_wlast))
+    else $error("srnic_dma_wr_mux: WVALID dropped or W payload changed before WREADY");
+  a_w_only_when_owned: assert property (@(posedge clk) disable iff (rst)
+    m_axi_wvalid |-> w_busy)
+    else $error("srnic_dma_wr_mux: W beat outside a granted burst");
+  a_aw_grant_onehot: assert property (@(posedge clk) disable iff (rst)
+    $onehot0(c_aw_ready) && $onehot0(c_w_ready))
+    else $error("srnic_dma_wr_mux: AW or W granted to both clients at once");
+  a_no_aw_while_w_busy: assert property (@(posedge clk) disable iff (rst)
+    w_busy |-> c_aw_ready == 2'b00)
+    else $error("srnic_dma_wr_mux: new burst granted while the W channel is owned (interleaving)");
+`endif
 endmodule
 `default_nettype wire

@@ -131,5 +131,24 @@ module srnic_qpc_ram #(
     if (!rst && wr_valid && wr_unlock && !unlock_hit) $error("srnic_qpc_ram: unlock of unlocked qpn %0d", wr_qpn);
   end
 `endif
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): lock table consistency.
+  logic sva_lock_dup;
+  always_comb begin
+    sva_lock_dup = 1'b0;
+    for (int i = 0; i < LOCKS; i++)
+      for (int k = i + 1; k < LOCKS; k++)
+        if (lock_valid[i] && lock_valid[k] && lock_qpn[i] == lock_qpn[k]) sva_lock_dup = 1'b1;
+  end
+  a_lock_unique: assert property (@(posedge clk) disable iff (rst)
+    !sva_lock_dup)
+    else $error("srnic_qpc_ram: a QP holds two locks");
+  a_rsp_follows_read: assert property (@(posedge clk) disable iff (rst)
+    rsp_valid |-> $past(req_valid && req_ready))
+    else $error("srnic_qpc_ram: response without a read the cycle before");
+  a_no_access_during_clear: assert property (@(posedge clk) disable iff (rst)
+    clr_busy |-> !req_ready && !ext_ready)
+    else $error("srnic_qpc_ram: access accepted during the reset sweep");
+`endif
 endmodule
 `default_nettype wire

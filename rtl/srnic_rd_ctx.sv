@@ -122,5 +122,31 @@ module srnic_rd_ctx #(
       end
     end
   end
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): table consistency.
+  int unsigned sva_hits;
+  always_comb begin
+    sva_hits = 0;
+    for (int i = 0; i < ENTRIES; i++)
+      if (valid[i] && qpn_m[i] == lk1_qpn && srnic_pkg::psn_ge(lk1_psn, first_m[i]) &&
+          srnic_pkg::psn_ge(last_m[i], lk1_psn)) sva_hits = sva_hits + 1;
+  end
+  a_lookup_unique: assert property (@(posedge clk) disable iff (rst)
+    lk1 |-> sva_hits <= 1)
+    else $error("srnic_rd_ctx: %0d entries match QP %0d PSN %0d (overlapping READ contexts)", sva_hits, lk1_qpn, lk1_psn);
+  a_ins_ready_free: assert property (@(posedge clk) disable iff (rst)
+    ins_ready |-> !valid[free_slot] && valid != '1)
+    else $error("srnic_rd_ctx: insert accepted without a free entry");
+  a_ins_takes_slot: assert property (@(posedge clk) disable iff (rst)
+    ins_valid && ins_ready |=> valid[$past(free_slot)])
+    else $error("srnic_rd_ctx: inserted entry not valid afterwards");
+  a_rsp_timing: assert property (@(posedge clk) disable iff (rst)
+    lk_rsp |-> $past(lk_valid, 2))
+    else $error("srnic_rd_ctx: lookup answer without a lookup two cycles earlier");
+  a_range_order: assert property (@(posedge clk) disable iff (rst)
+    ins_valid && ins_ready |-> srnic_pkg::psn_ge(ins_last, ins_first))
+    else $error("srnic_rd_ctx: READ context with last PSN before its first");
+`endif
 endmodule
 `default_nettype wire

@@ -81,5 +81,21 @@ module srnic_resp_tx #(
       else begin off <= off + {19'd0, plen}; psn_off <= psn_off + 24'd1; end
     end
   end
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): job output held, READ segmentation bounds.
+  a_job_hold: assert property (@(posedge clk) disable iff (rst)
+    job_valid && !job_ready |=> job_valid && $stable(job))
+    else $error("srnic_resp_tx: job withdrawn or changed before it was taken");
+  a_read_offset: assert property (@(posedge clk) disable iff (rst)
+    job_valid && t.is_read |-> off < t.len || (off == 32'd0 && t.len == 32'd0))
+    else $error("srnic_resp_tx: READ response offset %0d beyond the READ length %0d", off, t.len);
+  a_ack_no_offset: assert property (@(posedge clk) disable iff (rst)
+    job_valid && !t.is_read |-> off == 32'd0 && psn_off == 24'd0)
+    else $error("srnic_resp_tx: ACK/NAK while a READ segmentation is half done");
+  a_ack_nak_exclusive: assert property (@(posedge clk) disable iff (rst)
+    !(sent_ack && sent_nak))
+    else $error("srnic_resp_tx: a packet counted as both ACK and NAK");
+`endif
 endmodule
 `default_nettype wire

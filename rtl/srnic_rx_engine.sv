@@ -791,5 +791,40 @@ module srnic_rx_engine #(
   wire unused_ok = ^{qp_cmd, m, wqe_data, st_v, psn_d, rd_np_raw, st_q,
                      s, c, cmd_cfg};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): legal state, AXI AW/W rules of the payload mover,
+  // outputs held until taken.
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    est <= E_FLUSH)
+    else $error("srnic_rx_engine: illegal state %0d", est);
+  a_aw_hold: assert property (@(posedge clk) disable iff (rst)
+    aw_valid && !aw_ready |=> aw_valid && $stable(aw_addr) && $stable(aw_len))
+    else $error("srnic_rx_engine: AW withdrawn or changed before it was taken");
+  a_aw_no_4k_cross: assert property (@(posedge clk) disable iff (rst)
+    aw_valid |-> {7'd0, aw_addr[11:6]} + {5'd0, aw_len} < 13'd64)
+    else $error("srnic_rx_engine: write burst crosses a 4 KiB boundary");
+  a_w_hold: assert property (@(posedge clk) disable iff (rst)
+    w_valid && !w_ready |=> w_valid && $stable(w_data) && $stable(w_strb) && $stable(w_last))
+    else $error("srnic_rx_engine: W beat withdrawn or changed before it was taken");
+  a_w_strb_nonzero: assert property (@(posedge clk) disable iff (rst)
+    w_valid |-> w_strb != '0)
+    else $error("srnic_rx_engine: W beat without a byte to write");
+  a_task_hold: assert property (@(posedge clk) disable iff (rst)
+    task_valid && !task_ready |=> task_valid && $stable(task_out))
+    else $error("srnic_rx_engine: responder task withdrawn or changed before it was taken");
+  a_cqe_hold: assert property (@(posedge clk) disable iff (rst)
+    cqe_valid && !cqe_ready |=> cqe_valid && $stable(cqe))
+    else $error("srnic_rx_engine: receive CQE withdrawn or changed before it was taken");
+  a_cev_hold: assert property (@(posedge clk) disable iff (rst)
+    cev_valid && !cev_ready |=> cev_valid && $stable(cev))
+    else $error("srnic_rx_engine: completion event withdrawn or changed before it was taken");
+  a_resync_hold: assert property (@(posedge clk) disable iff (rst)
+    resync_valid && !resync_ready |=> resync_valid && $stable(resync_qpn) && $stable(resync_ci) && $stable(resync_err))
+    else $error("srnic_rx_engine: resync withdrawn or changed before it was taken");
+  a_d_only_valid: assert property (@(posedge clk) disable iff (rst)
+    d_ready |-> beats_left != 8'd0)
+    else $error("srnic_rx_engine: frame beat taken beyond the frame");
+`endif
 endmodule
 `default_nettype wire

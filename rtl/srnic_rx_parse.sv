@@ -253,5 +253,29 @@ module srnic_rx_parse #(
   assign cnt_drop_icrc      = v_decide && v_acc && !v_user && !v_ovf && hdr_ok && !icrc_ok;
   assign cnt_drop_malformed = v_decide && v_acc && !v_ovf && (v_user || !hdr_ok);
   assign cnt_drop_overflow  = v_decide && (v_ovf || !v_acc);
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): RX buffer pointers, beat counters, record queue.
+  wire [AW:0] sva_used = wr_spec - rd_ptr;
+  wire [AW:0] sva_committed = wr_ptr - rd_ptr;
+  a_buf_bound: assert property (@(posedge clk) disable iff (rst)
+    32'(sva_used) <= DEPTH && sva_committed <= sva_used)
+    else $error("srnic_rx_parse: RX buffer pointers inconsistent (fill above DEPTH or committed beyond written)");
+  a_stored_bound: assert property (@(posedge clk) disable iff (rst)
+    (!in_frame || 32'(stored) <= MAX_BEATS) && (!v_pend || 32'(v_nbeats) <= MAX_BEATS))
+    else $error("srnic_rx_parse: more than MAX_BEATS beats stored for one frame");
+  a_meta_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    record |-> u_meta.s_ready)
+    else $error("srnic_rx_parse: record queue overflow (a stored frame without its record)");
+  a_one_verdict_slot: assert property (@(posedge clk) disable iff (rst)
+    s_tvalid && s_tlast |-> !v_pend || v_decide)
+    else $error("srnic_rx_parse: a frame ended while the previous verdict was still pending");
+  a_d_hold: assert property (@(posedge clk) disable iff (rst)
+    d_valid && !d_ready |=> d_valid && $stable(d_data))
+    else $error("srnic_rx_parse: frame beat withdrawn or changed before it was taken");
+  a_drop_exclusive: assert property (@(posedge clk) disable iff (rst)
+    $onehot0({cnt_drop_icrc, cnt_drop_malformed, cnt_drop_overflow}))
+    else $error("srnic_rx_parse: one frame counted under two drop reasons");
+`endif
 endmodule
 `default_nettype wire

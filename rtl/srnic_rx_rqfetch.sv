@@ -262,5 +262,24 @@ module srnic_rx_rqfetch #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{qp_cmd, db_qpn, resync_qpn, mq, fl_rs[1]};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): legal states, WQE read held, WQE FIFO reservation.
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    fs inside {F_IDLE, F_READ, F_ISSUE, W_READ, W_ISSUE})
+    else $error("srnic_rx_rqfetch: illegal state %0d", fs);
+  a_ar_hold: assert property (@(posedge clk) disable iff (rst)
+    ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr))
+    else $error("srnic_rx_rqfetch: WQE read withdrawn or changed before it was taken");
+  a_wqe_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    r_valid |-> u_wqe.s_ready)
+    else $error("srnic_rx_rqfetch: WQE FIFO overflow (read data beyond the reservation)");
+  a_wqe_within_resv: assert property (@(posedge clk) disable iff (rst)
+    32'(u_wqe.count) <= 32'(resv) && 32'(resv) <= WDEPTH)
+    else $error("srnic_rx_rqfetch: WQE FIFO holds more than reserved, or reservation above WDEPTH");
+  a_out_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    out_push |-> out_ready)
+    else $error("srnic_rx_rqfetch: record FIFO overflow (a record lost)");
+`endif
 endmodule
 `default_nettype wire

@@ -116,5 +116,18 @@ module srnic_sched #(
     if (!rst && ev_done && !active) $error("srnic_sched: turn end for QP %0d that is not active", done_qpn);
   end
 `endif
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): per-QP bits and queue bounds.
+  // a QP enters the schedule queue only when it was not active (so at most once)
+  a_queue_once: assert property (@(posedge clk) disable iff (rst || init_busy)
+    ev_db && !ev_done && push |-> !active)
+    else $error("srnic_sched: doorbell queued QP %0d that is already active", ev_qpn);
+  a_pending_implies_active: assert property (@(posedge clk) disable iff (rst || init_busy)
+    pending |-> active)
+    else $error("srnic_sched: QP %0d pending without being active", ev_qpn);
+  a_out_hold: assert property (@(posedge clk) disable iff (rst)
+    m_valid && !m_ready |=> m_valid && $stable(m_qpn))
+    else $error("srnic_sched: scheduled QP withdrawn or changed before it was taken");
+`endif
 endmodule
 `default_nettype wire

@@ -99,5 +99,21 @@ module srnic_tx_icrc #(
     end
   end
   assign frame_sent = m_tvalid && m_tready && m_tlast;
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): AXI-Stream output rules, ICRC queue bound.
+  a_tx_hold: assert property (@(posedge clk) disable iff (rst)
+    m_tvalid && !m_tready |=> m_tvalid && $stable(m_tdata) && $stable(m_tkeep) && $stable(m_tlast))
+    else $error("srnic_tx_icrc: TVALID dropped or beat changed before TREADY");
+  a_tx_keep_nonzero: assert property (@(posedge clk) disable iff (rst)
+    m_tvalid |-> m_tkeep != '0 && (m_tlast || m_tkeep == '1))
+    else $error("srnic_tx_icrc: empty beat, or a partial beat that is not the last of its frame");
+  a_crcq_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    crc_v |-> u_crcq.s_ready)
+    else $error("srnic_tx_icrc: ICRC queue overflow (an ICRC lost)");
+  a_spill_bytes: assert property (@(posedge clk) disable iff (rst)
+    extra |-> spill_n >= 3'd1 && spill_n <= 3'd4)
+    else $error("srnic_tx_icrc: spill beat with %0d ICRC bytes", spill_n);
+`endif
 endmodule
 `default_nettype wire

@@ -209,7 +209,7 @@ module srnic_tx_pkt #(
   typedef enum logic [1:0] {P_IDLE, P_DATA} p_e;
   p_e            pst;
   logic [1023:0] acc;
-  logic [7:0]    acc_cnt;        // valid bytes in acc (0..127)
+  logic [7:0]    acc_cnt;        // valid bytes in acc (0..130; above 128 only zero pad bytes)
   logic [12:0]   bytes_left;     // payload bytes still to take from the buffer
   logic [5:0]    in_off;         // byte offset of the payload in the next buffer beat
   logic [1:0]    pad_q;
@@ -268,5 +268,39 @@ module srnic_tx_pkt #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{qp_cmd, j, meta, mj, j_span[5:0]};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): AXI-Stream and AR rules, payload buffer reservation,
+  // legal states.
+  a_tx_hold: assert property (@(posedge clk) disable iff (rst)
+    m_tvalid && !m_tready |=> m_tvalid && $stable(m_tdata) && $stable(m_tkeep) && $stable(m_tlast))
+    else $error("srnic_tx_pkt: TVALID dropped or beat changed before TREADY");
+  a_tx_keep_contig: assert property (@(posedge clk) disable iff (rst)
+    m_tvalid |-> m_tkeep != '0 && (m_tlast || m_tkeep == '1))
+    else $error("srnic_tx_pkt: empty beat, or a partial beat that is not the last of its frame");
+  a_ar_hold: assert property (@(posedge clk) disable iff (rst)
+    ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))
+    else $error("srnic_tx_pkt: payload read withdrawn or changed before it was taken");
+  a_ar_no_4k_cross: assert property (@(posedge clk) disable iff (rst)
+    ar_valid |-> {7'd0, ar_addr[11:6]} + {5'd0, ar_len} < 13'd64)
+    else $error("srnic_tx_pkt: payload read crosses a 4 KiB boundary");
+  a_pbuf_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    r_valid |-> u_pbuf.s_ready)
+    else $error("srnic_tx_pkt: payload buffer overflow (read data beyond the reservation)");
+  a_pbuf_within_resv: assert property (@(posedge clk) disable iff (rst)
+    32'(u_pbuf.count) <= 32'(resv) && 32'(resv) <= PBUF)
+    else $error("srnic_tx_pkt: payload buffer holds more beats than reserved, or reservation above PBUF");
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    s1 != 2'd3 && pst inside {P_IDLE, P_DATA})
+    else $error("srnic_tx_pkt: illegal state (s1 %0d, pst %0d)", s1, pst);
+  // at most 63 bytes left after a beat, 64 taken from the buffer and 3 pad bytes; bytes
+  // beyond the 128-byte window can only be pad bytes, which are zero
+  a_acc_bound: assert property (@(posedge clk) disable iff (rst)
+    acc_cnt <= 8'd130)
+    else $error("srnic_tx_pkt: frame assembly window over 130 bytes (%0d)", acc_cnt);
+  a_ports_onehot: assert property (@(posedge clk) disable iff (rst)
+    !(req_ready && rsp_ready))
+    else $error("srnic_tx_pkt: both job ports taken in one cycle");
+`endif
 endmodule
 `default_nettype wire

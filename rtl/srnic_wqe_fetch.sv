@@ -531,5 +531,37 @@ module srnic_wqe_fetch #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13]};
   /* verilator lint_on UNUSEDSIGNAL */
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): legal states, WQE read held, WQE buffer reservation,
+  // plan-stage bounds, jobs and local-error events held.
+  a_state_legal: assert property (@(posedge clk) disable iff (rst)
+    pst inside {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END, P_LERR} && kst inside {K_CFG, K_ST, K_PI})
+    else $error("srnic_wqe_fetch: illegal state (pst %0d, kst %0d)", pst, kst);
+  a_ar_hold: assert property (@(posedge clk) disable iff (rst)
+    ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))
+    else $error("srnic_wqe_fetch: WQE read withdrawn or changed before it was taken");
+  a_ar_no_4k_cross: assert property (@(posedge clk) disable iff (rst)
+    ar_valid |-> {7'd0, ar_addr[11:6]} + {5'd0, ar_len} < 13'd64)
+    else $error("srnic_wqe_fetch: WQE read across a 4 KiB boundary");
+  a_wbuf_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    r_valid |-> u_wbuf.s_ready)
+    else $error("srnic_wqe_fetch: WQE buffer overflow (read data beyond the reservation)");
+  a_wbuf_within_resv: assert property (@(posedge clk) disable iff (rst)
+    32'(u_wbuf.count) <= 32'(wbuf_resv) && 32'(wbuf_resv) <= WBUF)
+    else $error("srnic_wqe_fetch: WQE buffer holds more than reserved, or reservation above WBUF");
+  a_plan_in_turn: assert property (@(posedge clk) disable iff (rst)
+    pst != P_IDLE |-> taken_n <= t.n)
+    else $error("srnic_wqe_fetch: plan stage consumed %0d WQEs of a %0d-WQE turn", taken_n, t.n);
+  a_job_hold: assert property (@(posedge clk) disable iff (rst)
+    job_valid && !job_ready && !e_read |=> job_valid && $stable(job))
+    else $error("srnic_wqe_fetch: packet job withdrawn or changed before it was taken");
+  a_lerr_hold: assert property (@(posedge clk) disable iff (rst)
+    lerr_valid && !lerr_ready |=> lerr_valid && $stable(lerr))
+    else $error("srnic_wqe_fetch: local-error event withdrawn or changed before it was taken");
+  a_read_with_ctx: assert property (@(posedge clk) disable iff (rst)
+    job_valid && job_ready && e_read |-> rdc_valid && rdc_ready)
+    else $error("srnic_wqe_fetch: READ request sent without its READ context");
+`endif
 endmodule
 `default_nettype wire

@@ -38,5 +38,22 @@ module sync_fifo #(
       if (pop)  rd_ptr <= rd_ptr + 1'b1;
     end
   end
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert). A producer that does not watch s_ready (it reserved
+  // room ahead of time) is checked where it instantiates the FIFO: s_valid |-> s_ready.
+  a_fifo_count_bound: assert property (@(posedge clk) disable iff (rst)
+    32'(count) <= DEPTH)
+    else $error("sync_fifo: fill level above DEPTH (pointers inconsistent)");
+  a_fifo_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    $past(s_valid && count == DEPTH[AW:0] && !rst) |-> wr_ptr == $past(wr_ptr))
+    else $error("sync_fifo: write pointer moved on a push into a full FIFO");
+  a_fifo_no_underflow: assert property (@(posedge clk) disable iff (rst)
+    $past(m_ready && count == '0 && !rst) |-> rd_ptr == $past(rd_ptr))
+    else $error("sync_fifo: read pointer moved on a pop from an empty FIFO");
+  a_fifo_head_held: assert property (@(posedge clk) disable iff (rst)
+    m_valid && !m_ready |=> m_valid && $stable(m_data))
+    else $error("sync_fifo: head entry dropped or changed before it was popped");
+`endif
 endmodule
 `default_nettype wire

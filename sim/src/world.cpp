@@ -1,6 +1,7 @@
 // World: construction, reset and the per-cycle loop over all hosts (no allocations per cycle).
 #include "srnic/sim/world.hpp"
 
+#include <limits>
 #include <stdexcept>
 
 #include "verilated.h"
@@ -43,6 +44,10 @@ World::World(const WorldConfig& cfg) : cfg_(cfg) {
   ctx_->randSeed(static_cast<int>(SplitMix64::child(cfg.seed, 1) & 0x7fffffff));
   ctx_->timeunit(-12);
   ctx_->timeprecision(-12);
+  if (cfg.count_rtl_errors) {
+    ctx_->fatalOnError(false);
+    ctx_->errorLimit(std::numeric_limits<int>::max());
+  }
 #ifdef SRNIC_SIM_TRACE
   if (!cfg.trace.empty()) ctx_->traceEverOn(true);
 #endif
@@ -137,6 +142,8 @@ void World::step() {
     h->pcie->sample(*h->top, c);
     h->eth->sample(*h->top, c);
   }
+  // the time assertion reports print (ps); the trace dump sets it itself
+  if (!tfp_) ctx_->time(static_cast<uint64_t>(clock_.ns(cycle_ + 1) * 1000.0));
   for (auto& h : hosts_) {
     h->top->clk = 1;
     h->top->eval();
@@ -152,6 +159,8 @@ void World::step() {
   }
   if (tfp_) dump(clock_.ns(cycle_) + clock_.period_ns() / 2);
 }
+
+int World::rtl_errors() const { return ctx_->errorCount(); }
 
 bool World::idle() const {
   for (const auto& h : hosts_)

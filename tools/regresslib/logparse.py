@@ -3,6 +3,8 @@
 A run passes when it exits with 0, printed no ERROR or FATAL report line and its output starts
 with 'SEED <seed>'. Report lines have the form
     SEV @ <time>: <component.path> [ID] text
+and a failed RTL assertion printed by Verilator ('[<time>] %Error: <file>:<line>: Assertion
+failed in <scope>: <message>') counts as 'ERROR @ <time>: <scope> [SVA] <message> (<file>:<line>)'.
 A failure is bucketed by its first ERROR/FATAL line reduced to a key: severity, component path,
 [ID] and the words of the text, with every number, hex value, address and time replaced by '#'
 (so 'byte 17 at 0x1f40' and 'byte 3 at 0x80' fall into one bucket). Failures without such a
@@ -14,6 +16,10 @@ import signal
 from dataclasses import dataclass
 
 REPORT_RE = re.compile(r"^(ERROR|FATAL|WARNING)\s+@\s*([^:]*?)\s*:\s+(\S+)\s+\[([^\]]*)\]\s?(.*)$")
+# A failed RTL assertion or $error as Verilator prints it (assertion builds):
+#   [<time>] %Error: <file>:<line>: Assertion failed in <scope>: <message>
+# It counts as an ERROR report of component <scope> with the ID SVA.
+SVA_RE = re.compile(r"^\[\s*([^\]]*)\]\s+%Error:\s+(\S+?):(\d+):\s+Assertion failed in\s+(\S+?):\s?(.*)$")
 SEED_RE = re.compile(r"^SEED\s+(\d+)\b")
 REPRODUCE_PREFIX = "reproduce:"
 
@@ -53,7 +59,11 @@ class ReportLine:
 def parse_report_line(line):
     m = REPORT_RE.match(line.rstrip("\n"))
     if not m:
-        return None
+        a = SVA_RE.match(line.rstrip("\n"))
+        if not a:
+            return None
+        time, fname, lineno, scope, msg = a.groups()
+        return ReportLine("ERROR", time, scope, "SVA", f"{msg.strip()} ({fname}:{lineno})", line.strip())
     sev, time, path, rid, text = m.groups()
     return ReportLine(sev, time, path, rid, text.strip(), line.strip())
 

@@ -41,6 +41,19 @@ class ReportLines(unittest.TestCase):
         r = parse_report_line("FATAL   @        0: (top) [EXCEPTION] vector::_M_range_check: 5")
         self.assertEqual((r.path, r.id), ("(top)", "EXCEPTION"))
 
+    def test_verilator_assertion_line(self):
+        line = ("[7] %Error: srnic_cq_writer.sv:162: Assertion failed in top.srnic_cq_writer.a_ring_not_overfull: "
+                "srnic_cq_writer: CQ 63 holds 32768 entries, more than its size 16")
+        r = parse_report_line(line)
+        self.assertEqual((r.severity, r.time, r.path, r.id), ("ERROR", "7", "top.srnic_cq_writer.a_ring_not_overfull", "SVA"))
+        self.assertEqual(r.text, "srnic_cq_writer: CQ 63 holds 32768 entries, more than its size 16 (srnic_cq_writer.sv:162)")
+        self.assertEqual(r.key(), "ERROR top.srnic_cq_writer.a_ring_not_overfull [SVA] "
+                                  "srnic_cq_writer: CQ # holds # entries, more than its size # (srnic_cq_writer.sv:#)")
+        v = judge("SEED 5\n" + line + "\nERROR   @     9: env [SVA] 1 RTL assertion failure(s)\n", 1, 5)
+        self.assertEqual(v.status, "fail")
+        self.assertEqual(v.message, line)
+        self.assertIsNone(parse_report_line("-Info: srnic_sched.sv:115: Verilog $stop, ignored due to +verilator+error+limit"))
+
     def test_non_report_lines(self):
         for line in ("INFO    @       23: test.sb [SB_SUMMARY] 20 matched", "SEED 1  test x",
                      "reproduce: prog --test x --seed 1", "ERROR without format", ""):

@@ -175,7 +175,16 @@ class Dut {
     top_->clk = 0;
     top_->eval();
   }
-  ~Dut() { top_->final(); }
+  // Every RTL $error and failed assertion (the benches are built with --assert) is counted,
+  // printed by Verilator as "[<cycle>] %Error: <file>:<line>: Assertion failed in <scope>:
+  // <message>", and fails the test here unless the test expected it (expect_rtl_errors).
+  ~Dut() {
+    top_->final();
+    const int n = ctx_->errorCount();
+    if (n > 0)
+      ADD_FAILURE() << n << " RTL assertion failure(s) or $error(s), first at cycle " << first_error_cycle_
+                    << " (see the %Error lines above); " << reproduce_line();
+  }
   Dut(const Dut&) = delete;
   Dut& operator=(const Dut&) = delete;
 
@@ -184,11 +193,13 @@ class Dut {
   void eval() { top_->eval(); }
   // Rising then falling edge; inputs keep their values.
   void tick() {
+    ctx_->time(cycle_ + 1);   // assertion reports show the bench cycle as their time
     top_->clk = 1;
     top_->eval();
     top_->clk = 0;
     top_->eval();
     ++cycle_;
+    if (first_error_cycle_ == 0 && ctx_->errorCount() > 0) first_error_cycle_ = cycle_;
   }
   // Synchronous reset held for n cycles.
   void reset(int n = 2) {
@@ -198,13 +209,23 @@ class Dut {
     top_->eval();
   }
   uint64_t cycle() const { return cycle_; }
-  // True once the RTL has executed $error (e.g. an internal consistency check).
-  bool rtl_error() const { return ctx_->gotError(); }
+  // True once the RTL has executed $error or an assertion has failed.
+  bool rtl_error() const { return ctx_->errorCount() > 0 || ctx_->gotError(); }
+  int rtl_errors() const { return ctx_->errorCount(); }
+  // For tests that provoke an assertion on purpose: returns how many RTL errors were
+  // reported so far and clears the count, so the destructor's check covers the rest.
+  int take_rtl_errors() {
+    const int n = ctx_->errorCount();
+    ctx_->errorCount(0);
+    first_error_cycle_ = 0;
+    return n;
+  }
 
  private:
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<M> top_;
   uint64_t cycle_ = 0;
+  uint64_t first_error_cycle_ = 0;
 };
 
 }  // namespace srnic::verif::blocks

@@ -309,5 +309,36 @@ TEST_F(CqWriterBench, InterruptsNotLostWhileStalled) {
   EXPECT_EQ(irq_owed[size_t(b)], 0) << "interrupt for CQ " << b << " lost";
 }
 
+// A consumer index far ahead of the producer index (host software never writes one) makes
+// the ring look over-full when the next CQE is placed: a_ring_not_overfull reports it.
+TEST_F(CqWriterBench, AssertionReportsOverfullRing) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  setup_cqs(1);
+  const int q = hot[0];
+  dut->cq_cmd_valid = 0;
+  dut->b_valid = 0;
+  dut->db_valid = 1;
+  dut->db_cqn = uint16_t(q);
+  dut->db_ci = 0x8000;
+  dut.eval();
+  dut.tick();
+  dut->db_valid = 0;
+  CqeReq r = random_req();
+  r.cqn = uint16_t(q);
+  drive_req(dut->a_req, r);
+  dut->a_valid = 1;
+  dut->aw_ready = dut->w_ready = dut->irq_ready = 1;
+  dut.eval();
+  for (int i = 0; i < 20 && !dut->a_ready; ++i) {
+    dut.tick();
+    dut.eval();
+  }
+  dut.tick();
+  dut->a_valid = 0;
+  for (int i = 0; i < 10; ++i) dut.tick();
+  EXPECT_GE(dut.take_rtl_errors(), 1) << "a_ring_not_overfull did not report the over-full ring";
+}
+
 }  // namespace
 }  // namespace srnic::verif::blocks

@@ -351,5 +351,35 @@ TEST_F(RdCtxBench, ResetEmptiesTable) {
   EXPECT_EQ(hits, 0u);
 }
 
+// Two READ contexts of one QP with overlapping PSN ranges (the send path never inserts
+// them): a lookup in the overlap matches both, and a_lookup_unique reports it.
+TEST_F(RdCtxBench, AssertionReportsOverlappingContexts) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto insert = [&](uint32_t first, uint32_t last) {
+    dut->ins_valid = 1;
+    dut->ins_qpn = 1;
+    dut->ins_first = first;
+    dut->ins_last = last;
+    dut->ins_pa = 0;
+    dut->ins_mtu = 1;
+    dut->ins_last_len = 0;
+    dut.eval();
+    dut.tick();
+    dut->ins_valid = 0;
+  };
+  insert(100, 110);
+  insert(105, 120);
+  EXPECT_EQ(dut.take_rtl_errors(), 0);
+  dut->lk_valid = 1;
+  dut->lk_qpn = 1;
+  dut->lk_psn = 107;
+  dut.eval();
+  dut.tick();
+  dut->lk_valid = 0;
+  for (int i = 0; i < 3; ++i) dut.tick();
+  EXPECT_GE(dut.take_rtl_errors(), 1) << "a_lookup_unique did not report the double match";
+}
+
 }  // namespace
 }  // namespace srnic::verif::blocks

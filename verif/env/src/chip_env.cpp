@@ -595,6 +595,7 @@ void ChipEnv::build() {
   wc.seed = ctx().stream(path() + ".world").next_u64();
   wc.pcap = ctx().plusarg("pcap");
   wc.trace = ctx().plusarg("waves");
+  wc.count_rtl_errors = true;
   world_ = std::make_unique<sim::World>(wc);
   world_->set_observer([this](uint64_t c) { observe(c); });
 }
@@ -614,7 +615,20 @@ void ChipEnv::connect() {
   }
 }
 
+// A failed RTL assertion (debug build) or $error has printed its own line
+// "[<ps>] %Error: <file>:<line>: Assertion failed in <scope>: <message>"; the env turns it
+// into an ERROR report so the run fails, and the test goes on to its normal end.
+void ChipEnv::check_rtl_errors() {
+  const int n = world_->rtl_errors();
+  if (n == rtl_errors_) return;
+  error("SVA", std::to_string(n - rtl_errors_) + " RTL assertion failure(s) before cycle " +
+                   std::to_string(world_->cycle()) + " (the %Error line above names the assertion), " +
+                   std::to_string(n) + " in total");
+  rtl_errors_ = n;
+}
+
 void ChipEnv::observe(uint64_t) {
+  check_rtl_errors();
   for (uint32_t h = 0; h < 2; ++h) {
     const sim::Top& t = world_->top(h);
     HostAgent& a = *hosts_[h];
@@ -855,6 +869,7 @@ void ChipEnv::end_of_run() {
 }
 
 void ChipEnv::check() {
+  check_rtl_errors();
   if (!traffic_done_) error("NOT_DONE", "traffic did not finish (see the watchdog message)");
   for (uint32_t h = 0; h < 2; ++h) {
     const HostAgent& a = *hosts_[h];

@@ -41,6 +41,9 @@ struct WorldConfig {
   std::string pcap;            // all links' frames, if set
   std::string trace;           // FST file (only when trace_supported())
   unsigned reset_cycles = 16;
+  // RTL $error and failed assertions (debug build: --assert) are counted instead of
+  // aborting at the first one (Verilator's default); rtl_errors() tells the caller.
+  bool count_rtl_errors = false;
 };
 
 class World {
@@ -75,6 +78,8 @@ class World {
   VerilatedContext& context() { return *ctx_; }
   uint64_t cycle() const { return cycle_; }
   double now_ns() const { return clock_.ns(cycle_); }
+  // RTL $error and failed assertions so far (meaningful with count_rtl_errors).
+  int rtl_errors() const;
   const Clock& clock() const { return clock_; }
 
   size_t num_hosts() const { return hosts_.size(); }

@@ -240,6 +240,7 @@ class ChipEnv : public uvm::Component {
   void dump_plan() const;
   void connect_qps();
   void observe(uint64_t cycle);
+  void check_rtl_errors();
 
   TrafficPlan plan_;
   EnvConfig cfg_;
@@ -255,6 +256,7 @@ class ChipEnv : public uvm::Component {
   std::vector<uint8_t> init0_, init1_, alien0_, alien1_;
   bool traffic_done_ = false;
   bool in_edge_ = false;
+  int rtl_errors_ = 0;   // RTL assertion failures reported so far
   uint64_t last_post_cycle_ = 0;
   uint32_t burst_posts_ = 0;
   agents::Axi4Signals axi_sig_;
