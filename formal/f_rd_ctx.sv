@@ -9,6 +9,8 @@
 //     <= (last - first) mod 2^24;
 //   - on a hit, entry lk_idx was such an entry, and lk_pa, lk_first, lk_last, lk_mtu and
 //     lk_last_len are that entry's fields.
+// The fence query ports: qa_busy (qb_busy) == some entry is valid and has QPN qa_qpn (qb_qpn),
+// for any QPNs, every cycle.
 // Environment assumption: an inserted READ spans fewer than 2^23 PSNs ((last - first) mod
 // 2^24 < 2^23), as any PSN window must; the table keeps that for its valid entries (proved).
 `default_nettype none
@@ -30,7 +32,9 @@ module f_rd_ctx (
   input wire logic        flush_valid,
   input wire logic [2:0]  flush_qpn,
   input wire logic        qerr_flush_valid,
-  input wire logic [2:0]  qerr_flush_qpn
+  input wire logic [2:0]  qerr_flush_qpn,
+  input wire logic [2:0]  qa_qpn,
+  input wire logic [2:0]  qb_qpn
 );
   localparam int E = 4;
   localparam int QB = 3;
@@ -41,12 +45,14 @@ module f_rd_ctx (
   logic [23:0] lk_first, lk_last;
   logic [2:0]  lk_mtu;
   logic [12:0] lk_last_len;
+  logic        qa_busy, qb_busy;
   srnic_rd_ctx #(.ENTRIES(E), .QPN_BITS(QB)) dut (
     .clk, .rst,
     .ins_valid, .ins_ready, .ins_qpn, .ins_first, .ins_last, .ins_pa, .ins_mtu, .ins_last_len,
     .lk_valid, .lk_qpn, .lk_psn, .lk_rsp, .lk_hit, .lk_idx, .lk_pa, .lk_first, .lk_last,
     .lk_mtu, .lk_last_len,
-    .free_valid, .free_idx, .flush_valid, .flush_qpn, .qerr_flush_valid, .qerr_flush_qpn);
+    .free_valid, .free_idx, .flush_valid, .flush_qpn, .qerr_flush_valid, .qerr_flush_qpn,
+    .qa_qpn, .qa_busy, .qb_qpn, .qb_busy);
 
   // probes: the table
   logic [E-1:0]    p_valid;
@@ -77,6 +83,10 @@ module f_rd_ctx (
   endfunction
 
   always_comb if (ins_valid) assume(24'(ins_last - ins_first) < 24'h800000);
+
+  function automatic logic [E-1:0] q_match(input logic [QB-1:0] q);
+    for (int i = 0; i < E; i++) q_match[i] = p_valid[i] && p_qpn[i * QB +: QB] == q;
+  endfunction
 
   // the search happens in the cycle after lk_valid
   logic        s_lk;
@@ -122,6 +132,11 @@ module f_rd_ctx (
             assert(lk_last_len == r_llen[i * 13 +: 13]);
           end
       end
+      // fence queries: busy iff some valid entry has that QPN
+      assert(qa_busy == (q_match(qa_qpn) != '0));
+      assert(qb_busy == (q_match(qb_qpn) != '0));
+      cover(qa_busy && qb_busy && qa_qpn != qb_qpn);
+      cover(!qa_busy && p_valid == '1);
       cover(lk_rsp && lk_hit && lk_first > lk_last);       // a hit on a range that wraps
       cover(lk_rsp && !lk_hit && r_match == '0 && p_valid != '0);
     end

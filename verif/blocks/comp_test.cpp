@@ -29,6 +29,11 @@
 // keeps the completion state. OverlongWqeAckedBeforeItsLocalError pins one ordering the
 // random test avoids (see its comment); FatalNakJustBeforeARefusedWqeFailsOnce pins a
 // fatal NAK right before a refused WQE: one qerr request, the refused WQE flushed.
+// Host-driven ERR (CEV_HERR with the producer index): every WQE not yet completed (sent and
+// unacknowledged ones, a refused one waiting) completes with WR_FLUSH_ERR in order; a qerr
+// request is pushed unless the QP was already flushing, in the cycle herr_done pulses (once
+// per HERR, not while the qerr FIFO is full, before any of its flush CQEs); later ACKs
+// complete nothing. The random tests send HERR now and then (knob herr).
 #include <algorithm>
 #include <deque>
 #include <string>
@@ -52,7 +57,7 @@ constexpr Layout<7> kEv{{3, 16, 24, 8, 24, 1, 1}};
 enum CqeF { kQCqn, kQWrId, kQByteLen, kQImm, kQQpn, kQWqeIdx, kQOpcode, kQStatus, kQWithImm };
 constexpr Layout<9> kCqe{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
 
-constexpr uint8_t kAcks = 5, kNak = 3, kLerr = 6;
+constexpr uint8_t kAcks = 5, kNak = 3, kLerr = 6, kHerr = 7;
 constexpr uint8_t kWrWrite = 0, kWrWriteImm = 1, kWrSend = 2, kWrSendImm = 3, kWrRead = 4;
 constexpr uint8_t kWcSend = 0, kWcWrite = 1, kWcRead = 2;
 constexpr uint8_t kWcFlushErr = 5, kWcRetryExcErr = 12;
@@ -80,6 +85,12 @@ struct Cqe {
   uint8_t opcode, status;
   bool qerr = false, stop = false;  // the walk step that hands this CQE over pushes a qerr / stop request
   uint32_t gen = 0;                 // incarnation of the QP (configure count)
+  uint64_t herr_seq = 0;            // herr_done pulses that must have come before it
+};
+// an accepted HERR event, waiting for its herr_done
+struct HerrX {
+  uint32_t qpn, gen;
+  bool qerr;  // herr_done also pushes a qerr request
 };
 struct Ar {
   uint64_t addr;
@@ -133,6 +144,7 @@ struct Qp {
   bool lerr_sent = false, failed = false, overlong = false;
   bool stopped = false;    // the send side stopped (at the bad WQE, or on a stop request)
   uint16_t reported_pi = 0;
+  bool herr = false;       // the host moved the QP to ERR (CEV_HERR sent)
   bool lost = false;       // the responses of one READ were lost: no more READs answered
   uint32_t lost_last = 0;
   uint16_t resp = 0;  // next WQE the peer has not fully answered (absolute index)
@@ -156,6 +168,7 @@ class CompBench : public ::testing::Test {
     unsigned qerr = 50, stop = 50;  // per-cycle chance of qerr_ready / stop_ready
     unsigned qhold = 0;             // per-cycle chance of holding qerr_ready low ...
     unsigned qhold_len = 0;         // ... for qhold_len/2 .. qhold_len cycles
+    unsigned herr = 0;              // per-mille chance that an event is a host-driven ERR
   };
 
   void reset() {
@@ -351,6 +364,21 @@ class CompBench : public ::testing::Test {
     s.reported_pi = s.pi;
   }
 
+  // The host moved q to ERR: the send path stopped and reports its producer index.
+  void herr_event(uint32_t q, uint64_t ev[7]) {
+    Qp& s = qps[q];
+    ev[kEKind] = kHerr;
+    ev[kEQpn] = q;
+    ev[kEPsn] = s.next_psn;
+    ev[kEStatus] = kWcFlushErr;
+    ev[kEPsn2] = s.pi;
+    ev[kEHasAck] = rng.below(2);
+    ev[kEHasRd] = rng.below(2);
+    s.reported_pi = s.pi;
+    s.herr = s.failed = s.stopped = true;
+    ++herrs_sent;
+  }
+
   void gen_event(const Knobs& k) {
     if (hot.empty()) return;
     const uint32_t q = hot[rng.below(hot.size())];
@@ -358,7 +386,14 @@ class CompBench : public ::testing::Test {
     if (!s.live) return;
     uint64_t ev[7] = {};
     const uint16_t limit = s.bad >= 0 ? uint16_t(s.posted_base + s.bad) : s.pi;
-    if (s.bad >= 0 && !s.lerr_sent && !s.failed && rng.percent(30)) {
+    if (!s.herr && rng.below(1000) < k.herr) {
+      herr_event(q, ev);
+    } else if (s.herr && rng.percent(20)) {
+      // the peer still answers what was sent before the QP was stopped: nothing completes
+      // (WQEs the flush completed are no longer tracked: answer from the oldest one left)
+      if (uint16_t(s.resp - s.posted_base) > s.posted.size()) s.resp = s.posted_base;
+      if (!make_acks(q, k, ev)) return;
+    } else if (s.bad >= 0 && !s.lerr_sent && !s.failed && rng.percent(30)) {
       lerr_event(q, s.bad_psn, ev);  // the send path stops at the bad WQE
       s.lerr_sent = s.stopped = true;
     } else if (s.stopped && s.reported_pi != s.pi && rng.percent(30)) {
@@ -398,10 +433,20 @@ class CompBench : public ::testing::Test {
     const uint8_t kind = uint8_t(ev[kEKind]);
     const uint32_t epsn = uint32_t(ev[kEPsn]), psn2 = uint32_t(ev[kEPsn2]);
     const bool has_ack = ev[kEHasAck], has_rd = ev[kEHasRd];
-    const bool nak = kind == kNak, lerr = kind == kLerr;
+    const bool nak = kind == kNak, lerr = kind == kLerr, herr = kind == kHerr;
     const uint32_t ack_lim = !has_ack ? psn2 : !has_rd ? epsn : psn_ge(psn2, epsn) ? psn2 : epsn;
     const uint32_t lim = nak ? epsn : ack_lim;
-    if (lerr) {
+    if (herr) {
+      // every WQE not completed is flushed, a refused one waiting too; a qerr request unless
+      // the QP was failed already (flushing)
+      herr_x.push_back({q, s.gen, !s.flushing});
+      ++herr_seq_expect;
+      s.err_valid = false;
+      s.flushing = true;
+      s.fl_pi = uint16_t(psn2);
+      s.in_err = true;
+      if (s.ci == s.fl_pi) return;  // nothing to flush: no WQE read
+    } else if (lerr) {
       if (!s.err_valid && !s.flushing) {  // the first report names the bad WQE
         s.err_valid = true;
         s.err_psn = epsn;
@@ -426,12 +471,12 @@ class CompBench : public ::testing::Test {
         const bool at_bad = s.err_valid && s.psn == s.err_psn && !s.flushing;  // not after a fatal NAK
         const bool flush = s.flushing && s.ci != s.fl_pi;
         const bool fl_stop = s.flushing && s.ci == s.fl_pi;
-        const bool implied = !nak && !lerr && rd && has_ack && psn_ge(epsn, last) && epsn != last &&
+        const bool implied = !nak && !lerr && !herr && rd && has_ack && psn_ge(epsn, last) && epsn != last &&
                              !(has_rd && psn_ge(psn2, last));
         bool complete = false, error = false;
         if (at_bad || flush) {
           complete = error = true;
-        } else if (lerr || w_bad || fl_stop) {
+        } else if (lerr || herr || w_bad || fl_stop) {
         } else if (nak) {
           if (psn_ge(epsn, last) && epsn != last) complete = true;
           else if (psn_ge(epsn, s.psn)) complete = error = true;
@@ -461,6 +506,7 @@ class CompBench : public ::testing::Test {
           c.qerr = first_failure;
           c.stop = fatal;
           c.gen = s.gen;
+          c.herr_seq = herr_seq_expect;
           if ((w.flags & 2) || error) cqe_expect.push_back(c);  // failed WQEs always give one
         }
         ++s.ci;
@@ -552,6 +598,15 @@ class CompBench : public ::testing::Test {
       last_r_at = at + a.n - 1;
       ++reads;
     }
+    if (dut->herr_done) {
+      ASSERT_FALSE(herr_x.empty()) << "cycle " << c << ": herr_done without a HERR event";
+      const HerrX h = herr_x.front();
+      herr_x.pop_front();
+      ASSERT_FALSE(h.qerr && qerr_n >= kReqDepth) << "cycle " << c << ": herr_done (qerr for QP " << h.qpn
+                                                  << ") while the qerr FIFO is full";
+      if (h.qerr) qerr_f.in.push_back({h.qpn, h.gen});
+      ++herr_dones;
+    }
     if (!cqe_expect.empty()) {  // the next CQE pushes a request: not while its FIFO is full
       const Cqe& e = cqe_expect.front();
       const bool qerr_full = e.qerr && qerr_n >= kReqDepth, stop_full = e.stop && stop_n >= kReqDepth;
@@ -595,6 +650,8 @@ class CompBench : public ::testing::Test {
                                      << " the reference does not make";
     const Cqe e = cqe_expect.front();
     cqe_expect.pop_front();
+    EXPECT_GE(herr_dones, e.herr_seq) << "cycle " << c << ": CQE of QP " << e.qpn << " wqe " << e.idx
+                                      << " before the herr_done of the HERR before it";
     const std::string at = "cycle " + std::to_string(c) + " CQE " + std::to_string(cqes) + " QP " +
                            std::to_string(e.qpn) + " wqe " + std::to_string(e.idx);
     ASSERT_EQ(kCqe.get(m, kQQpn), e.qpn) << at;
@@ -606,6 +663,7 @@ class CompBench : public ::testing::Test {
     EXPECT_EQ(kCqe.get(m, kQStatus), e.status) << at;
     EXPECT_EQ(kCqe.get(m, kQWithImm), 0u) << at;
     ++cqes;
+    cqe_log.push_back(e);
     if (e.status != 0) ++failed_cqes;
     if (e.status == kWcFlushErr) ++flush_cqes;
     if (e.status == kWcRetryExcErr) ++implied_cqes;
@@ -633,6 +691,7 @@ class CompBench : public ::testing::Test {
     for (int i = 0; i < 100000 && !HasFatalFailure(); ++i) {
       held = !final && dut.cycle() < qhold_until;
       const bool idle = events.empty() && !holding && ar_expect.empty() && rbeats.empty() && cqe_expect.empty() &&
+                        herr_x.empty() &&
                         stop_f.in.empty() && (qerr_f.in.empty() || held);
       quiet = idle ? quiet + 1 : 0;
       if (quiet > 20) break;
@@ -640,6 +699,7 @@ class CompBench : public ::testing::Test {
       cycle(k);
     }
     EXPECT_TRUE(events.empty());
+    EXPECT_TRUE(herr_x.empty()) << herr_x.size() << " herr_done never came";
     EXPECT_TRUE(ar_expect.empty()) << ar_expect.size() << " WQE reads never made";
     EXPECT_TRUE(cqe_expect.empty()) << cqe_expect.size() << " CQEs never made";
     EXPECT_TRUE(stop_f.in.empty()) << stop_f.in.size() << " stop requests never taken";
@@ -684,6 +744,7 @@ class CompBench : public ::testing::Test {
       drain(phase + 1 == phases);
       maintain();
     }
+    std::printf("[bench] %llu HERR events\n", (unsigned long long)herrs_sent);
     std::printf("[bench] %llu events, %llu WQE reads, %llu CQEs (%llu failed: %llu flushed, %llu implied NAK), "
                 "%zu qerr and %zu stop requests, %llu qerr holds, %llu cycles a failure waited on a full qerr FIFO\n",
                 (unsigned long long)n_events, (unsigned long long)reads, (unsigned long long)cqes,
@@ -716,13 +777,18 @@ class CompBench : public ::testing::Test {
   uint64_t qhold_until = 0;
   uint64_t reads = 0, cqes = 0, failed_cqes = 0, flush_cqes = 0, implied_cqes = 0, n_events = 0;
   uint64_t qholds = 0, qerr_full_waits = 0;
+  std::vector<Cqe> cqe_log;  // CQEs taken (equal to the reference's)
+  std::deque<HerrX> herr_x;  // accepted HERR events waiting for herr_done
+  uint64_t herr_seq_expect = 0, herr_dones = 0, herrs_sent = 0;
 };
 
 TEST_F(CompBench, RandomTraffic) {
   SRNIC_BENCH_TRACE();
   Knobs k;
   k.lost = 3;
+  k.herr = 4;
   random_traffic(std::min<uint32_t>(kQps, 6), 120, k, 25, 3000);
+  EXPECT_GT(herr_dones, 10u);
   EXPECT_GT(cqes, 5000u);
   EXPECT_GT(failed_cqes, 50u);
   EXPECT_GT(reads, 5000u);
@@ -740,7 +806,9 @@ TEST_F(CompBench, RandomTrafficQerrHeldLow) {
   k.nak = 20;
   k.bad = 15;
   k.lost = 15;
+  k.herr = 15;
   random_traffic(std::min<uint32_t>(kQps, 16), 20, k, 100, 12000);
+  EXPECT_GT(herr_dones, 5u);
   EXPECT_GT(qerr_f.taken.size(), 40u);
   EXPECT_GT(qerr_full_waits, 0u) << "the qerr FIFO never filled";
 }
@@ -944,6 +1012,134 @@ TEST_F(CompBench, FatalNakJustBeforeARefusedWqeFailsOnce) {
   EXPECT_EQ(qerr_f.taken.size(), 1u);
   EXPECT_EQ(stop_f.taken.size(), 1u);
   EXPECT_EQ(qps[q].ci, 2u) << "the refused WQE never completed";
+}
+
+// Host-driven ERR directed cases. post_plain posts a valid WQE (WRITE or SEND, signaled or
+// not); herr_run sends the queued events and drains.
+class CompHerrBench : public CompBench {
+ public:
+  uint32_t q = 0;
+  void start() {
+    reset();
+    auto_events = false;
+    q = uint32_t(rng.below(kQps));
+    do configure(q);  // a ring of 8 or more slots
+    while (qps[q].log_sq < 3 && !HasFatalFailure());
+  }
+  void post_plain(bool signaled, uint8_t op = kWrWrite) {
+    Wqe w = random_wqe(qps[q], signaled ? 100 : 0, false);
+    w.op = op;
+    if (w.len > 3 * mtu_bytes(qps[q].mtu)) w.len = mtu_bytes(qps[q].mtu);
+    post_wqe(q, w, false);
+  }
+  void acks_to(uint32_t psn) {
+    const uint64_t ev[7] = {kAcks, q, psn, 0, rng.u32() & kPsnMask, 1, 0};
+    push_event(ev);
+  }
+  void herr() {
+    uint64_t ev[7] = {};
+    herr_event(q, ev);
+    push_event(ev);
+  }
+  void expect_statuses(const std::vector<std::pair<uint16_t, uint8_t>>& want) {
+    ASSERT_EQ(cqe_log.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(cqe_log[i].idx, want[i].first) << "CQE " << i;
+      EXPECT_EQ(cqe_log[i].status, want[i].second) << "CQE " << i;
+    }
+  }
+};
+
+// WQEs sent and not acknowledged: the two acknowledged complete, the other four are flushed
+// in order at once; one qerr request and one herr_done; ACKs after the HERR complete nothing.
+TEST_F(CompHerrBench, FlushesSentAndUnacknowledged) {
+  SRNIC_BENCH_TRACE();
+  start();
+  for (int i = 0; i < 6; ++i) post_plain(i < 2 || rng.percent(50), i & 1 ? kWrSend : kWrWrite);
+  acks_to(qps[q].posted[1].last);
+  herr();
+  drain(true);
+  std::vector<std::pair<uint16_t, uint8_t>> want = {{0, 0}, {1, 0}};
+  for (uint16_t i = 2; i < 6; ++i) want.push_back({i, kWcFlushErr});
+  expect_statuses(want);
+  EXPECT_EQ(herr_dones, 1u);
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
+  EXPECT_EQ(qerr_f.taken.size() ? qerr_f.taken[0].qpn : ~0u, q);
+  EXPECT_TRUE(stop_f.taken.empty());
+  // the peer acknowledges everything that was sent: nothing completes
+  acks_to(qps[q].posted[5].last);
+  acks_to(qps[q].posted[3].last);
+  drain(true);
+  EXPECT_EQ(cqe_log.size(), 6u) << "an ACK after the HERR completed a WQE";
+  // WQEs posted after the HERR: the stopped send path reports them (CEV_LERR), flushed
+  post_plain(true);
+  uint64_t ev[7] = {};
+  lerr_event(q, rng.u32() & kPsnMask, ev);
+  push_event(ev);
+  drain(true);
+  ASSERT_EQ(cqe_log.size(), 7u);
+  EXPECT_EQ(cqe_log[6].status, kWcFlushErr);
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
+}
+
+// The QP already failed by a fatal NAK (qerr and stop pushed, flushing up to the NAKed WQE):
+// the HERR pushes no second qerr request and raises the flush limit to its producer index.
+TEST_F(CompHerrBench, AfterFatalNakNoSecondQerr) {
+  SRNIC_BENCH_TRACE();
+  start();
+  for (int i = 0; i < 5; ++i) post_plain(true);
+  const uint64_t nak[7] = {kNak, q, qps[q].posted[1].first, 10, 0, 0, 0};
+  push_event(nak);
+  drain(true);
+  ASSERT_EQ(cqe_log.size(), 2u);
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
+  EXPECT_EQ(stop_f.taken.size(), 1u);
+  herr();
+  drain(true);
+  expect_statuses({{0, 0}, {1, 10}, {2, kWcFlushErr}, {3, kWcFlushErr}, {4, kWcFlushErr}});
+  EXPECT_EQ(herr_dones, 1u);
+  EXPECT_EQ(qerr_f.taken.size(), 1u) << "second qerr request for a QP already in error";
+}
+
+// A refused WQE reported (CEV_LERR) but not reached yet: the HERR flushes it like the
+// others (WR_FLUSH_ERR, not its local error status); one qerr request, from the HERR.
+TEST_F(CompHerrBench, RefusedWqePendingIsFlushed) {
+  SRNIC_BENCH_TRACE();
+  start();
+  post_plain(false);
+  Wqe b = random_wqe(qps[q], 0, false);
+  b.op = 5;
+  post_wqe(q, b, true);
+  post_plain(false);
+  uint64_t ev[7] = {};
+  lerr_event(q, qps[q].bad_psn, ev);
+  push_event(ev);
+  drain(true);
+  EXPECT_TRUE(cqe_log.empty()) << "the WQE before the refused one is not acknowledged";
+  EXPECT_TRUE(qerr_f.taken.empty());
+  herr();
+  drain(true);
+  expect_statuses({{0, kWcFlushErr}, {1, kWcFlushErr}, {2, kWcFlushErr}});
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
+  EXPECT_EQ(herr_dones, 1u);
+}
+
+// HERR with nothing to flush: herr_done and a qerr request, no WQE read, no CQE; a second
+// HERR (the QP is flushing) gives herr_done alone.
+TEST_F(CompHerrBench, NothingToFlush) {
+  SRNIC_BENCH_TRACE();
+  start();
+  herr();
+  drain(true);
+  EXPECT_EQ(reads, 0u);
+  EXPECT_TRUE(cqe_log.empty());
+  EXPECT_EQ(herr_dones, 1u);
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
+  qps[q].herr = false;
+  herr();
+  drain(true);
+  EXPECT_EQ(herr_dones, 2u);
+  EXPECT_EQ(qerr_f.taken.size(), 1u);
 }
 
 }  // namespace

@@ -5,6 +5,11 @@
 // structs (srnic/abi.hpp) must arrive decoded field by field, CMD_STATUS.busy must hold
 // until every consumer has taken the command, bad opcodes and indices set the error bit,
 // and the QP_MODIFY transition flags must follow each QP's previous state.
+// The bench also plays the fetch engine and the completion engine for host-driven ERR: a
+// QP_MODIFY moving a QP from INIT/RTR/RTS to ERR must raise herr (with the QP number, held
+// until herr_ready, random here) after every consumer took the command and keep the
+// command busy until herr_done (given after a random delay); no other transition raises
+// it. A QP_MODIFY must not be issued while qerr_busy is high.
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -59,8 +64,41 @@ class CsrBench : public ::testing::Test {
         if (rng.percent(30)) inc |= 1u << i;
     dut->cnt_inc = inc;
     dut->db_sq_room = sq_room;
+    dut->herr_ready = rng.percent(herr_ready_pct);
+    dut->herr_done = herr_wait == 1;
+    dut->qerr_busy = qerr_busy;
     dut.eval();
     const uint64_t c = dut.cycle();
+
+    // host-driven ERR
+    if (herr_was_stalled) {
+      EXPECT_TRUE(dut->herr_valid) << "cycle " << c << ": herr_valid dropped before herr_ready";
+      EXPECT_EQ(uint32_t(dut->herr_qpn), herr_stalled_qpn) << "cycle " << c << ": herr_qpn changed";
+    }
+    herr_was_stalled = dut->herr_valid && !dut->herr_ready;
+    herr_stalled_qpn = dut->herr_qpn;
+    if (dut->herr_valid) {
+      if (!herr_seen_valid) {
+        // the send side is stopped only after every consumer has the new state
+        for (int i = 0; i < kCons; ++i)
+          EXPECT_GT(qp_takes[size_t(i)], 0) << "cycle " << c << ": herr before consumer " << i << " took the command";
+      }
+      herr_seen_valid = true;
+    }
+    if (dut->herr_valid && dut->herr_ready) {
+      herr_qpns.push_back(uint32_t(dut->herr_qpn));
+      EXPECT_EQ(herr_wait, 0) << "cycle " << c << ": second herr before herr_done";
+      herr_wait = int(rng.range(2, herr_done_max + 1));  // herr_done pulses when it reaches 1
+    }
+    if (dut->herr_done) ++herr_dones;
+    if (herr_wait > 0) --herr_wait;
+    // a QP_MODIFY is issued only while no QP failure waits for the RX engine
+    if (dut->qp_cmd_valid && !qp_valid_prev) {
+      EXPECT_FALSE(qerr_busy_prev) << "cycle " << c << ": QP command issued while qerr_busy";
+      ++qp_issues;
+    }
+    qp_valid_prev = dut->qp_cmd_valid != 0;
+    qerr_busy_prev = qerr_busy;
 
     EXPECT_EQ(uint64_t(dut->timestamp), ts) << "cycle " << c;
     // AXI: responses stay up, with stable data, until taken.
@@ -88,6 +126,7 @@ class CsrBench : public ::testing::Test {
     if (dut->s_axil_arvalid && dut->s_axil_arready) {
       ar_all_taken = true;
       for (int t : qp_takes) ar_all_taken = ar_all_taken && t > 0;
+      ar_herr_dones = herr_dones - (dut->herr_done ? 1 : 0);   // before this cycle's herr_done
     }
     // qp_cmd_valid is per consumer: a handshake is valid[i] && ready[i].
     if (dut->qp_cmd_valid) {
@@ -123,7 +162,10 @@ class CsrBench : public ::testing::Test {
     dut->s_axil_awvalid = dut->s_axil_wvalid = dut->s_axil_arvalid = 0;
     dut->s_axil_bready = dut->s_axil_rready = 0;
     dut->cnt_inc = 0;
+    dut->herr_ready = dut->herr_done = dut->qerr_busy = 0;
     dut.reset();
+    herr_wait = 0;
+    herr_was_stalled = qp_valid_prev = qerr_busy_prev = false;
     ts = 0;
     counters.fill(0);
     b_was_stalled = r_was_stalled = false;
@@ -189,6 +231,27 @@ class CsrBench : public ::testing::Test {
     qp_takes.fill(0);
     qp_valid_cycles = mr_valids = cq_takes = 0;
     saw_qp_cmd = false;
+    herr_qpns.clear();
+    herr_dones = qp_issues = 0;
+    herr_seen_valid = false;
+  }
+  // The reference of host-driven ERR: INIT/RTR/RTS -> ERR (-1 if the QP's previous state is
+  // not known to the bench).
+  int expect_herr(uint32_t qpn, int next) const {
+    const int prev = prev_state[qpn];
+    if (next != abi::QPS_ERR) return 0;
+    if (prev < 0) return -1;
+    return prev == abi::QPS_INIT || prev == abi::QPS_RTR || prev == abi::QPS_RTS;
+  }
+  // Checks the herr handshakes of the last command against the reference.
+  void check_herr(uint32_t qpn, int next, const char* what) {
+    const int e = expect_herr(qpn, next);
+    if (e < 0) return;
+    ASSERT_EQ(herr_qpns.size(), size_t(e)) << what << ": herr for " << prev_state[qpn] << " -> " << next;
+    if (e) {
+      EXPECT_EQ(herr_qpns[0], qpn) << what;
+      EXPECT_EQ(herr_dones, 1u) << what << ": command ended before herr_done";
+    }
   }
   // Writes CMD and polls CMD_STATUS until not busy; returns the final status.
   uint32_t execute(uint8_t op, uint32_t index) {
@@ -204,7 +267,10 @@ class CsrBench : public ::testing::Test {
   uint32_t qp_modify(uint32_t qpn, const abi::QpContext& ctx) {
     stage(&ctx);
     const uint32_t st = execute(abi::CMD_QP_MODIFY, qpn);
-    if (st == 0) prev_state[qpn] = ctx.state & 7;
+    if (st == 0) {
+      check_herr(qpn, ctx.state & 7, "qp_modify");
+      prev_state[qpn] = ctx.state & 7;
+    }
     return st;
   }
   uint64_t qp_field(int f) const { return get_bits(first_qp_cmd, kQpCmd.at(size_t(f)).lsb, kQpCmd.at(size_t(f)).width); }
@@ -279,6 +345,15 @@ class CsrBench : public ::testing::Test {
   std::remove_reference_t<decltype(Vsrnic_csr::cq_cmd)> cq_cmd{};
   uint32_t mr_index = 0;
   std::vector<int> prev_state = std::vector<int>(kQps, -1);
+  // host-driven ERR environment
+  unsigned herr_ready_pct = 100;
+  int herr_done_max = 20;     // herr_done 1..herr_done_max cycles after the handshake
+  int herr_wait = 0;
+  bool qerr_busy = false, qerr_busy_prev = false, qp_valid_prev = false;
+  bool herr_was_stalled = false, herr_seen_valid = false;
+  uint32_t herr_stalled_qpn = 0;
+  std::vector<uint32_t> herr_qpns;
+  unsigned herr_dones = 0, ar_herr_dones = 0, qp_issues = 0;
 };
 
 TEST_F(CsrBench, ResetValuesAndReadOnly) {
@@ -451,24 +526,37 @@ TEST_F(CsrBench, SqDoorbellWaitsForRoom) {
 TEST_F(CsrBench, QpModifyDecodeAndBusy) {
   SRNIC_BENCH_TRACE();
   reset();
-  for (int rep = 0; rep < 12; ++rep) {
+  // a few QPs, reset first so the bench knows their previous state (herr reference)
+  const uint32_t qps[] = {uint32_t(kQps - 1), 0, uint32_t(1 % kQps), uint32_t(rng.below(kQps))};
+  for (uint32_t q : qps) ASSERT_EQ(qp_modify(q, random_ctx(abi::QPS_RESET)), 0u);
+  for (int rep = 0; rep < 40; ++rep) {
     for (auto& p : qp_ready_pct) p = unsigned(rng.range(5, 100));
-    const uint32_t qpn = rep == 0 ? uint32_t(kQps - 1) : uint32_t(rng.below(kQps));
+    herr_ready_pct = unsigned(rng.range(5, 100));
+    herr_done_max = int(rng.range(1, 60));
+    const uint32_t qpn = qps[rng.below(4)];
     static const uint8_t kStates[] = {abi::QPS_RESET, abi::QPS_INIT, abi::QPS_RTR, abi::QPS_RTS, abi::QPS_ERR};
-    const abi::QpContext c = random_ctx(kStates[rng.below(5)]);
+    const uint8_t next = rng.percent(40) ? abi::QPS_ERR : kStates[rng.below(5)];
+    const abi::QpContext c = random_ctx(next);
+    const int exp_herr = expect_herr(qpn, next);
     stage(&c);
     clear_cmd_monitors();
     axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | qpn);
-    // Busy exactly until every consumer has seen a handshake (as of the read's address cycle).
+    // Busy exactly until every consumer has seen a handshake and, for INIT/RTR/RTS -> ERR,
+    // herr_done came (as of the read's address cycle).
     uint32_t st = 1;
     for (int i = 0; i < 500 && (st & 1); ++i) {
       st = axi_read(abi::REG_CMD_STATUS);
-      EXPECT_EQ(st & 1, ar_all_taken ? 0u : 1u) << "busy bit vs consumers that took the command";
+      const bool done = ar_all_taken && (exp_herr == 0 || ar_herr_dones > 0);
+      EXPECT_EQ(st & 1, done ? 0u : 1u) << "busy bit vs consumers that took the command (herr expected "
+                                        << exp_herr << ", herr_done " << ar_herr_dones << ")";
     }
     EXPECT_EQ(st, 0u) << "error bit on a good command";
     idle(3);
     EXPECT_EQ(int(dut->qp_cmd_valid), 0) << "qp_cmd_valid after completion";
+    EXPECT_FALSE(dut->herr_valid) << "herr_valid after completion";
     check_qp_decode(qpn, c);
+    check_herr(qpn, next, "decode and busy");
+    prev_state[qpn] = next;
     EXPECT_EQ(mr_valids + cq_takes, 0);
   }
   // The payload is read back unchanged.
@@ -477,6 +565,78 @@ TEST_F(CsrBench, QpModifyDecodeAndBusy) {
   uint32_t w[16];
   std::memcpy(w, &c, 64);
   for (int i = 0; i < 16; ++i) EXPECT_EQ(axi_read(abi::reg_cmd_data(i)), w[i]);
+}
+
+// Host-driven ERR on every (previous, next) pair: herr exactly for INIT/RTR/RTS -> ERR, with
+// the QP number, held until herr_ready; busy until herr_done, however late it comes.
+TEST_F(CsrBench, HostErrHandshake) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint8_t states[] = {abi::QPS_RESET, abi::QPS_INIT, abi::QPS_RTR, abi::QPS_RTS, abi::QPS_ERR};
+  int herrs = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    const uint32_t qpn = rep == 0 ? uint32_t(kQps - 1) : uint32_t(rng.below(kQps));
+    ASSERT_EQ(qp_modify(qpn, random_ctx(abi::QPS_RESET)), 0u);
+    for (uint8_t a : states)
+      for (uint8_t b : states) {
+        herr_ready_pct = unsigned(rng.range(3, 100));
+        herr_done_max = int(rng.range(1, 150));
+        ASSERT_EQ(qp_modify(qpn, random_ctx(a)), 0u);
+        ASSERT_EQ(qp_modify(qpn, random_ctx(b)), 0u);
+        herrs += int(herr_qpns.size());
+      }
+  }
+  EXPECT_GE(herrs, 3 * 3);
+  // herr_done held back: the command stays busy, a new command is refused meanwhile
+  const uint32_t q = 2 % kQps;
+  ASSERT_EQ(qp_modify(q, random_ctx(abi::QPS_RTS)), 0u);
+  herr_ready_pct = 100;
+  const abi::QpContext to_err = random_ctx(abi::QPS_ERR);
+  stage(&to_err);
+  clear_cmd_monitors();
+  herr_done_max = 100000;
+  axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | q);
+  idle(300);
+  ASSERT_EQ(herr_qpns.size(), 1u);
+  EXPECT_EQ(herr_qpns[0], q);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 1u) << "not busy before herr_done";
+  axi_write(abi::REG_CMD, uint32_t(abi::CMD_CQ_WRITE) << 24 | 0);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0x203u) << "a command during the herr wait is refused";
+  herr_wait = 2;   // herr_done next cycle
+  idle(2);
+  EXPECT_EQ(herr_dones, 1u);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS) & 1, 0u) << "still busy after herr_done";
+  EXPECT_EQ(cq_takes, 0);
+}
+
+// A QP_MODIFY is not issued while a QP failure waits for the RX engine (qerr_busy).
+TEST_F(CsrBench, QpModifyWaitsForQerr) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 10; ++rep) {
+    const uint32_t qpn = uint32_t(rng.below(kQps));
+    const abi::QpContext c = random_ctx(rep & 1 ? abi::QPS_RESET : abi::QPS_INIT);
+    stage(&c);
+    clear_cmd_monitors();
+    qerr_busy = true;
+    axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | qpn);
+    const int hold = int(rng.range(1, 80));
+    idle(hold);
+    EXPECT_EQ(qp_valid_cycles, 0) << "QP command issued while qerr_busy";
+    EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 1u);
+    // qerr_busy toggling: the command goes in a cycle after it was low
+    for (int i = 0; i < 200 && qp_issues == 0; ++i) {
+      qerr_busy = rng.percent(70);
+      cycle();
+    }
+    qerr_busy = false;
+    uint32_t st = 1;
+    for (int i = 0; i < 50 && (st & 1); ++i) st = axi_read(abi::REG_CMD_STATUS);
+    EXPECT_EQ(st, 0u);
+    EXPECT_EQ(qp_issues, 1u);
+    check_qp_decode(qpn, c);
+    prev_state[qpn] = c.state;
+  }
 }
 
 TEST_F(CsrBench, MrAndCqWrite) {

@@ -5,7 +5,9 @@
 // free reopens it; a flush (QP reset, or the QP entering the error state: two ports that
 // may fire together) removes exactly that QP's entries (and blocks inserts for the cycle).
 // Every entry carries the READ's path MTU and last-response length back to the lookup.
-// Random traffic compares ins_ready and every lookup answer with the model.
+// Random traffic compares ins_ready and every lookup answer with the model. The two fence
+// query ports are checked every cycle: qa_busy/qb_busy is set iff the table (as it stands
+// this cycle) holds a valid entry of that QPN, whatever inserted, freed or flushed it.
 #include <vector>
 
 #include "Vsrnic_rd_ctx.h"
@@ -52,6 +54,11 @@ struct RdCtxModel {
     for (int i = 0; i < kEntries; ++i)
       if (!t[size_t(i)].valid) return i;
     return -1;
+  }
+  bool busy(uint32_t qpn) const {
+    for (const auto& e : t)
+      if (e.valid && e.qpn == qpn) return true;
+    return false;
   }
   int used() const {
     int n = 0;
@@ -129,8 +136,24 @@ class RdCtxBench : public ::testing::Test {
     dut->flush_qpn = fl_qpn;
     dut->qerr_flush_valid = qfl;
     dut->qerr_flush_qpn = qfl_qpn;
+    const uint32_t cand[] = {ie.qpn, lk_qpn, fl_qpn, qfl_qpn, model.t[size_t(fr_idx % kEntries)].qpn};
+    uint32_t qq[2];
+    for (uint32_t& x : qq) {
+      const uint64_t r = rng.below(10);
+      if (force_query >= 0) x = uint32_t(force_query);
+      else if (r < 5) x = cand[rng.below(5)];
+      else if (r < 8) x = model.t[rng.below(kEntries)].qpn;
+      else x = uint32_t(rng.below(kQpns));
+    }
+    dut->qa_qpn = qq[0];
+    dut->qb_qpn = qq[1];
     dut.eval();
     const uint64_t c = dut.cycle();
+    for (int k = 0; k < 2; ++k) {
+      const bool b = k ? dut->qb_busy : dut->qa_busy;
+      ASSERT_EQ(b, model.busy(qq[k])) << "cycle " << c << ": query port " << (k ? "b" : "a") << " QPN " << qq[k];
+      ++(b ? busy_yes : busy_no);
+    }
     ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl, qfl)) << "cycle " << c << ", " << model.used() << " used";
     ASSERT_EQ(bool(dut->lk_rsp), model.out.rsp) << "cycle " << c;
     if (model.out.rsp) {
@@ -193,8 +216,52 @@ class RdCtxBench : public ::testing::Test {
   RdCtxModel model;
   std::vector<uint32_t> next_psn;
   uint32_t prev_key[2] = {0, 0}, last_key[2] = {0, 0};
-  uint64_t inserts = 0, answers = 0, hits = 0;
+  uint64_t inserts = 0, answers = 0, hits = 0, busy_yes = 0, busy_no = 0;
+  int force_query = -1;  // both query ports ask for this QPN (-1: random)
 };
+
+// Fence queries of one QP: busy while any entry of it is valid; not after the last one is
+// freed, flushed (QP reset) or flushed by a QP failure; entries of other QPs do not count.
+TEST_F(RdCtxBench, QueryPortsFollowTable) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = uint32_t(rng.below(kQpns)), other = (q + 1) % kQpns;
+  force_query = int(q);
+  for (int way = 0; way < 3 && !HasFatalFailure(); ++way) {
+    idle(2);
+    EXPECT_EQ(bool(dut->qa_busy), false);
+    Entry eo = make(other, 4);
+    step(true, eo, false, 0, 0);
+    advance(eo);
+    idle(1);
+    EXPECT_FALSE(dut->qa_busy) << "an entry of another QP counted";
+    std::vector<int> slots;
+    for (int n = 0; n < 3; ++n) {
+      slots.push_back(model.free_slot());
+      Entry e = make(q, 8);
+      step(true, e, false, 0, 0);
+      advance(e);
+      EXPECT_TRUE(dut->qa_busy && dut->qb_busy) << "busy from the cycle after the insert";
+    }
+    if (way == 0) {
+      for (size_t n = 0; n < slots.size(); ++n) {
+        step(false, {}, false, 0, 0, true, slots[n]);
+        EXPECT_EQ(bool(dut->qa_busy), n + 1 < slots.size()) << "after free " << n;
+      }
+    } else if (way == 1) {
+      step(false, {}, false, 0, 0, false, 0, true, q);
+      EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the QP reset flush";
+    } else {
+      step(false, {}, false, 0, 0, false, 0, false, 0, true, q);
+      EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the qerr flush";
+    }
+    force_query = int(other);
+    idle(1);
+    EXPECT_TRUE(dut->qa_busy) << "the other QP's entry was removed";
+    step(false, {}, false, 0, 0, false, 0, true, other);
+    force_query = int(q);
+  }
+}
 
 TEST_F(RdCtxBench, WrappingRangeLookups) {
   SRNIC_BENCH_TRACE();
@@ -331,6 +398,8 @@ TEST_F(RdCtxBench, RandomTraffic) {
   EXPECT_GT(hits, 5000u);
   EXPECT_GT(answers - hits, 2000u);
   EXPECT_GT(fulls, 100) << "table never full";
+  EXPECT_GT(busy_yes, 10000u) << "query ports never busy";
+  EXPECT_GT(busy_no, 10000u) << "query ports never idle";
 }
 
 TEST_F(RdCtxBench, ResetEmptiesTable) {

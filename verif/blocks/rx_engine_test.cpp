@@ -51,7 +51,7 @@ constexpr uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02, kSend
 // AETH syndromes, event kinds, QP states, access bits, work completion codes
 constexpr uint8_t kSynAck = 0x1F, kSynRnr = 0x2E, kSynPsn = 0x60, kSynInv = 0x61, kSynAcc = 0x62, kSynOp = 0x63;
 constexpr uint8_t kCevAck = 0, kCevReadDone = 1, kCevNak = 3;
-constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3;
+constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3, kQpsErr = 6;
 constexpr uint8_t kAccLocalWrite = 1, kAccRemoteWrite = 2, kAccRemoteRead = 4;
 constexpr uint8_t kWcRecv = 128, kWcRecvImm = 129;
 constexpr uint8_t kWcLocQpOpErr = 2, kWcWrFlushErr = 5, kWcRemInvReqErr = 9, kWcRemAccessErr = 10, kWcRemOpErr = 11,
@@ -434,7 +434,8 @@ class RxEngBench : public ::testing::Test {
     St& s = st[q];
     s.rcv_wrid = p.wqe.wr_id;
     s.rcv_idx = uint16_t(p.f[kRmRqIdx]);
-    if ((cfg[q].state == kQpsRtr || cfg[q].state == kQpsRts) && s.err) cqe_x.push_back(recv_cqe(p, q, kWcWrFlushErr));
+    // a QP that exists (INIT, RTR, RTS or ERR, not RESET) completes it
+    if (cfg[q].state != kQpsReset && s.err) cqe_x.push_back(recv_cqe(p, q, kWcWrFlushErr));
   }
 
   // The completion engine reports QP q in error.
@@ -445,7 +446,8 @@ class RxEngBench : public ::testing::Test {
     for (RdCtx& e : rdc)
       if (e.valid && e.qpn == q) e.valid = false;
     s.rd_valid = false;
-    if ((cfg[q].state != kQpsRtr && cfg[q].state != kQpsRts) || s.err) return;
+    // any QP not in RESET (INIT, RTR, RTS, or ERR as the host moved it there) fails
+    if (cfg[q].state == kQpsReset || s.err) return;
     s.err = true;
     if (s.in_msg == 1) cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
     rs_x.push_back({q, s.rq_ci, true});
@@ -1275,7 +1277,8 @@ TEST_F(RxEngBench, WriteImmBadRkeyConsumesReceiveAndFlushes) {
 
 // The completion engine reports a QP in error while a SEND holds a receive WQE: that WQE and
 // the posted ones complete with WR_FLUSH_ERR, in order; the rest of the SEND is dropped. A
-// second report for the same QP, one for a QP not ready and one beyond NUM_QPS do nothing.
+// second report for the same QP, one for a QP in RESET and one beyond NUM_QPS do nothing;
+// one for a QP in INIT moves it to error too (hand-over resync; no receive in progress).
 TEST_F(RxEngBench, QerrFlushesReceiveInProgress) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -1310,9 +1313,21 @@ TEST_F(RxEngBench, QerrFlushesReceiveInProgress) {
   EXPECT_TRUE(rs_log[0].err);
   EXPECT_EQ(rs_log[0].ci, 1);
   report(q);
-  report(idle);
+  report(9);             // never brought up: RESET
   report(kQps + 3);
-  EXPECT_EQ(cqe_log.size(), 3u);
+  EXPECT_EQ(rs_log.size(), 1u);
+  post_rwqe(idle, {0xE300, 0x2000, 1024, 0x41});
+  report(idle);          // INIT: in error, its receive WQE flushed (by the flush walk)
+  ASSERT_EQ(rs_log.size(), 2u);
+  EXPECT_EQ(rs_log[1].qpn, idle);
+  EXPECT_TRUE(rs_log[1].err);
+  EXPECT_EQ(rs_log[1].ci, 0);
+  ASSERT_EQ(cqe_log.size(), 4u);
+  EXPECT_EQ(cqe_log[3].wr_id, 0xE300u);
+  EXPECT_EQ(cqe_log[3].status, kWcWrFlushErr);
+  report(idle);          // the second report does nothing
+  EXPECT_EQ(rs_log.size(), 2u);
+  EXPECT_EQ(cqe_log.size(), 4u);
   // a flush record left over for a QP reset and brought up again: its WQE is dropped
   bring_up(q, kQpsRts, 1, 0, 2, 0x77, e);
   post_rwqe(q, {0xE200, 0x2000, 1024, 0x41});
@@ -1320,11 +1335,65 @@ TEST_F(RxEngBench, QerrFlushesReceiveInProgress) {
   queue_flushes(q);
   fl_err[q] = false;
   drain();
-  EXPECT_EQ(pops, 4u);  // SEND FIRST, two flushes, the dropped one
-  EXPECT_EQ(cqe_log.size(), 3u);
-  EXPECT_EQ(rs_log.size(), 1u);
+  EXPECT_EQ(pops, 5u);  // SEND FIRST, two flushes, the dropped one, the INIT QP's flush
+  EXPECT_EQ(cqe_log.size(), 4u);
+  EXPECT_EQ(rs_log.size(), 2u);
   EXPECT_TRUE(task_log.empty());
   EXPECT_EQ(act_cnt.drop_qp, 0u);
+}
+
+// The host moves a QP to ERR while a SEND holds a receive WQE: packets of the QP are dropped,
+// then the completion engine's qerr (host-driven ERR) fails the receive side: the WQE in
+// progress and every posted one complete with WR_FLUSH_ERR, in order. The same for a QP the
+// host moves to ERR from INIT with WQEs posted and none in progress.
+TEST_F(RxEngBench, QerrOnQpInErrState) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 5, q2 = 2, e = 0x300;
+  bring_up(q, kQpsRts, 2, 0, 3, 0x11, e);
+  bring_up(q2, kQpsInit, 2, 0, 3, 0x12, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x42, 3, kAccLocalWrite, 0x4000, 0x2000, 0xB000});
+  for (uint64_t i = 0; i < 4; ++i) post_rwqe(q, {0xA100 + i, 0x4000, 2048, 0x42});
+  for (uint64_t i = 0; i < 2; ++i) post_rwqe(q2, {0xB100 + i, 0x4000, 2048, 0x42});
+  queue(make(q, kSendFirst, e, 512));
+  drain();
+  ASSERT_EQ(st[q].in_msg, 1);
+  qp_modify(q, kQpsErr, 2, 0, 3, 0x11, e, false, false);
+  qp_modify(q2, kQpsErr, 2, 0, 3, 0x12, e, false, false);
+  queue(make(q, kSendMiddle, e + 1, 512));   // dropped: the QP is not ready to receive
+  drain();
+  EXPECT_EQ(act_cnt.drop_qp, 1u);
+  EXPECT_TRUE(cqe_log.empty());
+  auto report = [&](uint32_t qpn) {
+    hold_qerr = true;
+    qerr_q = qpn;
+    for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(Knobs{});
+    ASSERT_FALSE(hold_qerr) << "qerr for QP " << qpn << " not taken";
+    drain();
+  };
+  report(q);   // the receive in progress, then (flush walk) the posted ones
+  ASSERT_EQ(cqe_log.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(cqe_log[i].wr_id, 0xA100u + i);
+    EXPECT_EQ(cqe_log[i].status, kWcWrFlushErr);
+    EXPECT_EQ(cqe_log[i].idx, i);
+  }
+  ASSERT_EQ(rs_log.size(), 1u);
+  EXPECT_EQ(rs_log[0].qpn, q);
+  EXPECT_TRUE(rs_log[0].err);
+  EXPECT_EQ(rs_log[0].ci, 1);
+  report(q2);
+  ASSERT_EQ(rs_log.size(), 2u);
+  EXPECT_EQ(rs_log[1].qpn, q2);
+  EXPECT_TRUE(rs_log[1].err);
+  EXPECT_EQ(rs_log[1].ci, 0);
+  ASSERT_EQ(cqe_log.size(), 6u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(cqe_log[4 + i].wr_id, 0xB100u + i);
+    EXPECT_EQ(cqe_log[4 + i].status, kWcWrFlushErr);
+  }
+  EXPECT_TRUE(task_log.empty());
 }
 
 // R_Key refused: NAK remote access error, the responder side stops.
