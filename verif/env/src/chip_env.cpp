@@ -531,6 +531,7 @@ ChipEnv::ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& pl
       proto_(create<ProtocolMonitor>("proto", plan.mtu)),
       sb_(*this, "sb", *this),
       cov_(*this, "cov"),
+      dut_cov_(*this, "dut_cov"),
       completion_sub_([this](const CompletionItem& c) {
         sb_.on_completion(c);
         cov_.sample_cqe(c);
@@ -582,6 +583,12 @@ void ChipEnv::connect() {
   for (uint32_t h = 0; h < 2; ++h) {
     hosts_[h]->completions.connect(completion_sub_);
     hosts_[h]->axi.write_ap.connect(h ? dma_sub1_ : dma_sub0_);
+    // functional coverage of what the NICs did (DutCoverage)
+    hosts_[h]->tx.ap.connect(dut_cov_.tx(h));
+    hosts_[h]->rx.ap.connect(dut_cov_.rx(h));
+    hosts_[h]->axi.read_ap.connect(dut_cov_.dma_read(h));
+    hosts_[h]->axi.write_ap.connect(dut_cov_.dma_write(h));
+    hosts_[h]->axil.ap.connect(dut_cov_.csr(h));
   }
 }
 
@@ -833,7 +840,8 @@ void ChipEnv::check() {
 }
 
 std::vector<uvm::Covergroup*> ChipEnv::covergroups() {
-  std::vector<uvm::Covergroup*> v = {&cov_.cg_wr, &cov_.cg_cqe, &cov_.cg_rx, &cov_.cg_doorbell};
+  std::vector<uvm::Covergroup*> v = {&cov_.cg_wr,       &cov_.cg_cqe,      &cov_.cg_rx,     &cov_.cg_doorbell,
+                                     &dut_cov_.cg_wire, &dut_cov_.cg_dma, &dut_cov_.cg_err};
   for (HostAgent* h : hosts_) {
     v.push_back(&h->axi.coverage());
     v.push_back(&h->axil.coverage());

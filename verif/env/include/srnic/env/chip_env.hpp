@@ -20,6 +20,7 @@
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
 #include "srnic/agents/axis.hpp"
+#include "srnic/env/dut_coverage.hpp"
 #include "srnic/env/traffic.hpp"
 #include "srnic/roce/checker.hpp"
 #include "srnic/sim/world.hpp"
@@ -198,6 +199,7 @@ class ChipEnv : public uvm::Component {
   HostAgent& host(uint32_t h) { return *hosts_[h]; }
   TrafficScoreboard& scoreboard() { return sb_; }
   EnvCoverage& coverage() { return cov_; }
+  DutCoverage& dut_coverage() { return dut_cov_; }
   const HostLayout (&layout() const)[2] { return layout_; }
 
   // Every covergroup of the env and its monitors.
@@ -242,6 +244,7 @@ class ChipEnv : public uvm::Component {
   ProtocolMonitor& proto_;
   TrafficScoreboard sb_;
   EnvCoverage cov_;
+  DutCoverage dut_cov_;
   std::unique_ptr<TrafficSequence> seq_[2];
   HostLayout layout_[2];
   uvm::SubscriberFn<CompletionItem> completion_sub_;
