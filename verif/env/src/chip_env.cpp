@@ -684,7 +684,8 @@ void ChipEnv::setup_nics() {
       ia.cap.max_recv_wr = plan_.qps[q].rq_depth;
       a.qps.push_back(dev.create_qp(*a.pd, ia));
       layout_[h].qpn.push_back(a.qps.back()->qp_num());
-      a.sq_psn.push_back(static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF));
+      const uint32_t psn = static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF);
+      a.sq_psn.push_back(plan_.qps[q].psn_set ? plan_.qps[q].psn[h] : psn);  // psn_wrap knob
     }
     a.next_send.assign(nq, 0);
     a.next_recv.assign(nq, 0);
@@ -871,6 +872,8 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   knobs_.min_wrs = static_cast<uint32_t>(ctx.plusarg_u64("min_wrs", knobs_.min_wrs));
   knobs_.max_wrs = static_cast<uint32_t>(ctx.plusarg_u64("max_wrs", std::max<uint64_t>(knobs_.max_wrs, knobs_.min_wrs)));
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
+  if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
+  if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);
   env_ = &create<ChipEnv>("env", plan_, cfg_);

@@ -65,6 +65,11 @@ struct Knobs {
   double rnr_exhaust = 0;        // probability that a QP's last SEND (side 0) finds no receive
   double late_recv = 0.5;        // probability that a failing QP side's last spare receive is posted late
   uint64_t max_total_bytes = 48ull << 20;  // cap on payload bytes of a plan
+  // Wraps, drawn per plan from their own random stream (plans without them are unchanged):
+  double psn_wrap = 0.1;   // probability that every QP starts its PSNs (both directions) so close
+                           // below 2^24 that they wrap during its traffic, often inside a message
+  double ring_wrap = 0.1;  // probability that every QP gets 2- or 4-entry SQ and RQ rings, so ring
+                           // indices wrap many times (the CQs, sized by the rings, wrap too)
 };
 
 struct WrPlan {
@@ -96,6 +101,8 @@ struct QpPlan {
   uint8_t access[2] = {kAccessRemoteWrite | kAccessRemoteRead, kAccessRemoteWrite | kAccessRemoteRead};  // QP access flags per host
   bool bad_side0 = false;      // side 0's last WR is bad
   bool exhaust_side0 = false;  // side 0's last receive-consuming message finds no receive
+  bool psn_set = false;        // psn[] chosen by the plan (psn_wrap), else random at setup
+  uint32_t psn[2] = {0, 0};    // first request PSN of each side (the peer's expected PSN)
 };
 
 struct TrafficPlan {
