@@ -342,7 +342,9 @@ def run(args):
     if plan.coverage:
         dats = [r.cov_out for r in runs if r.cov_out and os.path.exists(r.cov_out)]
         print(f"regress: merging {len(dats)} coverage files", flush=True)
-        cov = coverage.merge(dats, os.path.join(out, "coverage"), display=display_path)
+        # bins are credited to the tests whose passing runs hit them
+        cov = coverage.merge(dats, os.path.join(out, "coverage"), display=display_path,
+                             run_tests={r.cov_out: r.test for r in runs if r.cov_out and r.status == "pass"})
         missing = [r for r in runs if r.cov_out and r.status == "pass" and not os.path.exists(r.cov_out)]
         if missing:
             cov.notes.append(f"{len(missing)} passing runs wrote no coverage file "
@@ -351,12 +353,15 @@ def run(args):
     tp_status = None
     if tps is not None:
         all_listed = set().union(*listed.values()) if listed else set()
-        tp_status = tpmod.evaluate(tps, all_listed, runs, cov.groups if cov else None)
+        tp_status = tpmod.evaluate(tps, all_listed, runs, cov.groups if cov else None,
+                                   {g: cov.group_tests(g) for g in cov.groups} if cov else None)
 
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
                          time.monotonic() - t_start, ex.stop_reason)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
+    if cov is not None and cov.merged_dat:
+        report.write_bins(res["coverage"], os.path.join(out, "coverage", "bins.md"))
     paths = report.write_reports(res, out, ROOT)
     print_summary(res, buckets, cov, tp_status, paths)
     c = res["counts"]
@@ -472,6 +477,7 @@ def print_summary(res, buckets, cov, tp_status, paths):
         print(f"{c['skipped']} runs skipped: {res['stop_reason'] or 'interrupted'}")
     if cov is not None:
         print(f"line coverage (rtl/): {report.pct(cov.line_hit, cov.line_total)}; "
+              f"toggle coverage (rtl/): {report.pct(cov.toggle_hit, cov.toggle_total)}; "
               f"functional coverage: {report.pct(cov.func_hit, cov.func_total)}")
         for g in cov.groups.values():
             print(f"  {g.name}: {report.pct(g.hit, g.total)}")
