@@ -5,8 +5,10 @@ part rendered as HTML by genhtml.
 RTL coverage is computed from the merged .dat, where every point carries its kind in its page key
 (`v_line/<module>`, `v_branch/<module>`, `v_toggle/<module>`, `v_user/<group>`), per .sv file
 below an rtl/ directory:
-  line    - line and branch points; a point covers the lines of its key 'S' (linescov, e.g.
-            "12-14,17") or else its line 'l'; a line is hit when one of its points has a count > 0;
+  line    - line and branch points; a point counts on its line 'l' and the lines of its key
+            'S' (linescov, e.g. "12-14,17"); a line is hit when every point on it has a count
+            > 0 (verilator_coverage --annotate-min 1 marks exactly the other lines with '%', so
+            an `if` whose `else` never ran leaves its line uncovered);
   toggle  - toggle points (one per signal bit and instance, both directions in one point);
             hit when its count is > 0.
 The lcov info file mixes the two (`--write-info` gives a signal's declaration line the count of
@@ -118,7 +120,8 @@ def per_test_bins(run_dats):
 
 
 def _lines(keys):
-    """Lines a line/branch point covers: its 'S' key ("3-5,9") or its line 'l'."""
+    """Lines a line/branch point counts on: its line 'l' and the lines of its 'S' key ("3-5,9"),
+    as verilator_coverage --annotate attributes them."""
     spec = keys.get("S", "")
     out = set()
     for part in spec.split(","):
@@ -131,11 +134,10 @@ def _lines(keys):
         except ValueError:
             continue
         out.update(range(a, b + 1))
-    if not out:
-        try:
-            out.add(int(keys.get("l", "")))
-        except ValueError:
-            pass
+    try:
+        out.add(int(keys.get("l", "")))
+    except ValueError:
+        pass
     return out
 
 
@@ -156,8 +158,8 @@ def rtl_coverage(points):
             t[k] = t.get(k, 0) + count
         else:
             f = lines.setdefault(name, {})
-            for ln in _lines(keys):
-                f[ln] = max(f.get(ln, 0), count)
+            for ln in _lines(keys):   # a line is covered when all of its points are
+                f[ln] = min(f.get(ln, count), count)
     line = [FileCov(f, sum(1 for c in v.values() if c > 0), len(v)) for f, v in sorted(lines.items())]
     tog = [FileCov(f, sum(1 for c in v.values() if c > 0), len(v)) for f, v in sorted(toggles.items())]
     return line, tog

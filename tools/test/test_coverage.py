@@ -49,8 +49,13 @@ class RtlFromDat(unittest.TestCase):
             bin_point("cg", 1, "x", 1),
         ]]
         line, tog = coverage.rtl_coverage(pts)
-        # lines 10, 20, 21, 22, 25: hit 10 and 21; a toggle's declaration line 3/4 is no line
-        self.assertEqual([(f.file, f.hit, f.total) for f in line], [("rtl/a.sv", 2, 5)])
+        # lines 10, 20, 21, 22, 25; only 10 has all of its points hit (21: the block's point is 0);
+        # a toggle's declaration line 3 / 4 is no line
+        self.assertEqual([(f.file, f.hit, f.total) for f in line], [("rtl/a.sv", 1, 5)])
+        # an else branch point without 'S' counts on its line 'l' too
+        line2, _ = coverage.rtl_coverage([(dict(line_point("/r/rtl/b.sv", 7, 5, page="v_branch/b")[0] + [("S", "7")]), 5),
+                                          (dict(line_point("/r/rtl/b.sv", 7, 0, page="v_branch/b")[0] + [("S", "8")]), 0)])
+        self.assertEqual([(f.file, f.hit, f.total) for f in line2], [("rtl/b.sv", 0, 2)])
         self.assertEqual([(f.file, f.hit, f.total) for f in tog], [("rtl/a.sv", 2, 4)])
 
     def test_per_test_bins(self):
