@@ -201,10 +201,29 @@ uvm::Next TrafficSequence::next(PostItem& item) {
       item.n = 1;
       wait_until_ = env_.cycle() + rng().uniform(0, 300 / scale);
       break;
-    case Doorbell::Batched:
-      item.n = send_run(q, static_cast<uint32_t>(rng().uniform(1, p.max_batch)));
+    case Doorbell::Batched: {
+      const uint32_t want = want_ ? want_ : static_cast<uint32_t>(rng().uniform(1, p.max_batch));
+      if (p.whole_batches) {  // wait until the whole batch fits (ring_wrap: batches across the ring end)
+        if (want_) q = want_q_;
+        item.n = send_run(q, want);
+        const uint64_t left = p.qps[q].side[h_].send.size() - me.next_send[q];
+        // (unsignaled WRs or missing receives may keep it from fitting: after 3000 cycles,
+        // what fits goes)
+        if (!want_) want_since_ = env_.cycle();
+        if (item.n < std::min<uint64_t>({want, left, me.qps[q]->sq_size()}) &&
+            (item.n == 0 || env_.cycle() < want_since_ + 3000)) {
+          want_ = want;
+          want_q_ = q;
+          wait_until_ = env_.cycle() + 16;
+          return uvm::Next::Wait;
+        }
+        want_ = 0;
+      } else {
+        item.n = send_run(q, want);
+      }
       wait_until_ = env_.cycle() + rng().uniform(0, 1500 / scale);
       break;
+    }
     default:  // ManyQps: bursts that ring many QPs in consecutive cycles, then a pause
       if (burst_left_ == 0) burst_left_ = static_cast<uint32_t>(rng().uniform(4, 64));
       q = ready[cursor_++ % ready.size()];

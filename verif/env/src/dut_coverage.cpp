@@ -23,7 +23,7 @@ enum PsnWrap : int64_t { kWrapReqStart, kWrapReqInside, kWrapReadResp, kWrapAck 
 enum DmaKind : int64_t { kWqeFetch, kRqWqeFetch, kPayloadRead, kPayloadWrite, kCqeWrite, kCompRefetch };
 enum Align : int64_t { kAlign64, kAlign4, kAlignOdd };
 enum Strobe : int64_t { kStrbFull, kStrbHead, kStrbTail, kStrbHeadTail };
-enum RingWrap : int64_t { kWrapSq, kWrapRq, kWrapCq };
+enum RingWrap : int64_t { kWrapSq, kWrapRq, kWrapCq, kWrapSqBatch };
 // cg_err
 enum BatchPos : int64_t { kPosFirst, kPosMiddle, kPosLast, kPosOnly };
 
@@ -108,7 +108,8 @@ DutCoverage::DutCoverage(uvm::Component& parent, std::string name)
   strb.bin("full", kStrbFull).bin("partial_head", kStrbHead).bin("partial_tail", kStrbTail)
       .bin("partial_head_tail", kStrbHeadTail);
   auto& rw = cg_dma.coverpoint("ring_wrap");
-  rw.bin("sq_wqe_fetch", kWrapSq).bin("rq_wqe_fetch", kWrapRq).bin("cqe_write", kWrapCq);
+  rw.bin("sq_wqe_fetch", kWrapSq).bin("rq_wqe_fetch", kWrapRq).bin("cqe_write", kWrapCq)
+      .bin("sq_doorbell_across_end", kWrapSqBatch);  // one doorbell's WQEs run past the ring end
   auto& ph = cg_dma.coverpoint("cq_phase_flip");
   ph.bin("to_0", 0).bin("to_1", 1);
   cg_dma.cross("kind_x_align_x_cross_4k", {&kind, &al, &c4k}).ignore_if([](const std::vector<std::string>& b) {
@@ -389,6 +390,14 @@ void DutCoverage::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
       if (a == abi::REG_DB_RQ) {
         qp.rq_pi = pi;
       } else if (pi != qp.sq_pi) {
+        for (const auto& [base, r] : hs.rings) {
+          const uint16_t size = uint16_t(r.bytes / r.entry);
+          if (r.kind != kSq || r.owner != it->first || !size) continue;
+          if ((qp.sq_pi & (size - 1)) + uint16_t(pi - qp.sq_pi) > size) {
+            ++sq_batches_across_end_;
+            cg_dma.sample({kNa, kNa, kNa, kNa, kWrapSqBatch, kNa});
+          }
+        }
         qp.sq_batches.emplace_back(qp.sq_pi, pi);
         if (qp.sq_batches.size() > 256) qp.sq_batches.pop_front();
         qp.sq_pi = pi;
@@ -448,9 +457,11 @@ void DutCoverage::report() {
     }
   }
   char b[160];
-  std::snprintf(b, sizeof b, "seen on the interfaces: %llu PSN wraps, %llu ring wraps, %llu CQ phase flips",
+  std::snprintf(b, sizeof b,
+                "seen on the interfaces: %llu PSN wraps, %llu ring wraps, %llu CQ phase flips, %llu SQ doorbells "
+                "across the ring end",
                 static_cast<unsigned long long>(psn_wraps_), static_cast<unsigned long long>(ring_wraps_),
-                static_cast<unsigned long long>(phase_flips_));
+                static_cast<unsigned long long>(phase_flips_), static_cast<unsigned long long>(sq_batches_across_end_));
   info("COVERAGE", b, uvm::verbosity::kLow);
 }
 

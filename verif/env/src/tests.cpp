@@ -191,9 +191,11 @@ Knobs wraps() {
   k.min_wrs = 12;
   k.max_wrs = 40;
   k.bidir = 1.0;
-  k.op_weight = {2, 1, 2, 1, 2};
+  k.op_weight = {3, 1, 2, 1, 3};
   k.size_weight = sizes(1, 1, 1, 1, 1, 3, 3, 0, 0);
   k.medium_max = 8192;
+  k.doorbell_weight = {1, 4, 1};  // batches that run past the ring end
+  k.max_batch = 4;
   k.psn_wrap = 1.0;
   k.ring_wrap = 1.0;
   return k;

@@ -126,6 +126,7 @@ uint64_t src_offset(uint64_t len, uint64_t src_bytes, double cross4k, uvm::Rng& 
 void draw_wraps(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
   uvm::Rng rng = plan_rng.child("wraps");
   const bool psn = rng.bernoulli(k.psn_wrap), rings = rng.bernoulli(k.ring_wrap);
+  p.whole_batches = rings;
   for (QpPlan& qp : p.qps) {
     if (rings) {
       qp.sq_depth = rng.bernoulli(0.5) ? 2 : 4;

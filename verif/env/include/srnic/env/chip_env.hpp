@@ -89,6 +89,8 @@ class TrafficSequence : public uvm::Sequence<PostItem> {
   uint64_t wait_until_ = 0;
   uint32_t burst_left_ = 0;
   uint32_t cursor_ = 0;
+  uint32_t want_ = 0, want_q_ = 0;  // whole_batches: the batch waiting for room, and its QP
+  uint64_t want_since_ = 0;
   std::vector<uint32_t> ready_;
   std::vector<std::vector<uint32_t>> consumers_before_;  // [qp][i]: receive consumers before send i
 };

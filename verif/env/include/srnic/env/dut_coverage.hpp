@@ -9,7 +9,8 @@
 //            message position, AETH syndromes of ACK frames, PSN wraps of a QP's stream
 //   cg_dma   per NIC DMA access: kind; payload ranges: source/destination alignment x 4 KB
 //            crossing; WSTRB patterns of payload writes; ring wraps (SQ and RQ WQE fetch, CQE
-//            writes) and CQ phase flips in the CQEs written
+//            writes, SQ doorbells whose WQEs run past the ring end) and CQ phase flips in the
+//            CQEs written
 //   cg_err   per error CQE the NIC wrote: queue x status; for the failing send WQE: status x
 //            position in its doorbell batch x single/multi-packet message
 //
@@ -110,7 +111,7 @@ class DutCoverage : public uvm::Component {
   std::unique_ptr<uvm::Subscriber<agents::Axi4ReadTxn>> rd_[2];
   std::unique_ptr<uvm::Subscriber<agents::Axi4WriteTxn>> wr_[2];
   std::unique_ptr<uvm::Subscriber<agents::AxiLiteTxn>> csr_[2];
-  uint64_t psn_wraps_ = 0, ring_wraps_ = 0, phase_flips_ = 0;
+  uint64_t psn_wraps_ = 0, ring_wraps_ = 0, phase_flips_ = 0, sq_batches_across_end_ = 0;
 };
 
 }  // namespace srnic::verif::env

@@ -109,6 +109,8 @@ struct TrafficPlan {
   uint32_t mtu = 1024;
   Doorbell doorbell = Doorbell::Batched;
   uint32_t max_batch = 8;
+  bool whole_batches = false;  // ring_wrap: a batch is posted only when the ring has room for all
+                               // of it, so batches run past the ring end
   std::vector<QpPlan> qps;
   uint64_t src_bytes[2] = {0, 0};   // source part of each host's data area
   uint64_t area_bytes[2] = {0, 0};  // whole data area (src + gap + dst)
