@@ -9,8 +9,12 @@ below an rtl/ directory:
             'S' (linescov, e.g. "12-14,17"); a line is hit when every point on it has a count
             > 0 (verilator_coverage --annotate-min 1 marks exactly the other lines with '%', so
             an `if` whose `else` never ran leaves its line uncovered);
-  toggle  - toggle points (one per signal bit and instance, both directions in one point);
-            hit when its count is > 0.
+  toggle  - toggle points (one per signal bit; both directions in one point; the two NICs'
+            points are merged by the writer, hier "nic*"). A Verilated model counts the settling
+            of its randomised initial values and the reset as toggles, so each run also writes
+            a snapshot right after reset and a point counts as covered when it changed at least
+            MIN_TOGGLES (2) times after reset in one run: at least once each way on one NIC, or
+            once on each NIC (without snapshots: any count > 0, flagged in the report).
 The lcov info file mixes the two (`--write-info` gives a signal's declaration line the count of
 its toggle points), so it is only used for the HTML.
 Functional coverage counts the covergroup bins, the points whose filename is uvm_cov/<group>:
@@ -165,6 +169,48 @@ def rtl_coverage(points):
     return line, tog
 
 
+TOGGLE_KEY = "\x01page\x02v_toggle/"
+MIN_TOGGLES = 2   # changes after reset for a toggle point to count as covered
+
+
+def _toggle_counts(path):
+    """Toggle points of a .dat file: {raw key text: count} (a quick scan, keys not split)."""
+    out = {}
+    with open(path, "r", errors="replace") as f:
+        for line in f:
+            if not line.startswith("C '") or TOGGLE_KEY not in line:
+                continue
+            end = line.rfind("'")
+            try:
+                out[line[3:end]] = out.get(line[3:end], 0) + int(line[end + 1:])
+            except ValueError:
+                continue
+    return out
+
+
+def toggles_after_reset(pairs):
+    """pairs: [(run .dat, its snapshot right after reset)] -> per RTL file FileCov of toggle
+    points that changed at least MIN_TOGGLES times after reset in one run (a Verilated model
+    counts the settling of its randomised initial values and the reset itself as toggles)."""
+    hit, seen = set(), set()
+    for end, reset in pairs:
+        try:
+            e, r = _toggle_counts(end), _toggle_counts(reset)
+        except OSError:
+            continue
+        seen.update(e)
+        hit.update(k for k, c in e.items() if c - r.get(k, 0) >= MIN_TOGGLES)
+    per = {}
+    for k in seen:
+        keys = dict(item.split("\x02", 1) for item in k.split("\x01") if "\x02" in item)
+        name = rtl_name(keys.get("f", ""))
+        if name is None:
+            continue
+        h, t = per.get(name, (0, 0))
+        per[name] = (h + (k in hit), t + 1)
+    return [FileCov(f, h, t) for f, (h, t) in sorted(per.items())]
+
+
 def _int(s):
     try:
         return int(s)
@@ -267,6 +313,7 @@ class CoverageResult:
     toggles: list = field(default_factory=list)     # FileCov: toggle points
     groups: dict = field(default_factory=dict)      # name -> Group
     bin_tests: dict = field(default_factory=dict)   # group -> bin -> test -> runs that hit it
+    toggle_basis: str = ""                          # what a covered toggle point means here
     inputs: int = 0
     notes: list = field(default_factory=list)
 
@@ -308,7 +355,7 @@ class CoverageResult:
             "html": self.html, "notes": self.notes,
             "line": {"hit": self.line_hit, "total": self.line_total,
                      "files": [{"file": f.file, "hit": f.hit, "total": f.total} for f in self.files]},
-            "toggle": {"hit": self.toggle_hit, "total": self.toggle_total,
+            "toggle": {"hit": self.toggle_hit, "total": self.toggle_total, "basis": self.toggle_basis,
                        "files": [{"file": f.file, "hit": f.hit, "total": f.total} for f in self.toggles]},
             "functional": {"hit": self.func_hit, "total": self.func_total,
                            "groups": [{"name": g.name, "hit": g.hit, "total": g.total,
@@ -328,11 +375,12 @@ def _run(cmd, log):
 
 
 def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", genhtml="genhtml",
-          run_tests=None):
+          run_tests=None, reset_dats=None):
     """Merges the .dat files into out_dir (merged.dat, merged.info, rtl.info, html/) and
     computes line, toggle and functional coverage. run_tests: {dat path: test name} to list
-    the tests that hit each covergroup bin (default: none). Problems go to notes; a failed merge
-    leaves the result empty."""
+    the tests that hit each covergroup bin (default: none); reset_dats: {dat path: its
+    after-reset snapshot}: toggles are then counted after reset only (toggles_after_reset).
+    Problems go to notes; a failed merge leaves the result empty."""
     os.makedirs(out_dir, exist_ok=True)
     res = CoverageResult(inputs=len(dat_files))
     log = os.path.join(out_dir, "coverage.log")
@@ -352,6 +400,13 @@ def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", ge
     res.groups = functional_groups(points)
     res.files, res.toggles = rtl_coverage(points)
     del points
+    pairs = [(d, (reset_dats or {}).get(d)) for d in dat_files]
+    pairs = [(d, r) for d, r in pairs if r and os.path.exists(r)]
+    if pairs:
+        res.toggles = toggles_after_reset(pairs)
+        res.toggle_basis = f"changed at least {MIN_TOGGLES} times after reset in one run ({len(pairs)} runs)"
+    elif res.toggles:
+        res.toggle_basis = "changed at least once (counts include the reset and initial values: no after-reset snapshots)"
     if run_tests:
         by_test = {}
         for path, test in run_tests.items():

@@ -266,6 +266,7 @@ def run(args):
             if plan.coverage and s.build == "coverage":
                 r.cov_out = os.path.join(out, "cov", f"{s.test}-{seed}.dat")
                 r.args.append(f"+cov_out={r.cov_out}")
+                r.args.append(f"+cov_reset_out={reset_dat(r.cov_out)}")
             runs.append(r)
     seen = set()
     for r in runs:       # the same test and seed twice would share a log
@@ -344,7 +345,8 @@ def run(args):
         print(f"regress: merging {len(dats)} coverage files", flush=True)
         # bins are credited to the tests whose passing runs hit them
         cov = coverage.merge(dats, os.path.join(out, "coverage"), display=display_path,
-                             run_tests={r.cov_out: r.test for r in runs if r.cov_out and r.status == "pass"})
+                             run_tests={r.cov_out: r.test for r in runs if r.cov_out and r.status == "pass"},
+                             reset_dats={d: reset_dat(d) for d in dats})
         missing = [r for r in runs if r.cov_out and r.status == "pass" and not os.path.exists(r.cov_out)]
         if missing:
             cov.notes.append(f"{len(missing)} passing runs wrote no coverage file "
@@ -369,6 +371,11 @@ def run(args):
     if interrupted:
         return 130
     return 0 if c["failed"] == 0 else 1
+
+
+def reset_dat(cov_out):
+    """The after-reset coverage snapshot written next to a run's coverage file."""
+    return cov_out[:-4] + ".reset.dat" if cov_out.endswith(".dat") else cov_out + ".reset"
 
 
 def rerun_failures(args, progs, buckets, out):
@@ -398,7 +405,7 @@ def rerun_failures(args, progs, buckets, out):
     reruns = []
     for r in firsts:
         waves = os.path.join(waves_dir, f"{r.test}-{r.seed}.fst")
-        args_ = [a for a in r.args if not a.startswith("+cov_out=")] + [f"+waves={waves}"]
+        args_ = [a for a in r.args if not a.startswith(("+cov_out=", "+cov_reset_out="))] + [f"+waves={waves}"]
         rr = Run(r.index, r.test, r.seed, "debug", prog, args_, r.timeout * RERUN_TIMEOUT_FACTOR,
                  os.path.join(out, "logs", f"rerun-{r.test}-{r.seed}.log"))
         rr.extra["of"] = r

@@ -128,8 +128,9 @@ def build_document(res):
             d.append(("h3", "RTL coverage of rtl/: "
                             f"lines {pct(cov['line']['hit'], cov['line']['total'])}, "
                             f"toggles {pct(tog['hit'], tog['total'])}"))
-            d.append(("p", "Lines: line and branch points; toggles: one point per signal bit and "
-                           "instance. Counted separately from the merged .dat."))
+            d.append(("p", "Lines: line and branch points, a line covered when all of its points are; "
+                           "toggles: one point per signal bit, covered when it "
+                           + (tog.get("basis") or "changed") + ". Counted separately from the .dat files."))
             tfiles = {f["file"]: f for f in tog["files"]}
             names = sorted({f["file"] for f in cov["line"]["files"]} | set(tfiles))
             lfiles = {f["file"]: f for f in cov["line"]["files"]}

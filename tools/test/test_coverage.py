@@ -58,6 +58,19 @@ class RtlFromDat(unittest.TestCase):
         self.assertEqual([(f.file, f.hit, f.total) for f in line2], [("rtl/b.sv", 0, 2)])
         self.assertEqual([(f.file, f.hit, f.total) for f in tog], [("rtl/a.sv", 2, 4)])
 
+    def test_toggles_after_reset(self):
+        with tempfile.TemporaryDirectory() as d:
+            e1, r1, e2, r2 = (os.path.join(d, n) for n in ("e1.dat", "r1.dat", "e2.dat", "r2.dat"))
+            # a: only reset activity; b: 2 changes after reset in run 1; c: 1 in each run (not 2 in one)
+            write_dat(r1, [toggle_point("/r/rtl/a.sv", 1, "a", 2), toggle_point("/r/rtl/a.sv", 1, "b", 1),
+                           toggle_point("/r/rtl/a.sv", 1, "c", 1), line_point("/r/rtl/a.sv", 5, 1)])
+            write_dat(e1, [toggle_point("/r/rtl/a.sv", 1, "a", 2), toggle_point("/r/rtl/a.sv", 1, "b", 3),
+                           toggle_point("/r/rtl/a.sv", 1, "c", 2), line_point("/r/rtl/a.sv", 5, 9)])
+            write_dat(r2, [toggle_point("/r/rtl/a.sv", 1, "c", 0)])
+            write_dat(e2, [toggle_point("/r/rtl/a.sv", 1, "c", 1), toggle_point("/r/rtl/b.sv", 1, "d", 4)])
+            got = coverage.toggles_after_reset([(e1, r1), (e2, r2)])
+            self.assertEqual([(f.file, f.hit, f.total) for f in got], [("rtl/a.sv", 1, 3), ("rtl/b.sv", 1, 1)])
+
     def test_per_test_bins(self):
         with tempfile.TemporaryDirectory() as d:
             a1, a2, b1 = (os.path.join(d, n) for n in ("a1.dat", "a2.dat", "b1.dat"))
@@ -159,9 +172,18 @@ class Merge(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(d, "cov", "merged.info")))
             j = res.to_json()
             self.assertEqual(j["line"], {"hit": 1, "total": 3, "files": [{"file": "rtl/top.sv", "hit": 1, "total": 3}]})
-            self.assertEqual(j["toggle"], {"hit": 1, "total": 1, "files": [{"file": "rtl/top.sv", "hit": 1, "total": 1}]})
+            self.assertEqual({k: v for k, v in j["toggle"].items() if k != "basis"},
+                             {"hit": 1, "total": 1, "files": [{"file": "rtl/top.sv", "hit": 1, "total": 1}]})
             self.assertEqual(res.bin_tests, {"cg": {"x": {"ta": 1}, "y": {"tb": 1}}})
             self.assertEqual(res.group_tests("cg"), {"ta": 1, "tb": 1})
+            self.assertIn("include the reset", res.toggle_basis)
+            # with after-reset snapshots: q changed 2 times after reset in b, never in a
+            ra, rb = os.path.join(d, "a.reset.dat"), os.path.join(d, "b.reset.dat")
+            write_dat(ra, [toggle_point("/r/rtl/top.sv", 9, "q", 0)])
+            write_dat(rb, [toggle_point("/r/rtl/top.sv", 9, "q", 1)])
+            res = coverage.merge([a, b], os.path.join(d, "cov2"), reset_dats={a: ra, b: rb})
+            self.assertEqual((res.toggle_hit, res.toggle_total), (0, 1))   # b: 2 - 1 = 1 change
+            self.assertIn("after reset", res.toggle_basis)
 
     def test_no_inputs(self):
         with tempfile.TemporaryDirectory() as d:

@@ -908,7 +908,17 @@ void ChipTest::configure(uvm::Phaser& ph) {
 
 void ChipTest::build() {}
 
-void ChipTest::start_of_run() {}
+void ChipTest::start_of_run() {
+  // +cov_reset_out=FILE: the RTL coverage counters right after reset (the World resets the NICs
+  // when it is built), to tell activity during reset from activity after it.
+  const std::string out = ctx().plusarg("cov_reset_out");
+  if (out.empty()) return;
+#ifdef SRNIC_ENV_COVERAGE
+  env_->world().context().coveragep()->write(out.c_str());
+#else
+  error("COVERAGE", "+cov_reset_out needs the coverage build (srnic-uvm-cov)");
+#endif
+}
 
 void ChipTest::report() {
   const std::string out = ctx().plusarg("cov_out");
