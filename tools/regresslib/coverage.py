@@ -2,11 +2,24 @@
 merged with `verilator_coverage --write`, turned into lcov info with `--write-info`, and the RTL
 part rendered as HTML by genhtml.
 
-Line coverage counts the lines of every .sv file below an rtl/ directory in the info file
-(DA records: a line is hit when its count is > 0; Verilator gives a line the largest count of
-its points). Functional coverage counts the covergroup bins, the points whose filename is
-uvm_cov/<group>, from the merged .dat: a bin is hit when its count reaches its threshold (key
-'s', at_least, default 1)."""
+RTL coverage is computed from the merged .dat, where every point carries its kind in its page key
+(`v_line/<module>`, `v_branch/<module>`, `v_toggle/<module>`, `v_user/<group>`), per .sv file
+below an rtl/ directory:
+  line    - line and branch points; a point counts on its line 'l' and the lines of its key
+            'S' (linescov, e.g. "12-14,17"); a line is hit when every point on it has a count
+            > 0 (verilator_coverage --annotate-min 1 marks exactly the other lines with '%', so
+            an `if` whose `else` never ran leaves its line uncovered);
+  toggle  - toggle points (one per signal bit; both directions in one point; the two NICs'
+            points are merged by the writer, hier "nic*"). A Verilated model counts the settling
+            of its randomised initial values and the reset as toggles, so each run also writes
+            a snapshot right after reset and a point counts as covered when it changed at least
+            MIN_TOGGLES (2) times after reset in one run: at least once each way on one NIC, or
+            once on each NIC (without snapshots: any count > 0, flagged in the report).
+The lcov info file mixes the two (`--write-info` gives a signal's declaration line the count of
+its toggle points), so it is only used for the HTML.
+Functional coverage counts the covergroup bins, the points whose filename is uvm_cov/<group>:
+a bin is hit when its count reaches its threshold (key 's', at_least, default 1). With the
+per-run files, every bin also lists the tests (and their runs) that hit it."""
 
 import os
 import shutil
@@ -18,15 +31,17 @@ FUNC_PREFIX = "uvm_cov/"
 
 # ----------------------------------------------------------------------------- .dat files
 
-def parse_dat(path):
-    """Points of a coverage .dat file: list of (keys dict, count)."""
+def parse_dat(path, functional_only=False):
+    """Points of a coverage .dat file: list of (keys dict, count); functional_only keeps only
+    the covergroup bins (a quick scan for the per-run files)."""
     points = []
+    func_key = "\x01f\x02" + FUNC_PREFIX
     with open(path, "r", errors="replace") as f:
         first = f.readline().rstrip("\n")
         if not first.startswith("# SystemC::Coverage"):
             raise ValueError(f"{path}: not a Verilator coverage file (first line {first!r})")
         for n, line in enumerate(f, start=2):
-            if not line.startswith("C '"):
+            if not line.startswith("C '") or (functional_only and func_key not in line):
                 continue
             end = line.rfind("'")
             body, rest = line[3:end], line[end + 1:].strip()
@@ -89,6 +104,113 @@ def functional_groups(points):
     return groups
 
 
+def per_test_bins(run_dats):
+    """run_dats: {test: [.dat paths of its runs]} -> {group: {bin: {test: runs that hit it}}};
+    a run hits a bin when its own count is > 0."""
+    out = {}
+    for test, paths in sorted(run_dats.items()):
+        for path in paths:
+            try:
+                pts = parse_dat(path, functional_only=True)
+            except (OSError, ValueError):
+                continue
+            for g, grp in functional_groups(pts).items():
+                slot = out.setdefault(g, {})
+                for name, c, _ in grp.bins:
+                    per = slot.setdefault(name, {})
+                    if c > 0:
+                        per[test] = per.get(test, 0) + 1
+    return out
+
+
+def _lines(keys):
+    """Lines a line/branch point counts on: its line 'l' and the lines of its 'S' key ("3-5,9"),
+    as verilator_coverage --annotate attributes them."""
+    spec = keys.get("S", "")
+    out = set()
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        try:
+            a, b = int(lo), int(hi or lo)
+        except ValueError:
+            continue
+        out.update(range(a, b + 1))
+    try:
+        out.add(int(keys.get("l", "")))
+    except ValueError:
+        pass
+    return out
+
+
+def rtl_coverage(points):
+    """(line, toggle) lists of FileCov per RTL .sv file from .dat points, by page key."""
+    lines, toggles = {}, {}
+    for keys, count in points:
+        page = keys.get("page", "")
+        kind = page.split("/", 1)[0]
+        if kind not in ("v_line", "v_branch", "v_toggle"):
+            continue
+        name = rtl_name(keys.get("f", ""))
+        if name is None:
+            continue
+        if kind == "v_toggle":
+            t = toggles.setdefault(name, {})
+            k = (keys.get("h", ""), keys.get("o", ""), keys.get("l", ""), keys.get("n", ""))
+            t[k] = t.get(k, 0) + count
+        else:
+            f = lines.setdefault(name, {})
+            for ln in _lines(keys):   # a line is covered when all of its points are
+                f[ln] = min(f.get(ln, count), count)
+    line = [FileCov(f, sum(1 for c in v.values() if c > 0), len(v)) for f, v in sorted(lines.items())]
+    tog = [FileCov(f, sum(1 for c in v.values() if c > 0), len(v)) for f, v in sorted(toggles.items())]
+    return line, tog
+
+
+TOGGLE_KEY = "\x01page\x02v_toggle/"
+MIN_TOGGLES = 2   # changes after reset for a toggle point to count as covered
+
+
+def _toggle_counts(path):
+    """Toggle points of a .dat file: {raw key text: count} (a quick scan, keys not split)."""
+    out = {}
+    with open(path, "r", errors="replace") as f:
+        for line in f:
+            if not line.startswith("C '") or TOGGLE_KEY not in line:
+                continue
+            end = line.rfind("'")
+            try:
+                out[line[3:end]] = out.get(line[3:end], 0) + int(line[end + 1:])
+            except ValueError:
+                continue
+    return out
+
+
+def toggles_after_reset(pairs):
+    """pairs: [(run .dat, its snapshot right after reset)] -> per RTL file FileCov of toggle
+    points that changed at least MIN_TOGGLES times after reset in one run (a Verilated model
+    counts the settling of its randomised initial values and the reset itself as toggles)."""
+    hit, seen = set(), set()
+    for end, reset in pairs:
+        try:
+            e, r = _toggle_counts(end), _toggle_counts(reset)
+        except OSError:
+            continue
+        seen.update(e)
+        hit.update(k for k, c in e.items() if c - r.get(k, 0) >= MIN_TOGGLES)
+    per = {}
+    for k in seen:
+        keys = dict(item.split("\x02", 1) for item in k.split("\x01") if "\x02" in item)
+        name = rtl_name(keys.get("f", ""))
+        if name is None:
+            continue
+        h, t = per.get(name, (0, 0))
+        per[name] = (h + (k in hit), t + 1)
+    return [FileCov(f, h, t) for f, (h, t) in sorted(per.items())]
+
+
 def _int(s):
     try:
         return int(s)
@@ -142,7 +264,8 @@ class FileCov:
 
 
 def line_coverage(info):
-    """Per-file line coverage of the RTL sources in parsed info data, sorted by file."""
+    """Per-file coverage of the RTL sources in parsed info data, sorted by file (lcov's view:
+    toggle points count on their signal's declaration line; rtl_coverage() separates them)."""
     per = {}
     for src, lines in info.items():
         name = rtl_name(src)
@@ -186,8 +309,11 @@ class CoverageResult:
     merged_dat: str = ""
     merged_info: str = ""
     html: str = ""
-    files: list = field(default_factory=list)       # FileCov
+    files: list = field(default_factory=list)       # FileCov: lines (line and branch points)
+    toggles: list = field(default_factory=list)     # FileCov: toggle points
     groups: dict = field(default_factory=dict)      # name -> Group
+    bin_tests: dict = field(default_factory=dict)   # group -> bin -> test -> runs that hit it
+    toggle_basis: str = ""                          # what a covered toggle point means here
     inputs: int = 0
     notes: list = field(default_factory=list)
 
@@ -198,6 +324,22 @@ class CoverageResult:
     @property
     def line_total(self):
         return sum(f.total for f in self.files)
+
+    @property
+    def toggle_hit(self):
+        return sum(f.hit for f in self.toggles)
+
+    @property
+    def toggle_total(self):
+        return sum(f.total for f in self.toggles)
+
+    def group_tests(self, group):
+        """Tests that hit at least one bin of the group: {test: most runs hitting one bin}."""
+        out = {}
+        for per in self.bin_tests.get(group, {}).values():
+            for t, n in per.items():
+                out[t] = max(out.get(t, 0), n)
+        return out
 
     @property
     def func_hit(self):
@@ -213,9 +355,15 @@ class CoverageResult:
             "html": self.html, "notes": self.notes,
             "line": {"hit": self.line_hit, "total": self.line_total,
                      "files": [{"file": f.file, "hit": f.hit, "total": f.total} for f in self.files]},
+            "toggle": {"hit": self.toggle_hit, "total": self.toggle_total, "basis": self.toggle_basis,
+                       "files": [{"file": f.file, "hit": f.hit, "total": f.total} for f in self.toggles]},
             "functional": {"hit": self.func_hit, "total": self.func_total,
                            "groups": [{"name": g.name, "hit": g.hit, "total": g.total,
-                                       "missed": g.missed()} for g in self.groups.values()]},
+                                       "missed": g.missed(), "tests": self.group_tests(g.name),
+                                       "bins": [{"bin": b, "count": c, "at_least": t,
+                                                 "tests": self.bin_tests.get(g.name, {}).get(b, {})}
+                                                for b, c, t in g.bins]}
+                                      for g in self.groups.values()]},
         }
 
 
@@ -226,10 +374,13 @@ def _run(cmd, log):
         return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
 
 
-def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", genhtml="genhtml"):
+def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", genhtml="genhtml",
+          run_tests=None, reset_dats=None):
     """Merges the .dat files into out_dir (merged.dat, merged.info, rtl.info, html/) and
-    computes line and functional coverage. Problems go to notes; a failed merge leaves the
-    result empty."""
+    computes line, toggle and functional coverage. run_tests: {dat path: test name} to list
+    the tests that hit each covergroup bin (default: none); reset_dats: {dat path: its
+    after-reset snapshot}: toggles are then counted after reset only (toggles_after_reset).
+    Problems go to notes; a failed merge leaves the result empty."""
     os.makedirs(out_dir, exist_ok=True)
     res = CoverageResult(inputs=len(dat_files))
     log = os.path.join(out_dir, "coverage.log")
@@ -245,12 +396,27 @@ def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", ge
         res.notes.append(f"{tool} --write failed (see {display(log)})")
         return res
     res.merged_dat = merged
-    res.groups = functional_groups(parse_dat(merged))
+    points = parse_dat(merged)
+    res.groups = functional_groups(points)
+    res.files, res.toggles = rtl_coverage(points)
+    del points
+    pairs = [(d, (reset_dats or {}).get(d)) for d in dat_files]
+    pairs = [(d, r) for d, r in pairs if r and os.path.exists(r)]
+    if pairs:
+        res.toggles = toggles_after_reset(pairs)
+        res.toggle_basis = f"changed at least {MIN_TOGGLES} times after reset in one run ({len(pairs)} runs)"
+    elif res.toggles:
+        res.toggle_basis = "changed at least once (counts include the reset and initial values: no after-reset snapshots)"
+    if run_tests:
+        by_test = {}
+        for path, test in run_tests.items():
+            if path in dat_files:
+                by_test.setdefault(test, []).append(path)
+        res.bin_tests = per_test_bins(by_test)
     if _run([tool, "--write-info", info, merged], log) != 0 or not os.path.exists(info):
         res.notes.append(f"{tool} --write-info failed (see {display(log)})")
         return res
     res.merged_info = info
-    res.files = line_coverage(parse_info(info))
     if not res.files:
         res.notes.append("no RTL line coverage points (rtl/*.sv) in the merged coverage")
         return res

@@ -266,6 +266,7 @@ def run(args):
             if plan.coverage and s.build == "coverage":
                 r.cov_out = os.path.join(out, "cov", f"{s.test}-{seed}.dat")
                 r.args.append(f"+cov_out={r.cov_out}")
+                r.args.append(f"+cov_reset_out={reset_dat(r.cov_out)}")
             runs.append(r)
     seen = set()
     for r in runs:       # the same test and seed twice would share a log
@@ -342,7 +343,10 @@ def run(args):
     if plan.coverage:
         dats = [r.cov_out for r in runs if r.cov_out and os.path.exists(r.cov_out)]
         print(f"regress: merging {len(dats)} coverage files", flush=True)
-        cov = coverage.merge(dats, os.path.join(out, "coverage"), display=display_path)
+        # bins are credited to the tests whose passing runs hit them
+        cov = coverage.merge(dats, os.path.join(out, "coverage"), display=display_path,
+                             run_tests={r.cov_out: r.test for r in runs if r.cov_out and r.status == "pass"},
+                             reset_dats={d: reset_dat(d) for d in dats})
         missing = [r for r in runs if r.cov_out and r.status == "pass" and not os.path.exists(r.cov_out)]
         if missing:
             cov.notes.append(f"{len(missing)} passing runs wrote no coverage file "
@@ -351,12 +355,15 @@ def run(args):
     tp_status = None
     if tps is not None:
         all_listed = set().union(*listed.values()) if listed else set()
-        tp_status = tpmod.evaluate(tps, all_listed, runs, cov.groups if cov else None)
+        tp_status = tpmod.evaluate(tps, all_listed, runs, cov.groups if cov else None,
+                                   {g: cov.group_tests(g) for g in cov.groups} if cov else None)
 
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
                          time.monotonic() - t_start, ex.stop_reason)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
+    if cov is not None and cov.merged_dat:
+        report.write_bins(res["coverage"], os.path.join(out, "coverage", "bins.md"))
     paths = report.write_reports(res, out, ROOT)
     print_summary(res, buckets, cov, tp_status, paths)
     c = res["counts"]
@@ -364,6 +371,11 @@ def run(args):
     if interrupted:
         return 130
     return 0 if c["failed"] == 0 else 1
+
+
+def reset_dat(cov_out):
+    """The after-reset coverage snapshot written next to a run's coverage file."""
+    return cov_out[:-4] + ".reset.dat" if cov_out.endswith(".dat") else cov_out + ".reset"
 
 
 def rerun_failures(args, progs, buckets, out):
@@ -393,7 +405,7 @@ def rerun_failures(args, progs, buckets, out):
     reruns = []
     for r in firsts:
         waves = os.path.join(waves_dir, f"{r.test}-{r.seed}.fst")
-        args_ = [a for a in r.args if not a.startswith("+cov_out=")] + [f"+waves={waves}"]
+        args_ = [a for a in r.args if not a.startswith(("+cov_out=", "+cov_reset_out="))] + [f"+waves={waves}"]
         rr = Run(r.index, r.test, r.seed, "debug", prog, args_, r.timeout * RERUN_TIMEOUT_FACTOR,
                  os.path.join(out, "logs", f"rerun-{r.test}-{r.seed}.log"))
         rr.extra["of"] = r
@@ -472,6 +484,7 @@ def print_summary(res, buckets, cov, tp_status, paths):
         print(f"{c['skipped']} runs skipped: {res['stop_reason'] or 'interrupted'}")
     if cov is not None:
         print(f"line coverage (rtl/): {report.pct(cov.line_hit, cov.line_total)}; "
+              f"toggle coverage (rtl/): {report.pct(cov.toggle_hit, cov.toggle_total)}; "
               f"functional coverage: {report.pct(cov.func_hit, cov.func_total)}")
         for g in cov.groups.values():
             print(f"  {g.name}: {report.pct(g.hit, g.total)}")

@@ -86,6 +86,8 @@ def build_document(res):
     cov = res.get("coverage")
     if cov:
         summary.append(["line coverage (rtl/)", pct(cov["line"]["hit"], cov["line"]["total"])])
+        if "toggle" in cov:
+            summary.append(["toggle coverage (rtl/)", pct(cov["toggle"]["hit"], cov["toggle"]["total"])])
         summary.append(["functional coverage", pct(cov["functional"]["hit"], cov["functional"]["total"])])
     d.append(("table", ["", ""], summary))
 
@@ -122,16 +124,30 @@ def build_document(res):
                 d.append(("p", f"Note: {note}"))
             d.append(("p", f"{cov['inputs']} coverage files merged into {cov['merged_dat'] or '-'}"
                            + (f"; HTML: {cov['html']}" if cov["html"] else "")))
-            d.append(("h3", "Line coverage of rtl/ "
-                            f"({pct(cov['line']['hit'], cov['line']['total'])})"))
-            d.append(("table", ["file", "lines hit", "lines", "coverage"],
-                      [[f["file"], str(f["hit"]), str(f["total"]), pct(f["hit"], f["total"])]
-                       for f in cov["line"]["files"]]))
+            tog = cov.get("toggle", {"hit": 0, "total": 0, "files": []})
+            d.append(("h3", "RTL coverage of rtl/: "
+                            f"lines {pct(cov['line']['hit'], cov['line']['total'])}, "
+                            f"toggles {pct(tog['hit'], tog['total'])}"))
+            d.append(("p", "Lines: line and branch points, a line covered when all of its points are; "
+                           "toggles: one point per signal bit, covered when it "
+                           + (tog.get("basis") or "changed") + ". Counted separately from the .dat files."))
+            tfiles = {f["file"]: f for f in tog["files"]}
+            names = sorted({f["file"] for f in cov["line"]["files"]} | set(tfiles))
+            lfiles = {f["file"]: f for f in cov["line"]["files"]}
+            rows = []
+            for n in names:
+                lf, tf = lfiles.get(n, {"hit": 0, "total": 0}), tfiles.get(n, {"hit": 0, "total": 0})
+                rows.append([n, f"{lf['hit']}/{lf['total']}", pct(lf["hit"], lf["total"]),
+                             f"{tf['hit']}/{tf['total']}", pct(tf["hit"], tf["total"])])
+            d.append(("table", ["file", "lines", "line coverage", "toggles", "toggle coverage"], rows))
             d.append(("h3", "Functional coverage "
                             f"({pct(cov['functional']['hit'], cov['functional']['total'])})"))
-            d.append(("table", ["covergroup", "bins hit", "bins", "coverage", "missed bins"],
+            d.append(("table", ["covergroup", "bins hit", "bins", "coverage", "missed bins",
+                                "tests hitting its bins (passing runs)"],
                       [[g["name"], str(g["hit"]), str(g["total"]), pct(g["hit"], g["total"]),
-                        _missed(g["missed"])] for g in cov["functional"]["groups"]]))
+                        _missed(g["missed"]), _tests(g.get("tests", {}))]
+                       for g in cov["functional"]["groups"]]))
+            d.append(("p", "Every bin with the tests that hit it: coverage/bins.md"))
 
     d.append(("h2", "Testplan"))
     if res.get("testplan") is None:
@@ -140,7 +156,8 @@ def build_document(res):
         sts = [tpmod.TestpointStatus(**{k: t[k] for k in ("name", "stage", "desc", "tests",
                                                              "covergroups", "missing", "runs",
                                                              "failed", "passing", "covered")},
-                                     cov_detail=t["coverage"]) for t in res["testplan"]]
+                                     cov_detail=t["coverage"], test_runs=t.get("test_runs", {}))
+               for t in res["testplan"]]
         d.append(("table", tpmod.TABLE_HEAD, tpmod.table_rows(sts)))
         d.append(("table", ["stage", "testpoints", "written", "passing", "covered"],
                   [[s, str(n), str(w), str(p), str(cv)] for s, n, w, p, cv in tpmod.stage_summary(sts)]))
@@ -150,6 +167,33 @@ def build_document(res):
               [[r["test"], str(r["seed"]), r["build"], r["status"], f"{r['duration']:.1f}",
                 r["message"], Code(r["log"])] for r in res["runs"]]))
     return d
+
+
+def _tests(tests, limit=12):
+    items = sorted(tests.items(), key=lambda kv: (-kv[1], kv[0]))
+    s = ", ".join(f"{t} {n}" for t, n in items[:limit])
+    return s + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def write_bins(cov, path):
+    """coverage/bins.md: every covergroup bin with its count and the tests (passing runs) that
+    hit it."""
+    out = ["# Covergroup bins and the tests that hit them", "",
+           "Count: merged hits (goal: at_least); tests: passing runs of each test that hit the bin.", ""]
+    for g in cov["functional"]["groups"]:
+        out.append(f"## {g['name']}: {pct(g['hit'], g['total'])}")
+        out.append("")
+        out.append("| bin | count | at_least | tests (runs) |")
+        out.append("|---|---|---|---|")
+        for b in g.get("bins", []):
+            mark = "" if b["count"] >= b["at_least"] else " **missed**"
+            out.append(f"| {_md_cell(b['bin'])}{mark} | {b['count']} | {b['at_least']} | "
+                       f"{_md_cell(_tests(b['tests'], limit=100)) or '-'} |")
+        out.append("")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+    return path
 
 
 def _missed(bins, limit=8):

@@ -2,7 +2,9 @@
   written  - every test it names is registered in the test program (`<prog> --list`);
   passing  - every run of its tests in this regression passed, and there was at least one;
   covered  - every covergroup it names reached 100% in the merged coverage (only when coverage
-             was collected; a testpoint without covergroups shows n/a)."""
+             was collected; a testpoint without covergroups shows n/a).
+Per testpoint the detail also lists each of its tests with its passing and total runs, and per
+covergroup how many tests of the regression hit its bins."""
 
 import subprocess
 from dataclasses import dataclass, field
@@ -46,6 +48,7 @@ class TestpointStatus:
     passing: object = None       # None: no regression data
     covered: object = None       # None: no coverage collected or no covergroups
     cov_detail: str = ""
+    test_runs: dict = field(default_factory=dict)  # test -> [passed, runs]
 
     @property
     def written(self):
@@ -55,12 +58,13 @@ class TestpointStatus:
         return {"name": self.name, "stage": self.stage, "desc": self.desc, "tests": self.tests,
                 "covergroups": self.covergroups, "written": self.written, "missing": self.missing,
                 "runs": self.runs, "failed": self.failed, "passing": self.passing,
-                "covered": self.covered, "coverage": self.cov_detail}
+                "covered": self.covered, "coverage": self.cov_detail, "test_runs": self.test_runs}
 
 
-def evaluate(testpoints, listed, runs=None, groups=None):
+def evaluate(testpoints, listed, runs=None, groups=None, group_tests=None):
     """Status of each testpoint. listed: registered test names; runs: Run records of this
-    regression (None: no regression); groups: covergroup name -> Group (None: no coverage)."""
+    regression (None: no regression); groups: covergroup name -> Group (None: no coverage);
+    group_tests: covergroup name -> {test: runs} that hit its bins (optional)."""
     listed = set(listed)
     out = []
     for tp in testpoints:
@@ -71,6 +75,9 @@ def evaluate(testpoints, listed, runs=None, groups=None):
             st.runs = len(mine)
             st.failed = sum(1 for r in mine if r.failed)
             st.passing = st.runs > 0 and st.failed == 0
+            for t in tp.tests:
+                rs = [r for r in mine if r.test == t]
+                st.test_runs[t] = [sum(1 for r in rs if r.status == "pass"), len(rs)]
         if groups is not None and tp.covergroups:
             parts, ok = [], True
             for cg in tp.covergroups:
@@ -79,7 +86,8 @@ def evaluate(testpoints, listed, runs=None, groups=None):
                     parts.append(f"{cg} absent")
                     ok = False
                 else:
-                    parts.append(f"{cg} {g.percent:.1f}%")
+                    by = (group_tests or {}).get(cg)
+                    parts.append(f"{cg} {g.percent:.1f}%" + (f" (bins hit by {len(by)} tests)" if by else ""))
                     ok = ok and g.hit == g.total
             st.covered = ok
             st.cov_detail = ", ".join(parts)
@@ -102,6 +110,8 @@ def table_rows(statuses):
             detail.append("missing: " + ", ".join(names))
         if s.passing is not None:
             detail.append(f"{s.runs - s.failed}/{s.runs} runs passed" if s.runs else "no runs")
+            if s.test_runs and len(s.test_runs) > 1:
+                detail.append(", ".join(f"{t} {p}/{n}" for t, (p, n) in s.test_runs.items()))
         if s.cov_detail:
             detail.append(s.cov_detail)
         covered = _mark(s.covered, "n/a" if not s.covergroups else "-")

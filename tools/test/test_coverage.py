@@ -31,6 +31,57 @@ def line_point(path, line, count, page="v_line/top"):
     return [("page", page), ("f", path), ("l", line), ("n", 0), ("o", "block"), ("h", "TOP.top")], count
 
 
+def toggle_point(path, line, signal, count, hier="TOP.top"):
+    return [("page", "v_toggle/top"), ("f", path), ("l", line), ("n", 0), ("o", signal), ("h", hier)], count
+
+
+class RtlFromDat(unittest.TestCase):
+    def test_lines_and_toggles_separate(self):
+        pts = [(dict(k), c) for k, c in [
+            line_point("/r/rtl/a.sv", 10, 4),
+            (line_point("/r/rtl/a.sv", 20, 0)[0] + [("S", "20-22,25")], 0),
+            line_point("/r/rtl/a.sv", 21, 2, page="v_branch/top"),    # branch point on a line of the block
+            toggle_point("/r/rtl/a.sv", 3, "cnt[0]", 7),
+            toggle_point("/r/rtl/a.sv", 3, "cnt[1]", 0),
+            toggle_point("/r/rtl/a.sv", 3, "cnt[0]", 0, hier="TOP.top.u1"),  # another instance
+            toggle_point("/r/rtl/a.sv", 4, "flag", 1),
+            line_point("/r/sim/tb.sv", 1, 1),                          # not RTL
+            bin_point("cg", 1, "x", 1),
+        ]]
+        line, tog = coverage.rtl_coverage(pts)
+        # lines 10, 20, 21, 22, 25; only 10 has all of its points hit (21: the block's point is 0);
+        # a toggle's declaration line 3 / 4 is no line
+        self.assertEqual([(f.file, f.hit, f.total) for f in line], [("rtl/a.sv", 1, 5)])
+        # an else branch point without 'S' counts on its line 'l' too
+        line2, _ = coverage.rtl_coverage([(dict(line_point("/r/rtl/b.sv", 7, 5, page="v_branch/b")[0] + [("S", "7")]), 5),
+                                          (dict(line_point("/r/rtl/b.sv", 7, 0, page="v_branch/b")[0] + [("S", "8")]), 0)])
+        self.assertEqual([(f.file, f.hit, f.total) for f in line2], [("rtl/b.sv", 0, 2)])
+        self.assertEqual([(f.file, f.hit, f.total) for f in tog], [("rtl/a.sv", 2, 4)])
+
+    def test_toggles_after_reset(self):
+        with tempfile.TemporaryDirectory() as d:
+            e1, r1, e2, r2 = (os.path.join(d, n) for n in ("e1.dat", "r1.dat", "e2.dat", "r2.dat"))
+            # a: only reset activity; b: 2 changes after reset in run 1; c: 1 in each run (not 2 in one)
+            write_dat(r1, [toggle_point("/r/rtl/a.sv", 1, "a", 2), toggle_point("/r/rtl/a.sv", 1, "b", 1),
+                           toggle_point("/r/rtl/a.sv", 1, "c", 1), line_point("/r/rtl/a.sv", 5, 1)])
+            write_dat(e1, [toggle_point("/r/rtl/a.sv", 1, "a", 2), toggle_point("/r/rtl/a.sv", 1, "b", 3),
+                           toggle_point("/r/rtl/a.sv", 1, "c", 2), line_point("/r/rtl/a.sv", 5, 9)])
+            write_dat(r2, [toggle_point("/r/rtl/a.sv", 1, "c", 0)])
+            write_dat(e2, [toggle_point("/r/rtl/a.sv", 1, "c", 1), toggle_point("/r/rtl/b.sv", 1, "d", 4)])
+            got = coverage.toggles_after_reset([(e1, r1), (e2, r2)])
+            self.assertEqual([(f.file, f.hit, f.total) for f in got], [("rtl/a.sv", 1, 3), ("rtl/b.sv", 1, 1)])
+
+    def test_per_test_bins(self):
+        with tempfile.TemporaryDirectory() as d:
+            a1, a2, b1 = (os.path.join(d, n) for n in ("a1.dat", "a2.dat", "b1.dat"))
+            write_dat(a1, [bin_point("cg", 1, "x", 1), bin_point("cg", 2, "y", 0), line_point("/r/rtl/a.sv", 1, 1)])
+            write_dat(a2, [bin_point("cg", 1, "x", 3), bin_point("cg", 2, "y", 0)])
+            write_dat(b1, [bin_point("cg", 1, "x", 0), bin_point("cg", 2, "y", 2)])
+            got = coverage.per_test_bins({"ta": [a1, a2], "tb": [b1]})
+            self.assertEqual(got, {"cg": {"x": {"ta": 2}, "y": {"tb": 1}}})
+            self.assertEqual(len(coverage.parse_dat(a1, functional_only=True)), 2)
+
+
 class Info(unittest.TestCase):
     def test_parse_merges_records_of_one_file(self):
         info = coverage.parse_info(INFO)
@@ -108,10 +159,11 @@ class Merge(unittest.TestCase):
             a, b = os.path.join(d, "a.dat"), os.path.join(d, "b.dat")
             write_dat(a, [bin_point("cg", 1, "x", 1), bin_point("cg", 2, "y", 0, 2),
                           line_point("/r/rtl/top.sv", 1, 3), line_point("/r/rtl/top.sv", 2, 0),
-                          line_point("/r/sim/tb.cpp", 1, 1)])
+                          toggle_point("/r/rtl/top.sv", 9, "q", 0), line_point("/r/sim/tb.cpp", 1, 1)])
             write_dat(b, [bin_point("cg", 1, "x", 0), bin_point("cg", 2, "y", 1, 2),
-                          line_point("/r/rtl/top.sv", 1, 0), line_point("/r/rtl/top.sv", 3, 0)])
-            res = coverage.merge([a, b], os.path.join(d, "cov"))
+                          line_point("/r/rtl/top.sv", 1, 0), line_point("/r/rtl/top.sv", 3, 0),
+                          toggle_point("/r/rtl/top.sv", 9, "q", 2)])
+            res = coverage.merge([a, b], os.path.join(d, "cov"), run_tests={a: "ta", b: "tb"})
             if shutil.which("genhtml"):      # sources are missing: genhtml warns, still writes HTML
                 self.assertTrue(res.html.endswith("index.html"), res.notes)
             self.assertEqual([(f.file, f.hit, f.total) for f in res.files], [("rtl/top.sv", 1, 3)])
@@ -120,6 +172,18 @@ class Merge(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(d, "cov", "merged.info")))
             j = res.to_json()
             self.assertEqual(j["line"], {"hit": 1, "total": 3, "files": [{"file": "rtl/top.sv", "hit": 1, "total": 3}]})
+            self.assertEqual({k: v for k, v in j["toggle"].items() if k != "basis"},
+                             {"hit": 1, "total": 1, "files": [{"file": "rtl/top.sv", "hit": 1, "total": 1}]})
+            self.assertEqual(res.bin_tests, {"cg": {"x": {"ta": 1}, "y": {"tb": 1}}})
+            self.assertEqual(res.group_tests("cg"), {"ta": 1, "tb": 1})
+            self.assertIn("include the reset", res.toggle_basis)
+            # with after-reset snapshots: q changed 2 times after reset in b, never in a
+            ra, rb = os.path.join(d, "a.reset.dat"), os.path.join(d, "b.reset.dat")
+            write_dat(ra, [toggle_point("/r/rtl/top.sv", 9, "q", 0)])
+            write_dat(rb, [toggle_point("/r/rtl/top.sv", 9, "q", 1)])
+            res = coverage.merge([a, b], os.path.join(d, "cov2"), reset_dats={a: ra, b: rb})
+            self.assertEqual((res.toggle_hit, res.toggle_total), (0, 1))   # b: 2 - 1 = 1 change
+            self.assertIn("after reset", res.toggle_basis)
 
     def test_no_inputs(self):
         with tempfile.TemporaryDirectory() as d:

@@ -91,11 +91,15 @@ def results():
         "coverage": {"inputs": 3, "merged_dat": "m.dat", "merged_info": "m.info", "html": "",
                      "notes": ["genhtml failed"],
                      "line": {"hit": 3, "total": 4, "files": [{"file": "rtl/a.sv", "hit": 3, "total": 4}]},
+                     "toggle": {"hit": 5, "total": 10, "files": [{"file": "rtl/a.sv", "hit": 5, "total": 10}]},
                      "functional": {"hit": 1, "total": 2, "groups": [
-                         {"name": "cg_wr", "hit": 1, "total": 2, "missed": ["op:read"]}]}},
-        "testplan": [{"name": "tp1", "stage": "V1", "desc": "d", "tests": ["t1"], "covergroups": ["cg_wr"],
-                      "written": True, "missing": [], "runs": 2, "failed": 1, "passing": False,
-                      "covered": False, "coverage": "cg_wr 50.0%"}],
+                         {"name": "cg_wr", "hit": 1, "total": 2, "missed": ["op:read"], "tests": {"t1": 1},
+                          "bins": [{"bin": "op:write", "count": 3, "at_least": 1, "tests": {"t1": 1}},
+                                   {"bin": "op:read", "count": 0, "at_least": 1, "tests": {}}]}]}},
+        "testplan": [{"name": "tp1", "stage": "V1", "desc": "d", "tests": ["t1", "t2"], "covergroups": ["cg_wr"],
+                      "written": True, "missing": [], "runs": 4, "failed": 2, "passing": False,
+                      "covered": False, "coverage": "cg_wr 50.0% (bins hit by 1 tests)",
+                      "test_runs": {"t1": [1, 2], "t2": [0, 1]}}],
         "testplan_note": "",
     }
 
@@ -133,9 +137,11 @@ class Reports(unittest.TestCase):
         self.assertIn("| t1 | 12 | fast | fail | 2.0 | ERROR @ 5: env.sb [SB] byte 3 &lt;bad&gt; &amp; \\| wrong |", md)
         self.assertIn("`prog --test t1 --seed 12`", md)
         self.assertIn("Debug rerun of t1 seed 12: failed again, same bucket", md)
-        self.assertIn("| rtl/a.sv | 3 | 4 | 75.0% (3/4) |", md)
-        self.assertIn("| cg_wr | 1 | 2 | 50.0% (1/2) | op:read |", md)
-        self.assertIn("| tp1 | V1 | yes | NO | NO | t1 |", md)
+        self.assertIn("| toggle coverage (rtl/) | 50.0% (5/10) |", md)
+        self.assertIn("| rtl/a.sv | 3/4 | 75.0% (3/4) | 5/10 | 50.0% (5/10) |", md)
+        self.assertIn("| cg_wr | 1 | 2 | 50.0% (1/2) | op:read | t1 1 |", md)
+        self.assertIn("| tp1 | V1 | yes | NO | NO | t1, t2 | 2/4 runs passed; t1 1/2, t2 0/1; "
+                      "cg_wr 50.0% (bins hit by 1 tests) |", md)
         self.assertIn("| stopped early | budget of 1 min spent |", md)
         self.assertIn("Note: genhtml failed", md)
         html = report.render_html(doc, "t")
@@ -143,6 +149,17 @@ class Reports(unittest.TestCase):
         self.assertNotIn("<bad>", html)
         self.assertIn('<td class="FAIL">FAIL</td>', html)
         self.assertTrue(html.rstrip().endswith("</html>"))
+
+
+class Bins(unittest.TestCase):
+    def test_bins_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = report.write_bins(results()["coverage"], os.path.join(d, "coverage", "bins.md"))
+            with open(p) as f:
+                md = f.read()
+            self.assertIn("## cg_wr: 50.0% (1/2)", md)
+            self.assertIn("| op:write | 3 | 1 | t1 1 |", md)
+            self.assertIn("| op:read **missed** | 0 | 1 | - |", md)
 
 
 if __name__ == "__main__":

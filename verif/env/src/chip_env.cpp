@@ -201,10 +201,29 @@ uvm::Next TrafficSequence::next(PostItem& item) {
       item.n = 1;
       wait_until_ = env_.cycle() + rng().uniform(0, 300 / scale);
       break;
-    case Doorbell::Batched:
-      item.n = send_run(q, static_cast<uint32_t>(rng().uniform(1, p.max_batch)));
+    case Doorbell::Batched: {
+      const uint32_t want = want_ ? want_ : static_cast<uint32_t>(rng().uniform(1, p.max_batch));
+      if (p.whole_batches) {  // wait until the whole batch fits (ring_wrap: batches across the ring end)
+        if (want_) q = want_q_;
+        item.n = send_run(q, want);
+        const uint64_t left = p.qps[q].side[h_].send.size() - me.next_send[q];
+        // (unsignaled WRs or missing receives may keep it from fitting: after 3000 cycles,
+        // what fits goes)
+        if (!want_) want_since_ = env_.cycle();
+        if (item.n < std::min<uint64_t>({want, left, me.qps[q]->sq_size()}) &&
+            (item.n == 0 || env_.cycle() < want_since_ + 3000)) {
+          want_ = want;
+          want_q_ = q;
+          wait_until_ = env_.cycle() + 16;
+          return uvm::Next::Wait;
+        }
+        want_ = 0;
+      } else {
+        item.n = send_run(q, want);
+      }
       wait_until_ = env_.cycle() + rng().uniform(0, 1500 / scale);
       break;
+    }
     default:  // ManyQps: bursts that ring many QPs in consecutive cycles, then a pause
       if (burst_left_ == 0) burst_left_ = static_cast<uint32_t>(rng().uniform(4, 64));
       q = ready[cursor_++ % ready.size()];
@@ -531,6 +550,7 @@ ChipEnv::ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& pl
       proto_(create<ProtocolMonitor>("proto", plan.mtu)),
       sb_(*this, "sb", *this),
       cov_(*this, "cov"),
+      dut_cov_(*this, "dut_cov"),
       completion_sub_([this](const CompletionItem& c) {
         sb_.on_completion(c);
         cov_.sample_cqe(c);
@@ -612,6 +632,12 @@ void ChipEnv::connect() {
   for (uint32_t h = 0; h < 2; ++h) {
     hosts_[h]->completions.connect(completion_sub_);
     hosts_[h]->axi.write_ap.connect(h ? dma_sub1_ : dma_sub0_);
+    // functional coverage of what the NICs did (DutCoverage)
+    hosts_[h]->tx.ap.connect(dut_cov_.tx(h));
+    hosts_[h]->rx.ap.connect(dut_cov_.rx(h));
+    hosts_[h]->axi.read_ap.connect(dut_cov_.dma_read(h));
+    hosts_[h]->axi.write_ap.connect(dut_cov_.dma_write(h));
+    hosts_[h]->axil.ap.connect(dut_cov_.csr(h));
   }
 }
 
@@ -732,7 +758,8 @@ void ChipEnv::setup_nics() {
       ia.cap.max_recv_wr = plan_.qps[q].rq_depth;
       a.qps.push_back(dev.create_qp(*a.pd, ia));
       layout_[h].qpn.push_back(a.qps.back()->qp_num());
-      a.sq_psn.push_back(static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF));
+      const uint32_t psn = static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF);
+      a.sq_psn.push_back(plan_.qps[q].psn_set ? plan_.qps[q].psn[h] : psn);  // psn_wrap knob
     }
     a.next_send.assign(nq, 0);
     a.next_recv.assign(nq, 0);
@@ -893,7 +920,8 @@ void ChipEnv::check() {
 }
 
 std::vector<uvm::Covergroup*> ChipEnv::covergroups() {
-  std::vector<uvm::Covergroup*> v = {&cov_.cg_wr, &cov_.cg_cqe, &cov_.cg_rx, &cov_.cg_doorbell};
+  std::vector<uvm::Covergroup*> v = {&cov_.cg_wr,       &cov_.cg_cqe,      &cov_.cg_rx,     &cov_.cg_doorbell,
+                                     &dut_cov_.cg_wire, &dut_cov_.cg_dma, &dut_cov_.cg_err};
   for (HostAgent* h : hosts_) {
     v.push_back(&h->axi.coverage());
     v.push_back(&h->axil.coverage());
@@ -925,6 +953,8 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
   if (ctx.has_plusarg("pcie_random")) cfg_.pcie_random = true;
   if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
+  if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
+  if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);
   env_ = &create<ChipEnv>("env", plan_, cfg_);
@@ -941,7 +971,17 @@ void ChipTest::configure(uvm::Phaser& ph) {
 
 void ChipTest::build() {}
 
-void ChipTest::start_of_run() {}
+void ChipTest::start_of_run() {
+  // +cov_reset_out=FILE: the RTL coverage counters right after reset (the World resets the NICs
+  // when it is built), to tell activity during reset from activity after it.
+  const std::string out = ctx().plusarg("cov_reset_out");
+  if (out.empty()) return;
+#ifdef SRNIC_ENV_COVERAGE
+  env_->world().context().coveragep()->write(out.c_str());
+#else
+  error("COVERAGE", "+cov_reset_out needs the coverage build (srnic-uvm-cov)");
+#endif
+}
 
 void ChipTest::report() {
   const std::string out = ctx().plusarg("cov_out");

@@ -204,6 +204,27 @@ EnvConfig impaired() {
   return c;
 }
 
+// PSNs of every QP start just below 2^24 and wrap during its traffic (at message starts and
+// inside multi-packet messages, READ responses and ACKs too, both directions); 2- and 4-entry
+// SQ and RQ rings with many WRs wrap their indices many times, and the small CQs flip their
+// phase bit on every pass.
+Knobs wraps() {
+  Knobs k;
+  k.min_qps = 1;
+  k.max_qps = 3;
+  k.min_wrs = 12;
+  k.max_wrs = 40;
+  k.bidir = 1.0;
+  k.op_weight = {3, 1, 2, 1, 3};
+  k.size_weight = sizes(1, 1, 1, 1, 1, 3, 3, 0, 0);
+  k.medium_max = 8192;
+  k.doorbell_weight = {1, 4, 1};  // batches that run past the ring end
+  k.max_batch = 4;
+  k.psn_wrap = 1.0;
+  k.ring_wrap = 1.0;
+  return k;
+}
+
 #define SRNIC_CHIP_TEST(CLASS, NAME, KNOBS)                                  \
   class CLASS : public ChipTest {                                            \
    public:                                                                   \
@@ -227,6 +248,7 @@ SRNIC_CHIP_TEST(DirBadWqe, "dir_bad_wqe", bad({0, 1, 1, 0, 0, 0, 0, 1, 0}));
 SRNIC_CHIP_TEST(DirBadRemote, "dir_bad_remote", bad({0, 0, 0, 1, 1, 1, 1, 0, 1}));
 SRNIC_CHIP_TEST(DirRnrExhaust, "dir_rnr_exhaust", rnr_exhaust());
 SRNIC_CHIP_TEST(DirQpErrorRqFlush, "dir_qp_error_rq_flush", qp_error_rq_flush());
+SRNIC_CHIP_TEST(CrWraps, "cr_wraps", wraps());
 
 class CrHard : public ChipTest {
  public:

@@ -143,6 +143,36 @@ uint64_t src_offset(uint64_t len, uint64_t src_bytes, double cross4k, uvm::Rng& 
   return rng.uniform(0, span);
 }
 
+// PSN and ring wraps (Knobs::psn_wrap, ring_wrap), from a child stream of the plan's stream so
+// that the rest of the plan does not depend on them.
+void draw_wraps(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
+  uvm::Rng rng = plan_rng.child("wraps");
+  const bool psn = rng.bernoulli(k.psn_wrap), rings = rng.bernoulli(k.ring_wrap);
+  p.whole_batches = rings;
+  for (QpPlan& qp : p.qps) {
+    if (rings) {
+      qp.sq_depth = rng.bernoulli(0.5) ? 2 : 4;
+      // every (sq_depth/2)-th WR signaled, as in pass 1, for the new depth
+      const uint32_t sig_every = std::max<uint32_t>(1, qp.sq_depth / 2);
+      for (SidePlan& sp : qp.side)
+        for (size_t i = 0; i < sp.send.size(); ++i)
+          if ((i + 1) % sig_every == 0) sp.send[i].signaled = true;
+      // a failing QP's receive ring holds all of its receives (see above)
+      const bool err_qp = qp.bad_side0 || qp.exhaust_side0;
+      if (!err_qp) qp.rq_depth = rng.bernoulli(0.5) ? 2 : 4;
+    }
+    if (!psn) continue;
+    qp.psn_set = true;
+    for (uint32_t h = 0; h < 2; ++h) {
+      // PSNs side h's requests use: one per packet, a READ as many as its responses
+      uint64_t n = 0;
+      for (const WrPlan& w : qp.side[h].send) n += w.len == 0 ? 1 : (uint64_t(w.len) + p.mtu - 1) / p.mtu;
+      // start 1..n PSNs below 2^24: the wrap falls somewhere in this side's traffic
+      qp.psn[h] = static_cast<uint32_t>((1u << 24) - rng.uniform(1, std::max<uint64_t>(1, std::min<uint64_t>(n, 1u << 20))));
+    }
+  }
+}
+
 }  // namespace
 
 TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
@@ -367,6 +397,7 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         if (w.bad == BadKind::LocalBounds) w.local_off = p.area_bytes[h] - w.len + over;
         if (w.bad == BadKind::RemoteBounds) w.remote_off = p.area_bytes[1 - h] - w.len + over;
       }
+  draw_wraps(p, k, rng);
   for (const QpPlan& qp : p.qps)
     for (uint32_t h = 0; h < 2; ++h) {
       p.send_wrs += qp.side[h].send.size();

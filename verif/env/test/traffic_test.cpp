@@ -317,4 +317,45 @@ TEST(Traffic, HardCaseKnobs) {
 }
 
 }  // namespace
+// Wrap knobs: PSNs start 1..(packets of the side) below 2^24; 2- and 4-entry rings keep the
+// signaling rule (every (depth/2)-th WR signaled); with both knobs off nothing else changes.
+TEST(Traffic, WrapKnobs) {
+  Knobs k;
+  k.min_qps = 2;
+  k.max_qps = 6;
+  k.min_wrs = 8;
+  k.max_wrs = 20;
+  k.bidir = 1.0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Knobs on = k, off = k;
+    on.psn_wrap = on.ring_wrap = 1.0;
+    off.psn_wrap = off.ring_wrap = 0.0;
+    const TrafficPlan a = draw(on, seed), b = draw(off, seed);
+    ASSERT_EQ(a.qps.size(), b.qps.size());
+    EXPECT_TRUE(a.whole_batches);
+    EXPECT_FALSE(b.whole_batches);
+    for (size_t q = 0; q < a.qps.size(); ++q) {
+      const QpPlan& qa = a.qps[q];
+      EXPECT_FALSE(b.qps[q].psn_set);
+      EXPECT_TRUE(qa.psn_set);
+      EXPECT_TRUE(qa.sq_depth == 2 || qa.sq_depth == 4);
+      for (uint32_t h = 0; h < 2; ++h) {
+        uint64_t n = 0;
+        for (const WrPlan& w : qa.side[h].send) n += w.len == 0 ? 1 : (w.len + a.mtu - 1) / a.mtu;
+        EXPECT_GE(qa.psn[h], (1u << 24) - std::max<uint64_t>(1, n));
+        EXPECT_LT(qa.psn[h], 1u << 24);
+        ASSERT_EQ(qa.side[h].send.size(), b.qps[q].side[h].send.size());
+        const uint32_t every = std::max<uint32_t>(1, qa.sq_depth / 2);
+        for (size_t i = 0; i < qa.side[h].send.size(); ++i) {
+          EXPECT_EQ(qa.side[h].send[i].len, b.qps[q].side[h].send[i].len);
+          EXPECT_EQ(qa.side[h].send[i].local_off, b.qps[q].side[h].send[i].local_off);
+          if ((i + 1) % every == 0) {
+            EXPECT_TRUE(qa.side[h].send[i].signaled);
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace srnic::verif::env

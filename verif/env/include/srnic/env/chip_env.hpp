@@ -20,6 +20,7 @@
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
 #include "srnic/agents/axis.hpp"
+#include "srnic/env/dut_coverage.hpp"
 #include "srnic/env/traffic.hpp"
 #include "srnic/roce/checker.hpp"
 #include "srnic/sim/world.hpp"
@@ -92,6 +93,8 @@ class TrafficSequence : public uvm::Sequence<PostItem> {
   uint64_t wait_until_ = 0;
   uint32_t burst_left_ = 0;
   uint32_t cursor_ = 0;
+  uint32_t want_ = 0, want_q_ = 0;  // whole_batches: the batch waiting for room, and its QP
+  uint64_t want_since_ = 0;
   std::vector<uint32_t> ready_;
   std::vector<std::vector<uint32_t>> consumers_before_;  // [qp][i]: receive consumers before send i
 };
@@ -204,6 +207,7 @@ class ChipEnv : public uvm::Component {
   HostAgent& host(uint32_t h) { return *hosts_[h]; }
   TrafficScoreboard& scoreboard() { return sb_; }
   EnvCoverage& coverage() { return cov_; }
+  DutCoverage& dut_coverage() { return dut_cov_; }
   const HostLayout (&layout() const)[2] { return layout_; }
 
   // Every covergroup of the env and its monitors.
@@ -249,6 +253,7 @@ class ChipEnv : public uvm::Component {
   ProtocolMonitor& proto_;
   TrafficScoreboard sb_;
   EnvCoverage cov_;
+  DutCoverage dut_cov_;
   std::unique_ptr<TrafficSequence> seq_[2];
   HostLayout layout_[2];
   uvm::SubscriberFn<CompletionItem> completion_sub_;

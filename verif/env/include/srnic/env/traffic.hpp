@@ -75,6 +75,11 @@ struct Knobs {
   double fence_reuse = 0;    // probability that a READ's target is sent on by a later fenced
                              // WRITE or SEND of the same QP (needs IBA fence semantics)
   // (PCIe and link impairments are EnvConfig knobs: pcie_random, pause_storm)
+  // Wraps, drawn per plan from their own random stream (plans without them are unchanged):
+  double psn_wrap = 0.1;   // probability that every QP starts its PSNs (both directions) so close
+                           // below 2^24 that they wrap during its traffic, often inside a message
+  double ring_wrap = 0.1;  // probability that every QP gets 2- or 4-entry SQ and RQ rings, so ring
+                           // indices wrap many times (the CQs, sized by the rings, wrap too)
 };
 
 struct WrPlan {
@@ -109,12 +114,16 @@ struct QpPlan {
   bool bad_side0 = false;      // side 0's last WR is bad
   bool exhaust_side0 = false;  // side 0's last receive-consuming message finds no receive
   uint32_t mtu = 1024;         // path MTU of this QP (both ends)
+  bool psn_set = false;        // psn[] chosen by the plan (psn_wrap), else random at setup
+  uint32_t psn[2] = {0, 0};    // first request PSN of each side (the peer's expected PSN)
 };
 
 struct TrafficPlan {
   uint32_t mtu = 1024;
   Doorbell doorbell = Doorbell::Batched;
   uint32_t max_batch = 8;
+  bool whole_batches = false;  // ring_wrap: a batch is posted only when the ring has room for all
+                               // of it, so batches run past the ring end
   std::vector<QpPlan> qps;
   uint64_t src_bytes[2] = {0, 0};   // source part of each host's data area
   uint64_t area_bytes[2] = {0, 0};  // whole data area (src + gap + dst)
