@@ -312,7 +312,9 @@ TEST_F(Hostile, MiddleWithoutFirstIsInvalidRequest) {
 TEST_F(Hostile, LastOverrunningTheRethLengthIsInvalidRequest) {
   // FIRST of a 1124-byte WRITE (placed: inside the range the R_Key allowed), then a LAST
   // with 1024 bytes where 100 remain
-  forge(0, request(0, 0x06, kPsn0, 0x1000, kMtu + 100, kMtu, 0xEE));
+  roce::Packet first = request(0, 0x06, kPsn0, 0x1000, kMtu + 100, kMtu, 0xEE);
+  first.bth.ack_req = false;   // (an ACK for it would be a second PSN host 0 never sent)
+  forge(0, first);
   forge(0, request(0, 0x08, kPsn0 + 1, 0, 0, kMtu, 0xEF));
   expect_bytes(1, 0x1000, kMtu, [](uint64_t) { return uint8_t(0xEE); }, "the FIRST's payload");
   expect_untouched(1, 0x1000 + kMtu, kBuf - 0x1000 - kMtu, "host 1's buffer after the FIRST");
