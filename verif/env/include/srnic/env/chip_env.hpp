@@ -137,6 +137,12 @@ class ProtocolMonitor : public uvm::Component {
   uvm::SubscriberFn<agents::AxisFrame> from_host0, from_host1;
   uint64_t frames() const { return checker_.frames(); }
   const roce::ProtocolChecker& checker() const { return checker_; }
+  // An RC connection host 0 (ip_a, qpn_a) <-> host 1 (ip_b, qpn_b): responses are tied to requests.
+  void connect_pair(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b) {
+    checker_.connect_ipv4(ip_a, qpn_a, ip_b, qpn_b);
+  }
+  // A frame a test injects (stimulus, not checked; responses to it are accepted).
+  void note_forged(const std::vector<uint8_t>& f) { checker_.note_forged(f.data(), f.size()); }
   void report() override;
 
  private:
@@ -197,6 +203,7 @@ class ChipEnv : public uvm::Component {
   sim::World& world() { return *world_; }
   HostAgent& host(uint32_t h) { return *hosts_[h]; }
   TrafficScoreboard& scoreboard() { return sb_; }
+  ProtocolMonitor& proto() { return proto_; }
   EnvCoverage& coverage() { return cov_; }
   const HostLayout (&layout() const)[2] { return layout_; }
 
