@@ -251,8 +251,10 @@ TEST_F(Hostile, NakForAPsnNeverSentIsIgnored) {
 }
 
 TEST_F(Hostile, ReadResponseForNoReadIsNotPlaced) {
-  // No READ outstanding: a READ RESPONSE ONLY of 512 bytes (a PSN ahead, and one at the PSN
-  // the next request will use) must not be placed anywhere, and a later READ works.
+  // No READ outstanding: a READ RESPONSE ONLY of 512 bytes at a PSN never sent, and one at
+  // the PSN of a WRITE that was sent (no READ owns it), must not be placed anywhere, and a
+  // later READ works.
+  expect_write_works(0, 6, 0x3000, 0x5000);  // PSN 100
   forge(1, response(0, 0x10, kPsn0 + 3, roce::kCreditInvalid, 512));
   forge(1, response(0, 0x10, kPsn0, roce::kCreditInvalid, 512));
   expect_untouched(0, 0, kBuf, "host 0's buffer");

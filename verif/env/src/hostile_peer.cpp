@@ -379,7 +379,9 @@ void HostilePeer::step(Victim& v) {
       break;
     }
     case Attack::GhostReadResponse:
-      forge(v, 0, response(v, roce::op::kRcReadResponseOnly, next + uint32_t(rng().uniform(0, 1000)),
+      // a PSN never sent, or the first WRITE's PSN (sent, but no READ owns it)
+      forge(v, 0, response(v, roce::op::kRcReadResponseOnly,
+                           rng().bernoulli(0.5) ? v.psn0 : next + uint32_t(rng().uniform(0, 1000)),
                            roce::kCreditInvalid, uint32_t(rng().uniform(1, mtu))));
       count(0, abi::CNT_RX_PSN_ERR);
       break;
