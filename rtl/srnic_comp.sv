@@ -285,7 +285,7 @@ module srnic_comp #(
   // Assertions (verilator --assert): legal state, WQE read held, WQE FIFO bound, batch
   // walk bounds, CQE held.
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
-    cs inside {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB})
+    cs inside {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB, C_HERR})
     else $error("srnic_comp: illegal state %0d", cs);
   a_ar_hold: assert property (@(posedge clk) disable iff (rst)
     ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))

@@ -264,6 +264,9 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[2]), .ar_addr(rd_ar_addr[128 +: 64]), .ar_ready(rd_ar_ready[2]),
     .r_valid(rd_r_valid[2]), .r_data(rd_r_data));
 
+  // every request leaving the send path tells the RX engine the QP's next PSN
+  wire        snd_valid = req_job_valid && req_job_ready;
+  wire [23:0] snd_next  = (req_job.opcode == srnic_pkg::OP_READ_REQ) ? rdc_last + 24'd1 : req_job.psn + 24'd1;
   srnic_rx_engine #(.NUM_QPS(NUM_QPS)) u_rxeng (
     .clk, .rst, .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
     .qp_cmd_valid(qp_cmd_valid[2]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[2]),
@@ -280,6 +283,7 @@ module srnic_core #(
     .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len, .rdc_free_valid, .rdc_free_idx,
     .rdc_flush_valid, .rdc_qerr_flush_valid, .rdc_qerr_flush_qpn,
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
+    .snd_valid, .snd_qpn(req_job.qpn[AW-1:0]), .snd_next,
     .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
   assign rd_ar_len[16 +: 8] = 8'd0;
 

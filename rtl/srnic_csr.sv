@@ -309,8 +309,11 @@ module srnic_csr #(
 `ifndef SYNTHESIS
   // Assertions (verilator --assert): AXI4-Lite response rules, command handshakes.
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
-    cst inside {C_IDLE, C_STATE_RD, C_ISSUE})
+    cst inside {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT})
     else $error("srnic_csr: illegal command state %0d", cst);
+  a_herr_hold: assert property (@(posedge clk) disable iff (rst)
+    herr_valid && !herr_ready |=> herr_valid && $stable(herr_qpn))
+    else $error("srnic_csr: host stop withdrawn or changed before it was taken");
   a_b_hold: assert property (@(posedge clk) disable iff (rst)
     s_axil_bvalid && !s_axil_bready |=> s_axil_bvalid && $stable(s_axil_bresp))
     else $error("srnic_csr: BVALID dropped or BRESP changed before BREADY");

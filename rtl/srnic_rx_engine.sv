@@ -7,7 +7,10 @@
 // placement in host memory, MSN, ACK/NAK generation, READ response tasks and receive
 // completions. An error of class C (invalid request, remote access) NAKs and moves the
 // responder to an error state in which it drops further requests.
-// Requester (responses: ACK, NAK, READ responses): ACK/NAK events to the completion
+// Requester (responses: ACK, NAK, READ responses): a response for a PSN the QP never
+// sent (at or after the next PSN the send path will use, which it reports per request on
+// snd_*) is dropped and counted as a PSN error, so it can neither complete WQEs that were
+// not sent (or not even posted) nor place data; ACK/NAK events to the completion
 // engine; READ response data is placed using the READ's context, looked up in
 // srnic_rd_ctx (filled when the READ request was sent), and the READ's end is reported
 // to the completion engine. Every READ response is checked against its READ before
@@ -118,6 +121,10 @@ module srnic_rx_engine #(
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
   input  wire logic         cqe_ready,
+  // a request left the send path: snd_next is the PSN after it (after a READ's responses)
+  input  wire logic         snd_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] snd_qpn,
+  input  wire logic [23:0]  snd_next,
   // counters
   output logic              cnt_drop_qp,
   output logic              cnt_dup,
@@ -180,8 +187,9 @@ module srnic_rx_engine #(
   wire need_st = qp_cmd.init_idx || qp_cmd.init_rq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
   wire st_ext  = qp_cmd_valid && kst == K_ST;
-  assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) ||
-                                         (kst == K_ST && st_ext_ready));
+  // RTR->RTS also sets the next send PSN (below); it waits for a cycle without a send-path write
+  assign qp_cmd_ready = qp_cmd_valid && !(qp_cmd.init_sq_psn && snd_wr) &&
+                        ((kst == K_CFG && cfg_ext_ready && !need_st) || (kst == K_ST && st_ext_ready));
   always_ff @(posedge clk) begin
     if (rst) kst <= K_CFG;
     else if (qp_cmd_ready) kst <= K_CFG;
@@ -208,6 +216,24 @@ module srnic_rx_engine #(
     .rsp_valid(st_v), .rsp_data(st_rsp),
     .wr_valid(st_wr), .wr_qpn(qpn), .wr_data(s), .wr_unlock(1'b1),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
+
+  // Next PSN the send path will use, per QP: written (one cycle after the request left the
+  // send path, a register in between) as each request leaves and on RTR->RTS; read with the
+  // receive state.
+  logic          snd_wr;
+  logic [AW-1:0] snd_wr_qpn;
+  logic [23:0]   snd_wr_psn;
+  always_ff @(posedge clk) begin
+    if (rst) snd_wr <= 1'b0;
+    else snd_wr <= snd_valid;
+    snd_wr_qpn <= snd_qpn;
+    snd_wr_psn <= snd_next;
+  end
+  wire         snd_cmd = qp_cmd_ready && qp_cmd.init_sq_psn;
+  logic [23:0] snd_rsp, snd_nxt;
+  sdp_ram #(.WIDTH(24), .DEPTH(NUM_QPS)) u_snd (
+    .clk, .wr_en(snd_wr || snd_cmd), .wr_addr(snd_wr ? snd_wr_qpn : qp_cmd.qpn[AW-1:0]),
+    .wr_data(snd_wr ? snd_wr_psn : qp_cmd.sq_psn), .rd_en(rd_req), .rd_addr(rd_qpn), .rd_data(snd_rsp));
 
   // ---------------------------------------------------------------- packet FSM
   typedef enum logic [4:0] {
@@ -242,6 +268,10 @@ module srnic_rx_engine #(
   // a QP that exists (not RESET): its failures and receive flushes are carried out, also in
   // INIT and in the ERR state the host moved it to
   wire        qp_live   = c.state != 3'(srnic_abi_pkg::QPS_RESET);
+  // a response for a PSN never sent: at or after the next send PSN (a PSN-sequence NAK names
+  // the PSN the responder expects, which may be the next one)
+  wire        rsp_ghost = is_resp && srnic_pkg::psn_ge(m.psn, snd_nxt) &&
+                          !(op == srnic_pkg::OP_ACK && m.aeth_syn == srnic_pkg::AETH_NAK_PSN && m.psn == snd_nxt);
   wire        seq_ok    = is_rreq ? s.in_msg == 2'd0 :
                           is_first ? s.in_msg == 2'd0 :
                           is_send ? s.in_msg == 2'd1 : s.in_msg == 2'd2;
@@ -422,9 +452,11 @@ module srnic_rx_engine #(
   assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
                           (cls_pkt && (is_resp ? !qp_tx_ok : !qp_rx_ok));
   assign cnt_dup        = cls_pkt && !is_resp && qp_rx_ok && !s.err && psn_dup;
-  assign cnt_psn_err    = cls_pkt && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup;
+  assign cnt_psn_err    = (cls_pkt && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup) ||
+                          (cls_pkt && is_resp && qp_tx_ok && rsp_ghost) ||        // never sent
+                          (est == E_RDLK && rdc_lk_rsp && !rdc_lk_hit);           // no READ there
   assign cnt_access_err = est == E_MR && mr_rsp && !mr_ok;
-  assign cnt_rx_nak     = cls_pkt && qp_tx_ok && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
+  assign cnt_rx_nak     = cls_pkt && qp_tx_ok && !rsp_ghost && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
 
   // ---------------------------------------------------------------- sequencing
   // A READ this engine fails moves the QP to the error state at once, so the responses of
@@ -522,7 +554,7 @@ module srnic_rx_engine #(
           est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
         end
         E_READ: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp; err0 <= st_q.err;
+          c <= cfg_rsp; s <= st_rsp; err0 <= st_q.err; snd_nxt <= snd_rsp;
           est <= E_CLASSIFY;
         end
         E_CLASSIFY: begin
@@ -545,6 +577,7 @@ module srnic_rx_engine #(
           end else if (is_resp) begin
             // ---------------- requester side
             if (!qp_tx_ok) est <= E_WB;
+            else if (rsp_ghost) est <= E_WB;      // never sent: dropped (counted)
             else if (s.err && op != srnic_pkg::OP_ACK) est <= E_WB;   // READ data for a failed QP
             else if (op == srnic_pkg::OP_ACK) begin
               cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;

@@ -91,6 +91,9 @@ struct RWqe {
 };
 struct Pkt {
   uint64_t f[kRmN] = {};
+  bool snd_done = false;   // a response: its QP's next send PSN was set ahead of it
+  uint64_t snd_at = 0;
+  bool ghost = false;      // a response for a PSN at or after the QP's next send PSN
   std::vector<uint8_t> pay;
   bool fetched = false;
   RWqe wqe;
@@ -218,7 +221,7 @@ class RxEngBench : public ::testing::Test {
   void reset() {
     dut->meta_valid = dut->d_valid = dut->qp_cmd_valid = dut->mr_rsp = dut->wqe_valid = 0;
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
-    dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = 0;
+    dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
     dut.reset();
   }
 
@@ -239,6 +242,7 @@ class RxEngBench : public ::testing::Test {
     put(kCInitRqPsn, init_rq_psn);
     // nothing else is offered meanwhile (a held qerr event is offered again afterwards)
     dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = dut->qerr_valid = 0;
+    dut->snd_valid = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {
@@ -465,6 +469,10 @@ class RxEngBench : public ::testing::Test {
         ++exp_cnt.drop_qp;
         return;
       }
+      if (p.ghost) {                    // never sent: dropped and counted
+        ++exp_cnt.psn_err;
+        return;
+      }
       if (s.err && op != kAck) return;  // READ data for a QP in error is not placed
       if (op == kAck) {
         const uint8_t syn = uint8_t(p.f[kRmAethSyn]);
@@ -501,7 +509,10 @@ class RxEngBench : public ::testing::Test {
         }
       }
       lk_x.push_back(l);
-      if (!l.hit) return;
+      if (!l.hit) {
+        ++exp_cnt.psn_err;   // no READ owns the PSN: dropped and counted
+        return;
+      }
       if (psn != l.first) {
         read_fails(q, l.first, l.idx, kWcRetryExcErr);
         return;
@@ -732,7 +743,19 @@ class RxEngBench : public ::testing::Test {
   // ------------------------------------------------------------ per cycle
   void cycle(const Knobs& k) {
     const uint64_t c = dut.cycle();
-    if (!hold_meta && !pending.empty() && rng.percent(k.meta)) hold_meta = true;
+    // Send-path stand-in: before a response is offered, its QP's next send PSN is set well
+    // ahead of it (the response names a PSN that was sent); the write lands 2 cycles later.
+    dut->snd_valid = 0;
+    if (!hold_meta && !pending.empty() && pending.front().f[kRmOpcode] >= 0x0D && !pending.front().snd_done) {
+      Pkt& p = pending.front();
+      dut->snd_valid = 1;
+      dut->snd_qpn = uint32_t(p.f[kRmDqpn]) & (kQps - 1);
+      dut->snd_next = uint32_t(p.f[kRmPsn] + 0x1000) & kMask;
+      p.snd_done = true;
+      p.snd_at = c;
+    }
+    const bool snd_wait = !pending.empty() && pending.front().snd_done && c < pending.front().snd_at + 3;
+    if (!hold_meta && !pending.empty() && !snd_wait && rng.percent(k.meta)) hold_meta = true;
     dut->meta_valid = hold_meta;
     if (hold_meta)
       for (size_t i = 0; i < kRmN; ++i)
@@ -1446,6 +1469,41 @@ TEST_F(RxEngBench, ReadRequest) {
   EXPECT_EQ(task_log[1].len, 0u);
   expect_task(2, false, q, e + 13, kSynInv, 2);
   EXPECT_EQ(w_bytes, 0u);
+}
+
+// Requester: responses for PSNs the QP never sent (at or after the next send PSN the send
+// path reported) are dropped and counted; a PSN-sequence NAK may name the next PSN itself.
+TEST_F(RxEngBench, ResponsesForPsnsNeverSentAreDropped) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 5;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0);  // MTU 512
+  ASSERT_FALSE(HasFatalFailure());
+  Pkt a = make(q, kAck, 0x100, 0);      // sent: the stand-in sets the next send PSN to 0x1100
+  a.f[kRmAethSyn] = kSynAck;
+  queue(a);
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  auto unsent = [&](uint8_t op, uint32_t psn, uint8_t syn, uint32_t len, bool ghost) {
+    Pkt p = make(q, op, psn, len);
+    p.f[kRmAethSyn] = syn;
+    p.snd_done = true;                   // the send path reports nothing more
+    p.ghost = ghost;
+    queue(p);
+  };
+  unsent(kAck, 0x1100, kSynAck, 0, true);
+  unsent(kAck, 0x1300, kSynInv, 0, true);
+  unsent(kAck, 0x1200, 0x20 | 3, 0, true);          // RNR
+  unsent(kRespOnly, 0x1180, kSynAck, 64, true);
+  unsent(kAck, 0x1100, kSynPsn, 0, false);         // the expected PSN: a valid sequence NAK
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 1u);                   // only the first ACK
+  expect_cev(0, kCevAck, q, 0x100, 0);
+  EXPECT_EQ(act_cnt.psn_err, 4u);
+  EXPECT_EQ(act_cnt.rx_nak, 1u);
+  EXPECT_EQ(w_bytes, 0u);
+  EXPECT_EQ(n_lk, 0u);
 }
 
 // Requester: ACK/NAK events; READ responses placed through one context lookup, READ_DONE

@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <tuple>
 
+#include "srnic/roce/aeth.hpp"
 #include "srnic/roce/psn.hpp"
 
 namespace srnic::roce {
@@ -81,6 +83,13 @@ bool ProtocolChecker::on_frame(const uint8_t* data, size_t len) {
       check_response(f, p, who);
     else
       check_request(f, p, who);
+    if (oi.is_response) {
+      const auto r = response_to_.find(k);
+      if (r != response_to_.end()) track_response(tracks_[r->second], p, who);
+    } else {
+      const auto t = tracks_.find(k);
+      if (t != tracks_.end()) track_request(t->second, p);
+    }
   }
   return frame_ok_;
 }
@@ -89,6 +98,134 @@ uint32_t ProtocolChecker::mtu_of(const DecodedPacket& p) const {
   if (cfg_.flow_mtu.empty() || p.ipv6) return cfg_.mtu;
   const auto it = cfg_.flow_mtu.find(flow_mtu_key(p.ip4.dst, p.bth.dest_qp));
   return it == cfg_.flow_mtu.end() ? cfg_.mtu : it->second;
+}
+
+ProtocolChecker::FlowKey ProtocolChecker::key_of(const DecodedPacket& p) {
+  FlowKey k{};
+  if (p.ipv6) {
+    k.addr = p.ip6.dst;
+  } else {
+    k.addr[10] = k.addr[11] = 0xFF;  // IPv4-mapped IPv6
+    put_be32(&k.addr[12], p.ip4.dst);
+  }
+  k.qpn = p.bth.dest_qp;
+  k.response = p.info && p.info->is_response;
+  return k;
+}
+
+void ProtocolChecker::connect(const std::array<uint8_t, 16>& a, uint32_t qpn_a, const std::array<uint8_t, 16>& b,
+                              uint32_t qpn_b) {
+  const FlowKey req_to_b{b, qpn_b & kPsnMask, false}, resp_to_a{a, qpn_a & kPsnMask, true};
+  const FlowKey req_to_a{a, qpn_a & kPsnMask, false}, resp_to_b{b, qpn_b & kPsnMask, true};
+  tracks_[req_to_b];
+  tracks_[req_to_a];
+  response_to_[resp_to_a] = req_to_b;
+  response_to_[resp_to_b] = req_to_a;
+}
+
+void ProtocolChecker::connect_ipv4(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b) {
+  std::array<uint8_t, 16> a{}, b{};
+  a[10] = a[11] = b[10] = b[11] = 0xFF;
+  put_be32(&a[12], ip_a);
+  put_be32(&b[12], ip_b);
+  connect(a, qpn_a, b, qpn_b);
+}
+
+void ProtocolChecker::note_forged(const uint8_t* data, size_t len) {
+  ++forged_;
+  DecodedPacket p;
+  if (decode(data, len, p) != DecodeError::Ok || p.info->is_response) return;
+  const auto t = tracks_.find(key_of(p));
+  if (t != tracks_.end() && t->second.started) t->second.forged.insert(t->second.unwrap(p.bth.psn));
+}
+
+uint64_t ProtocolChecker::ReqTrack::unwrap(uint32_t psn) const {
+  return uint64_t(int64_t(next) + psn_diff(psn, uint32_t(next) & kPsnMask));
+}
+
+uint32_t ProtocolChecker::ReqTrack::msn_through(uint64_t u) const {
+  auto it = msn_at.upper_bound(u);
+  return it == msn_at.begin() ? 0 : std::prev(it)->second;
+}
+
+// A request of a registered connection: the PSNs it uses, the message it completes, the READ
+// it opens.
+void ProtocolChecker::track_request(ReqTrack& t, const DecodedPacket& p) {
+  const OpcodeInfo& oi = *p.info;
+  if (!t.started) {
+    t.started = true;
+    t.first = t.next = (uint64_t(1) << 32) + p.bth.psn;
+  }
+  const uint64_t u = t.unwrap(p.bth.psn);
+  const bool read = oi.kind == OpKind::ReadRequest;
+  const uint32_t mtu = mtu_of(p);
+  const uint64_t n = read ? read_psn_count(p.reth.dma_len, mtu) : 1;
+  if (u + n > t.next) t.next = u + n;
+  const bool ends = read || ((oi.kind == OpKind::Send || oi.kind == OpKind::Write) &&
+                             (oi.position == Position::Last || oi.position == Position::Only));
+  if (ends && !t.msn_at.count(u)) t.msn_at[u] = ++t.messages;  // a retransmission counts once
+  if (read) t.reads[u] = ReqTrack::Read{p.reth.dma_len, n, u, mtu};
+}
+
+// A response of a registered connection: ACK/NAK PSN sent by the peer, READ response matching
+// an outstanding READ, MSN.
+void ProtocolChecker::track_response(ReqTrack& t, const DecodedPacket& p, const std::string& who) {
+  const OpcodeInfo& oi = *p.info;
+  const uint64_t u = t.started ? t.unwrap(p.bth.psn) : 0;
+  const std::string sent = t.started ? "sent " + hex24(uint32_t(t.first) & kPsnMask) + ".." +
+                                           hex24(uint32_t(t.next - 1) & kPsnMask)
+                                     : "nothing sent";
+  auto check_msn = [&](uint32_t want) {
+    if ((p.aeth.msn & kPsnMask) != (want & kPsnMask))
+      report("msn", who + ": MSN " + std::to_string(p.aeth.msn) + ", the responder completed " +
+                        std::to_string(want) + " request messages up to here");
+  };
+  if (oi.kind == OpKind::Ack) {
+    const AckType ty = aeth_type(p.aeth.syndrome);
+    const bool seq = ty == AckType::Nak && aeth_value(p.aeth.syndrome) == uint8_t(NakCode::PsnSequenceError);
+    // A PSN-sequence NAK names the PSN the responder expects, which may be the next to come.
+    const bool in_range = t.started && u >= t.first && (seq ? u <= t.next : u < t.next);
+    if (!in_range && !(t.started && t.forged.count(u))) {
+      report("ack_unsent", who + ": " + (ty == AckType::Ack ? "ACK" : "NAK") + " for a PSN the peer never sent (" +
+                               sent + ")");
+      return;
+    }
+    check_msn(ty == AckType::Ack ? t.msn_through(u) : t.msn_through(u - 1));
+    return;
+  }
+  if (oi.kind != OpKind::ReadResponse) return;
+  auto it = t.started ? t.reads.upper_bound(u) : t.reads.end();
+  if (it == t.reads.begin() || !t.started) {
+    it = t.reads.end();
+  } else {
+    --it;
+    if (u >= it->first + it->second.npkts) it = t.reads.end();
+  }
+  if (it == t.reads.end()) {
+    report("read_resp_unrequested", who + ": no outstanding READ request covers this PSN (" + sent + ")");
+    return;
+  }
+  ReqTrack::Read& r = it->second;
+  const uint64_t idx = u - it->first;
+  const std::string rd = "READ at " + hex24(uint32_t(it->first) & kPsnMask) + " of " + std::to_string(r.len) +
+                         " bytes (" + std::to_string(r.npkts) + " responses)";
+  if (u != r.expect)
+    report("read_resp_psn", who + ": response " + std::to_string(idx + 1) + " of " + rd + ", expected response " +
+                                std::to_string(r.expect - it->first + 1));
+  const uint8_t want_op = r.npkts == 1 ? op::kRcReadResponseOnly
+                          : idx == 0 ? op::kRcReadResponseFirst
+                          : idx + 1 == r.npkts ? op::kRcReadResponseLast
+                                               : op::kRcReadResponseMiddle;
+  if (p.bth.opcode != want_op)
+    report("read_resp_opcode", who + ": response " + std::to_string(idx + 1) + " of " + rd + " must be " +
+                                   opcode_name(want_op));
+  const uint64_t want_len = idx + 1 < r.npkts ? r.mtu : r.len - (r.npkts - 1) * r.mtu;
+  if (p.payload_len != want_len)
+    report("read_resp_length", who + ": " + std::to_string(p.payload_len) + " bytes in response " +
+                                   std::to_string(idx + 1) + " of " + rd + ", expected " + std::to_string(want_len));
+  if (p.info->headers & kHdrAeth) check_msn(t.msn_through(it->first));
+  r.expect = u + 1;
+  if (idx + 1 >= r.npkts) t.reads.erase(it);
 }
 
 void ProtocolChecker::check_length(const DecodedPacket& p, const std::string& who) {
@@ -203,7 +340,9 @@ void ProtocolChecker::check_sequence(Flow& f, const DecodedPacket& p, const std:
 }
 
 void ProtocolChecker::print_summary(std::ostream& os, size_t max_listed) const {
-  os << "frames: " << frames_ << "  violations: " << violations_ << "  retransmits: " << retransmits_ << "\n";
+  os << "frames: " << frames_ << "  violations: " << violations_ << "  retransmits: " << retransmits_;
+  if (forged_) os << "  forged (not checked): " << forged_;
+  os << "\n";
   os << "opcodes:\n";
   for (int c = 0; c < 256; ++c)
     if (opcode_counts_[c]) os << "  " << opcode_name(uint8_t(c)) << ": " << opcode_counts_[c] << "\n";

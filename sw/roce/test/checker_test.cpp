@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "srnic/roce/aeth.hpp"
 #include "srnic/roce/checker.hpp"
 #include "srnic/roce/icrc.hpp"
 #include "srnic/roce/pcap.hpp"
@@ -24,6 +25,7 @@ constexpr uint32_t kMtu = 256;
 // Builds request/response frames of one RC connection 10.0.0.1:qp 0x11 <-> 10.0.0.2:qp 0x22.
 struct Conv {
   uint32_t psn = 0xFFFFFE;  // wraps during the test
+  uint32_t msn = 0;         // request messages the responder completed (carried in AETH)
   std::vector<std::vector<uint8_t>> frames;
 
   Packet req(uint8_t opc, size_t len) {
@@ -41,6 +43,7 @@ struct Conv {
     p.bth.opcode = opc;
     p.bth.dest_qp = 0x11;
     p.bth.psn = at;
+    p.aeth.msn = msn;
     p.payload.assign(len, 0x77);
     return p;
   }
@@ -57,12 +60,14 @@ struct Conv {
       push(p);
       psn = (psn + 1) & 0xFFFFFF;
     }
+    ++msn;
     push(resp(op::kRcAck, (psn - 1) & 0xFFFFFF, 0));
   }
   void read(uint32_t len) {
     Packet p = req(op::kRcReadRequest, 0);
     p.reth.dma_len = len;
     push(p);
+    ++msn;
     const uint32_t n = len == 0 ? 1 : (len + kMtu - 1) / kMtu;
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t chunk = i + 1 < n ? kMtu : len - i * kMtu;
@@ -279,6 +284,154 @@ TEST(Checker, RetransmissionNeedsPermission) {
   ok.print_summary(os);
   EXPECT_EQ(ok.violation_count(), 0u) << os.str();
   EXPECT_EQ(ok.retransmits(), 1u);
+}
+
+// --- responses tied to requests (connections registered with connect) ---
+
+ProtocolChecker run_paired(const std::vector<std::vector<uint8_t>>& frames,
+                           const std::vector<std::vector<uint8_t>>& forged = {}) {
+  CheckerConfig cfg;
+  cfg.mtu = kMtu;
+  ProtocolChecker ch(cfg);
+  const Packet b = test::vector_base();
+  ch.connect_ipv4(b.ip4.src, 0x11, b.ip4.dst, 0x22);
+  for (const auto& f : forged) ch.note_forged(f.data(), f.size());
+  for (const auto& f : frames) ch.on_frame(f.data(), f.size());
+  return ch;
+}
+
+TEST(CheckerPaired, CleanConversationPasses) {
+  const Conv c = good_conversation();
+  const ProtocolChecker ch = run_paired(c.frames);
+  std::ostringstream os;
+  ch.print_summary(os);
+  EXPECT_EQ(ch.violation_count(), 0u) << os.str();
+}
+
+TEST(CheckerPaired, AckForAPsnNeverSent) {
+  Conv c;
+  c.write(10);
+  c.push(c.resp(op::kRcAck, psn_add(c.psn, 4), 0));  // four PSNs beyond the last one sent
+  expect_one(run_paired(c.frames), "ack_unsent", 3);
+
+  Conv d;  // an ACK before any request
+  d.push(d.resp(op::kRcAck, d.psn, 0));
+  expect_one(run_paired(d.frames), "ack_unsent", 1);
+
+  Conv e;  // a fatal NAK for the PSN that would come next
+  e.write(10);
+  Packet nak = e.resp(op::kRcAck, e.psn, 0);
+  nak.aeth.syndrome = make_nak_syndrome(NakCode::InvalidRequest);
+  e.push(nak);
+  expect_one(run_paired(e.frames), "ack_unsent", 3);
+}
+
+TEST(CheckerPaired, PsnSequenceNakNamesTheNextPsn) {
+  Conv c;
+  c.write(10);
+  Packet nak = c.resp(op::kRcAck, c.psn, 0);  // the expected PSN: not sent yet, allowed
+  nak.aeth.syndrome = make_nak_syndrome(NakCode::PsnSequenceError);
+  c.push(nak);
+  EXPECT_EQ(run_paired(c.frames).violation_count(), 0u);
+  nak.bth.psn = psn_add(c.psn, 1);  // one further: never
+  c.push(nak);
+  expect_one(run_paired(c.frames), "ack_unsent", 4);
+}
+
+TEST(CheckerPaired, ForgedRequestsAreExcludedButTheirNaksAccepted) {
+  Conv c;
+  c.write(10);
+  Packet forged = c.req(op::kRcWriteMiddle, kMtu);  // MIDDLE without FIRST at the next PSN
+  Packet nak = c.resp(op::kRcAck, c.psn, 0);
+  nak.aeth.syndrome = make_nak_syndrome(NakCode::InvalidRequest);
+  c.push(nak);
+  // without being told, the NAK names a PSN nobody sent
+  expect_one(run_paired(c.frames), "ack_unsent", 3);
+  // told: the forged frame is not checked (it breaks the opcode sequence) and the NAK matches it;
+  // the forged frame is noted after the real requests it follows
+  CheckerConfig cfg;
+  cfg.mtu = kMtu;
+  ProtocolChecker ch(cfg);
+  const Packet b = test::vector_base();
+  ch.connect_ipv4(b.ip4.src, 0x11, b.ip4.dst, 0x22);
+  for (size_t i = 0; i < 2; ++i) ch.on_frame(c.frames[i].data(), c.frames[i].size());
+  const auto f = forged.build();
+  ch.note_forged(f.data(), f.size());
+  ch.on_frame(c.frames[2].data(), c.frames[2].size());
+  std::ostringstream os;
+  ch.print_summary(os);
+  EXPECT_EQ(ch.violation_count(), 0u) << os.str();
+  EXPECT_EQ(ch.forged(), 1u);
+  EXPECT_NE(os.str().find("forged (not checked): 1"), std::string::npos) << os.str();
+}
+
+TEST(CheckerPaired, ReadResponseForNoRead) {
+  Conv c;
+  c.write(10);
+  c.push(c.resp(op::kRcReadResponseOnly, psn_add(c.psn, 0), 8));  // the next PSN: no READ there
+  expect_one(run_paired(c.frames), "read_resp_unrequested", 3);
+
+  Conv d;  // a response after the READ's last one, at a PSN inside no READ
+  d.read(2 * kMtu);
+  d.push(d.resp(op::kRcReadResponseOnly, d.psn, 8));
+  const ProtocolChecker ch = run_paired(d.frames);
+  EXPECT_EQ(ch.violation_counts().count("read_resp_unrequested"), 1u);
+}
+
+TEST(CheckerPaired, ReadResponseLengths) {
+  for (int delta : {+16, -16}) {
+    Conv c;
+    c.read(300);  // FIRST 256, LAST 44
+    Packet last = c.resp(op::kRcReadResponseLast, psn_add(0xFFFFFE, 1), size_t(44 + delta));
+    c.frames[2] = last.build();
+    expect_one(run_paired(c.frames), "read_resp_length", 3);
+  }
+  Conv d;  // a one-packet READ of 100 bytes answered with 120
+  d.read(100);
+  d.frames[1] = d.resp(op::kRcReadResponseOnly, 0xFFFFFE, 120).build();
+  expect_one(run_paired(d.frames), "read_resp_length", 2);
+}
+
+TEST(CheckerPaired, ReadResponseOpcodeAndOrder) {
+  Conv c;
+  c.read(100);  // ONLY expected, FIRST-sized LAST answer
+  c.frames[1] = c.resp(op::kRcReadResponseLast, 0xFFFFFE, 100).build();
+  const ProtocolChecker ch = run_paired(c.frames);
+  EXPECT_EQ(ch.violation_counts().count("read_resp_opcode"), 1u);
+
+  Conv d;  // 3 responses, the MIDDLE missing: the LAST comes early
+  d.read(3 * kMtu);
+  d.frames.erase(d.frames.begin() + 2);
+  const ProtocolChecker ch2 = run_paired(d.frames);
+  EXPECT_EQ(ch2.violation_counts().count("read_resp_psn"), 1u);
+}
+
+TEST(CheckerPaired, MsnCountsCompletedMessages) {
+  Conv c;
+  c.write(600);  // one message of 3 packets: MSN 1 in its ACK
+  c.write(4);
+  Packet ack = c.resp(op::kRcAck, (c.psn - 1) & 0xFFFFFF, 0);
+  ack.aeth.msn = 3;  // two messages were completed, not three
+  c.push(ack);
+  expect_one(run_paired(c.frames), "msn", 7);
+
+  Conv d;  // the READ counts when its request is accepted: its responses carry MSN 2
+  d.write(4);
+  d.msn = 0;  // responses of the READ claim nothing was completed
+  d.read(300);
+  const ProtocolChecker ch = run_paired(d.frames);
+  EXPECT_EQ(ch.violation_counts().at("msn"), 2u);  // FIRST and LAST of the READ
+  EXPECT_EQ(ch.violation_count(), 2u);
+}
+
+TEST(CheckerPaired, AcksNeverGoBack) {
+  Conv c;
+  c.write(4);
+  c.write(4);
+  Packet old = c.resp(op::kRcAck, 0xFFFFFE, 0);
+  old.aeth.msn = 1;
+  c.push(old);  // an ACK for the first WRITE after the second one's
+  expect_one(run_paired(c.frames), "psn_order", 5);
 }
 
 // --- the command-line tools on real files ---

@@ -808,6 +808,8 @@ void ChipEnv::connect_qps() {
                  plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
                  plan_.qps[q].rnr_retry);
   }
+  for (uint32_t q = 0; q < plan_.qps.size(); ++q)
+    proto_.connect_pair(kIp0, hosts_[0]->qps[q]->qp_num(), kIp0 + 1, hosts_[1]->qps[q]->qp_num());
 }
 
 // +dump_plan: every WR and receive with its addresses (for debugging a failing seed).

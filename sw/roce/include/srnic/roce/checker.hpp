@@ -2,11 +2,21 @@
 // Per frame: decode + ICRC, PadCnt, zero pad bytes. Per flow (destination IP, destination QPN),
 // separately for requests and responses: PSN order, opcode sequence FIRST/MIDDLE/LAST/ONLY,
 // payload lengths against the path MTU, and WRITE payload totals against RETH.DMA Length.
+//
+// Connections registered with connect() are also checked across the two directions: every
+// ACK/NAK must acknowledge a PSN the peer actually sent (a PSN-sequence NAK may name the next
+// PSN to come), every READ response must belong to an outstanding READ request (PSN inside
+// request PSN .. request PSN + n - 1, in order, FIRST/MIDDLE/LAST or ONLY by position, MTU bytes
+// except the last, the request's DMA length in total), and the MSN in every AETH must count the
+// request messages the responder completed (a SEND/WRITE at its last packet, a READ when its
+// request is accepted). Frames injected into the wire by a test (note_forged) are not checked
+// and change no flow state; a response naming a forged request's PSN is accepted.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -44,6 +54,16 @@ class ProtocolChecker {
   // Checks the next frame (numbered from 1 in call order). Returns true if it raised no violation.
   bool on_frame(const uint8_t* data, size_t len);
 
+  // Declares an RC connection between QP qpn_a at address a and QP qpn_b at address b
+  // (16-byte addresses, IPv4 as IPv4-mapped IPv6), so responses are tied to requests.
+  void connect(const std::array<uint8_t, 16>& a, uint32_t qpn_a, const std::array<uint8_t, 16>& b,
+               uint32_t qpn_b);
+  void connect_ipv4(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b);
+  // A frame a test injected into the wire (not sent by an endpoint under test): counted, not
+  // checked; a request's PSN is remembered so that the responder's ACK/NAK for it is accepted.
+  void note_forged(const uint8_t* data, size_t len);
+  uint64_t forged() const { return forged_; }
+
   uint64_t frames() const { return frames_; }
   uint64_t violation_count() const { return violations_; }
   uint64_t retransmits() const { return retransmits_; }
@@ -76,6 +96,28 @@ class ProtocolChecker {
   void check_length(const DecodedPacket& p, const std::string& who);
   uint32_t mtu_of(const DecodedPacket& p) const;
 
+  // Requests of one direction of a connection, for tying the responses to them. PSNs are
+  // unwrapped to 64 bits around the next PSN.
+  struct ReqTrack {
+    bool started = false;
+    uint64_t first = 0, next = 0;        // PSNs sent: [first, next)
+    uint32_t messages = 0;               // request messages sent completely so far
+    std::map<uint64_t, uint32_t> msn_at; // PSN a message completes at -> messages up to it
+    struct Read {
+      uint64_t len;
+      uint64_t npkts;
+      uint64_t expect;                   // next response PSN
+      uint32_t mtu;                      // the connection's path MTU
+    };
+    std::map<uint64_t, Read> reads;      // outstanding READs by request PSN
+    std::set<uint64_t> forged;           // PSNs of forged requests
+    uint64_t unwrap(uint32_t psn) const;
+    uint32_t msn_through(uint64_t u) const;  // messages completed at PSNs <= u
+  };
+  static FlowKey key_of(const DecodedPacket& p);
+  void track_request(ReqTrack& t, const DecodedPacket& p);
+  void track_response(ReqTrack& t, const DecodedPacket& p, const std::string& who);
+
   CheckerConfig cfg_;
   uint64_t frames_ = 0;
   uint64_t violations_ = 0;
@@ -85,6 +127,9 @@ class ProtocolChecker {
   std::map<std::string, uint64_t> by_kind_;
   std::vector<Violation> kept_;
   std::map<FlowKey, Flow> flows_;
+  std::map<FlowKey, ReqTrack> tracks_;       // request flows of registered connections
+  std::map<FlowKey, FlowKey> response_to_;   // response flow -> the request flow it answers
+  uint64_t forged_ = 0;
 };
 
 }  // namespace srnic::roce

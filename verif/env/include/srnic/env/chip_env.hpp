@@ -146,6 +146,12 @@ class ProtocolMonitor : public uvm::Component {
   uint64_t frames() const { return checker_.frames(); }
   const roce::ProtocolChecker& checker() const { return checker_; }
   void set_flow_mtu(uint64_t key, uint32_t mtu) { checker_.set_flow_mtu(key, mtu); }
+  // An RC connection host 0 (ip_a, qpn_a) <-> host 1 (ip_b, qpn_b): responses are tied to requests.
+  void connect_pair(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b) {
+    checker_.connect_ipv4(ip_a, qpn_a, ip_b, qpn_b);
+  }
+  // A frame a test injects (stimulus, not checked; responses to it are accepted).
+  void note_forged(const std::vector<uint8_t>& f) { checker_.note_forged(f.data(), f.size()); }
   void report() override;
 
  private:
@@ -206,6 +212,7 @@ class ChipEnv : public uvm::Component {
   sim::World& world() { return *world_; }
   HostAgent& host(uint32_t h) { return *hosts_[h]; }
   TrafficScoreboard& scoreboard() { return sb_; }
+  ProtocolMonitor& proto() { return proto_; }
   EnvCoverage& coverage() { return cov_; }
   DutCoverage& dut_coverage() { return dut_cov_; }
   const HostLayout (&layout() const)[2] { return layout_; }

@@ -1,0 +1,363 @@
+// Full-chip hostile-peer tests: frames with a valid ICRC, built with the packet library, that a
+// misbehaving or malicious peer could send: ACKs, NAKs and READ responses for PSNs the NIC
+// never sent, requests ahead of the expected PSN, duplicates carrying other data, MIDDLE
+// without FIRST, a LAST that overruns the RETH length, a 2 GiB READ, opcodes the NIC does not
+// implement, a QPN that does not exist. Each case checks the standard outcome (NAK, counted
+// drop, QP state), that no byte outside the permitted range changes, and that another QP
+// keeps moving data.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "sim_backend.hpp"
+#include "srnic/abi.hpp"
+#include "srnic/roce/aeth.hpp"
+#include "srnic/roce/icrc.hpp"
+#include "srnic/roce/packet.hpp"
+#include "srnic/sim/world.hpp"
+#include "srnic/verbs.hpp"
+
+namespace srnic::sim {
+namespace {
+
+constexpr uint64_t kMac[2] = {0x020000000011ull, 0x020000000012ull};
+constexpr uint32_t kIp[2] = {0x0A000011u, 0x0A000012u};
+constexpr uint32_t kBuf = 1 << 16;
+constexpr uint32_t kMtu = 1024;
+constexpr uint32_t kPsn0 = 100;   // QP q starts at PSN kPsn0 + q in both directions
+
+uint8_t init_byte(int h, uint64_t off) { return uint8_t(off * 5 + uint64_t(h) * 29 + 3); }
+
+class Hostile : public ::testing::Test {
+ public:
+  struct Side {
+    std::unique_ptr<SimBackend> be;
+    std::unique_ptr<sw::Device> dev;
+    std::unique_ptr<sw::ProtectionDomain> pd;
+    std::unique_ptr<sw::CompletionQueue> scq, rcq;
+    std::unique_ptr<sw::MemoryRegion> mr;
+    std::vector<std::unique_ptr<sw::QueuePair>> qps;
+    uint64_t buf = 0;
+  };
+
+  void SetUp() override {
+    WorldConfig wc;
+    wc.seed = 12;
+    world = std::make_unique<World>(wc);
+    for (int h = 0; h < 2; ++h) {
+      Side& s = side[h];
+      s.be = std::make_unique<SimBackend>(*world, size_t(h));
+      s.dev = std::make_unique<sw::Device>(*s.be);
+      s.dev->set_mac(kMac[h]);
+      s.dev->set_ipv4(kIp[h]);
+      s.pd = s.dev->alloc_pd();
+      s.scq = s.dev->create_cq(64);
+      s.rcq = s.dev->create_cq(64);
+      s.buf = s.be->dma_alloc(kBuf, 4096);
+      std::vector<uint8_t> init(kBuf);
+      for (uint32_t i = 0; i < kBuf; ++i) init[i] = init_byte(h, i);
+      s.be->mem_write(s.buf, init.data(), init.size());
+      s.mr = s.dev->reg_mr(*s.pd, s.buf, kBuf,
+                           sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
+      for (int q = 0; q < 2; ++q) {
+        sw::QpInitAttr ia;
+        ia.send_cq = s.scq.get();
+        ia.recv_cq = s.rcq.get();
+        ia.cap.max_send_wr = 16;
+        ia.cap.max_recv_wr = 16;
+        s.qps.push_back(s.dev->create_qp(*s.pd, ia));
+      }
+    }
+    for (int h = 0; h < 2; ++h)
+      for (int q = 0; q < 2; ++q) connect(h, q);
+  }
+
+  void connect(int h, int q) {
+    sw::QueuePair& qp = *side[h].qps[size_t(q)];
+    sw::QpAttr a;
+    a.qp_state = sw::QpState::Init;
+    a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
+    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
+                     sw::QpAttrMask::AccessFlags);
+    a.qp_state = sw::QpState::Rtr;
+    a.path_mtu = sw::Mtu::Mtu1024;
+    a.dest_qp_num = side[1 - h].qps[size_t(q)]->qp_num();
+    a.rq_psn = kPsn0 + uint32_t(q);
+    a.ah_attr.dmac = kMac[1 - h];
+    a.ah_attr.dip = kIp[1 - h];
+    a.min_rnr_timer = 1;
+    a.max_dest_rd_atomic = 16;
+    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
+                     sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
+                     sw::QpAttrMask::MinRnrTimer);
+    a.qp_state = sw::QpState::Rts;
+    a.sq_psn = kPsn0 + uint32_t(q);
+    a.timeout = 8;
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.max_rd_atomic = 16;
+    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
+                     sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
+  }
+
+  // A frame as host `from` would send it to the other host's QP q.
+  roce::Packet packet(int from, int q, uint8_t opcode, uint32_t psn) {
+    roce::Packet p;
+    for (int i = 0; i < 6; ++i) {
+      p.eth.dst[size_t(i)] = uint8_t(kMac[1 - from] >> (8 * (5 - i)));
+      p.eth.src[size_t(i)] = uint8_t(kMac[from] >> (8 * (5 - i)));
+    }
+    p.ip4.src = kIp[from];
+    p.ip4.dst = kIp[1 - from];
+    p.udp.sport = 0xC011;
+    p.bth.opcode = opcode;
+    p.bth.dest_qp = side[1 - from].qps[size_t(q)]->qp_num();
+    p.bth.psn = psn & 0xFFFFFF;
+    return p;
+  }
+  // A request from host 0 to host 1's QP q with a RETH into host 1's buffer.
+  roce::Packet request(int q, uint8_t opcode, uint32_t psn, uint64_t roff, uint32_t dma_len, uint32_t pay,
+                       uint8_t fill) {
+    roce::Packet p = packet(0, q, opcode, psn);
+    p.bth.ack_req = true;
+    p.reth.va = side[1].buf + roff;
+    p.reth.rkey = side[1].mr->rkey();
+    p.reth.dma_len = dma_len;
+    p.payload.assign(pay, fill);
+    return p;
+  }
+  // A response from host 1 to host 0's QP q.
+  roce::Packet response(int q, uint8_t opcode, uint32_t psn, uint8_t syndrome, uint32_t pay) {
+    roce::Packet p = packet(1, q, opcode, psn);
+    p.aeth.syndrome = syndrome;
+    p.aeth.msn = 0;
+    p.payload.assign(pay, 0xEE);
+    return p;
+  }
+  void forge(int from, const roce::Packet& p) {
+    Frame fr;
+    fr.bytes = p.build();
+    fr.t_sent_ns = world->now_ns();
+    world->link(0).send(from, std::move(fr));
+    run(1500);
+  }
+
+  void write(int q, uint64_t wr_id, uint64_t loff, uint32_t len, uint64_t roff) {
+    sw::Sge sge{side[0].buf + loff, len, side[0].mr->lkey()};
+    sw::SendWr wr;
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = sw::WrOpcode::RdmaWrite;
+    wr.send_flags = sw::SendFlags::Signaled;
+    wr.remote_addr = side[1].buf + roff;
+    wr.rkey = side[1].mr->rkey();
+    ASSERT_EQ(side[0].qps[size_t(q)]->post_send(&wr), 0);
+  }
+  void read(int q, uint64_t wr_id, uint64_t loff, uint32_t len, uint64_t roff) {
+    sw::Sge sge{side[0].buf + loff, len, side[0].mr->lkey()};
+    sw::SendWr wr;
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = sw::WrOpcode::RdmaRead;
+    wr.send_flags = sw::SendFlags::Signaled;
+    wr.remote_addr = side[1].buf + roff;
+    wr.rkey = side[1].mr->rkey();
+    ASSERT_EQ(side[0].qps[size_t(q)]->post_send(&wr), 0);
+  }
+  // Waits for host 0's next send completion; false after `cycles` without one.
+  bool completion(sw::WorkCompletion& wc, int cycles = 100000) {
+    for (int i = 0; i < cycles; ++i) {
+      if (side[0].scq->poll_cq(1, &wc) == 1) return true;
+      world->step();
+    }
+    return false;
+  }
+  void run(int cycles) {
+    for (int i = 0; i < cycles; ++i) world->step();
+  }
+  uint32_t counter(int h, int idx) { return side[h].dev->read_counter(idx); }
+
+  // Host h's buffer in [off, off + len) must hold `want(offset)`.
+  template <typename F>
+  void expect_bytes(int h, uint64_t off, uint32_t len, F want, const char* what) {
+    std::vector<uint8_t> got(len);
+    side[h].be->mem_read(side[h].buf + off, got.data(), got.size());
+    uint32_t bad = 0;
+    uint64_t first = 0;
+    for (uint32_t i = 0; i < len; ++i)
+      if (got[i] != want(off + i) && bad++ == 0) first = off + i;
+    EXPECT_EQ(bad, 0u) << what << ": " << bad << " bytes differ, the first at offset 0x" << std::hex << first;
+  }
+  void expect_untouched(int h, uint64_t off, uint32_t len, const char* what) {
+    expect_bytes(h, off, len, [h](uint64_t o) { return init_byte(h, o); }, what);
+  }
+  // Host 0's QP q WRITEs 2 KiB from offset loff to host 1 at roff: completes and lands.
+  void expect_write_works(int q, uint64_t wr_id, uint64_t loff, uint64_t roff) {
+    write(q, wr_id, loff, 2048, roff);
+    sw::WorkCompletion wc{};
+    ASSERT_TRUE(completion(wc)) << "QP " << q << ": the WRITE never completed";
+    EXPECT_EQ(wc.wr_id, wr_id);
+    EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+    expect_bytes(1, roff, 2048, [loff, roff](uint64_t o) { return init_byte(0, o - roff + loff); },
+                 "the WRITE's destination");
+  }
+  // The RX counters of host h that a test did not provoke stay 0.
+  void expect_counters(int h, std::vector<std::pair<int, uint32_t>> want) {
+    for (int idx : {abi::CNT_RX_DROP_ICRC, abi::CNT_RX_DROP_MALFORMED, abi::CNT_RX_DROP_QP, abi::CNT_RX_DROP_OVERFLOW,
+                    abi::CNT_TX_NAK, abi::CNT_RX_NAK, abi::CNT_RX_DUP, abi::CNT_RX_PSN_ERR, abi::CNT_RX_ACCESS_ERR}) {
+      uint32_t v = 0;
+      for (const auto& [i, n] : want)
+        if (i == idx) v = n;
+      EXPECT_EQ(counter(h, idx), v) << "host " << h << " counter " << idx;
+    }
+  }
+
+  std::unique_ptr<World> world;
+  Side side[2];
+};
+
+// ---------------------------------------------------------------- at the requester (host 0)
+
+TEST_F(Hostile, AckForAPsnNeverSentCompletesNothing) {
+  // Nothing was sent on QP 0; an ACK 40 PSNs ahead must not complete anything (the completion
+  // engine would otherwise walk the empty send ring past its producer index).
+  forge(1, response(0, 0x11, kPsn0 + 40, roce::kCreditInvalid, 0));
+  sw::WorkCompletion wc{};
+  EXPECT_FALSE(completion(wc, 2000)) << "a completion (wr_id " << wc.wr_id << ") for nothing posted";
+  expect_write_works(0, 1, 0, 0x1000);
+  expect_write_works(1, 2, 0x2000, 0x3000);
+  expect_counters(0, {{abi::CNT_RX_PSN_ERR, 1}});
+  expect_counters(1, {});
+}
+
+TEST_F(Hostile, AckBeyondTheWritesSentCompletesOnlyThoseSent) {
+  // A WRITE completes; then an ACK 20 PSNs past it: a WRITE posted afterwards must complete
+  // only once its own ACK came (its data in place), not through the forged one.
+  expect_write_works(0, 1, 0, 0x1000);
+  forge(1, response(0, 0x11, kPsn0 + 20, roce::kCreditInvalid, 0));
+  expect_write_works(0, 2, 0x800, 0x4000);
+  expect_counters(0, {{abi::CNT_RX_PSN_ERR, 1}});
+}
+
+TEST_F(Hostile, NakForAPsnNeverSentIsIgnored) {
+  forge(1, response(0, 0x11, kPsn0 + 40, roce::make_nak_syndrome(roce::NakCode::RemoteAccessError), 0));
+  sw::WorkCompletion wc{};
+  EXPECT_FALSE(completion(wc, 2000)) << "a completion (status " << sw::to_string(wc.status) << ") for nothing posted";
+  expect_write_works(0, 1, 0, 0x1000);
+  expect_counters(0, {{abi::CNT_RX_PSN_ERR, 1}});
+}
+
+TEST_F(Hostile, ReadResponseForNoReadIsNotPlaced) {
+  // No READ outstanding: a READ RESPONSE ONLY of 512 bytes at a PSN never sent, and one at
+  // the PSN of a WRITE that was sent (no READ owns it), must not be placed anywhere, and a
+  // later READ works.
+  expect_write_works(0, 6, 0x3000, 0x5000);  // PSN 100
+  forge(1, response(0, 0x10, kPsn0 + 3, roce::kCreditInvalid, 512));
+  forge(1, response(0, 0x10, kPsn0, roce::kCreditInvalid, 512));
+  expect_untouched(0, 0, kBuf, "host 0's buffer");
+  read(0, 7, 0x6000, 3000, 0x200);
+  sw::WorkCompletion wc{};
+  ASSERT_TRUE(completion(wc)) << "the READ never completed";
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  expect_bytes(0, 0x6000, 3000, [](uint64_t o) { return init_byte(1, o - 0x6000 + 0x200); }, "the READ's data");
+  expect_counters(0, {{abi::CNT_RX_PSN_ERR, 2}});
+}
+
+// ---------------------------------------------------------------- at the responder (host 1)
+
+TEST_F(Hostile, RequestsAheadOfTheExpectedPsnAreNakedOnce) {
+  forge(0, request(0, 0x0A, kPsn0 + 5, 0x1000, 256, 256, 0xEE));
+  forge(0, request(0, 0x0A, kPsn0 + 6, 0x1100, 256, 256, 0xEE));
+  expect_untouched(1, 0, kBuf, "host 1's buffer");
+  // the NAK (PSN sequence error, PSN 100) reaches host 0, which ignores it (no retransmission
+  // yet); the real request with PSN 100 then executes
+  expect_write_works(0, 1, 0, 0x1000);
+  expect_counters(1, {{abi::CNT_RX_PSN_ERR, 2}, {abi::CNT_TX_NAK, 1}});
+  expect_counters(0, {{abi::CNT_RX_NAK, 1}});
+}
+
+TEST_F(Hostile, DuplicateIsAckedButNotPlacedAgain) {
+  expect_write_works(0, 1, 0, 0x1000);  // PSN 100
+  forge(0, request(0, 0x0A, kPsn0, 0x1000, 2048, 1024, 0xEE));
+  forge(0, request(0, 0x0A, kPsn0 - 50, 0x1000, 1024, 1024, 0xEE));
+  expect_bytes(1, 0x1000, 2048, [](uint64_t o) { return init_byte(0, o - 0x1000); }, "the first WRITE's data");
+  expect_write_works(0, 2, 0x800, 0x3000);
+  expect_counters(1, {{abi::CNT_RX_DUP, 2}});
+  expect_counters(0, {});
+}
+
+// A forged request at the PSN host 1 expects next fails there with a class C error: NAK,
+// host 1's QP 0 in error (later requests dropped unplaced); host 0 never sent that PSN, so it
+// drops the NAK (counted); QP 1 goes on.
+void expect_responder_failed(Hostile& t, int nak_counter, uint32_t nak_count) {
+  t.write(0, 9, 0, 2048, 0x8000);     // reaches the QP in error: dropped, never ACKed
+  sw::WorkCompletion wc{};
+  EXPECT_FALSE(t.completion(wc, 20000)) << "the WRITE to the failed QP completed ("
+                                        << sw::to_string(wc.status) << ")";
+  t.expect_untouched(1, 0x8000, 2048, "the WRITE to the failed QP");
+  t.expect_write_works(1, 10, 0x2000, 0x3000);
+  std::vector<std::pair<int, uint32_t>> want = {{abi::CNT_TX_NAK, 1}};
+  if (nak_counter >= 0) want.push_back({nak_counter, nak_count});
+  t.expect_counters(1, want);
+  t.expect_counters(0, {{abi::CNT_RX_PSN_ERR, 1}});
+}
+
+TEST_F(Hostile, MiddleWithoutFirstIsInvalidRequest) {
+  forge(0, request(0, 0x07, kPsn0, 0, 0, kMtu, 0xEE));
+  expect_untouched(1, 0, kBuf, "host 1's buffer");
+  expect_responder_failed(*this, -1, 0);
+}
+
+TEST_F(Hostile, LastOverrunningTheRethLengthIsInvalidRequest) {
+  // FIRST of a 1124-byte WRITE (placed: inside the range the R_Key allowed), then a LAST
+  // with 1024 bytes where 100 remain
+  roce::Packet first = request(0, 0x06, kPsn0, 0x1000, kMtu + 100, kMtu, 0xEE);
+  first.bth.ack_req = false;   // (an ACK for it would be a second PSN host 0 never sent)
+  forge(0, first);
+  forge(0, request(0, 0x08, kPsn0 + 1, 0, 0, kMtu, 0xEF));
+  expect_bytes(1, 0x1000, kMtu, [](uint64_t) { return uint8_t(0xEE); }, "the FIRST's payload");
+  expect_untouched(1, 0x1000 + kMtu, kBuf - 0x1000 - kMtu, "host 1's buffer after the FIRST");
+  expect_untouched(1, 0, 0x1000, "host 1's buffer before the FIRST");
+  // host 0 sees a NAK for PSN 101, never sent
+  expect_responder_failed(*this, -1, 0);
+}
+
+TEST_F(Hostile, TwoGigabyteReadIsRemoteAccessError) {
+  forge(0, request(0, 0x0C, kPsn0, 0, 0x80000000u, 0, 0));
+  EXPECT_EQ(counter(1, abi::CNT_TX_FRAMES), 1u) << "host 1 sent READ responses (or more than the NAK)";
+  expect_responder_failed(*this, abi::CNT_RX_ACCESS_ERR, 1);
+}
+
+TEST_F(Hostile, UnknownOpcodesAndQpnsAreDroppedAndCounted) {
+  // opcodes srnic does not implement (atomics, reserved, UC and UD SEND ONLY), then a valid
+  // WRITE to a QPN that does not exist
+  for (uint8_t opc : {uint8_t(0x13), uint8_t(0x14), uint8_t(0x24), uint8_t(0x64)}) {
+    roce::Packet p = request(0, opc, kPsn0, 0x1000, 8, (opc == 0x13 || opc == 0x14) ? 0 : 8, 0xEE);
+    p.atomic.va = side[1].buf + 0x1000;
+    p.atomic.rkey = side[1].mr->rkey();
+    forge(0, p);
+  }
+  {
+    // reserved opcode 0x15: the library does not build it; patch a WRITE ONLY and its ICRC
+    std::vector<uint8_t> f = request(0, 0x0A, kPsn0, 0x1000, 8, 8, 0xEE).build();
+    f[14 + 20 + 8] = 0x15;
+    roce::icrc_store(&f[f.size() - 4], roce::icrc_compute(&f[14], f.size() - 18));
+    Frame fr;
+    fr.bytes = std::move(f);
+    fr.t_sent_ns = world->now_ns();
+    world->link(0).send(0, std::move(fr));
+    run(1500);
+  }
+  roce::Packet p = request(0, 0x0A, kPsn0, 0x1000, 64, 64, 0xEE);
+  p.bth.dest_qp = 0x3F00;
+  forge(0, p);
+  expect_untouched(1, 0, kBuf, "host 1's buffer");
+  expect_write_works(0, 1, 0, 0x1000);
+  expect_counters(1, {{abi::CNT_RX_DROP_MALFORMED, 5}, {abi::CNT_RX_DROP_QP, 1}});
+}
+
+}  // namespace
+}  // namespace srnic::sim
