@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim_backend.hpp"
+#include "two_hosts.hpp"
 #include "srnic/abi.hpp"
 #include "srnic/roce/packet.hpp"
 #include "srnic/sim/world.hpp"
@@ -20,7 +21,6 @@ namespace {
 
 constexpr uint64_t kMac[2] = {0x020000000001ull, 0x020000000002ull};
 constexpr uint32_t kIp[2] = {0x0A000001u, 0x0A000002u};
-constexpr uint32_t kBuf = 1 << 16;
 
 roce::MacAddr mac_of(uint64_t v) {
   roce::MacAddr m{};
@@ -39,90 +39,15 @@ roce::Packet packet_from(int from) {
   return p;
 }
 
-struct HostSide {
-  std::unique_ptr<SimBackend> be;
-  std::unique_ptr<sw::Device> dev;
-  std::unique_ptr<sw::ProtectionDomain> pd;
-  std::unique_ptr<sw::CompletionQueue> scq, rcq;
-  std::unique_ptr<sw::MemoryRegion> mr;
-  std::vector<std::unique_ptr<sw::QueuePair>> qps;
-  uint64_t buf = 0;
-};
+uint8_t init_byte(int h, uint64_t off) { return uint8_t(off * 7 + uint64_t(h) * 13 + 1); }
 
-class BadInput : public ::testing::Test {
+class BadInput : public TwoHosts {
  public:
-  void SetUp() override {
-    WorldConfig wc;
-    wc.seed = 11;
-    world = std::make_unique<World>(wc);
-    for (int h = 0; h < 2; ++h) {
-      HostSide& s = host[h];
-      s.be = std::make_unique<SimBackend>(*world, size_t(h));
-      s.dev = std::make_unique<sw::Device>(*s.be);
-      s.dev->set_mac(kMac[h]);
-      s.dev->set_ipv4(kIp[h]);
-      s.pd = s.dev->alloc_pd();
-      s.scq = s.dev->create_cq(64);
-      s.rcq = s.dev->create_cq(64);
-      s.buf = s.be->dma_alloc(kBuf, 4096);
-      std::vector<uint8_t> init(kBuf);
-      for (uint32_t i = 0; i < kBuf; ++i) init[i] = uint8_t(i * 7 + h * 13 + 1);
-      s.be->mem_write(s.buf, init.data(), init.size());
-      s.mr = s.dev->reg_mr(*s.pd, s.buf, kBuf,
-                           sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
-      for (int q = 0; q < 2; ++q) {
-        sw::QpInitAttr ia;
-        ia.send_cq = s.scq.get();
-        ia.recv_cq = s.rcq.get();
-        ia.cap.max_send_wr = 16;
-        ia.cap.max_recv_wr = 16;
-        s.qps.push_back(s.dev->create_qp(*s.pd, ia));
-      }
-    }
-    for (int h = 0; h < 2; ++h)
-      for (int q = 0; q < 2; ++q) connect(h, q);
-  }
-
-  void connect(int h, int q, uint32_t psn0 = 100) {
-    sw::QueuePair& qp = *host[h].qps[size_t(q)];
-    sw::QpAttr a;
-    a.qp_state = sw::QpState::Init;
-    a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
-    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
-                     sw::QpAttrMask::AccessFlags);
-    a.qp_state = sw::QpState::Rtr;
-    a.path_mtu = sw::Mtu::Mtu1024;
-    a.dest_qp_num = host[1 - h].qps[size_t(q)]->qp_num();
-    a.rq_psn = psn0 + uint32_t(q);
-    a.ah_attr.dmac = kMac[1 - h];
-    a.ah_attr.dip = kIp[1 - h];
-    a.min_rnr_timer = 1;
-    a.max_dest_rd_atomic = 16;
-    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
-                     sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
-                     sw::QpAttrMask::MinRnrTimer);
-    a.qp_state = sw::QpState::Rts;
-    a.sq_psn = psn0 + uint32_t(q);
-    a.timeout = 8;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 16;
-    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
-                     sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
-  }
+  BadInput() : TwoHosts({{kMac[0], kMac[1]}, {kIp[0], kIp[1]}, 11, &init_byte}) {}
 
   // Posts one signaled WRITE on host 0's QP q.
   void write(int q, uint64_t wr_id, uint64_t loff, uint32_t len, uint64_t roff, uint32_t lkey, uint32_t rkey) {
-    sw::Sge sge{host[0].buf + loff, len, lkey};
-    sw::SendWr wr;
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = sw::WrOpcode::RdmaWrite;
-    wr.send_flags = sw::SendFlags::Signaled;
-    wr.remote_addr = host[1].buf + roff;
-    wr.rkey = rkey;
-    ASSERT_EQ(host[0].qps[size_t(q)]->post_send(&wr), 0);
+    post(0, q, sw::WrOpcode::RdmaWrite, wr_id, loff, len, roff, sw::SendFlags::Signaled, lkey, rkey);
   }
 
   // Runs until host 0's send CQ yields a completion (or a bounded time passes).
@@ -154,8 +79,6 @@ class BadInput : public ::testing::Test {
     EXPECT_EQ(got, want) << "QP 1's WRITE did not land";
   }
 
-  std::unique_ptr<World> world;
-  HostSide host[2];
 };
 
 TEST_F(BadInput, BadRkeyIsNakedAsRemoteAccessError) {
@@ -369,16 +292,7 @@ void forge_read_response(BadInput& t, int q, uint8_t opcode, uint32_t psn, uint3
 // Posts a signaled READ of `len` bytes on host 0's QP q into kRdOff and runs until the READ
 // request has left host 0 (its responses are dropped by the filter the caller set).
 void post_read(BadInput& t, int q, uint64_t wr_id, uint32_t len, uint64_t loff = kRdOff) {
-  sw::Sge sge{t.host[0].buf + loff, len, t.host[0].mr->lkey()};
-  sw::SendWr rd;
-  rd.wr_id = wr_id;
-  rd.sg_list = &sge;
-  rd.num_sge = 1;
-  rd.opcode = sw::WrOpcode::RdmaRead;
-  rd.send_flags = sw::SendFlags::Signaled;
-  rd.remote_addr = t.host[1].buf + 0x2000;
-  rd.rkey = t.host[1].mr->rkey();
-  ASSERT_EQ(t.host[0].qps[size_t(q)]->post_send(&rd), 0);
+  t.post(0, q, sw::WrOpcode::RdmaRead, wr_id, loff, len, 0x2000);
 }
 
 // Host 0's buffer must still hold its initial pattern in [off, off + len).
@@ -551,20 +465,6 @@ TEST(DoorbellStorm, NoDoorbellIsDropped) {
 // ERR in the middle of its traffic, then resets and connects again.
 using QpControl = BadInput;
 
-void post_one(BadInput& t, int h, int q, sw::WrOpcode op, uint64_t wr_id, uint64_t loff, uint32_t len,
-              uint64_t roff, unsigned flags) {
-  sw::Sge sge{t.host[h].buf + loff, len, t.host[h].mr->lkey()};
-  sw::SendWr wr;
-  wr.wr_id = wr_id;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = op;
-  wr.send_flags = flags;
-  wr.remote_addr = t.host[1 - h].buf + roff;
-  wr.rkey = t.host[1 - h].mr->rkey();
-  ASSERT_EQ(t.host[h].qps[size_t(q)]->post_send(&wr), 0);
-}
-
 void post_recv(BadInput& t, int h, int q, uint64_t wr_id, uint64_t off, uint32_t len) {
   sw::Sge sge{t.host[h].buf + off, len, t.host[h].mr->lkey()};
   sw::RecvWr wr;
@@ -597,8 +497,8 @@ std::vector<uint8_t> mem(BadInput& t, int h, uint64_t off, uint32_t len) {
 uint32_t read_then_send(BadInput& t, unsigned send_flags) {
   constexpr uint32_t kLen = 16384;
   post_recv(t, 1, 0, 0x300, 0x8000, kLen);
-  post_one(t, 0, 0, sw::WrOpcode::RdmaRead, 0x301, 0x2000, kLen, 0x0, sw::SendFlags::Signaled);
-  post_one(t, 0, 0, sw::WrOpcode::Send, 0x302, 0x2000, kLen, 0, send_flags | sw::SendFlags::Signaled);
+  t.post(0, 0, sw::WrOpcode::RdmaRead, 0x301, 0x2000, kLen, 0x0, sw::SendFlags::Signaled);
+  t.post(0, 0, sw::WrOpcode::Send, 0x302, 0x2000, kLen, 0, send_flags | sw::SendFlags::Signaled);
   for (uint64_t id = 0x301; id <= 0x302; ++id) {
     const sw::WorkCompletion wc = wait_cq(t, *t.host[0].scq, "host 0's send CQ");
     EXPECT_EQ(wc.wr_id, id);
@@ -632,8 +532,8 @@ TEST_F(QpControl, FenceIgnoresReadsOfOtherQps) {
   world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
   post_read(*this, 1, 0x310, 8192);
   run(3000);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x311, 0x0, 4096, 0x9000, sw::SendFlags::Signaled);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x312, 0x1000, 4096, 0xA000,
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x311, 0x0, 4096, 0x9000, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x312, 0x1000, 4096, 0xA000,
            sw::SendFlags::Signaled | sw::SendFlags::Fence);
   for (uint64_t id = 0x311; id <= 0x312; ++id) {
     const sw::WorkCompletion wc = wait_cq(*this, *host[0].scq, "host 0's send CQ");
@@ -653,10 +553,10 @@ TEST_F(QpControl, FenceIgnoresReadsOfOtherQps) {
 TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
   for (int i = 0; i < 2; ++i) post_recv(*this, 1, 0, 0x400 + uint64_t(i), 0x8000 + uint64_t(i) * 0x800, 0x800);
   for (int i = 0; i < 3; ++i) post_recv(*this, 0, 0, 0x410 + uint64_t(i), 0xC000 + uint64_t(i) * 0x400, 0x400);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x420, 0x0, 16384, 0x0, sw::SendFlags::Signaled);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaRead, 0x421, 0x4000, 16384, 0x4000, sw::SendFlags::Signaled);
-  post_one(*this, 0, 0, sw::WrOpcode::Send, 0x422, 0x0, 2048, 0, sw::SendFlags::Signaled);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x423, 0x0, 16384, 0xA000, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x420, 0x0, 16384, 0x0, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaRead, 0x421, 0x4000, 16384, 0x4000, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::Send, 0x422, 0x0, 2048, 0, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x423, 0x0, 16384, 0xA000, sw::SendFlags::Signaled);
   run(1500);
   sw::QpAttr a;
   a.qp_state = sw::QpState::Err;
@@ -682,7 +582,7 @@ TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
   }
   // posted in ERR: flushed, nothing written
   const std::vector<uint8_t> before = mem(*this, 1, 0xE000, 1024);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x430, 0x0, 1024, 0xE000, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x430, 0x0, 1024, 0xE000, sw::SendFlags::Signaled);
   const sw::WorkCompletion late = wait_cq(*this, *host[0].scq, "host 0's send CQ");
   EXPECT_EQ(late.wr_id, 0x430u);
   EXPECT_EQ(late.status, sw::WcStatus::WrFlushErr) << sw::to_string(late.status);
@@ -702,9 +602,9 @@ TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
   for (int h = 0; h < 2; ++h) connect(h, 0, 0xFFFFF8);   // PSNs wrap during the new traffic
   const std::vector<uint8_t> old_read_target = mem(*this, 0, 0x4000, 16384);
   post_recv(*this, 1, 0, 0x440, 0x8000, 0x2000);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaWrite, 0x441, 0x8000, 3072, 0xB000, sw::SendFlags::Signaled);
-  post_one(*this, 0, 0, sw::WrOpcode::RdmaRead, 0x442, 0x9000, 8192, 0x6000, sw::SendFlags::Signaled);
-  post_one(*this, 0, 0, sw::WrOpcode::Send, 0x443, 0x0, 0x2000, 0, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x441, 0x8000, 3072, 0xB000, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::RdmaRead, 0x442, 0x9000, 8192, 0x6000, sw::SendFlags::Signaled);
+  post(0, 0, sw::WrOpcode::Send, 0x443, 0x0, 0x2000, 0, sw::SendFlags::Signaled);
   for (uint64_t id = 0x441; id <= 0x443; ++id) {
     const sw::WorkCompletion wc = wait_cq(*this, *host[0].scq, "host 0's send CQ after reconnecting");
     EXPECT_EQ(wc.wr_id, id);

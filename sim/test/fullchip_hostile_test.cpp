@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim_backend.hpp"
+#include "two_hosts.hpp"
 #include "srnic/abi.hpp"
 #include "srnic/roce/aeth.hpp"
 #include "srnic/roce/icrc.hpp"
@@ -23,83 +24,14 @@ namespace {
 
 constexpr uint64_t kMac[2] = {0x020000000011ull, 0x020000000012ull};
 constexpr uint32_t kIp[2] = {0x0A000011u, 0x0A000012u};
-constexpr uint32_t kBuf = 1 << 16;
 constexpr uint32_t kMtu = 1024;
 constexpr uint32_t kPsn0 = 100;   // QP q starts at PSN kPsn0 + q in both directions
 
 uint8_t init_byte(int h, uint64_t off) { return uint8_t(off * 5 + uint64_t(h) * 29 + 3); }
 
-class Hostile : public ::testing::Test {
+class Hostile : public TwoHosts {
  public:
-  struct Side {
-    std::unique_ptr<SimBackend> be;
-    std::unique_ptr<sw::Device> dev;
-    std::unique_ptr<sw::ProtectionDomain> pd;
-    std::unique_ptr<sw::CompletionQueue> scq, rcq;
-    std::unique_ptr<sw::MemoryRegion> mr;
-    std::vector<std::unique_ptr<sw::QueuePair>> qps;
-    uint64_t buf = 0;
-  };
-
-  void SetUp() override {
-    WorldConfig wc;
-    wc.seed = 12;
-    world = std::make_unique<World>(wc);
-    for (int h = 0; h < 2; ++h) {
-      Side& s = side[h];
-      s.be = std::make_unique<SimBackend>(*world, size_t(h));
-      s.dev = std::make_unique<sw::Device>(*s.be);
-      s.dev->set_mac(kMac[h]);
-      s.dev->set_ipv4(kIp[h]);
-      s.pd = s.dev->alloc_pd();
-      s.scq = s.dev->create_cq(64);
-      s.rcq = s.dev->create_cq(64);
-      s.buf = s.be->dma_alloc(kBuf, 4096);
-      std::vector<uint8_t> init(kBuf);
-      for (uint32_t i = 0; i < kBuf; ++i) init[i] = init_byte(h, i);
-      s.be->mem_write(s.buf, init.data(), init.size());
-      s.mr = s.dev->reg_mr(*s.pd, s.buf, kBuf,
-                           sw::Access::LocalWrite | sw::Access::RemoteWrite | sw::Access::RemoteRead);
-      for (int q = 0; q < 2; ++q) {
-        sw::QpInitAttr ia;
-        ia.send_cq = s.scq.get();
-        ia.recv_cq = s.rcq.get();
-        ia.cap.max_send_wr = 16;
-        ia.cap.max_recv_wr = 16;
-        s.qps.push_back(s.dev->create_qp(*s.pd, ia));
-      }
-    }
-    for (int h = 0; h < 2; ++h)
-      for (int q = 0; q < 2; ++q) connect(h, q);
-  }
-
-  void connect(int h, int q) {
-    sw::QueuePair& qp = *side[h].qps[size_t(q)];
-    sw::QpAttr a;
-    a.qp_state = sw::QpState::Init;
-    a.qp_access_flags = sw::Access::RemoteWrite | sw::Access::RemoteRead;
-    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::PkeyIndex | sw::QpAttrMask::Port |
-                     sw::QpAttrMask::AccessFlags);
-    a.qp_state = sw::QpState::Rtr;
-    a.path_mtu = sw::Mtu::Mtu1024;
-    a.dest_qp_num = side[1 - h].qps[size_t(q)]->qp_num();
-    a.rq_psn = kPsn0 + uint32_t(q);
-    a.ah_attr.dmac = kMac[1 - h];
-    a.ah_attr.dip = kIp[1 - h];
-    a.min_rnr_timer = 1;
-    a.max_dest_rd_atomic = 16;
-    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
-                     sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
-                     sw::QpAttrMask::MinRnrTimer);
-    a.qp_state = sw::QpState::Rts;
-    a.sq_psn = kPsn0 + uint32_t(q);
-    a.timeout = 8;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 16;
-    qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
-                     sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
-  }
+  Hostile() : TwoHosts({{kMac[0], kMac[1]}, {kIp[0], kIp[1]}, 12, &init_byte}) {}
 
   // A frame as host `from` would send it to the other host's QP q.
   roce::Packet packet(int from, int q, uint8_t opcode, uint32_t psn) {
@@ -112,7 +44,7 @@ class Hostile : public ::testing::Test {
     p.ip4.dst = kIp[1 - from];
     p.udp.sport = 0xC011;
     p.bth.opcode = opcode;
-    p.bth.dest_qp = side[1 - from].qps[size_t(q)]->qp_num();
+    p.bth.dest_qp = host[1 - from].qps[size_t(q)]->qp_num();
     p.bth.psn = psn & 0xFFFFFF;
     return p;
   }
@@ -121,8 +53,8 @@ class Hostile : public ::testing::Test {
                        uint8_t fill) {
     roce::Packet p = packet(0, q, opcode, psn);
     p.bth.ack_req = true;
-    p.reth.va = side[1].buf + roff;
-    p.reth.rkey = side[1].mr->rkey();
+    p.reth.va = host[1].buf + roff;
+    p.reth.rkey = host[1].mr->rkey();
     p.reth.dma_len = dma_len;
     p.payload.assign(pay, fill);
     return p;
@@ -144,33 +76,15 @@ class Hostile : public ::testing::Test {
   }
 
   void write(int q, uint64_t wr_id, uint64_t loff, uint32_t len, uint64_t roff) {
-    sw::Sge sge{side[0].buf + loff, len, side[0].mr->lkey()};
-    sw::SendWr wr;
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = sw::WrOpcode::RdmaWrite;
-    wr.send_flags = sw::SendFlags::Signaled;
-    wr.remote_addr = side[1].buf + roff;
-    wr.rkey = side[1].mr->rkey();
-    ASSERT_EQ(side[0].qps[size_t(q)]->post_send(&wr), 0);
+    post(0, q, sw::WrOpcode::RdmaWrite, wr_id, loff, len, roff);
   }
   void read(int q, uint64_t wr_id, uint64_t loff, uint32_t len, uint64_t roff) {
-    sw::Sge sge{side[0].buf + loff, len, side[0].mr->lkey()};
-    sw::SendWr wr;
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = sw::WrOpcode::RdmaRead;
-    wr.send_flags = sw::SendFlags::Signaled;
-    wr.remote_addr = side[1].buf + roff;
-    wr.rkey = side[1].mr->rkey();
-    ASSERT_EQ(side[0].qps[size_t(q)]->post_send(&wr), 0);
+    post(0, q, sw::WrOpcode::RdmaRead, wr_id, loff, len, roff);
   }
   // Waits for host 0's next send completion; false after `cycles` without one.
   bool completion(sw::WorkCompletion& wc, int cycles = 100000) {
     for (int i = 0; i < cycles; ++i) {
-      if (side[0].scq->poll_cq(1, &wc) == 1) return true;
+      if (host[0].scq->poll_cq(1, &wc) == 1) return true;
       world->step();
     }
     return false;
@@ -178,13 +92,13 @@ class Hostile : public ::testing::Test {
   void run(int cycles) {
     for (int i = 0; i < cycles; ++i) world->step();
   }
-  uint32_t counter(int h, int idx) { return side[h].dev->read_counter(idx); }
+  uint32_t counter(int h, int idx) { return host[h].dev->read_counter(idx); }
 
   // Host h's buffer in [off, off + len) must hold `want(offset)`.
   template <typename F>
   void expect_bytes(int h, uint64_t off, uint32_t len, F want, const char* what) {
     std::vector<uint8_t> got(len);
-    side[h].be->mem_read(side[h].buf + off, got.data(), got.size());
+    host[h].be->mem_read(host[h].buf + off, got.data(), got.size());
     uint32_t bad = 0;
     uint64_t first = 0;
     for (uint32_t i = 0; i < len; ++i)
@@ -215,8 +129,6 @@ class Hostile : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<World> world;
-  Side side[2];
 };
 
 // ---------------------------------------------------------------- at the requester (host 0)
@@ -336,8 +248,8 @@ TEST_F(Hostile, UnknownOpcodesAndQpnsAreDroppedAndCounted) {
   // WRITE to a QPN that does not exist
   for (uint8_t opc : {uint8_t(0x13), uint8_t(0x14), uint8_t(0x24), uint8_t(0x64)}) {
     roce::Packet p = request(0, opc, kPsn0, 0x1000, 8, (opc == 0x13 || opc == 0x14) ? 0 : 8, 0xEE);
-    p.atomic.va = side[1].buf + 0x1000;
-    p.atomic.rkey = side[1].mr->rkey();
+    p.atomic.va = host[1].buf + 0x1000;
+    p.atomic.rkey = host[1].mr->rkey();
     forge(0, p);
   }
   {
