@@ -1,12 +1,12 @@
 // srnic_comp: requester completion engine. Send-queue completions need the WQEs, which
 // stay in host memory: nothing about outstanding WQEs is kept on chip except, per QP,
 // the index of the oldest incomplete WQE and its first PSN. For each event it fetches
-// up to 8 WQEs from that index (one read, like a scheduler turn), recomputes each WQE's
-// PSN range from its length and the path MTU, and walks them:
+// the WQEs from that index that the event can cover, recomputes each WQE's PSN range from
+// its length and the path MTU, and walks them:
 //   ACKS(psn, psn2)  (merged by srnic_comp_coalesce) completes SEND/WRITE WQEs whose last
 //                    PSN is covered by the newest ACK or READ response, and READ WQEs
 //                    whose data is placed (last PSN <= psn2); it stops at the first
-//                    WQE not yet covered, and fetches more WQEs while whole batches
+//                    WQE not yet covered, and fetches more WQEs while whole runs
 //                    complete;
 //   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st, and
 //                    stops the QP's send side, whose WQEs are then flushed (see LERR);
@@ -22,9 +22,27 @@
 // WQE the send path refused) moves the QP to the error state: besides stopping the send
 // side, the RX engine is told (qerr) so the QP's receive side stops too and its receive
 // queue is flushed.
+//
+// Pipeline. No step of the engine waits for a host read while another QP has work: an
+// issue stage takes an event, reads the QP's state and asks for the WQEs, and a walk stage
+// completes them when they arrive; up to CTXS events (of different QPs) are between the two.
+// The WQE reads of one AXI ID return in order, so the walk stage takes the events in the
+// order their reads were made. One QP has at most one event in the pipeline (its state is
+// locked from the issue stage's read to the walk stage's write-back); busy_qpn/busy tell
+// srnic_comp_coalesce which QPs to hold back, so their ACKs keep merging meanwhile.
+// Run size: an event can complete at most (its PSN - the oldest WQE's first PSN + 1) WQEs,
+// each WQE using at least one PSN; the issue stage reads that many, at most MAX_RUN, never
+// across the ring end (a walk that completes a whole run fetches the next). WQE beats land
+// in a FETCH_BEATS-deep FIFO: an event is taken only when MAX_RUN beats of it are free, the
+// unused part is returned once the run is sized, and the rest when the event is done
+// (a continuation reuses its event's share), so RREADY never waits and a walk never waits
+// for the issue stage while holding beats another event needs.
 `default_nettype none
 module srnic_comp #(
-  parameter int NUM_QPS = 16384
+  parameter int NUM_QPS     = 16384,
+  parameter int CTXS        = 8,     // events in the pipeline (of different QPs)
+  parameter int MAX_RUN     = 16,    // WQEs one fetch reads at most
+  parameter int FETCH_BEATS = 64     // WQE beat FIFO (reads outstanding plus beats waiting)
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
@@ -34,6 +52,9 @@ module srnic_comp #(
   input  wire logic         ev_valid,
   input  var srnic_pkg::comp_ev_t ev_in,
   output logic              ev_ready,
+  // is busy_qpn's QP in the pipeline? (srnic_comp_coalesce holds its merged ACKs back)
+  input  wire logic [srnic_pkg::QPN_W-1:0] busy_qpn,
+  output logic              busy,
   // WQE reads (AXI ID 3)
   output logic              ar_valid,
   output logic [63:0]       ar_addr,
@@ -56,6 +77,15 @@ module srnic_comp #(
   input  wire logic         cqe_ready
 );
   localparam int AW = $clog2(NUM_QPS);
+  localparam int SW = $clog2(CTXS);
+  localparam int RW = $clog2(MAX_RUN) + 1;      // 0..MAX_RUN
+  localparam int BW = $clog2(FETCH_BEATS) + 1;  // 0..FETCH_BEATS
+  initial begin
+    if (CTXS < 2 || (1 << SW) != CTXS) $fatal(1, "srnic_comp: CTXS must be a power of two >= 2");
+    if (MAX_RUN < 8 || (1 << (RW - 1)) != MAX_RUN) $fatal(1, "srnic_comp: MAX_RUN must be a power of two >= 8");
+    if (FETCH_BEATS < MAX_RUN || (1 << (BW - 1)) != FETCH_BEATS)
+      $fatal(1, "srnic_comp: FETCH_BEATS must be a power of two >= MAX_RUN");
+  end
 
   typedef struct packed {
     logic [63:0] sq_base;
@@ -94,33 +124,129 @@ module srnic_comp #(
     else if (cfg_ext && cfg_ext_ready) kst <= K_ST;
   end
 
+  // ------------------------------------------------------------------ QP state slices
   logic rd_req, cfg_ready, st_ready, cfg_v, st_v, st_wr;
+  logic [AW-1:0]    st_wr_qpn;
+  cst_t             st_wr_data;
   logic [CFG_W-1:0] cfg_rsp;
   logic [ST_W-1:0]  st_rsp;
-  srnic_pkg::comp_ev_t ev;
-  ccfg_t    c;
-  cst_t     s;
   srnic_qpc_ram #(.WIDTH(CFG_W), .NUM_QPS(NUM_QPS)) u_cfg (
     .clk, .rst, .req_valid(rd_req), .req_ready(cfg_ready), .req_qpn(ev_in.qpn[AW-1:0]), .req_lock(1'b0),
     .rsp_valid(cfg_v), .rsp_data(cfg_rsp),
     .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
     .ext_valid(cfg_ext), .ext_ready(cfg_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_cfg));
-  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(1)) u_st (
+  // the state of a QP with an event in the pipeline is locked: a QP command waits for it
+  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(CTXS)) u_st (
     .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(ev_in.qpn[AW-1:0]), .req_lock(1'b1),
     .rsp_valid(st_v), .rsp_data(st_rsp),
-    .wr_valid(st_wr), .wr_qpn(ev.qpn[AW-1:0]), .wr_data(s), .wr_unlock(1'b1),
+    .wr_valid(st_wr), .wr_qpn(st_wr_qpn), .wr_data(st_wr_data), .wr_unlock(1'b1),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
+  cst_t st_q;
+  assign st_q = st_rsp;
 
-  typedef enum logic [2:0] {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB, C_HERR} cstate_e;
-  cstate_e cs;
-  logic [3:0] n, taken;
+  // ------------------------------------------------------------------ pipeline slots
+  // One slot per event between taking it and its write-back; the slots are the busy set.
+  logic [CTXS-1:0] sl_valid;
+  logic [AW-1:0]   sl_qpn [CTXS];
+  logic            in_busy, sl_free;
+  logic [SW-1:0]   sl_idx;
+  always_comb begin
+    busy = 1'b0; in_busy = 1'b0; sl_free = 1'b0; sl_idx = '0;
+    for (int i = 0; i < CTXS; i++) begin
+      if (sl_valid[i] && sl_qpn[i] == busy_qpn[AW-1:0]) busy = 1'b1;
+      if (sl_valid[i] && sl_qpn[i] == ev_in.qpn[AW-1:0]) in_busy = 1'b1;
+      if (!sl_valid[i] && !sl_free) begin sl_free = 1'b1; sl_idx = SW'(i); end
+    end
+  end
 
-  // WQE beats (at most 8 outstanding, one fetch at a time)
-  logic [511:0] wq;
-  logic         wq_valid, wq_pop;
-  sync_fifo #(.WIDTH(512), .DEPTH(8)) u_wq (
+  // WQE beats: reads in flight plus beats waiting for the walk. resv counts the beats held
+  // by the events in the pipeline (MAX_RUN from taking an event until its run is sized).
+  logic [511:0]  wq;
+  logic          wq_valid, wq_pop;
+  logic [BW-1:0] resv;
+  sync_fifo #(.WIDTH(512), .DEPTH(FETCH_BEATS)) u_wq (
     .clk, .rst, .s_data(r_data), .s_valid(r_valid), .s_ready(),
     .m_data(wq), .m_valid(wq_valid), .m_ready(wq_pop), .count());
+
+  // what the issue stage hands to the walk stage (in read order): {event, configuration,
+  // state, slot, n}, n = WQEs read (and beats held); a flat vector (Yosys 0.23 does not take
+  // a package struct inside a local struct)
+  localparam int EV_W = $bits(ev_in);
+  localparam int WC_W = EV_W + CFG_W + ST_W + SW + RW;
+
+  // ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
+  function automatic logic [23:0] ack_limit(input logic [23:0] psn, input logic [23:0] psn2,
+                                            input logic has_ack, input logic has_rd);
+    ack_limit = !has_ack ? psn2 : !has_rd ? psn : srnic_pkg::psn_ge(psn2, psn) ? psn2 : psn;
+  endfunction
+
+  // ------------------------------------------------------------------ issue stage
+  typedef enum logic [2:0] {I_IDLE, I_READ, I_HERR, I_SIZE, I_AR, I_WB} istate_e;
+  istate_e is;
+  srnic_pkg::comp_ev_t i_ev;
+  ccfg_t         i_c;
+  cst_t          i_s;
+  logic [SW-1:0] i_slot;
+  logic [RW-1:0] i_held;     // beats this event holds
+  logic [15:0]   i_idx;      // next WQE to read
+  logic [RW-1:0] i_left;     // WQEs still to read
+  logic          h_qerr;     // the HERR moves the QP to ERR (it was not failed already)
+  // the walk stage hands back an event whose whole run completed and that covers more
+  logic          cont_valid, cont_take;
+  logic [WC_W-1:0] cont;
+
+  wire i_herr = i_ev.kind == srnic_pkg::CEV_HERR;
+  wire i_lerr = i_ev.kind == srnic_pkg::CEV_LERR;
+  wire [23:0] i_lim = i_ev.kind == srnic_pkg::CEV_NAK ? i_ev.psn :
+                     ack_limit(i_ev.psn, i_ev.psn2, i_ev.has_ack, i_ev.has_rd);
+  assign ev_ready  = is == I_IDLE && !cont_valid && ev_valid && !in_busy && sl_free &&
+                     resv <= BW'(FETCH_BEATS - MAX_RUN) && cfg_ready && st_ready;
+  assign rd_req    = ev_ready;
+  assign cont_take = is == I_IDLE && cont_valid;
+
+  // run size: the WQEs the event can reach, at most MAX_RUN and the beats held, never
+  // across the ring end
+  wire [15:0] i_size  = 16'd1 << i_c.log_sq;
+  wire [15:0] i_room  = i_size - (i_s.ci & (i_size - 16'd1));
+  wire        i_fl    = i_s.flushing || (i_s.err_valid && i_s.psn == i_s.err_psn);
+  wire [15:0] need_fl = (i_s.fl_pi == i_s.ci) ? 16'd1 : i_s.fl_pi - i_s.ci;
+  wire [23:0] need_ak = srnic_pkg::psn_ge(i_lim, i_s.psn) ? i_lim - i_s.psn + 24'd1 : 24'd1;
+  wire [23:0] need    = i_fl ? {8'd0, need_fl} : need_ak;
+  logic [RW-1:0] run;
+  always_comb begin
+    run = i_held;
+    if (need < 24'(run)) run = RW'(need);
+    if (i_room < 16'(run)) run = RW'(i_room);
+  end
+  // bursts of at most 8 beats, never across 4 KiB
+  wire [63:0] f_addr = i_c.sq_base + {42'd0, i_idx & (i_size - 16'd1), 6'd0};
+  wire [6:0]  room4k = 7'd64 - {1'b0, f_addr[11:6]};
+  logic [3:0] blen;
+  always_comb begin
+    blen = 4'd8;
+    if (i_left < RW'(blen)) blen = 4'(i_left);
+    if (room4k < 7'(blen)) blen = 4'(room4k);
+  end
+  assign ar_valid = is == I_AR;
+  assign ar_addr  = f_addr;
+  assign ar_len   = {4'd0, blen} - 8'd1;
+  wire [WC_W-1:0] push_ctx = {i_ev, i_c, i_s, i_slot, run};
+  logic  wf_valid, wf_pop, wf_room;
+  logic [WC_W-1:0] wf_ctx;
+  wire   wf_push = is == I_SIZE;
+  sync_fifo #(.WIDTH(WC_W), .DEPTH(CTXS)) u_wf (
+    .clk, .rst, .s_data(push_ctx), .s_valid(wf_push), .s_ready(wf_room),
+    .m_data(wf_ctx), .m_valid(wf_valid), .m_ready(wf_pop), .count());
+
+  // ------------------------------------------------------------------ walk stage
+  typedef enum logic [2:0] {W_IDLE, W_WALK, W_DRAIN, W_CONT, W_WB} wstate_e;
+  wstate_e ws;
+  srnic_pkg::comp_ev_t ev;
+  ccfg_t         c;
+  cst_t          s;
+  logic [SW-1:0] w_slot;
+  logic [RW-1:0] n, taken;
+  assign wf_pop = ws == W_IDLE && wf_valid;
 
   wire [7:0]  w_op    = wq[srnic_abi_pkg::SQWQE_OPCODE_OFF*8 +: 8];
   wire [7:0]  w_flags = wq[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 +: 8];
@@ -134,25 +260,15 @@ module srnic_comp #(
   // ACK: its PSN range is meaningless; only its local-error event completes it
   wire        w_bad   = w_op > srnic_abi_pkg::WR_READ || w_len > 32'h8000_0000;
   wire [15:0] size    = 16'd1 << c.log_sq;
-  wire [15:0] room    = size - (s.ci & (size - 16'd1));
-  wire [63:0] f_addr  = c.sq_base + {42'd0, s.ci & (size - 16'd1), 6'd0};
-  wire [15:0] room4k  = 16'd64 - {10'd0, f_addr[11:6]};    // an AXI burst never crosses 4 KiB
-  wire [15:0] room_m  = (room < room4k) ? room : room4k;
-  wire [3:0]  nfetch  = (room_m < 16'd8) ? room_m[3:0] : 4'd8;
   wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
   wire        is_lerr = ev.kind == srnic_pkg::CEV_LERR;
   wire        is_herr = ev.kind == srnic_pkg::CEV_HERR;
-  logic       h_qerr;     // the HERR moves the QP to ERR (it was not failed already)
   // head WQE is the bad one the send path refused, unless a fatal NAK of an earlier WQE
   // failed the QP first: then it is flushed like every WQE after that one
   wire        at_bad  = s.err_valid && s.psn == s.err_psn && !s.flushing;
   wire        flush   = s.flushing && s.ci != s.fl_pi;       // head WQE is to be flushed
   wire        fl_stop = s.flushing && s.ci == s.fl_pi;       // everything posted is flushed
-  cst_t       st_q;
-  assign st_q = st_rsp;
-  // ACKS: SEND/WRITE WQEs are covered up to the later of the two PSNs
-  wire [23:0] ack_lim = !ev.has_ack ? ev.psn2 : !ev.has_rd ? ev.psn :
-                        srnic_pkg::psn_ge(ev.psn2, ev.psn) ? ev.psn2 : ev.psn;
+  wire [23:0] ack_lim = ack_limit(ev.psn, ev.psn2, ev.has_ack, ev.has_rd);
   wire [23:0] lim     = is_nak ? ev.psn : ack_lim;
 
   // An ACK beyond an unfinished READ: the responder answers in PSN order, so the READ's
@@ -161,7 +277,7 @@ module srnic_comp #(
   wire implied = !is_nak && !is_lerr && !is_herr && w_read && ev.has_ack && srnic_pkg::psn_ge(ev.psn, w_last) &&
                  ev.psn != w_last && !(ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
   wire fatal   = is_nak || implied;     // the head WQE fails and stops the QP's send side
-  // what to do with the WQE at the head of the batch
+  // what to do with the WQE at the head of the run
   logic w_complete, w_error;
   always_comb begin
     w_complete = 1'b0; w_error = 1'b0;
@@ -179,20 +295,20 @@ module srnic_comp #(
                    (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
     end
   end
+  // after a whole run, the event may cover more: the next WQE starts at or before its limit,
+  // or it is the refused one (completed in error as soon as it is at the head)
+  wire [23:0] next_psn = w_last + 24'd1;
+  wire        more     = at_bad || flush || srnic_pkg::psn_ge(lim, next_psn) ||
+                         (s.err_valid && next_psn == s.err_psn);
 
-  assign ev_ready = cs == C_IDLE && ev_valid && cfg_ready && st_ready;
-  assign rd_req   = ev_ready;
-  assign ar_valid = cs == C_FETCH;
-  assign ar_addr  = f_addr;
-  assign ar_len   = {4'd0, nfetch} - 8'd1;
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
   wire   stop_needed = w_error && fatal && !at_bad && !flush;  // first failure on the wire
   wire   qerr_needed = at_bad || stop_needed;                  // the QP enters ERR
   wire   ev_room  = (stop_in_ready || !stop_needed) && (qerr_in_ready || !qerr_needed);
   wire   walk_go  = (!cqe_needed || cqe_ready) && ev_room;
-  assign wq_pop   = (cs == C_WALK && wq_valid && w_complete && walk_go) ||
-                    (cs == C_DRAIN && wq_valid);
-  assign cqe_valid = cs == C_WALK && wq_valid && w_complete && cqe_needed && ev_room;
+  assign wq_pop   = (ws == W_WALK && wq_valid && w_complete && walk_go) ||
+                    (ws == W_DRAIN && wq_valid);
+  assign cqe_valid = ws == W_WALK && wq_valid && w_complete && cqe_needed && ev_room;
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.send_cqn;
@@ -207,86 +323,135 @@ module srnic_comp #(
                    (w_error && implied) ? srnic_abi_pkg::WC_RETRY_EXC_ERR :
                    w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
-  assign st_wr = cs == C_WB;
+  assign cont = {ev, c, s, w_slot, n};
+  assign cont_valid = ws == W_CONT;
+
+  // state write-back: the walk stage's, else the issue stage's (an event that needs no read)
+  wire w_wb = ws == W_WB;
+  wire i_wb = is == I_WB && !w_wb;
+  assign st_wr      = w_wb || i_wb;
+  assign st_wr_qpn  = w_wb ? ev.qpn[AW-1:0] : i_ev.qpn[AW-1:0];
+  assign st_wr_data = w_wb ? s : i_s;
+
   // stop requests wait in a small FIFO; a walk that needs one when it is full waits
   logic stop_push, stop_in_ready, qerr_push, qerr_in_ready;
-  wire  walk_step = cs == C_WALK && wq_valid && w_complete && walk_go;
+  wire  walk_step = ws == W_WALK && wq_valid && w_complete && walk_go;
+  wire  walk_qerr = walk_step && qerr_needed;
+  wire  herr_room = qerr_in_ready && !walk_qerr;
   assign stop_push = walk_step && stop_needed;
-  assign qerr_push = (walk_step && qerr_needed) || (cs == C_HERR && h_qerr && qerr_in_ready);
-  assign herr_done = cs == C_HERR && (!h_qerr || qerr_in_ready);
+  assign qerr_push = walk_qerr || (is == I_HERR && h_qerr && herr_room);
+  assign herr_done = is == I_HERR && (!h_qerr || herr_room);
   sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
     .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(stop_push), .s_ready(stop_in_ready),
     .m_data(stop_qpn), .m_valid(stop_valid), .m_ready(stop_ready), .count());
   sync_fifo #(.WIDTH(16), .DEPTH(16)) u_qerr (
-    .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(qerr_push), .s_ready(qerr_in_ready),
+    .clk, .rst, .s_data(walk_qerr ? 16'(ev.qpn) : 16'(i_ev.qpn)), .s_valid(qerr_push), .s_ready(qerr_in_ready),
     .m_data(qerr_qpn), .m_valid(qerr_valid), .m_ready(qerr_ready), .count());
+
+  // beats held: MAX_RUN taken with an event, the unused part returned when its run is
+  // sized, the rest when it is written back
+  wire [BW-1:0] resv_add = ev_ready ? BW'(MAX_RUN) : '0;
+  wire [BW-1:0] resv_rel = (is == I_SIZE ? BW'(i_held) - BW'(run) : '0) +
+                           (i_wb ? BW'(i_held) : '0) + (w_wb ? BW'(n) : '0);
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      cs <= C_IDLE;
+      is <= I_IDLE; ws <= W_IDLE; sl_valid <= '0; resv <= '0;
     end else begin
-      case (cs)
-        C_IDLE: if (ev_ready) begin ev <= ev_in; cs <= C_READ; end
-        C_READ: if (cfg_v) begin
-          c <= cfg_rsp; s <= st_rsp;
-          if (is_herr) begin
+      resv <= resv + resv_add - resv_rel;
+      if (ev_ready) begin sl_valid[sl_idx] <= 1'b1; sl_qpn[sl_idx] <= ev_in.qpn[AW-1:0]; end
+      if (i_wb) sl_valid[i_slot] <= 1'b0;
+      if (w_wb) sl_valid[w_slot] <= 1'b0;
+      // issue stage
+      case (is)
+        I_IDLE: begin
+          if (cont_take) begin
+            {i_ev, i_c, i_s, i_slot, i_held} <= cont;
+            is <= I_SIZE;
+          end else if (ev_ready) begin
+            i_ev <= ev_in; i_slot <= sl_idx; i_held <= RW'(MAX_RUN);
+            is <= I_READ;
+          end
+        end
+        I_READ: if (cfg_v) begin
+          i_c <= cfg_rsp; i_s <= st_rsp;
+          if (i_herr) begin
             // everything not completed is flushed; a refused WQE waiting for its turn is
             // flushed like the others
-            s.err_valid <= 1'b0; s.flushing <= 1'b1; s.fl_pi <= ev.psn2[15:0];
+            i_s.err_valid <= 1'b0; i_s.flushing <= 1'b1; i_s.fl_pi <= i_ev.psn2[15:0];
             h_qerr <= !st_q.flushing;
-            cs <= C_HERR;
-          end else if (is_lerr) begin
+            is <= I_HERR;
+          end else if (i_lerr) begin
             // the first report names the bad WQE; every report raises the flush limit
             if (!st_q.err_valid && !st_q.flushing) begin
-              s.err_valid <= 1'b1; s.err_psn <= ev.psn; s.err_status <= ev.status;
+              i_s.err_valid <= 1'b1; i_s.err_psn <= i_ev.psn; i_s.err_status <= i_ev.status;
             end
-            s.fl_pi <= ev.psn2[15:0];
+            i_s.fl_pi <= i_ev.psn2[15:0];
             // complete now what nothing outstanding holds back
-            cs <= (st_q.flushing || st_q.psn == ev.psn) ? C_FETCH : C_WB;
+            is <= (st_q.flushing || st_q.psn == i_ev.psn) ? I_SIZE : I_WB;
           end else
             // nothing to do for an event that does not reach the oldest incomplete WQE
-            cs <= srnic_pkg::psn_ge(lim, st_rsp[23:0]) ? C_FETCH : C_WB;
+            is <= srnic_pkg::psn_ge(i_lim, st_q.psn) ? I_SIZE : I_WB;
         end
-        C_FETCH: if (ar_ready) begin n <= nfetch; taken <= '0; cs <= C_WALK; end
-        C_WALK: if (wq_valid) begin
-          if (!w_complete) cs <= C_DRAIN;
+        I_HERR: if (herr_done) is <= (i_s.ci != i_s.fl_pi) ? I_SIZE : I_WB;
+        I_SIZE: if (wf_room) begin
+          i_held <= run; i_idx <= i_s.ci; i_left <= run;
+          is <= I_AR;
+        end
+        I_AR: if (ar_ready) begin
+          i_idx  <= i_idx + {12'd0, blen};
+          i_left <= i_left - RW'(blen);
+          if (i_left == RW'(blen)) is <= I_IDLE;
+        end
+        I_WB: if (i_wb) is <= I_IDLE;
+        default: is <= I_IDLE;
+      endcase
+      // walk stage
+      case (ws)
+        W_IDLE: if (wf_valid) begin
+          {ev, c, s, w_slot, n} <= wf_ctx;
+          taken <= '0;
+          ws <= W_WALK;
+        end
+        W_WALK: if (wq_valid) begin
+          if (!w_complete) ws <= W_DRAIN;
           else if (walk_go) begin
-            taken <= taken + 4'd1;
+            taken <= taken + RW'(1);
             s.ci  <= s.ci + 16'd1;
             // a refused or flushed WQE sent nothing: it uses no PSNs
-            s.psn <= (at_bad || flush) ? s.psn : w_last + 24'd1;
+            s.psn <= (at_bad || flush) ? s.psn : next_psn;
             if (at_bad) begin s.err_valid <= 1'b0; s.flushing <= 1'b1; end
             if (stop_needed) begin
               // fatal NAK (or lost READ responses): later WQEs are flushed once the send path
               // reports its producer index
               s.flushing <= 1'b1; s.fl_pi <= s.ci + 16'd1;
             end
-            // flushing goes on through the batch (and the next ones) up to the limit
+            // flushing goes on through the run (and the next ones) up to the limit
             if ((w_error && !at_bad && !flush) || ((at_bad || flush) && s.ci + 16'd1 == s.fl_pi))
-              cs <= (taken + 4'd1 == n) ? C_WB : C_DRAIN;
-            else if (taken + 4'd1 == n) cs <= C_FETCH;     // whole batch done: fetch more
+              ws <= (taken + RW'(1) == n) ? W_WB : W_DRAIN;
+            else if (taken + RW'(1) == n) ws <= more ? W_CONT : W_WB;   // whole run done
           end
         end
-        C_DRAIN: begin
-          if (wq_valid) taken <= taken + 4'd1;
-          if (taken == n || (wq_valid && taken + 4'd1 == n)) cs <= C_WB;
+        W_DRAIN: begin
+          if (wq_valid) taken <= taken + RW'(1);
+          if (taken == n || (wq_valid && taken + RW'(1) == n)) ws <= W_WB;
         end
-        C_HERR: if (herr_done) cs <= (s.ci != s.fl_pi) ? C_FETCH : C_WB;
-        C_WB: cs <= C_IDLE;
-        default: cs <= C_IDLE;
+        W_CONT: if (cont_take) ws <= W_IDLE;
+        W_WB: ws <= W_IDLE;
+        default: ws <= W_IDLE;
       endcase
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v, ev, st_q};
+  wire unused_ok = ^{qp_cmd, wq, np_raw, st_v, ev, st_q, busy_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
-  // Assertions (verilator --assert): legal state, WQE read held, WQE FIFO bound, batch
-  // walk bounds, CQE held.
+  // Assertions (verilator --assert): legal states, WQE read held, beat budget, run walk
+  // bounds, CQE held, one event per QP in the pipeline.
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
-    cs inside {C_IDLE, C_READ, C_FETCH, C_WALK, C_DRAIN, C_WB, C_HERR})
-    else $error("srnic_comp: illegal state %0d", cs);
+    is inside {I_IDLE, I_READ, I_HERR, I_SIZE, I_AR, I_WB} && ws inside {W_IDLE, W_WALK, W_DRAIN, W_CONT, W_WB})
+    else $error("srnic_comp: illegal state %0d/%0d", is, ws);
   a_ar_hold: assert property (@(posedge clk) disable iff (rst)
     ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))
     else $error("srnic_comp: WQE read withdrawn or changed before it was taken");
@@ -295,16 +460,32 @@ module srnic_comp #(
     else $error("srnic_comp: WQE read longer than 8 beats or across a 4 KiB boundary");
   a_wq_no_overflow: assert property (@(posedge clk) disable iff (rst)
     r_valid |-> u_wq.s_ready)
-    else $error("srnic_comp: WQE FIFO overflow (more than one batch outstanding)");
-  a_walk_in_batch: assert property (@(posedge clk) disable iff (rst)
-    cs == C_WALK || cs == C_DRAIN |-> n >= 4'd1 && n <= 4'd8 && taken <= n && (cs == C_DRAIN || taken < n))
-    else $error("srnic_comp: walk past the fetched batch (taken %0d of %0d)", taken, n);
+    else $error("srnic_comp: WQE FIFO overflow (beats arrived that no event held room for)");
+  a_resv_bound: assert property (@(posedge clk) disable iff (rst)
+    resv <= BW'(FETCH_BEATS) && {1'b0, u_wq.count} <= (BW+1)'(resv))
+    else $error("srnic_comp: beat budget broken (held %0d, waiting %0d)", resv, u_wq.count);
+  a_walk_in_run: assert property (@(posedge clk) disable iff (rst)
+    ws == W_WALK || ws == W_DRAIN |-> n >= RW'(1) && n <= RW'(MAX_RUN) && taken <= n && (ws == W_DRAIN || taken < n))
+    else $error("srnic_comp: walk past the fetched run (taken %0d of %0d)", taken, n);
+  a_run_sized: assert property (@(posedge clk) disable iff (rst)
+    is == I_SIZE |-> run >= RW'(1) && run <= i_held)
+    else $error("srnic_comp: run of %0d WQEs with %0d beats held", run, i_held);
   a_cqe_hold: assert property (@(posedge clk) disable iff (rst)
     cqe_valid && !cqe_ready |=> cqe_valid && $stable(cqe))
     else $error("srnic_comp: send CQE withdrawn or changed before it was taken");
   a_ring_flush_limit: assert property (@(posedge clk) disable iff (rst)
-    cs == C_WALK && wq_valid && s.flushing |-> 16'(s.fl_pi - s.ci) <= size)
+    ws == W_WALK && wq_valid && s.flushing |-> 16'(s.fl_pi - s.ci) <= size)
     else $error("srnic_comp: flush limit more than a ring ahead of the consumer index (QP %0d)", ev.qpn);
+  logic sva_slot_dup;
+  always_comb begin
+    sva_slot_dup = 1'b0;
+    for (int i = 0; i < CTXS; i++)
+      for (int k = i + 1; k < CTXS; k++)
+        if (sl_valid[i] && sl_valid[k] && sl_qpn[i] == sl_qpn[k]) sva_slot_dup = 1'b1;
+  end
+  a_one_event_per_qp: assert property (@(posedge clk) disable iff (rst)
+    !sva_slot_dup)
+    else $error("srnic_comp: two events of one QP in the pipeline");
 `endif
 endmodule
 `default_nettype wire

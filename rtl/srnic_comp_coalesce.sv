@@ -5,6 +5,9 @@
 // for the completion engine's WQE reads, however many ACKs arrive (at most one entry
 // per QP is pending). Other events (NAKs, and local WQE errors from the send path) pass
 // through a FIFO and go first.
+// The engine has events of several QPs in flight but at most one per QP: a QP at the head
+// of the QPN FIFO that the engine reports busy (busy_qpn/busy) goes to the back of the FIFO
+// instead, still pending, so its ACKs keep merging and the QPs behind it are not held up.
 `default_nettype none
 module srnic_comp_coalesce #(
   parameter int NUM_QPS = 16384
@@ -20,7 +23,10 @@ module srnic_comp_coalesce #(
   output logic       l_ready,
   output logic       m_valid,
   output srnic_pkg::comp_ev_t m_ev,
-  input  wire logic  m_ready
+  input  wire logic  m_ready,
+  // the engine's busy set
+  output logic [srnic_pkg::QPN_W-1:0] busy_qpn,
+  input  wire logic  busy
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int ROWS = NUM_QPS / 16;
@@ -69,9 +75,11 @@ module srnic_comp_coalesce #(
   // QPs with news
   logic [AW-1:0] q_in, q_head;
   logic          q_push, q_valid, q_pop;
+  logic          q_room;
   sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_q (
-    .clk, .rst, .s_data(q_in), .s_valid(q_push), .s_ready(),
+    .clk, .rst, .s_data(q_in), .s_valid(q_push), .s_ready(q_room),
     .m_data(q_head), .m_valid(q_valid), .m_ready(q_pop), .count());
+  assign busy_qpn = srnic_pkg::QPN_W'(q_head);
 
   typedef enum logic [1:0] {K_IDLE, K_MERGE, K_TAKE} kst_e;
   kst_e          kst;
@@ -83,11 +91,14 @@ module srnic_comp_coalesce #(
   // merges and takes alternate when both wait, so a steady stream of events cannot
   // starve the completion engine
   logic last_take;
-  wire can_take    = q_valid && !staged;
+  // (a busy head goes to the back of the queue instead: that counts as a take)
+  wire can_take    = q_valid && !staged && (!busy || q_room);
   wire start_merge = !init_busy && kst == K_IDLE && c_valid && !(can_take && !last_take);
-  wire start_take  = !init_busy && kst == K_IDLE && can_take && !start_merge;
+  wire start_turn  = !init_busy && kst == K_IDLE && can_take && !start_merge;
+  wire rotate      = start_turn && busy;
+  wire start_take  = start_turn && !busy;
   assign c_pop     = start_merge;
-  assign q_pop     = start_take;
+  assign q_pop     = start_turn;
   assign acc_re    = start_merge || start_take;
   assign acc_raddr = start_merge ? c_ev.qpn[AW-1:0] : q_head;
 
@@ -111,8 +122,8 @@ module srnic_comp_coalesce #(
   end
   assign acc_we    = kst == K_MERGE;
   assign acc_waddr = k_qpn;
-  assign q_push    = kst == K_MERGE && !was_pend;
-  assign q_in      = k_qpn;
+  assign q_push    = (kst == K_MERGE && !was_pend) || rotate;
+  assign q_in      = rotate ? q_head : k_qpn;
 
   // output: direct events first
   assign m_valid = d_valid || staged;
@@ -134,6 +145,7 @@ module srnic_comp_coalesce #(
         K_IDLE: begin
           if (start_merge) begin k_ev <= c_ev; k_qpn <= c_ev.qpn[AW-1:0]; kst <= K_MERGE; last_take <= 1'b0; end
           else if (start_take) begin k_qpn <= q_head; kst <= K_TAKE; last_take <= 1'b1; end
+          else if (rotate) last_take <= 1'b1;
         end
         K_MERGE: begin
           logic [15:0] r;

@@ -287,16 +287,17 @@ module srnic_core #(
     .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
   assign rd_ar_len[16 +: 8] = 8'd0;
 
-  logic      ev_valid, ev_ready;
+  logic      ev_valid, ev_ready, comp_busy;
+  logic [srnic_pkg::QPN_W-1:0] comp_busy_qpn;
   srnic_pkg::comp_ev_t  ev;
   srnic_comp_coalesce #(.NUM_QPS(NUM_QPS)) u_coal (
     .clk, .rst, .s_valid(cev_valid), .s_ev(cev), .s_ready(cev_ready),
     .l_valid(lerr_valid), .l_ev(lerr), .l_ready(lerr_ready),
-    .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready));
+    .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready), .busy_qpn(comp_busy_qpn), .busy(comp_busy));
 
   srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[3]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
-    .ev_valid, .ev_in(ev), .ev_ready,
+    .ev_valid, .ev_in(ev), .ev_ready, .busy_qpn(comp_busy_qpn), .busy(comp_busy),
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),

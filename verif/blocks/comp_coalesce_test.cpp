@@ -7,6 +7,10 @@
 // engine gets at most one CEV_ACKS per pending QP (plus the one staged); after reset the
 // merge waits for the pending-bit sweep. An event offered every cycle must not starve the
 // output (merges and takes share the one table port).
+// The engine's busy set is modelled: a CEV_ACKS the bench takes may keep its QP busy for a
+// while (p_busy), and one QP may be held busy for good (hog). A CEV_ACKS for a busy QP must
+// never be offered; the QPs behind a busy one must still be reported (it goes to the back
+// of the queue), and the busy QP's events must all be reported once it is free.
 #include <deque>
 #include <vector>
 
@@ -33,7 +37,8 @@ struct Ev {
 
 class CoalesceBench : public ::testing::Test {
  public:
-  CoalesceBench() : rng(test_seed()), dut(rng.next()), pend(kQps), next_ack(kQps), next_rd(kQps) {
+  CoalesceBench()
+      : rng(test_seed()), dut(rng.next()), pend(kQps), next_ack(kQps), next_rd(kQps), busy_until(kQps) {
     for (int q = 0; q < kQps; ++q) {
       next_ack[size_t(q)] = rng.percent(50) ? kPsnMask - uint32_t(rng.below(300)) : rng.u32() & kPsnMask;
       next_rd[size_t(q)] = rng.percent(50) ? kPsnMask - uint32_t(rng.below(300)) : rng.u32() & kPsnMask;
@@ -44,7 +49,9 @@ class CoalesceBench : public ::testing::Test {
     dut->s_valid = 0;
     dut->l_valid = 0;  // local-error port (send path) idle in this bench
     dut->m_ready = 0;
+    dut->busy = 0;
     dut.reset();
+    std::fill(busy_until.begin(), busy_until.end(), 0);
     for (auto& p : pend) p.clear();
     naks.clear();
     hold = false;
@@ -92,6 +99,9 @@ class CoalesceBench : public ::testing::Test {
     dut->m_ready = rng.percent(p_out);
     dut.eval();
     const uint64_t c = dut.cycle();
+    // the engine answers the busy query for the QP at the head of the queue
+    dut->busy = is_busy(uint32_t(dut->busy_qpn), c);
+    dut.eval();
     // a NAK accepted in an earlier cycle is shown before anything else
     if (!naks.empty() && naks.front().cycle < c) {
       ASSERT_TRUE(dut->m_valid) << "cycle " << c << ": NAK accepted at " << naks.front().cycle << " not shown";
@@ -132,6 +142,8 @@ class CoalesceBench : public ::testing::Test {
     }
     ASSERT_EQ(g.kind, kAcks) << "cycle " << c;
     ASSERT_LT(g.qpn, uint32_t(kQps)) << "cycle " << c;
+    ASSERT_FALSE(is_busy(g.qpn, c)) << "cycle " << c << ": CEV_ACKS for QP " << g.qpn << ", busy in the engine";
+    if (rng.percent(p_busy)) busy_until[g.qpn] = c + uint64_t(rng.range(1, 300));
     EXPECT_EQ(g.status, 0u) << "cycle " << c;
     ASSERT_TRUE(g.has_ack || g.has_rd) << "cycle " << c << ": empty CEV_ACKS for QP " << g.qpn;
     // find the prefix of the QP's unreported events this event merges
@@ -156,6 +168,10 @@ class CoalesceBench : public ::testing::Test {
     if (c < reset_cycle + uint64_t(kSweep)) ADD_FAILURE() << "cycle " << c << ": CEV_ACKS during the reset sweep";
   }
 
+  bool is_busy(uint32_t q, uint64_t c) const {
+    return q < uint32_t(kQps) && (int64_t(q) == hog || busy_until[q] > c);
+  }
+
   void drain() {
     for (int i = 0; i < 20 * kQps + 5000 && !HasFatalFailure(); ++i) cycle(0, 0, 100);
     EXPECT_FALSE(hold);
@@ -178,6 +194,9 @@ class CoalesceBench : public ::testing::Test {
   std::vector<std::deque<Ev>> pend;  // per QP: accepted ACK/READ_DONE events not yet reported
   std::deque<Ev> naks;
   std::vector<uint32_t> next_ack, next_rd, hot;
+  std::vector<uint64_t> busy_until;  // per QP: busy in the engine before this cycle
+  unsigned p_busy = 0;               // % of taken CEV_ACKS whose QP then stays busy a while
+  int64_t hog = -1;                  // a QP busy until released
   Ev cur;
   bool hold = false;
   uint64_t reset_cycle = 0, sent_co = 0, sent_naks = 0, got_acks = 0, got_naks = 0, merged = 0;
@@ -240,12 +259,34 @@ TEST_F(CoalesceBench, RandomTraffic) {
   for (int phase = 0; phase < 30 && !HasFatalFailure(); ++phase) {
     if (rng.percent(30)) pick_hot(size_t(rng.range(1, std::min(kQps, 64))));
     const unsigned pi = unsigned(rng.range(5, 100)), pn = unsigned(rng.range(0, 15)), po = unsigned(rng.range(5, 100));
+    p_busy = rng.percent(50) ? unsigned(rng.range(1, 80)) : 0;
     for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(pi, pn, po);
   }
   drain();
   EXPECT_EQ(merged, sent_co);
   EXPECT_GT(sent_co, 20000u);
   EXPECT_LT(got_acks, sent_co * 3 / 4) << "hardly any merging";
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+TEST_F(CoalesceBench, BusyQpsWaitAndDoNotHoldUpOthers) {
+  SRNIC_BENCH_TRACE();
+  pick_hot(std::min(kQps, 24));
+  hog = int64_t(hot[0]);
+  p_busy = 60;
+  reset();
+  for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
+  for (int i = 0; i < 20000 && !HasFatalFailure(); ++i) cycle(70, 5, 80);
+  ASSERT_FALSE(pend[size_t(hog)].empty()) << "no events for the busy QP: the test proves nothing";
+  // every QP but the hog reports everything while the hog stays busy at the queue head
+  for (int i = 0; i < 20000 && !HasFatalFailure(); ++i) cycle(0, 0, 100);
+  for (uint32_t q : hot)
+    if (int64_t(q) != hog)
+      EXPECT_TRUE(pend[q].empty()) << "QP " << q << " held up behind busy QP " << hog;
+  EXPECT_FALSE(pend[size_t(hog)].empty()) << "busy QP " << hog << " reported while busy";
+  hog = -1;  // released: its merged events come out
+  drain();
+  EXPECT_EQ(merged, sent_co);
   EXPECT_FALSE(dut.rtl_error());
 }
 
