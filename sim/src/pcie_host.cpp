@@ -333,6 +333,7 @@ void PcieHost::mmio_write(uint32_t addr, uint32_t data, uint8_t strb) {
   const double due = std::max(now_ + cfg_.mmio_write_latency_ns, mmio_last_due_);
   mmio_last_due_ = due;
   mmio_q_.push_back(MmioOp{false, static_cast<uint16_t>(addr), data, strb, due, 0});
+  ++mmio_writes_posted_;
   down_send(4, now_);
 }
 
@@ -495,9 +496,10 @@ void PcieHost::sample_pins(const PcieFromNic& in, uint64_t cycle) {
     }
   }
   if (in.axil_bvalid) {
-    if (axil_b_pending_)
+    if (axil_b_pending_) {
       --axil_b_pending_;
-    else
+      ++mmio_writes_acked_;
+    } else
       viol_.report(cycle, "pcie.axil.B", "bvalid without an outstanding write");
   }
   if (mmio_busy_) {

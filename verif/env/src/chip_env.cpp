@@ -84,6 +84,8 @@ bool PostDriver::drive(PostItem& item) {
       error("POST", "host " + std::to_string(h_) + " QP " + hex(qp.qp_num()) + ": post_recv of " +
                         std::to_string(item.n) + " failed, errno " + std::to_string(err));
     me.next_recv[item.q] += item.n;
+    // the doorbell is the last MMIO write post_recv made
+    me.recv_db[item.q].emplace_back(me.next_recv[item.q], env_.world().pcie(h_).mmio_writes_posted());
   } else {
     const size_t first = me.next_send[item.q];
     for (uint32_t k = 0; k < item.n; ++k) {
@@ -129,10 +131,11 @@ uint32_t TrafficSequence::send_run(uint32_t q, uint32_t max_n) const {
   uint32_t n = 0;
   for (size_t i = me.next_send[q]; i < sends.size() && n < max_n && n < room; ++i) {
     if (consumes_recv(sends[i].op)) {
-      // The receive must be posted first; a send beyond the peer's receives (RNR on purpose)
-      // waits until every receive of the peer is posted.
+      // The receive must be posted first, and its doorbell taken by the peer NIC (a doorbell
+      // write can wait on AXI-Lite behind held ones); a send beyond the peer's receives (RNR
+      // on purpose) waits until every receive of the peer is posted.
       const size_t need = recv_idx < peer_recvs ? recv_idx + 1 : peer_recvs;
-      if (peer.next_recv[q] < need) break;
+      if (peer.recv_visible[q] < need) break;
       ++recv_idx;
     }
     ++n;
@@ -149,8 +152,17 @@ TrafficSequence::TrafficSequence(ChipEnv& env, uint32_t host) : Sequence("traffi
   }
 }
 
+void HostAgent::update_recv_visible(uint64_t acked) {
+  for (size_t q = 0; q < recv_db.size(); ++q)
+    while (!recv_db[q].empty() && recv_db[q].front().second <= acked) {
+      recv_visible[q] = recv_db[q].front().first;
+      recv_db[q].pop_front();
+    }
+}
+
 uvm::Next TrafficSequence::next(PostItem& item) {
   HostAgent& me = env_.host(h_);
+  env_.host(1 - h_).update_recv_visible(env_.world().pcie(1 - h_).mmio_writes_acked());
   const TrafficPlan& p = env_.plan();
   const uint32_t nq = static_cast<uint32_t>(p.qps.size());
   if (env_.cycle() < wait_until_) return uvm::Next::Wait;
@@ -763,6 +775,8 @@ void ChipEnv::setup_nics() {
     }
     a.next_send.assign(nq, 0);
     a.next_recv.assign(nq, 0);
+    a.recv_visible.assign(nq, 0);
+    a.recv_db.assign(nq, {});
     a.sends_done_at.assign(nq, ~0ull);
     (h ? init1_ : init0_) = std::move(init);
   }

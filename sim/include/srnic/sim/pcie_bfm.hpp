@@ -135,6 +135,11 @@ class PcieHost {
   // consumed by the call that returns true.
   bool mmio_read_done(uint64_t token, uint32_t& value);
   size_t mmio_pending() const { return mmio_q_.size() + axil_b_pending_; }
+  // MMIO writes the host made so far, and how many of them the NIC acknowledged (B response):
+  // a write numbered n (its mmio_writes_posted() right after the call) has taken effect in the
+  // NIC once mmio_writes_acked() >= n.
+  uint64_t mmio_writes_posted() const { return mmio_writes_posted_; }
+  uint64_t mmio_writes_acked() const { return mmio_writes_acked_; }
 
   // MSI-X: the handler runs when the interrupt write reaches the host, i.e. after every DMA
   // write the NIC issued before it.
@@ -276,6 +281,7 @@ class PcieHost {
   unsigned axil_b_pending_ = 0;
   double mmio_last_due_ = 0;
   uint64_t mmio_token_ = 0;
+  uint64_t mmio_writes_posted_ = 0, mmio_writes_acked_ = 0;
   std::unordered_map<uint64_t, MmioResult> mmio_results_;
 
   IrqHandler irq_handler_;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -122,6 +123,12 @@ class HostAgent : public uvm::Component {
   std::unique_ptr<sw::CompletionQueue> scq, rcq;
   std::vector<std::unique_ptr<sw::QueuePair>> qps;
   std::vector<size_t> next_send, next_recv;  // per QP: WRs posted so far
+  // per QP: receive WRs the NIC knows of (their doorbell write acknowledged), and the posts
+  // whose doorbell is still on its way: {receive WRs posted after it, its MMIO write number}
+  std::vector<size_t> recv_visible;
+  std::vector<std::deque<std::pair<size_t, uint64_t>>> recv_db;
+  // Moves receive posts whose doorbell write the NIC acknowledged into recv_visible.
+  void update_recv_visible(uint64_t acked);
   std::vector<uint64_t> sends_done_at;       // per QP: cycle its last send WR was posted
   std::vector<uint32_t> sq_psn;
   uint64_t completions_seen = 0;
