@@ -8,7 +8,7 @@ LOCKED   := cmake/locked.sh
 SIM      := $(BUILD)/sim/srnic-sim
 RUN_ARGS ?= --op write --size 65536 --qps 1 --iters 200 --mtu 4096
 
-.PHONY: all build configure test run bench lint regress mutate interop synth-estimate formal clean help
+.PHONY: all build configure test run bench bench-scale lint regress mutate interop synth-estimate formal clean help
 
 all: build
 
@@ -36,6 +36,11 @@ bench:
 	@if [ ! -x tools/bench ]; then echo "make bench: tools/bench does not exist yet"; exit 1; fi
 	@$(MAKE) --no-print-directory build
 	tools/bench
+
+# make bench-scale [SCALE_ARGS="--qps 128,1024"]: SRNIC Figure 9 (docs/scale.md, docs/scale.png)
+bench-scale:
+	@$(MAKE) --no-print-directory build
+	tools/bench_scale $(SCALE_ARGS)
 
 lint:
 	@tools/lint
@@ -67,6 +72,7 @@ help:
 	@echo "make test         build, then run the CTest tests labelled ci"
 	@echo "make run          build, then run the two-host demo: $(SIM) $(RUN_ARGS)"
 	@echo "make bench        build, then tools/bench"
+	@echo "make bench-scale  build, then tools/bench_scale (SRNIC Figure 9: docs/scale.md, docs/scale.png)"
 	@echo "make lint         tools/lint (Verilator -Wall, Yosys parse, ABI generator check)"
 	@echo "make regress      tools/regress -r REGRESSION (default smoke; REGRESSION=nightly for the nightly one)"
 	@echo "make mutate       tools/mutate: RTL mutants against every test of their file (blocks, chip, smoke)"

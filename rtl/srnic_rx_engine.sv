@@ -418,7 +418,9 @@ module srnic_rx_engine #(
   assign rdc_free_valid = (est == E_FINISH && is_resp && m.psn == s.rd_last) ||
                           (est == E_CEV && cev_ready && rd_fail_free);
   assign rdc_free_idx   = (est == E_CEV) ? rd_fail_idx : s.rd_idx;
-  assign rdc_flush_valid = qp_cmd_ready && qp_cmd.init_idx;
+  // a QP moved to RESET (from any state: no error flush need have freed anything) and a QP
+  // initialised again free every READ context the QP still holds
+  assign rdc_flush_valid = qp_cmd_ready && (qp_cmd.init_idx || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET));
   assign rdc_qerr_flush_valid = est == E_CLASSIFY && is_qerr;
   assign rdc_qerr_flush_qpn   = qpn;
   always_ff @(posedge clk) begin

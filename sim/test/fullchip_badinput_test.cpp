@@ -412,6 +412,44 @@ TEST_F(BadInput, FailedReadsFreeTheirContexts) {
   EXPECT_EQ(got, want) << "the READ after 64 failed ones did not land";
 }
 
+TEST_F(BadInput, ResetFreesOutstandingReadContexts) {
+  // 64 QPs (as many as there are READ contexts) each have a READ outstanding whose responses
+  // are lost, and the host resets each QP straight from RTS (no ERR on the way, so no error
+  // flush frees anything). The reset must give the READ contexts back: a READ on another QP
+  // must then go out and complete.
+  constexpr int kQps = 64;
+  for (int i = 0; i < kQps; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      sw::QpInitAttr ia;
+      ia.send_cq = host[h].scq.get();
+      ia.recv_cq = host[h].rcq.get();
+      ia.cap.max_send_wr = 4;
+      ia.cap.max_recv_wr = 4;
+      host[h].qps.push_back(host[h].dev->create_qp(*host[h].pd, ia));
+    }
+    for (int h = 0; h < 2; ++h) connect(h, 2 + i);
+  }
+  world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
+  for (int i = 0; i < kQps; ++i) post_read(*this, 2 + i, 0x2000 + uint64_t(i), 2048);
+  run(20000);  // every READ request has left; every response was dropped
+  sw::WorkCompletion none{};
+  ASSERT_EQ(host[0].scq->poll_cq(1, &none), 0) << "a READ completed although its responses were dropped";
+  for (int i = 0; i < kQps; ++i) {
+    sw::QpAttr r;
+    r.qp_state = sw::QpState::Reset;
+    host[0].qps[size_t(2 + i)]->modify(r, sw::QpAttrMask::State);
+  }
+  world->link(0).set_drop_filter({});
+  post_read(*this, 1, 0x98, 2048, 0xC000);
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x98u);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  std::vector<uint8_t> got(2048), want(2048);
+  host[0].be->mem_read(host[0].buf + 0xC000, got.data(), got.size());
+  host[1].be->mem_read(host[1].buf + 0x2000, want.data(), want.size());
+  EXPECT_EQ(got, want) << "the READ after 64 QPs were reset with READs outstanding did not land";
+}
+
 TEST_F(BadInput, DoorbellForMissingQpIsCountedAndHarmless) {
   host[0].be->mmio_write32(abi::REG_DB_SQ, (3u << 16) | 0xFFFFu);
   run(2000);
