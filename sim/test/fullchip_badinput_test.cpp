@@ -295,6 +295,18 @@ void post_read(BadInput& t, int q, uint64_t wr_id, uint32_t len, uint64_t loff =
   t.post(0, q, sw::WrOpcode::RdmaRead, wr_id, loff, len, 0x2000);
 }
 
+// A 2048-byte READ on QP 1 (into offset 0xC000) completes successfully and lands.
+void expect_read_lands(BadInput& t, uint64_t wr_id, const char* what) {
+  post_read(t, 1, wr_id, 2048, 0xC000);
+  const sw::WorkCompletion wc = t.wait_send_completion();
+  EXPECT_EQ(wc.wr_id, wr_id);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  std::vector<uint8_t> got(2048), want(2048);
+  t.host[0].be->mem_read(t.host[0].buf + 0xC000, got.data(), got.size());
+  t.host[1].be->mem_read(t.host[1].buf + 0x2000, want.data(), want.size());
+  EXPECT_EQ(got, want) << what << " did not land";
+}
+
 // Host 0's buffer must still hold its initial pattern in [off, off + len).
 void expect_untouched(BadInput& t, uint64_t off, uint32_t len, const char* what) {
   std::vector<uint8_t> got(len);
@@ -381,17 +393,7 @@ TEST_F(BadInput, FailedReadsFreeTheirContexts) {
   // READ, so each READ fails and its QP stays in error. A READ on another QP must still go
   // out and complete: failed READs give their contexts back.
   constexpr int kQps = 64;
-  for (int i = 0; i < kQps; ++i) {
-    for (int h = 0; h < 2; ++h) {
-      sw::QpInitAttr ia;
-      ia.send_cq = host[h].scq.get();
-      ia.recv_cq = host[h].rcq.get();
-      ia.cap.max_send_wr = 4;
-      ia.cap.max_recv_wr = 4;
-      host[h].qps.push_back(host[h].dev->create_qp(*host[h].pd, ia));
-    }
-    for (int h = 0; h < 2; ++h) connect(h, 2 + i);
-  }
+  for (int i = 0; i < kQps; ++i) add_qp_pair(4);   // QPs 2 .. 2 + kQps - 1
   world->link(0).set_drop_filter([](int from, const Frame& f) {
     return from == 1 && is_read_response(f) && f.bytes[14 + 20 + 8] == 0x0D;
   });
@@ -402,14 +404,7 @@ TEST_F(BadInput, FailedReadsFreeTheirContexts) {
     ASSERT_EQ(wc.status, sw::WcStatus::RetryExcErr) << "READ " << i << ": " << sw::to_string(wc.status);
   }
   world->link(0).set_drop_filter({});
-  post_read(*this, 1, 0x97, 2048, 0xC000);
-  const sw::WorkCompletion wc = wait_send_completion();
-  EXPECT_EQ(wc.wr_id, 0x97u);
-  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
-  std::vector<uint8_t> got(2048), want(2048);
-  host[0].be->mem_read(host[0].buf + 0xC000, got.data(), got.size());
-  host[1].be->mem_read(host[1].buf + 0x2000, want.data(), want.size());
-  EXPECT_EQ(got, want) << "the READ after 64 failed ones did not land";
+  expect_read_lands(*this, 0x97, "the READ after 64 failed ones");
 }
 
 TEST_F(BadInput, ResetFreesOutstandingReadContexts) {
@@ -418,17 +413,7 @@ TEST_F(BadInput, ResetFreesOutstandingReadContexts) {
   // flush frees anything). The reset must give the READ contexts back: a READ on another QP
   // must then go out and complete.
   constexpr int kQps = 64;
-  for (int i = 0; i < kQps; ++i) {
-    for (int h = 0; h < 2; ++h) {
-      sw::QpInitAttr ia;
-      ia.send_cq = host[h].scq.get();
-      ia.recv_cq = host[h].rcq.get();
-      ia.cap.max_send_wr = 4;
-      ia.cap.max_recv_wr = 4;
-      host[h].qps.push_back(host[h].dev->create_qp(*host[h].pd, ia));
-    }
-    for (int h = 0; h < 2; ++h) connect(h, 2 + i);
-  }
+  for (int i = 0; i < kQps; ++i) add_qp_pair(4);   // QPs 2 .. 2 + kQps - 1
   world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
   for (int i = 0; i < kQps; ++i) post_read(*this, 2 + i, 0x2000 + uint64_t(i), 2048);
   run(20000);  // every READ request has left; every response was dropped
@@ -440,14 +425,7 @@ TEST_F(BadInput, ResetFreesOutstandingReadContexts) {
     host[0].qps[size_t(2 + i)]->modify(r, sw::QpAttrMask::State);
   }
   world->link(0).set_drop_filter({});
-  post_read(*this, 1, 0x98, 2048, 0xC000);
-  const sw::WorkCompletion wc = wait_send_completion();
-  EXPECT_EQ(wc.wr_id, 0x98u);
-  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
-  std::vector<uint8_t> got(2048), want(2048);
-  host[0].be->mem_read(host[0].buf + 0xC000, got.data(), got.size());
-  host[1].be->mem_read(host[1].buf + 0x2000, want.data(), want.size());
-  EXPECT_EQ(got, want) << "the READ after 64 QPs were reset with READs outstanding did not land";
+  expect_read_lands(*this, 0x98, "the READ after 64 QPs were reset with READs outstanding");
 }
 
 TEST_F(BadInput, DoorbellForMissingQpIsCountedAndHarmless) {

@@ -72,6 +72,22 @@ class TwoHosts : public ::testing::Test {
       for (int q = 0; q < 2; ++q) connect(h, q);
   }
 
+  // One more QP on each host (send and receive rings of `depth`), connected to each other;
+  // returns its index.
+  int add_qp_pair(uint32_t depth) {
+    for (int h = 0; h < 2; ++h) {
+      sw::QpInitAttr ia;
+      ia.send_cq = host[h].scq.get();
+      ia.recv_cq = host[h].rcq.get();
+      ia.cap.max_send_wr = depth;
+      ia.cap.max_recv_wr = depth;
+      host[h].qps.push_back(host[h].dev->create_qp(*host[h].pd, ia));
+    }
+    const int q = int(host[0].qps.size()) - 1;
+    for (int h = 0; h < 2; ++h) connect(h, q);
+    return q;
+  }
+
   // RESET -> INIT -> RTR -> RTS of host h's QP q towards the peer's QP q; QP q's PSNs start at
   // psn0 + q in both directions.
   void connect(int h, int q, uint32_t psn0 = 100) {

@@ -153,6 +153,8 @@ TrafficSequence::TrafficSequence(ChipEnv& env, uint32_t host) : Sequence("traffi
 }
 
 void HostAgent::update_recv_visible(uint64_t acked) {
+  if (acked == recv_acked_seen) return;  // called every idle cycle: scan only when a write was acknowledged
+  recv_acked_seen = acked;
   for (size_t q = 0; q < recv_db.size(); ++q)
     while (!recv_db[q].empty() && recv_db[q].front().second <= acked) {
       recv_visible[q] = recv_db[q].front().first;

@@ -129,6 +129,7 @@ class HostAgent : public uvm::Component {
   std::vector<std::deque<std::pair<size_t, uint64_t>>> recv_db;
   // Moves receive posts whose doorbell write the NIC acknowledged into recv_visible.
   void update_recv_visible(uint64_t acked);
+  uint64_t recv_acked_seen = 0;
   std::vector<uint64_t> sends_done_at;       // per QP: cycle its last send WR was posted
   std::vector<uint32_t> sq_psn;
   uint64_t completions_seen = 0;
