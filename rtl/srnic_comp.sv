@@ -71,6 +71,9 @@ module srnic_comp #(
   output logic [15:0]       qerr_qpn,
   input  wire logic         qerr_ready,
   output logic              herr_done,     // a HERR event was taken (flush begun, qerr queued)
+  // a READ response of rx_rd_qpn is in the RX engine, maybe still being placed
+  input  wire logic         rx_rd_busy,
+  input  wire logic [$clog2(NUM_QPS)-1:0] rx_rd_qpn,
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -305,10 +308,21 @@ module srnic_comp #(
   wire   stop_needed = w_error && fatal && !at_bad && !flush;  // first failure on the wire
   wire   qerr_needed = at_bad || stop_needed;                  // the QP enters ERR
   wire   ev_room  = (stop_in_ready || !stop_needed) && (qerr_in_ready || !qerr_needed);
-  wire   walk_go  = (!cqe_needed || cqe_ready) && ev_room;
+  // A READ that fails or is flushed completes only while no response of its QP is in the RX
+  // engine: the RX engine takes a reported failure (qerr) before its next packet and then
+  // drops the QP's responses, so only a response taken before that can still be placing;
+  // waiting for it means no byte of the READ lands after its CQE. The RX engine never waits
+  // for this engine while it places, so the wait always ends.
+  // The failure a CQE reports (qerr, stop) is pushed when the CQE is first offered, so the RX
+  // engine takes no packet between the offer and the failure; an offered CQE stays offered
+  // until it is taken (offered), whatever the FIFOs and the RX engine do meanwhile.
+  logic  offered;
+  wire   rd_hold  = w_read && w_error && rx_rd_busy && rx_rd_qpn == ev.qpn[AW-1:0] && !offered;
+  wire   walk_go  = (!cqe_needed || cqe_ready) && (ev_room || offered) && !rd_hold;
   assign wq_pop   = (ws == W_WALK && wq_valid && w_complete && walk_go) ||
                     (ws == W_DRAIN && wq_valid);
-  assign cqe_valid = ws == W_WALK && wq_valid && w_complete && cqe_needed && ev_room;
+  assign cqe_valid = ws == W_WALK && wq_valid && w_complete && cqe_needed && (ev_room || offered) && !rd_hold;
+  wire   first_offer = cqe_valid && !offered;
   always_comb begin
     cqe = '0;
     cqe.cqn      = c.send_cqn;
@@ -335,10 +349,9 @@ module srnic_comp #(
 
   // stop requests wait in a small FIFO; a walk that needs one when it is full waits
   logic stop_push, stop_in_ready, qerr_push, qerr_in_ready;
-  wire  walk_step = ws == W_WALK && wq_valid && w_complete && walk_go;
-  wire  walk_qerr = walk_step && qerr_needed;
+  wire  walk_qerr = first_offer && qerr_needed;
   wire  herr_room = qerr_in_ready && !walk_qerr;
-  assign stop_push = walk_step && stop_needed;
+  assign stop_push = first_offer && stop_needed;
   assign qerr_push = walk_qerr || (is == I_HERR && h_qerr && herr_room);
   assign herr_done = is == I_HERR && (!h_qerr || herr_room);
   sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
@@ -356,8 +369,9 @@ module srnic_comp #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      is <= I_IDLE; ws <= W_IDLE; sl_valid <= '0; resv <= '0;
+      is <= I_IDLE; ws <= W_IDLE; sl_valid <= '0; resv <= '0; offered <= 1'b0;
     end else begin
+      offered <= cqe_valid && !cqe_ready;
       resv <= resv + resv_add - resv_rel;
       if (ev_ready) begin sl_valid[sl_idx] <= 1'b1; sl_qpn[sl_idx] <= ev_in.qpn[AW-1:0]; end
       if (i_wb) sl_valid[i_slot] <= 1'b0;

@@ -72,5 +72,21 @@ module srnic_icrc_calc (
       end
     end
   end
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): the beat counter and the active flag agree (a frame
+  // covers at least one beat, so left never wraps), no step outside a frame, and the CRC is
+  // reported exactly one cycle after the last covered beat.
+  a_left_active: assert property (@(posedge clk) disable iff (rst) active == (left != 11'd0))
+    else $error("srnic_icrc_calc: %0d beats left with active %0d", left, active);
+  a_sof_beats: assert property (@(posedge clk) disable iff (rst) in_valid && in_sof |-> beats0 != 11'd0)
+    else $error("srnic_icrc_calc: frame covering no beat (IP length %0d)", ip_len);
+  a_no_stray_step: assert property (@(posedge clk) disable iff (rst) in_valid && !in_sof && !active |-> !do_step)
+    else $error("srnic_icrc_calc: CRC step outside a frame");
+  a_crc_one_after_last: assert property (@(posedge clk) disable iff (rst) last |=> crc_valid)
+    else $error("srnic_icrc_calc: last covered beat without crc_valid the cycle after");
+  a_crc_only_after_last: assert property (@(posedge clk) disable iff (rst) crc_valid |-> $past(last))
+    else $error("srnic_icrc_calc: crc_valid without a last covered beat");
+`endif
 endmodule
 `default_nettype wire

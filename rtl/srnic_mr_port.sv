@@ -53,5 +53,20 @@ module srnic_mr_port #(
     rsp_ok    <= ok;
     rsp_pa    <= ent.pa + (va1 - ent.iova);
   end
+
+`ifndef SYNTHESIS
+  // Assertions (verilator --assert): every request is answered exactly two cycles later,
+  // and an accepted non-empty access lies inside the entry's physical range [pa, pa+length)
+  // (stated on physical addresses, independently of the iova bounds check that decides it;
+  // MRs that wrap past 2^64 are refused by the host library and not asserted on).
+  wire [64:0] pa_lo  = {1'b0, ent.pa + (va1 - ent.iova)};
+  wire [64:0] mr_top = {1'b0, ent.pa} + {1'b0, ent.length};
+  a_answer_latency: assert property (@(posedge clk) disable iff (rst) rsp_valid == $past(v1))
+    else $error("srnic_mr_port: answer not two cycles after its request");
+  a_ok_inside_mr: assert property (@(posedge clk) disable iff (rst)
+    v1 && ok && len1 != 32'd0 && !mr_top[64] |-> pa_lo >= {1'b0, ent.pa} && pa_lo + {33'd0, len1} <= mr_top)
+    else $error("srnic_mr_port: key 0x%08x accepted for [0x%016x, +%0d), outside the MR's physical range",
+                key1, pa_lo[63:0], len1);
+`endif
 endmodule
 `default_nettype wire

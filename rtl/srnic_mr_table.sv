@@ -31,5 +31,32 @@ module srnic_mr_table #(
       .req_access(req_access[p*4 +: 4]), .req_va(req_va[p*64 +: 64]), .req_len(req_len[p*32 +: 32]),
       .rsp_valid(rsp_valid[p]), .rsp_ok(rsp_ok[p]), .rsp_pa(rsp_pa[p*64 +: 64]));
   end
+
+`ifndef SYNTHESIS
+  // Assertion (verilator --assert): the per-port copies of the table stay identical: two
+  // ports asked the same non-empty question in the same cycle give the same answer (the
+  // address only when the access is accepted: entries never written hold whatever each copy
+  // powered up with, and a zero-length access passes without looking at its entry).
+  logic [NPORTS*NPORTS-1:0] same_q, same_q2;   // bit a*NPORTS+b: ports a and b got the same non-empty request
+  always_ff @(posedge clk) begin
+    for (int a = 0; a < NPORTS; a++)
+      for (int b = 0; b < NPORTS; b++)
+        same_q[a*NPORTS+b] <= req_valid[a] && req_valid[b] && req_key[a*32 +: 32] == req_key[b*32 +: 32] &&
+                              req_pd[a*32 +: 32] == req_pd[b*32 +: 32] && req_access[a*4 +: 4] == req_access[b*4 +: 4] &&
+                              req_va[a*64 +: 64] == req_va[b*64 +: 64] && req_len[a*32 +: 32] == req_len[b*32 +: 32] &&
+                              req_len[a*32 +: 32] != 32'd0;
+    same_q2 <= same_q;
+  end
+  logic ports_differ;
+  always_comb begin
+    ports_differ = 1'b0;
+    for (int a = 0; a < NPORTS; a++)
+      for (int b = 0; b < NPORTS; b++)
+        if (same_q2[a*NPORTS+b] && (rsp_ok[a] != rsp_ok[b] || (rsp_ok[a] && rsp_pa[a*64 +: 64] != rsp_pa[b*64 +: 64])))
+          ports_differ = 1'b1;
+  end
+  a_ports_agree: assert property (@(posedge clk) disable iff (rst) !ports_differ)
+    else $error("srnic_mr_table: two ports answer the same lookup differently");
+`endif
 endmodule
 `default_nettype wire

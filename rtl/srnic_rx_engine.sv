@@ -82,6 +82,10 @@ module srnic_rx_engine #(
   input  wire logic         qerr_valid,
   input  wire logic [15:0]  qerr_qpn,
   output logic              qerr_ready,
+  // a READ response of rd_busy_qpn is being taken or placed (from its take until its payload
+  // is written); srnic_comp holds that QP's failed and flushed READ completions meanwhile
+  output logic              rd_busy,
+  output logic [$clog2(NUM_QPS)-1:0] rd_busy_qpn,
   // payload writes
   output logic              aw_valid,
   output logic [63:0]       aw_addr,
@@ -327,6 +331,15 @@ module srnic_rx_engine #(
   // so reads issued from E_IDLE are always accepted (checked below).
   assign qerr_ready = est == E_IDLE && qerr_valid;
   wire   idle_take  = est == E_IDLE && meta_valid && !qerr_valid;
+  // READ responses in flight through the engine. With qerr taken first (idle_take waits for
+  // it), a response taken after a failure was reported is dropped; only one taken before may
+  // still be placing, and this tells the completion engine which QP it belongs to.
+  wire   meta_rdata = meta.opcode >= srnic_pkg::OP_READ_RESP_FIRST && meta.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
+  wire   cur_rdata  = m.opcode >= srnic_pkg::OP_READ_RESP_FIRST && m.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
+  assign rd_busy     = (idle_take && meta_rdata && !meta.drop) ||
+                       (!is_qerr && cur_rdata && (est == E_READ || est == E_CLASSIFY || est == E_RDLK ||
+                                                 est == E_MOVE || est == E_FINISH));
+  assign rd_busy_qpn = est == E_IDLE ? meta.dqpn[AW-1:0] : qpn;
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && rd_req && !(cfg_ready && st_ready)) $error("srnic_rx_engine: state read refused in E_IDLE");

@@ -178,6 +178,84 @@ TEST_F(Hostile, ReadResponseForNoReadIsNotPlaced) {
   expect_counters(0, {{abi::CNT_RX_PSN_ERR, 2}});
 }
 
+// A READ fails at the requester while a response of it is on its way: the peer's ACK for a
+// later WRITE arrives while none of the READ's responses did (RETRY_EXC_ERR, the READ's data
+// is lost), and a forged first response of the READ follows it d cycles later, for d across
+// the whole time the NIC takes to write the failed READ's completion. Whatever d, no byte of
+// the READ's buffer may be written after its completion is visible: a response taken before
+// the failure reaches the RX engine is placed first, one taken after is dropped.
+TEST_F(Hostile, FailedReadGetsNoByteAfterItsCompletion) {
+  bool forging = false;
+  world->link(0).set_drop_filter([&forging](int from, const Frame&) { return from == 1 && !forging; });
+  const uint64_t rd_lo = host[0].buf + 0x8000, rd_hi = rd_lo + 4096;
+  double t_data = -1;  // time of the last write into the READ's buffer in this trial
+  world->pcie(0).set_write_observer([&](uint64_t addr, const uint8_t*, uint64_t strb, double t) {
+    if (strb != 0 && addr + 64 > rd_lo && addr < rd_hi) t_data = t;
+  });
+  auto send = [&](const roce::Packet& p) {
+    Frame fr;
+    fr.bytes = p.build();
+    fr.t_sent_ns = world->now_ns();
+    forging = true;
+    world->link(0).send(1, std::move(fr));
+    forging = false;
+  };
+  int placed = 0, dropped = 0, trial = 0, first_dropped = -1;
+  auto one_trial = [&](int d) {
+    const uint32_t p0 = 1000 + 64 * uint32_t(trial++);
+    for (int h = 0; h < 2; ++h) {  // a fresh connection each trial
+      sw::QpAttr r;
+      r.qp_state = sw::QpState::Reset;
+      host[h].qps[0]->modify(r, sw::QpAttrMask::State);
+    }
+    sw::WorkCompletion drain{};
+    while (host[0].scq->poll_cq(1, &drain) == 1) {
+    }
+    for (int h = 0; h < 2; ++h) connect(h, 0, p0);
+    host[0].be->mem_write(rd_lo, std::vector<uint8_t>(4096, 0x11).data(), 4096);
+    t_data = -1;
+    read(0, 0x500, 0x8000, 4096, 0x100);     // PSNs p0 .. p0+3 (MTU 1024)
+    write(0, 0x501, 0x0, 64, 0x2000);        // PSN p0+4
+    run(1500);                               // both requests out, the real answers dropped
+    send(response(0, 0x11, p0 + 4, roce::kCreditInvalid, 0));
+    run(d);
+    roce::Packet first = response(0, 0x0D, p0, roce::kCreditInvalid, 1024);
+    first.payload.assign(1024, 0xEE);
+    send(first);
+    sw::WorkCompletion wc{};
+    double t_cqe = -1;
+    for (int i = 0; i < 20000 && t_cqe < 0; ++i) {
+      world->step();
+      if (host[0].scq->poll_cq(1, &wc) == 1) t_cqe = world->now_ns();
+    }
+    ASSERT_GE(t_cqe, 0) << "d " << d << ": the READ never completed";
+    EXPECT_EQ(wc.wr_id, 0x500u) << "d " << d;
+    EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << "d " << d << ": " << sw::to_string(wc.status);
+    run(3000);
+    ASSERT_EQ(host[0].scq->poll_cq(1, &wc), 1) << "d " << d << ": the WRITE behind the READ never completed";
+    EXPECT_EQ(wc.wr_id, 0x501u) << "d " << d;
+    EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << "d " << d << ": " << sw::to_string(wc.status);
+    ASSERT_LE(t_data, t_cqe) << "d " << d << ": READ data landed " << (t_data - t_cqe)
+                             << " ns after the failed READ's completion was visible";
+    ++(t_data >= 0 ? placed : dropped);
+    if (t_data < 0 && first_dropped < 0) first_dropped = d;
+  };
+  // every 8 cycles over the whole completion time, then every cycle where responses stop
+  // being placed (the race is there: taken just before the failure, placed after it)
+  for (int d = 0; d <= 1200 && !HasFatalFailure(); d += 8) one_trial(d);
+  ASSERT_GE(first_dropped, 8) << "no response was ever dropped, or all were";
+  for (int d = first_dropped - 8; d < first_dropped + 8 && !HasFatalFailure(); ++d) one_trial(d);
+  ASSERT_FALSE(HasFatalFailure());
+  // the sweep covers both sides of the failure: responses placed before it, dropped after
+  EXPECT_GT(placed, 0) << "no forged response was ever placed: the sweep starts too late";
+  EXPECT_GT(dropped, 0) << "every forged response was placed: the sweep ends too early";
+  std::printf("[hostile] %d trials: response placed before the completion in %d, dropped in %d\n",
+              placed + dropped, placed, dropped);
+  world->link(0).set_drop_filter({});
+  world->pcie(0).set_write_observer({});
+  expect_write_works(1, 0x510, 0x2000, 0x3000);
+}
+
 // ---------------------------------------------------------------- at the responder (host 1)
 
 TEST_F(Hostile, RequestsAheadOfTheExpectedPsnAreNakedOnce) {

@@ -84,7 +84,8 @@ struct Cqe {
   uint32_t byte_len;
   uint16_t idx;
   uint8_t opcode, status;
-  bool qerr = false, stop = false;  // the walk step that hands this CQE over pushes a qerr / stop request
+  bool qerr = false, stop = false;  // the first offer of this CQE pushes a qerr / stop request
+  bool offered = false;
   uint32_t gen = 0;                 // incarnation of the QP (configure count)
   uint64_t herr_seq = 0;            // herr_done pulses that must have come before it
 };
@@ -170,11 +171,13 @@ class CompBench : public ::testing::Test {
     unsigned qhold = 0;             // per-cycle chance of holding qerr_ready low ...
     unsigned qhold_len = 0;         // ... for qhold_len/2 .. qhold_len cycles
     unsigned herr = 0;              // per-mille chance that an event is a host-driven ERR
+    unsigned rdbusy = 0;            // per-cycle chance that the RX engine reports a READ
+                                    // response of a (mostly busy) QP in flight (rx_rd_busy)
   };
 
   void reset() {
     dut->qp_cmd_valid = dut->ev_valid = dut->ar_ready = dut->r_valid = dut->cqe_ready = 0;
-    dut->stop_ready = dut->qerr_ready = 0;
+    dut->stop_ready = dut->qerr_ready = dut->rx_rd_busy = 0;
     dut.reset();
   }
 
@@ -588,7 +591,26 @@ class CompBench : public ::testing::Test {
     dut->qerr_ready = qerr_ready_now(c, k);  // so does the RX engine with QP errors
     const uint32_t bq = hot.empty() || rng.percent(10) ? uint32_t(rng.below(kQps)) : hot[rng.below(hot.size())];
     dut->busy_qpn = bq;
+    // the RX engine has a READ response in flight, most often of a QP with a CQE due
+    const bool rb = k.rdbusy && rng.percent(k.rdbusy);
+    dut->rx_rd_busy = rb;
+    dut->rx_rd_qpn = !cqe_expect.empty() && rng.percent(70) ? cqe_expect[rng.below(cqe_expect.size())].qpn
+                                                              : uint32_t(rng.below(kQps));
     dut.eval();
+    // a failed or flushed READ must not complete while a response of its QP is in the RX
+    // engine (it could still be placing: its bytes would land after the CQE)
+    // (checked when the CQE is first offered; once offered it stays until taken)
+    if (dut->cqe_valid && find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn))) != cqe_expect.end() &&
+        !find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)))->offered) {
+      const bool failed_read = kCqe.get(dut->cqe, kQOpcode) == kWcRead && kCqe.get(dut->cqe, kQStatus) != 0;
+      ASSERT_FALSE(failed_read && rb && kCqe.get(dut->cqe, kQQpn) == dut->rx_rd_qpn)
+          << "cycle " << c << ": failed READ CQE of QP " << unsigned(dut->rx_rd_qpn) << " offered while a READ"
+          << " response of that QP is in the RX engine";
+    }
+    if (rb) {
+      const auto due = find_cqe(dut->rx_rd_qpn);
+      if (due != cqe_expect.end() && due->opcode == kWcRead && due->status != 0) ++rd_holds;
+    }
     // busy set: a QP whose reads or CQEs are still due has its event in the pipeline
     if (!manual && !dut->busy) {
       ASSERT_TRUE(std::none_of(ar_expect.begin(), ar_expect.end(), [&](const Ar& a) { return a.q == bq; }) &&
@@ -635,12 +657,25 @@ class CompBench : public ::testing::Test {
     }
     if (!cqe_expect.empty() && cqe_expect.front().qerr && qerr_n >= kReqDepth) ++qerr_full_waits;
     if (dut->cqe_valid && find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn))) != cqe_expect.end()) {
-      // the offered CQE pushes a request: not while its FIFO is full
+      // a CQE's first offer pushes its requests: not while their FIFO is full
       const Cqe& e = *find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)));
-      const bool qerr_full = e.qerr && qerr_n >= kReqDepth, stop_full = e.stop && stop_n >= kReqDepth;
+      const bool qerr_full = !e.offered && e.qerr && qerr_n >= kReqDepth;
+      const bool stop_full = !e.offered && e.stop && stop_n >= kReqDepth;
       ASSERT_FALSE(dut->cqe_valid && (qerr_full || stop_full))
           << "cycle " << c << ": CQE of QP " << e.qpn << " wqe " << e.idx << " (a failure) offered while the "
           << (qerr_full ? "qerr" : "stop") << " FIFO is full";
+    }
+    if (dut->cqe_valid && find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn))) != cqe_expect.end()) {
+      // the failure a CQE reports is pushed when it is first offered (it then stays offered)
+      Cqe& e = *find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)));
+      if (!e.offered) {
+        e.offered = true;
+        if (e.qerr) {
+          qerr_f.in.push_back({e.qpn, e.gen});
+          qerr_cqe_cycles.push_back(c);
+        }
+        if (e.stop) stop_f.in.push_back({e.qpn, e.gen});
+      }
     }
     if (dut->cqe_valid && dut->cqe_ready) take_cqe(c);
     if (HasFatalFailure()) return;
@@ -696,11 +731,6 @@ class CompBench : public ::testing::Test {
     if (e.status != 0) ++failed_cqes;
     if (e.status == kWcFlushErr) ++flush_cqes;
     if (e.status == kWcRetryExcErr) ++implied_cqes;
-    if (e.qerr) {
-      qerr_f.in.push_back({e.qpn, e.gen});
-      qerr_cqe_cycles.push_back(c);
-    }
-    if (e.stop) stop_f.in.push_back({e.qpn, e.gen});
   }
 
   std::deque<Cqe>::iterator find_cqe(uint32_t qpn) {
@@ -804,7 +834,7 @@ class CompBench : public ::testing::Test {
   std::deque<RBeat> rbeats;
   std::deque<Cqe> cqe_expect;
   ReqFifo qerr_f{"qerr", {}, {}}, stop_f{"stop", {}, {}};
-  std::vector<uint64_t> qerr_cqe_cycles;  // cycles the CQEs that push qerr requests were taken
+  std::vector<uint64_t> qerr_cqe_cycles;  // cycles the CQEs that push qerr requests were first offered
   uint64_t last_r_at = 0;
   bool sanitize = true;
   bool manual = false;  // expected CQEs set by the test, WQE reads not checked
@@ -817,6 +847,7 @@ class CompBench : public ::testing::Test {
   std::vector<Cqe> cqe_log;  // CQEs taken (equal to the reference's)
   std::deque<HerrX> herr_x;  // accepted HERR events waiting for herr_done
   uint64_t herr_seq_expect = 0, herr_dones = 0, herrs_sent = 0;
+  uint64_t rd_holds = 0;     // cycles a failed READ's CQE was due while its QP was reported busy in RX
 };
 
 TEST_F(CompBench, RandomTraffic) {
@@ -824,8 +855,10 @@ TEST_F(CompBench, RandomTraffic) {
   Knobs k;
   k.lost = 3;
   k.herr = 4;
+  k.rdbusy = 30;
   random_traffic(std::min<uint32_t>(kQps, 6), 120, k, 25, 3000);
   EXPECT_GT(herr_dones, 10u);
+  EXPECT_GT(rd_holds, 20u) << "no failed READ completion ever had to wait for the RX engine";
   EXPECT_GT(cqes, 5000u);
   EXPECT_GT(failed_cqes, 50u);
   EXPECT_GT(reads, 5000u);

@@ -248,7 +248,10 @@ class RxEngBench : public ::testing::Test {
     for (; i < kCmdWait; ++i) {
       dut.eval();
       const bool rdy = dut->qp_cmd_ready;
-      EXPECT_EQ(bool(dut->rdc_flush_valid), rdy && init_idx) << "QP " << q << ": READ-context flush";
+      // re-initialising the QP or moving it to RESET frees its READ contexts
+      EXPECT_EQ(bool(dut->rdc_flush_valid), rdy && (init_idx || state == kQpsReset)) << "QP " << q
+                                                                                     << ": READ-context flush";
+      if (rdy && dut->rdc_flush_valid) ++ctx_flushes;
       dut.tick();
       if (rdy) break;
     }
@@ -808,6 +811,31 @@ class RxEngBench : public ::testing::Test {
     dut.eval();
 
     const std::string at = "cycle " + std::to_string(c) + ": ";
+    // rd_busy: from the take of a READ response until its payload is written, with its QPN
+    {
+      const bool take = hold_meta && dut->meta_ready;
+      const uint64_t op = take ? pending.front().f[kRmOpcode] : 0;
+      const bool take_rdata = take && op >= 0x0D && op <= 0x10 && !pending.front().f[kRmDrop];
+      const uint32_t take_q = take ? uint32_t(pending.front().f[kRmDqpn]) & (kQps - 1) : 0;
+      if (take_rdata) {
+        ASSERT_TRUE(dut->rd_busy) << at << "READ response of QP " << take_q << " taken without rd_busy";
+        ASSERT_EQ(uint32_t(dut->rd_busy_qpn), take_q) << at << "rd_busy_qpn at the take";
+      }
+      if ((dut->aw_valid || dut->w_valid) && cur_rdata) {
+        ASSERT_TRUE(dut->rd_busy) << at << "READ response of QP " << cur_q << " placed without rd_busy";
+        ASSERT_EQ(uint32_t(dut->rd_busy_qpn), cur_q) << at << "rd_busy_qpn while placing";
+        ++rd_busy_writes;
+      }
+      if (dut->rd_busy && !take_rdata) {
+        ASSERT_TRUE(cur_rdata && uint32_t(dut->rd_busy_qpn) == cur_q)
+            << at << "rd_busy for QP " << unsigned(dut->rd_busy_qpn) << " with no READ response of it in the engine";
+      }
+      if (take) {
+        cur_rdata = take_rdata;
+        cur_q = take_q;
+      }
+      if (dut->qerr_valid && dut->qerr_ready) cur_rdata = false;
+    }
     if (dut->qerr_valid && dut->qerr_ready) {
       ASSERT_FALSE(dut->meta_ready) << at << "record and qerr taken together";
       predict_qerr(uint32_t(dut->qerr_qpn));
@@ -1059,6 +1087,10 @@ class RxEngBench : public ::testing::Test {
   std::deque<RsX> rs_x;
   std::vector<bool> fl_err = std::vector<bool>(kQps, false);   // stand-in: QP handed over in error
   uint64_t qerrs = 0;
+  bool cur_rdata = false;       // the packet last taken is a READ response (of QP cur_q)
+  uint32_t cur_q = 0;
+  uint64_t rd_busy_writes = 0;  // payload beats and bursts of READ responses seen with rd_busy
+  uint64_t ctx_flushes = 0;     // READ-context flushes by QP_MODIFY
   bool hold_qerr = false;
   uint32_t qerr_q = 0;
   std::deque<uint8_t> free_x;
@@ -1543,6 +1575,7 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(n_lk, 1u);
   EXPECT_EQ(w_bytes, 1124u);
   EXPECT_EQ(aw_log.front().addr, 0x3FFFFE00ull);
+  EXPECT_GE(rd_busy_writes, 4u) << "the READ responses' writes were not checked against rd_busy";
   ASSERT_EQ(cev_log.size(), 5u);
   expect_cev(4, kCevReadDone, q, 0x202, 0);
   EXPECT_FALSE(rdc[0].valid);
@@ -1600,6 +1633,22 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   drain();
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_FALSE(rdc[1].valid);
+}
+
+// Moving a QP to RESET (from RTS, without re-initialising it) frees its READ contexts, as
+// re-initialising does; other QP_MODIFYs (RTS->ERR) do not.
+TEST_F(RxEngBench, ResetFreesReadContexts) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  bring_up(1, kQpsRts, 1, kAccRemoteWrite, 0, 0, 0x20);
+  ASSERT_FALSE(HasFatalFailure());
+  const uint64_t before = ctx_flushes;
+  qp_modify(1, kQpsErr, 1, kAccRemoteWrite, 0, 0, 0x20, false, false);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(ctx_flushes, before) << "RTS->ERR flushed the READ contexts (qerr does that, in order)";
+  qp_modify(1, kQpsReset, 1, kAccRemoteWrite, 0, 0, 0x20, false, false);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(ctx_flushes, before + 1) << "QP->RESET did not free the READ contexts";
 }
 
 // Packets for QPs not in RTR/RTS (or beyond NUM_QPS) are dropped and counted; records
