@@ -381,31 +381,78 @@ def run_mutant(name, overrides, tests, opts, seed, stop_at_first=True):
     return res
 
 
+BLOCK_CMAKE = "verif/blocks/CMakeLists.txt"
+
+
+def block_lint_targets(root=ROOT):
+    """The block benches' Verilator builds as lint targets: (name, top, file list, -G args),
+    from the srnic_block_bench() calls of verif/blocks/CMakeLists.txt."""
+    with open(os.path.join(root, BLOCK_CMAKE)) as f:
+        text = re.sub(r"#[^\n]*", "", f.read())
+    out = []
+    for m in re.finditer(r"srnic_block_bench\(([^)]*)\)", text):
+        words = m.group(1).split()
+        if not words or words[0] == "name":
+            continue
+        name, top, flist, params, key = words[0], None, None, [], None
+        for w in words[1:]:
+            if w in ("TOP", "FILELIST", "SOURCES", "PARAMS", "LIBS"):
+                key = w
+            elif key == "TOP":
+                top = w
+            elif key == "FILELIST":
+                flist = w.replace("${F}", os.path.join(root, "verif", "blocks"))
+            elif key == "PARAMS":
+                params.append("-G" + w)
+        if top and flist:
+            out.append((name, top, flist, params))
+    return out
+
+
+def filelist_names(path):
+    with open(path) as f:
+        return {ln.strip() for ln in f if ln.strip() and not ln.strip().startswith("//")}
+
+
 def lint_all(mutants, out, errors):
-    """Verilator --lint-only -Wall of every mutant that applies, in <out>/lint."""
+    """Verilator --lint-only -Wall of every mutant that applies, in <out>/lint, the way the
+    builds see it: the core with and without --assert, and every block bench whose file list
+    holds the mutated file, with its top, its parameters and --assert."""
     for e in errors:
         print(f"mutate: error: {e}")
     base = os.path.join(out, "lint")
     os.makedirs(base, exist_ok=True)
     flist = os.path.join(base, "srnic_core.f")
     write_filelist(os.path.join(ROOT, FILELIST), flist, base)
+    blocks = block_lint_targets()
     bad = list(errors)
     ok = [m for m in mutants if not any(f"'{m.name}'" in e for e in errors)]
     for m in ok:
         sync_tree(os.path.join(ROOT, "rtl"), os.path.join(base, "rtl"),
                   {os.path.relpath(m.file, "rtl"): mutated_text(m)})
-        p = subprocess.run([LOCKED, "verilator", "--lint-only", "-Wall", "-f", flist,
-                            "--top-module", "srnic_core"], cwd=base, capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL)
-        if p.returncode == 0:
-            print(f"lint ok    {m.name}")
+        runs = [("core", ["-f", flist, "--top-module", "srnic_core"]),
+                ("core --assert", ["--assert", "-f", flist, "--top-module", "srnic_core"])]
+        for name, top, bflist, params in blocks:
+            if m.file in filelist_names(bflist):
+                # the project-wide waivers come first, as in the CMake build
+                runs.append((name, ["--assert", *params, "rtl/lint.vlt", "-f", bflist, "--top-module", top]))
+        failed = None
+        for what, args in runs:
+            p = subprocess.run([LOCKED, "verilator", "--lint-only", "-Wall", *args], cwd=base,
+                               capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            if p.returncode != 0:
+                msg = next((ln for ln in (p.stderr + p.stdout).splitlines() if _BUILD_ERR.search(ln)),
+                           f"exit code {p.returncode}")
+                failed = f"{what}: {msg.strip()}"
+                break
+        if failed is None:
+            print(f"lint ok    {m.name} ({len(runs)} builds)")
         else:
-            msg = next((ln for ln in (p.stderr + p.stdout).splitlines() if _BUILD_ERR.search(ln)),
-                       f"exit code {p.returncode}")
-            print(f"lint FAIL  {m.name}: {msg.strip()}")
+            print(f"lint FAIL  {m.name}: {failed}")
             bad.append(m.name)
     sync_tree(os.path.join(ROOT, "rtl"), os.path.join(base, "rtl"))
-    print(f"mutate --lint: {len(mutants) - len(bad)}/{len(mutants)} mutants pass Verilator -Wall")
+    print(f"mutate --lint: {len(mutants) - len(bad)}/{len(mutants)} mutants pass Verilator -Wall "
+          f"(core, core --assert, their block benches)")
     return 1 if bad else 0
 
 
