@@ -179,6 +179,28 @@ TEST_F(IcrcCalcBench, EveryOpcodeEveryShift) {
   EXPECT_GT(pulses, 1500u);
 }
 
+// RoCE frames cover a multiple of 4 bytes (the pad), but the engine takes any IP length: frames
+// cut to every covered length modulo 64, odd ones too, with the IP length rewritten and the
+// ICRC recomputed by the packet library.
+TEST_F(IcrcCalcBench, AnyCoveredLength) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int s = 0; s < 64 * 4; ++s) {
+    std::vector<uint8_t> f = frame(0x04, rng.range(200, 4096));   // RC SEND ONLY
+    f.resize(f.size() - roce::kIcrcSize);
+    const size_t cut = (f.size() - size_t(s % 64) + 64) % 64;      // covered length = s mod 64
+    f.resize(f.size() - cut);
+    const size_t ip_len = f.size() - 14 + roce::kIcrcSize;
+    f[16] = uint8_t(ip_len >> 8);
+    f[17] = uint8_t(ip_len);
+    f.resize(f.size() + roce::kIcrcSize);
+    roce::icrc_store(f.data() + f.size() - roce::kIcrcSize, roce::icrc_compute(f.data() + 14, ip_len - roce::kIcrcSize));
+    send(f, Mode(rng.below(3)), rng.percent(50) ? 0 : int(rng.range(1, 3)));
+  }
+  run();
+  EXPECT_EQ(pulses, 256u);
+}
+
 // Random frames, modes and gaps (also inside frames), truncated frames among them.
 TEST_F(IcrcCalcBench, RandomGapsAndTruncation) {
   SRNIC_BENCH_TRACE();

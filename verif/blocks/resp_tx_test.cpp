@@ -155,6 +155,26 @@ class RespTxBench : public ::testing::Test {
 
   static bool plain_ack(const Job& j) { return j.opcode == kOpAck && j.syn == 0x1F; }
 
+  // Offers an ACK/NAK task for one cycle with the output stalled; true if it was taken.
+  bool put_stalled(uint16_t qpn, uint32_t psn, uint8_t syn) {
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kTask.at(f).lsb, kTask.at(f).width, v); };
+    put(kIsRead, 0);
+    put(kTQpn, qpn);
+    put(kTPsn, psn);
+    put(kSyn, syn);
+    put(kMsn, psn + 1);
+    put(kAddr, 0);
+    put(kLen, 0);
+    put(kMtu, 3);
+    dut->s_valid = 1;
+    dut->job_ready = 0;
+    dut.eval();
+    const bool ok = dut->s_ready;
+    dut.tick();
+    dut->s_valid = 0;
+    return ok;
+  }
+
   Rng rng;
   Dut<Vsrnic_resp_tx> dut;
   uint64_t merged = 0;
@@ -182,24 +202,7 @@ TEST_F(RespTxBench, RandomTasks) {
 TEST_F(RespTxBench, AckStormCoalescesWhileStalled) {
   SRNIC_BENCH_TRACE();
   reset();
-  auto put_ack = [&](uint16_t qpn, uint32_t psn, uint8_t syn) {
-    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kTask.at(f).lsb, kTask.at(f).width, v); };
-    put(kIsRead, 0);
-    put(kTQpn, qpn);
-    put(kTPsn, psn);
-    put(kSyn, syn);
-    put(kMsn, psn + 1);
-    put(kAddr, 0);
-    put(kLen, 0);
-    put(kMtu, 3);
-    dut->s_valid = 1;
-    dut->job_ready = 0;
-    dut.eval();
-    const bool ok = dut->s_ready;
-    dut.tick();
-    dut->s_valid = 0;
-    return ok;
-  };
+  auto put_ack = [&](uint16_t qpn, uint32_t psn, uint8_t syn) { return put_stalled(qpn, psn, syn); };
   const int depth = BENCH_DEPTH;
   for (int i = 0; i < depth + 1; ++i) EXPECT_TRUE(put_ack(7, 100 + i, 0x1F)) << "ACK " << i;  // queue + stage
   for (int i = 0; i < 50; ++i) EXPECT_TRUE(put_ack(7, 200 + i, 0x1F)) << "ACK storm " << i << " blocked";
@@ -216,6 +219,27 @@ TEST_F(RespTxBench, AckStormCoalescesWhileStalled) {
   for (int i = 0; i < depth; ++i) EXPECT_EQ(psns[size_t(i)], uint32_t(100 + i));
   EXPECT_EQ(psns.back(), 249u) << "the newest ACK of the storm";
   EXPECT_FALSE(dut.rtl_error());
+}
+
+// While the queue is full, a plain ACK merges only into a staged plain ACK of its QP: a staged
+// NAK is never replaced (the requester would not learn of the error), the ACK waits instead.
+TEST_F(RespTxBench, StagedNakIsNeverReplaced) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const int depth = BENCH_DEPTH;
+  for (int i = 0; i < depth; ++i) EXPECT_TRUE(put_stalled(9, 100 + uint32_t(i), 0x1F)) << "ACK " << i;
+  EXPECT_TRUE(put_stalled(7, 400, 0x60)) << "the NAK was not staged";
+  EXPECT_FALSE(put_stalled(7, 401, 0x1F)) << "an ACK of the same QP replaced the staged NAK";
+  std::vector<std::pair<uint32_t, uint32_t>> out;  // (qpn, syndrome) in order
+  for (int i = 0; i < 4 * depth + 20; ++i) {
+    dut->job_ready = 1;
+    dut.eval();
+    if (dut->job_valid) out.emplace_back(uint32_t(kJob.get(dut->job, kQpn)), uint32_t(kJob.get(dut->job, kAethSyn)));
+    dut.tick();
+  }
+  ASSERT_EQ(out.size(), size_t(depth + 1));
+  EXPECT_EQ(out.back().first, 7u);
+  EXPECT_EQ(out.back().second, 0x60u) << "the NAK was lost";
 }
 
 }  // namespace

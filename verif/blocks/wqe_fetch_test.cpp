@@ -25,6 +25,7 @@
 #include <cstring>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "Vsrnic_wqe_fetch.h"
@@ -174,6 +175,7 @@ class WqeFetchBench : public ::testing::Test {
       default: w.len = uint32_t(rng.range(0, rng.percent(p_big) ? 3 * m : m)); break;
     }
     w.lkey = rng.u32() & 0xFFFFF;
+    key_ops[w.lkey] |= w.op == kRead ? 1 : 2;  // which kinds of WQE use this local key
     w.rkey = rng.u32();
     w.wr_id = rng.next();
     w.laddr = rng.next() >> 8;
@@ -413,6 +415,15 @@ class WqeFetchBench : public ::testing::Test {
     // MR lookups
     Mr nm{};
     if (dut->mr_req) {
+      // the local buffer of a READ is written by the NIC: it needs LOCAL_WRITE; the others
+      // are only read (keys shared by both kinds of WQE are not checked)
+      const auto ko = key_ops.find(uint32_t(dut->mr_key));
+      if (ko != key_ops.end() && ko->second != 3) {
+        EXPECT_EQ(unsigned(dut->mr_access), ko->second == 1 ? 1u : 0u)
+            << "cycle " << c << ": rights asked for local key 0x" << std::hex << unsigned(dut->mr_key) << " of a "
+            << (ko->second == 1 ? "READ" : "SEND/WRITE");
+        ++access_checks;
+      }
       nm.valid = true;
       nm.pa = translate(uint32_t(dut->mr_key), uint64_t(dut->mr_va));
       ++mr_reqs;
@@ -582,6 +593,8 @@ class WqeFetchBench : public ::testing::Test {
   uint64_t fence_stops = 0, fence_idle = 0, fence_ignored = 0, fenced_started = 0, rd_frees = 0, events = 0, hstops = 0;
   uint64_t last_free_cycle = 0, last_fenced_cycle = 0;
   Mr mr_pipe[2] = {};
+  std::unordered_map<uint32_t, unsigned> key_ops;  // local key -> 1 READ, 2 other, 3 both
+  uint64_t access_checks = 0;
   bool handing = false;
   uint32_t hand_q = 0;
   uint32_t burst = 65536;
@@ -618,6 +631,7 @@ TEST_F(WqeFetchBench, RandomTraffic) {
   EXPECT_GT(fence_stops, 10u);
   EXPECT_GT(fence_idle, 10u);
   EXPECT_GT(fenced_started, 100u);
+  EXPECT_GT(access_checks, 1000u);
   EXPECT_FALSE(dut.rtl_error());
 }
 
