@@ -363,6 +363,37 @@ TEST(RefModel, OppositeDirectionBecomesRelaxed) {
   EXPECT_TRUE(p.buffer(0, 2)->determined[4]);
 }
 
+// The host moves QP 0x11 to ERR at a time the model cannot know: its send queue, its receive
+// queue and the peer receive queue its SENDs consume are relaxed, the bytes it would write are
+// not predicted, and the other direction (no sends) expects nothing.
+TEST(RefModel, HostErrRelaxesTheConnection) {
+  Workload w = two_hosts();
+  qp0(w).host_err = true;
+  qp0(w).recv = {rwr(200, kRcv0, 8, kRcv0Key)};
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey), wr(2, WrOpcode::Send, kSrc + 8, 4, kSrcKey),
+                 wr(3, WrOpcode::Read, kLoc, 4, kLocKey, kDst + 16, kDstKey)};
+  qp1(w).recv = {rwr(300, kRbuf, 8, kRbufKey)};
+  const Prediction p = predict(w);
+  const ExpectedQueue& s0 = *p.queue(0, 0x11, QueueKind::Send);
+  ASSERT_TRUE(s0.relaxed);
+  ASSERT_EQ(s0.candidates.size(), 3u);
+  EXPECT_TRUE(s0.candidates[0].can_succeed);
+  const ExpectedQueue& r0 = *p.queue(0, 0x11, QueueKind::Recv);
+  ASSERT_TRUE(r0.relaxed) << "the QP's own receives complete (flushed) when the host says";
+  ASSERT_EQ(r0.candidates.size(), 1u);
+  EXPECT_FALSE(r0.candidates[0].can_succeed) << "nothing consumes it: it can only be flushed";
+  const ExpectedQueue& r1 = *p.queue(1, 0x22, QueueKind::Recv);
+  ASSERT_TRUE(r1.relaxed);
+  ASSERT_EQ(r1.candidates.size(), 1u);
+  EXPECT_TRUE(r1.candidates[0].can_succeed);
+  EXPECT_TRUE(p.queue(1, 0x22, QueueKind::Send)->candidates.empty());
+  EXPECT_TRUE(p.queue(1, 0x22, QueueKind::Send)->completions.empty());
+  EXPECT_FALSE(p.buffer(1, 0)->determined[0]) << "the WRITE may or may not have landed";
+  EXPECT_FALSE(p.buffer(1, 1)->determined[0]) << "the SEND may or may not have landed";
+  EXPECT_FALSE(p.buffer(0, 1)->determined[0]) << "the READ may or may not have landed";
+  EXPECT_TRUE(p.buffer(1, 0)->determined[8]) << "bytes no WR touches stay predicted";
+}
+
 TEST(RefModel, WritesFromTwoQpsToTheSameBytesAreUndetermined) {
   Workload w = two_hosts();
   QpSpec a2 = qp0(w), b2 = qp1(w);

@@ -872,12 +872,42 @@ void ChipEnv::start_of_run() {
   info("SETUP", "NICs configured at cycle " + std::to_string(world_->cycle()), uvm::verbosity::kLow);
 }
 
+bool ChipEnv::host_errs() {
+  bool all = true;
+  if (herr_due_.empty()) {
+    herr_due_.assign(plan_.qps.size(), 0);
+    herr_done_.assign(plan_.qps.size(), false);
+  }
+  for (uint32_t q = 0; q < plan_.qps.size(); ++q) {
+    const QpPlan& qp = plan_.qps[q];
+    if (!qp.host_err || herr_done_[q]) continue;
+    all = false;
+    if (herr_due_[q] == 0) {
+      if (hosts_[0]->next_send[q] >= qp.host_err_after) herr_due_[q] = cycle() + qp.host_err_delay + 1;
+      continue;
+    }
+    if (cycle() < herr_due_[q]) continue;
+    herr_done_[q] = true;
+    sw::QpAttr a;
+    a.qp_state = sw::QpState::Err;
+    hosts_[0]->qps[q]->modify(a, sw::QpAttrMask::State);
+    ++host_err_qps_;
+    last_post_cycle_ = cycle();
+    info("HOST_ERR", "host 0 moved QP " + hex(hosts_[0]->qps[q]->qp_num()) + " to ERR after " +
+                         std::to_string(hosts_[0]->next_send[q]) + " of its " +
+                         std::to_string(qp.side[0].send.size()) + " send WRs were posted",
+         uvm::verbosity::kMedium);
+  }
+  return all;
+}
+
 void ChipEnv::tick() {
   if (traffic_done_) return;
+  const bool errs_done = host_errs();
   bool posted = true;
   for (uint32_t h = 0; h < 2; ++h)
     if (hosts_[h]->seqr.running()) posted = false;
-  if (!posted || !sb_.exact_done()) return;
+  if (!posted || !errs_done || !sb_.exact_done()) return;
   // Relaxed queues (after an error) end once no completion has come for a while.
   if (sb_.has_relaxed() && cycle() - std::max(sb_.last_completion_cycle(), last_post_cycle_) < cfg_.quiet_cycles)
     return;
@@ -928,6 +958,8 @@ void ChipEnv::check() {
     for (int idx : {abi::CNT_RX_DROP_ICRC, abi::CNT_RX_DROP_MALFORMED, abi::CNT_RX_DROP_QP,
                     abi::CNT_RX_DROP_OVERFLOW, abi::CNT_CQ_OVERFLOW, abi::CNT_DB_BAD, abi::CNT_RX_DUP}) {
       if (expected_counters[h].count(idx)) continue;
+      // ACKs and READ responses reaching a QP the host moved to ERR are dropped and counted
+      if (idx == abi::CNT_RX_DROP_QP && h == 0 && host_err_qps_) continue;
       if (a.counters[size_t(idx)])
         error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
                              std::to_string(a.counters[size_t(idx)]) + " in a run that provokes none");
@@ -973,6 +1005,7 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
   if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
   if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
+  if (ctx.has_plusarg("host_err")) knobs_.host_err = std::stod(ctx.plusarg("host_err"));
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);
   env_ = &create<ChipEnv>("env", plan_, cfg_);

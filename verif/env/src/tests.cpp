@@ -194,6 +194,21 @@ Knobs hard() {
   k.op_weight = {2, 1, 2, 1, 3};  // READs to send on
   k.bad_wr = 0.3;
   k.bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4};
+  k.host_err = 0.2;
+  return k;
+}
+
+// The host moves QPs to ERR while their WRs are in flight (before any is posted, in the middle
+// of multi-packet messages and READs, after the last): a prefix of each QP's WRs completes as
+// predicted, the rest and every receive complete WR_FLUSH_ERR, nothing lands outside the
+// permitted ranges, and the other QPs are unaffected.
+Knobs host_err() {
+  Knobs k = ops();
+  k.min_qps = 2;
+  k.max_qps = 8;
+  k.op_weight = {2, 1, 2, 1, 2};
+  k.size_weight = sizes(1, 1, 1, 1, 1, 3, 3, 2, 0);
+  k.host_err = 0.6;
   return k;
 }
 
@@ -249,6 +264,7 @@ SRNIC_CHIP_TEST(DirBadRemote, "dir_bad_remote", bad({0, 0, 0, 1, 1, 1, 1, 0, 1})
 SRNIC_CHIP_TEST(DirRnrExhaust, "dir_rnr_exhaust", rnr_exhaust());
 SRNIC_CHIP_TEST(DirQpErrorRqFlush, "dir_qp_error_rq_flush", qp_error_rq_flush());
 SRNIC_CHIP_TEST(CrWraps, "cr_wraps", wraps());
+SRNIC_CHIP_TEST(CrHostErr, "cr_host_err", host_err());
 
 class CrHard : public ChipTest {
  public:

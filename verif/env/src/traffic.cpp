@@ -56,9 +56,10 @@ std::string TrafficPlan::summary() const {
                 to_string(doorbell));
   std::string out = b;
   // the hard cases this plan draws, when any
-  size_t own_mtu = 0, fenced = 0, stale = 0, rights = 0;
+  size_t own_mtu = 0, fenced = 0, stale = 0, rights = 0, host_err = 0;
   for (const QpPlan& q : qps) {
     own_mtu += q.mtu != mtu;
+    host_err += q.host_err;
     for (const SidePlan& sp : q.side)
       for (const WrPlan& w : sp.send) {
         fenced += w.reuse >= 0;
@@ -74,6 +75,7 @@ std::string TrafficPlan::summary() const {
                   own_mtu, fenced, split_n, iova_n, stale, rights);
     out += b;
   }
+  if (host_err) out += "; " + std::to_string(host_err) + " QPs moved to ERR by the host";
   return out;
 }
 
@@ -170,6 +172,23 @@ void draw_wraps(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
       // start 1..n PSNs below 2^24: the wrap falls somewhere in this side's traffic
       qp.psn[h] = static_cast<uint32_t>((1u << 24) - rng.uniform(1, std::max<uint64_t>(1, std::min<uint64_t>(n, 1u << 20))));
     }
+  }
+}
+
+// Host-driven ERR (Knobs::host_err), from its own child stream. Host 1's sends on such a QP
+// are dropped (its requests would be dropped by the QP in ERR and wait for ever); host 1's
+// receives behind the ERR never complete, so its receive ring holds all of them.
+void draw_host_err(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
+  if (k.host_err <= 0) return;
+  uvm::Rng rng = plan_rng.child("host_err");
+  for (QpPlan& qp : p.qps) {
+    if (qp.bad_side0 || qp.exhaust_side0 || qp.side[0].send.empty() || !rng.bernoulli(k.host_err)) continue;
+    qp.host_err = true;
+    qp.host_err_after = static_cast<uint32_t>(rng.uniform(0, qp.side[0].send.size()));
+    qp.host_err_delay = static_cast<uint32_t>(rng.bernoulli(0.3) ? rng.uniform(0, 50) : rng.uniform(50, 3000));
+    qp.side[1].send.clear();
+    for (RecvPlan& r : qp.side[0].recv) r.late = false;
+    while (qp.rq_depth < qp.side[1].recv.size()) qp.rq_depth *= 2;
   }
 }
 
@@ -398,6 +417,7 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
         if (w.bad == BadKind::RemoteBounds) w.remote_off = p.area_bytes[1 - h] - w.len + over;
       }
   draw_wraps(p, k, rng);
+  draw_host_err(p, k, rng);
   for (const QpPlan& qp : p.qps)
     for (uint32_t h = 0; h < 2; ++h) {
       p.send_wrs += qp.side[h].send.size();
@@ -490,6 +510,7 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const st
       qs.peer_qpn = hl[1 - h].qpn[q];
       qs.rnr_retry = p.qps[q].rnr_retry;
       qs.mtu = p.qps[q].mtu;
+      qs.host_err = h == 0 && p.qps[q].host_err;
       for (size_t i = 0; i < p.qps[q].side[h].send.size(); ++i) qs.send.push_back(make_send_wr(p, hl, h, q, i));
       for (size_t i = 0; i < p.qps[q].side[h].recv.size(); ++i) qs.recv.push_back(make_recv_wr(p, hl, h, q, i));
       hs.qps.push_back(std::move(qs));

@@ -391,7 +391,8 @@ void Model::build_queues(Prediction& p) const {
     rq.host = s.host;
     rq.qpn = s.qpn;
     rq.kind = QueueKind::Recv;
-    rq.relaxed = in.relaxed;
+    // (a QP the host moves to ERR completes its receives at a moment the model cannot know)
+    rq.relaxed = in.relaxed || qp.host_err;
     std::vector<const SendWr*> consumer(qp.recv.size(), nullptr);
     std::vector<WcStatus> status(qp.recv.size(), WcStatus::WrFlushErr);
     for (size_t i = 0; i < in.ops.size(); ++i)
@@ -595,7 +596,7 @@ Prediction Model::run() {
   // failure moves one or both QPs to ERR at a moment unrelated to this stream's progress.
   for (StreamPlan& s : streams_) {
     const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
-    s.relaxed = in.error_index >= 0 && !s.qp->send.empty();
+    s.relaxed = (in.error_index >= 0 || s.qp->host_err || in.qp->host_err) && !s.qp->send.empty();
   }
   for (const StreamPlan& s : streams_) {
     char m[200];
@@ -606,7 +607,8 @@ Prediction Model::run() {
     }
     if (s.relaxed) {
       std::snprintf(m, sizeof m, "host %u qp 0x%x: send queue and peer receive queue are relaxed "
-                    "(the opposite direction failed)", s.host, s.qpn);
+                    "(%s)", s.host, s.qpn, s.qp->host_err || s.peer->host_err ? "the host moves the connection to ERR"
+                                                                             : "the opposite direction failed");
       p.notes.push_back(m);
     }
   }

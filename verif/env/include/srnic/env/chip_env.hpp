@@ -260,6 +260,9 @@ class ChipEnv : public uvm::Component {
   void connect_qps();
   void observe(uint64_t cycle);
   void check_rtl_errors();
+  // Host-driven ERR (Knobs::host_err): moves each such QP of host 0 to ERR when its moment
+  // comes; false while one is still to come.
+  bool host_errs();
 
   TrafficPlan plan_;
   EnvConfig cfg_;
@@ -279,6 +282,9 @@ class ChipEnv : public uvm::Component {
   int rtl_errors_ = 0;   // RTL assertion failures reported so far
   uint64_t last_post_cycle_ = 0;
   uint32_t burst_posts_ = 0;
+  std::vector<uint64_t> herr_due_;   // per plan QP: cycle of its host-driven ERR (0: not yet known)
+  std::vector<bool> herr_done_;
+  uint32_t host_err_qps_ = 0;
   agents::Axi4Signals axi_sig_;
   agents::AxiLiteSignals axil_sig_;
   agents::AxisSignals tx_sig_, rx_sig_;

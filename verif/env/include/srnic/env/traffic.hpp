@@ -80,6 +80,11 @@ struct Knobs {
                            // below 2^24 that they wrap during its traffic, often inside a message
   double ring_wrap = 0.1;  // probability that every QP gets 2- or 4-entry SQ and RQ rings, so ring
                            // indices wrap many times (the CQs, sized by the rings, wrap too)
+  // Host-driven ERR, drawn from its own random stream: the probability that host 0 moves a QP
+  // (one that fails for no other reason) to ERR while its WRs are in flight. Such a QP carries
+  // host 0's traffic only: host 1's requests to a QP in ERR are dropped and, until the
+  // retransmission timer exists, would never complete.
+  double host_err = 0;
 };
 
 struct WrPlan {
@@ -114,6 +119,9 @@ struct QpPlan {
   bool bad_side0 = false;      // side 0's last WR is bad
   bool exhaust_side0 = false;  // side 0's last receive-consuming message finds no receive
   uint32_t mtu = 1024;         // path MTU of this QP (both ends)
+  bool host_err = false;       // host 0 moves the QP to ERR during its traffic (Knobs::host_err):
+  uint32_t host_err_after = 0; // once it has posted this many of its send WRs,
+  uint32_t host_err_delay = 0; // and this many cycles more
   bool psn_set = false;        // psn[] chosen by the plan (psn_wrap), else random at setup
   uint32_t psn[2] = {0, 0};    // first request PSN of each side (the peer's expected PSN)
 };

@@ -111,6 +111,8 @@ struct QpSpec {
   uint32_t peer_qpn = 0;
   uint8_t rnr_retry = 7;  // 7 = retry forever
   uint32_t mtu = 4096;    // path MTU: where a message's packets split (WRITE_WITH_IMM checks)
+  bool host_err = false;  // the host moves this QP to ERR at a time the model cannot know: both
+                          // directions of the connection and both receive queues are relaxed
   std::vector<SendWr> send;
   std::vector<RecvWr> recv;
 };
