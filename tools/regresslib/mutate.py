@@ -424,7 +424,7 @@ def lint_all(mutants, out, errors):
     os.makedirs(base, exist_ok=True)
     flist = os.path.join(base, "srnic_core.f")
     write_filelist(os.path.join(ROOT, FILELIST), flist, base)
-    blocks = block_lint_targets()
+    blocks = [(name, top, bflist, params, filelist_names(bflist)) for name, top, bflist, params in block_lint_targets()]
     bad = list(errors)
     ok = [m for m in mutants if not any(f"'{m.name}'" in e for e in errors)]
     for m in ok:
@@ -432,8 +432,8 @@ def lint_all(mutants, out, errors):
                   {os.path.relpath(m.file, "rtl"): mutated_text(m)})
         runs = [("core", ["-f", flist, "--top-module", "srnic_core"]),
                 ("core --assert", ["--assert", "-f", flist, "--top-module", "srnic_core"])]
-        for name, top, bflist, params in blocks:
-            if m.file in filelist_names(bflist):
+        for name, top, bflist, params, files in blocks:
+            if m.file in files:
                 # the project-wide waivers come first, as in the CMake build
                 runs.append((name, ["--assert", *params, "rtl/lint.vlt", "-f", bflist, "--top-module", top]))
         failed = None

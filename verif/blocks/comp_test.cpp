@@ -597,11 +597,16 @@ class CompBench : public ::testing::Test {
     dut->rx_rd_qpn = !cqe_expect.empty() && rng.percent(70) ? cqe_expect[rng.below(cqe_expect.size())].qpn
                                                               : uint32_t(rng.below(kQps));
     dut.eval();
+    // the expected CQE the offered one belongs to (nullptr: none, take_cqe reports it)
+    Cqe* offer = nullptr;
+    if (dut->cqe_valid) {
+      const auto it = find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)));
+      if (it != cqe_expect.end()) offer = &*it;
+    }
     // a failed or flushed READ must not complete while a response of its QP is in the RX
     // engine (it could still be placing: its bytes would land after the CQE)
     // (checked when the CQE is first offered; once offered it stays until taken)
-    if (dut->cqe_valid && find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn))) != cqe_expect.end() &&
-        !find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)))->offered) {
+    if (offer && !offer->offered) {
       const bool failed_read = kCqe.get(dut->cqe, kQOpcode) == kWcRead && kCqe.get(dut->cqe, kQStatus) != 0;
       ASSERT_FALSE(failed_read && rb && kCqe.get(dut->cqe, kQQpn) == dut->rx_rd_qpn)
           << "cycle " << c << ": failed READ CQE of QP " << unsigned(dut->rx_rd_qpn) << " offered while a READ"
@@ -656,18 +661,18 @@ class CompBench : public ::testing::Test {
       ++herr_dones;
     }
     if (!cqe_expect.empty() && cqe_expect.front().qerr && qerr_n >= kReqDepth) ++qerr_full_waits;
-    if (dut->cqe_valid && find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn))) != cqe_expect.end()) {
+    if (offer) {
       // a CQE's first offer pushes its requests: not while their FIFO is full
-      const Cqe& e = *find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)));
+      const Cqe& e = *offer;
       const bool qerr_full = !e.offered && e.qerr && qerr_n >= kReqDepth;
       const bool stop_full = !e.offered && e.stop && stop_n >= kReqDepth;
       ASSERT_FALSE(dut->cqe_valid && (qerr_full || stop_full))
           << "cycle " << c << ": CQE of QP " << e.qpn << " wqe " << e.idx << " (a failure) offered while the "
           << (qerr_full ? "qerr" : "stop") << " FIFO is full";
     }
-    if (dut->cqe_valid && find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn))) != cqe_expect.end()) {
+    if (offer) {
       // the failure a CQE reports is pushed when it is first offered (it then stays offered)
-      Cqe& e = *find_cqe(uint32_t(kCqe.get(dut->cqe, kQQpn)));
+      Cqe& e = *offer;
       if (!e.offered) {
         e.offered = true;
         if (e.qerr) {

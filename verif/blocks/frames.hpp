@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "srnic/roce/icrc.hpp"
 #include "srnic/roce/opcode.hpp"
 #include "srnic/roce/packet.hpp"
 
@@ -31,6 +32,20 @@ inline std::vector<Beat> to_beats(const std::vector<uint8_t>& f, bool user = fal
     beats.push_back(b);
   }
   return beats;
+}
+
+// Frame f (ICRC included) cut so that its length without the ICRC is `mod64` modulo 64 (f
+// must be long enough), with the IPv4 total length rewritten and the ICRC recomputed: frames
+// of lengths that 4-byte padded RoCE packets never have, for blocks that take any length.
+inline std::vector<uint8_t> cut_to_length_mod64(std::vector<uint8_t> f, size_t mod64) {
+  f.resize(f.size() - roce::kIcrcSize);
+  f.resize(f.size() - (f.size() - mod64 % 64 + 64) % 64);
+  const size_t ip_len = f.size() - 14 + roce::kIcrcSize;
+  f[16] = uint8_t(ip_len >> 8);
+  f[17] = uint8_t(ip_len);
+  f.resize(f.size() + roce::kIcrcSize);
+  roce::icrc_store(f.data() + f.size() - roce::kIcrcSize, roce::icrc_compute(f.data() + 14, ip_len - roce::kIcrcSize));
+  return f;
 }
 
 // RC opcodes the NIC sends and receives.

@@ -186,15 +186,8 @@ TEST_F(IcrcCalcBench, AnyCoveredLength) {
   SRNIC_BENCH_TRACE();
   reset();
   for (int s = 0; s < 64 * 4; ++s) {
-    std::vector<uint8_t> f = frame(0x04, rng.range(200, 4096));   // RC SEND ONLY
-    f.resize(f.size() - roce::kIcrcSize);
-    const size_t cut = (f.size() - size_t(s % 64) + 64) % 64;      // covered length = s mod 64
-    f.resize(f.size() - cut);
-    const size_t ip_len = f.size() - 14 + roce::kIcrcSize;
-    f[16] = uint8_t(ip_len >> 8);
-    f[17] = uint8_t(ip_len);
-    f.resize(f.size() + roce::kIcrcSize);
-    roce::icrc_store(f.data() + f.size() - roce::kIcrcSize, roce::icrc_compute(f.data() + 14, ip_len - roce::kIcrcSize));
+    // RC SEND ONLY, covered length s mod 64
+    const std::vector<uint8_t> f = cut_to_length_mod64(frame(0x04, rng.range(200, 4096)), size_t(s));
     send(f, Mode(rng.below(3)), rng.percent(50) ? 0 : int(rng.range(1, 3)));
   }
   run();

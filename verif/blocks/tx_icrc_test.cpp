@@ -8,7 +8,6 @@
 
 #include "Vsrnic_tx_icrc.h"
 #include "frames.hpp"
-#include "srnic/roce/icrc.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -138,16 +137,7 @@ TEST_F(TxIcrcBench, AnyFrameLength) {
     roce::Packet p = random_packet(rng, 256, kPeerMac, 0x0A000001);
     p.bth.opcode = roce::op::kRcSendOnly;
     p.payload.resize(rng.range(100, 1500));
-    std::vector<uint8_t> f = p.build();
-    f.resize(f.size() - roce::kIcrcSize);
-    const size_t cut = (f.size() - size_t(s % 64) + 64) % 64;   // length without ICRC = s mod 64
-    f.resize(f.size() - cut);
-    const size_t ip_len = f.size() - 14 + roce::kIcrcSize;
-    f[16] = uint8_t(ip_len >> 8);
-    f[17] = uint8_t(ip_len);
-    f.resize(f.size() + roce::kIcrcSize);
-    roce::icrc_store(f.data() + f.size() - roce::kIcrcSize, roce::icrc_compute(f.data() + 14, ip_len - roce::kIcrcSize));
-    add_frame(f, false);
+    add_frame(cut_to_length_mod64(p.build(), size_t(s)), false);   // length without ICRC = s mod 64
   }
   run_until_done(80, 60);
   EXPECT_EQ(frames_checked, 192u);
