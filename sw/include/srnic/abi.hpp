@@ -50,7 +50,11 @@ constexpr int CNT_RX_DUP            = 10;  // duplicate requests received
 constexpr int CNT_TX_ACK            = 11;  // ACKs sent
 constexpr int CNT_RX_PSN_ERR        = 12;  // out-of-sequence PSNs received
 constexpr int CNT_RX_ACCESS_ERR     = 13;  // requests rejected by the memory-key/access check
-constexpr int NUM_COUNTERS          = 14;
+constexpr int CNT_TX_RETRANSMIT     = 14;  // request packets sent again after a rewind (go-back-N)
+constexpr int CNT_REWIND            = 15;  // send-side rewinds: NAK PSN sequence error, implied NAK (READ response gap), local ACK timeout, RNR retry
+constexpr int CNT_ACK_TIMEOUT       = 16;  // local ACK timeouts that fired
+constexpr int CNT_RNR_WAIT          = 17;  // RNR NAKs that started an RNR wait
+constexpr int NUM_COUNTERS          = 18;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -69,6 +73,10 @@ constexpr const char* counter_name(int idx) {
     case 11: return "TX_ACK";
     case 12: return "RX_PSN_ERR";
     case 13: return "RX_ACCESS_ERR";
+    case 14: return "TX_RETRANSMIT";
+    case 15: return "REWIND";
+    case 16: return "ACK_TIMEOUT";
+    case 17: return "RNR_WAIT";
     default: return nullptr;
   }
 }
