@@ -8,6 +8,18 @@
 //                    whose data is placed (last PSN <= psn2); it stops at the first
 //                    WQE not yet covered, and fetches more WQEs while whole runs
 //                    complete;
+//   ACKS with a retry episode (has_rt, from the RX engine, merged behind its ACKs): after
+//                    the ACKs, everything before rt_psn counts as acknowledged and the
+//                    first incomplete WQE is where the send path resends from (go-back-N):
+//                    the WQE holding rt_psn at its byte offset, or the first PSN of a READ
+//                    before rt_psn that got no (or not all) responses; a local ACK timeout
+//                    resends the oldest incomplete WQE from its start, if anything was
+//                    sent. Each episode uses one retry (rnr_retry for RNR NAKs, retry_cnt
+//                    otherwise; 7 = no limit; a WQE completed successfully restores both);
+//                    when none is left the WQE completes with RETRY_EXC_ERR or
+//                    RNR_RETRY_EXC_ERR and the QP fails like on a fatal NAK. Every episode
+//                    gets exactly one answer on rw_* (apply = 0 when nothing is resent), which
+//                    the send path applies and passes on to the RX engine;
 //   NAK(psn, st)     completes the WQEs before psn, then the one holding psn with st, and
 //                    stops the QP's send side, whose WQEs are then flushed (see LERR);
 //   LERR(psn, st, pi) the send path stopped at a WQE it cannot execute (malformed, local
@@ -18,7 +30,7 @@
 //                    not yet completed, up to pi, completes with WR_FLUSH_ERR at once, also
 //                    those sent and not yet acknowledged; herr_done tells the CSR.
 // Successful unsignaled WQEs produce no CQE; failed ones always do.
-// The first WQE of a QP to complete in error (a fatal NAK, lost READ responses, or the
+// The first WQE of a QP to complete in error (a fatal NAK, retries exhausted, or the
 // WQE the send path refused) moves the QP to the error state: besides stopping the send
 // side, the RX engine is told (qerr) so the QP's receive side stops too and its receive
 // queue is flushed.
@@ -71,6 +83,10 @@ module srnic_comp #(
   output logic [15:0]       qerr_qpn,
   input  wire logic         qerr_ready,
   output logic              herr_done,     // a HERR event was taken (flush begun, qerr queued)
+  // the answer to each retry episode, for the send path
+  output logic              rw_valid,
+  output srnic_pkg::rewind_t rw,
+  input  wire logic         rw_ready,
   // a READ response of rx_rd_qpn is in the RX engine, maybe still being placed
   input  wire logic         rx_rd_busy,
   input  wire logic [$clog2(NUM_QPS)-1:0] rx_rd_qpn,
@@ -95,6 +111,8 @@ module srnic_comp #(
     logic [3:0]  log_sq;
     logic [2:0]  mtu;
     logic [15:0] send_cqn;
+    logic [2:0]  retry_cnt;
+    logic [2:0]  rnr_retry;
   } ccfg_t;
   typedef struct packed {
     logic        flushing;    // the bad WQE is done: WQEs up to fl_pi complete WR_FLUSH_ERR
@@ -104,6 +122,8 @@ module srnic_comp #(
     logic [7:0]  err_status;
     logic [15:0] ci;
     logic [23:0] psn;
+    logic [2:0]  retry_left;  // retries left in this run of failures (retry_cnt, rnr_retry)
+    logic [2:0]  rnr_left;
   } cst_t;
   ccfg_t cmd_cfg;
   cst_t  cmd_st;
@@ -112,7 +132,9 @@ module srnic_comp #(
   always_comb begin
     cmd_cfg.sq_base = qp_cmd.sq_base; cmd_cfg.log_sq = qp_cmd.log_sq; cmd_cfg.mtu = qp_cmd.mtu;
     cmd_cfg.send_cqn = qp_cmd.send_cqn;
+    cmd_cfg.retry_cnt = qp_cmd.retry_cnt; cmd_cfg.rnr_retry = qp_cmd.rnr_retry;
     cmd_st = '0; cmd_st.psn = qp_cmd.sq_psn;
+    cmd_st.retry_left = qp_cmd.retry_cnt; cmd_st.rnr_left = qp_cmd.rnr_retry;
   end
   typedef enum logic {K_CFG, K_ST} kstate_e;
   kstate_e kst;
@@ -182,6 +204,17 @@ module srnic_comp #(
                                             input logic has_ack, input logic has_rd);
     ack_limit = !has_ack ? psn2 : !has_rd ? psn : srnic_pkg::psn_ge(psn2, psn) ? psn2 : psn;
   endfunction
+  // with a retry episode other than a timeout, everything before rt_psn is acknowledged too
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [23:0] rt_limit(input srnic_pkg::comp_ev_t e);
+    logic [23:0] a, r;
+    a = ack_limit(e.psn, e.psn2, e.has_ack, e.has_rd);
+    r = e.rt_psn - 24'd1;
+    if (!e.has_rt || e.rt_kind == srnic_pkg::RT_TIMEOUT) rt_limit = a;
+    else if (!e.has_ack && !e.has_rd) rt_limit = r;
+    else rt_limit = srnic_pkg::psn_ge(r, a) ? r : a;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ------------------------------------------------------------------ issue stage
   typedef enum logic [2:0] {I_IDLE, I_READ, I_HERR, I_SIZE, I_AR, I_WB} istate_e;
@@ -200,8 +233,8 @@ module srnic_comp #(
 
   wire i_herr = i_ev.kind == srnic_pkg::CEV_HERR;
   wire i_lerr = i_ev.kind == srnic_pkg::CEV_LERR;
-  wire [23:0] i_lim = i_ev.kind == srnic_pkg::CEV_NAK ? i_ev.psn :
-                     ack_limit(i_ev.psn, i_ev.psn2, i_ev.has_ack, i_ev.has_rd);
+  wire [23:0] i_lim = i_ev.kind == srnic_pkg::CEV_NAK ? i_ev.psn : rt_limit(i_ev);
+  wire        i_rt  = i_ev.kind == srnic_pkg::CEV_ACKS && i_ev.has_rt;
   assign ev_ready  = is == I_IDLE && !cont_valid && ev_valid && !in_busy && sl_free &&
                      resv <= BW'(FETCH_BEATS - MAX_RUN) && cfg_ready && st_ready;
   assign rd_req    = ev_ready;
@@ -214,7 +247,10 @@ module srnic_comp #(
   wire        i_fl    = i_s.flushing || (i_s.err_valid && i_s.psn == i_s.err_psn);
   wire [15:0] need_fl = (i_s.fl_pi == i_s.ci) ? 16'd1 : i_s.fl_pi - i_s.ci;
   wire [23:0] need_ak = srnic_pkg::psn_ge(i_lim, i_s.psn) ? i_lim - i_s.psn + 24'd1 : 24'd1;
-  wire [23:0] need    = i_fl ? {8'd0, need_fl} : need_ak;
+  // a retry episode also reads the WQE holding rt_psn (where the resend starts)
+  wire [23:0] need_rt = (i_rt && i_ev.rt_kind != srnic_pkg::RT_TIMEOUT && srnic_pkg::psn_ge(i_ev.rt_psn, i_s.psn)) ?
+                        i_ev.rt_psn - i_s.psn + 24'd1 : 24'd1;
+  wire [23:0] need    = i_fl ? {8'd0, need_fl} : (need_rt > need_ak) ? need_rt : need_ak;
   logic [RW-1:0] run;
   always_comb begin
     run = i_held;
@@ -271,15 +307,26 @@ module srnic_comp #(
   wire        at_bad  = s.err_valid && s.psn == s.err_psn && !s.flushing;
   wire        flush   = s.flushing && s.ci != s.fl_pi;       // head WQE is to be flushed
   wire        fl_stop = s.flushing && s.ci == s.fl_pi;       // everything posted is flushed
-  wire [23:0] ack_lim = ack_limit(ev.psn, ev.psn2, ev.has_ack, ev.has_rd);
+  wire [23:0] ack_lim = rt_limit(ev);
   wire [23:0] lim     = is_nak ? ev.psn : ack_lim;
 
-  // An ACK beyond an unfinished READ: the responder answers in PSN order, so the READ's
-  // responses were all sent before it and some were lost. Without retransmission (loss
-  // recovery) the READ fails like a fatal NAK, with RETRY_EXC_ERR.
-  wire implied = !is_nak && !is_lerr && !is_herr && w_read && ev.has_ack && srnic_pkg::psn_ge(ev.psn, w_last) &&
-                 ev.psn != w_last && !(ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
-  wire fatal   = is_nak || implied;     // the head WQE fails and stops the QP's send side
+  // Retry episode at the head WQE (the first one not complete): where the send path resends
+  // from. A READ before rt_psn that is not complete lost responses: it is read again from its
+  // first PSN (the RX engine names the first missing response PSN in rt_psn when the READ was
+  // partly placed, so then rt_psn lies inside it). A timeout resends the head WQE from its
+  // start if anything of it (or after it) was sent: rt_psn is the send path's next PSN.
+  logic rt_done;                       // this event's episode is answered (walk stage)
+  wire  is_rt    = ev.kind == srnic_pkg::CEV_ACKS && ev.has_rt && !rt_done;
+  wire  rt_tmo   = ev.rt_kind == srnic_pkg::RT_TIMEOUT;
+  wire  rt_rnr   = ev.rt_kind == srnic_pkg::RT_RNR;
+  wire  rt_in    = srnic_pkg::psn_ge(ev.rt_psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.rt_psn);
+  wire  rt_here  = is_rt && !w_bad && !s.flushing && !s.err_valid &&
+                   (rt_tmo ? s.psn != ev.rt_psn : (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))));
+  wire [23:0] rt_to = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
+  wire [31:0] rt_off = {8'd0, rt_to - s.psn} << srnic_pkg::mtu_log2(c.mtu);
+  wire  rt_out   = rt_rnr ? (c.rnr_retry != 3'd7 && s.rnr_left == 3'd0) : (c.retry_cnt != 3'd7 && s.retry_left == 3'd0);
+  wire  rt_fail  = rt_here && rt_out;  // no retry left: the head WQE fails
+  wire fatal   = is_nak || rt_fail;     // the head WQE fails and stops the QP's send side
   // what to do with the WQE at the head of the run
   logic w_complete, w_error;
   always_comb begin
@@ -291,7 +338,7 @@ module srnic_comp #(
     end else if (is_nak) begin
       if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
       else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
-    end else if (implied) begin
+    end else if (rt_fail) begin
       w_complete = 1'b1; w_error = 1'b1;
     end else begin
       w_complete = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
@@ -302,7 +349,8 @@ module srnic_comp #(
   // or it is the refused one (completed in error as soon as it is at the head)
   wire [23:0] next_psn = w_last + 24'd1;
   wire        more     = at_bad || flush || srnic_pkg::psn_ge(lim, next_psn) ||
-                         (s.err_valid && next_psn == s.err_psn);
+                         (s.err_valid && next_psn == s.err_psn) ||
+                         (is_rt && !rt_tmo && srnic_pkg::psn_ge(ev.rt_psn, next_psn));
 
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
   wire   stop_needed = w_error && fatal && !at_bad && !flush;  // first failure on the wire
@@ -334,15 +382,34 @@ module srnic_comp #(
                    (w_op == srnic_abi_pkg::WR_SEND || w_op == srnic_abi_pkg::WR_SEND_IMM) ? srnic_abi_pkg::WC_SEND :
                    srnic_abi_pkg::WC_RDMA_WRITE;
     cqe.status   = at_bad ? s.err_status : flush ? srnic_abi_pkg::WC_WR_FLUSH_ERR :
-                   (w_error && implied) ? srnic_abi_pkg::WC_RETRY_EXC_ERR :
+                   (w_error && rt_fail) ? (rt_rnr ? srnic_abi_pkg::WC_RNR_RETRY_EXC_ERR : srnic_abi_pkg::WC_RETRY_EXC_ERR) :
                    w_error ? ev.status : srnic_abi_pkg::WC_SUCCESS;
   end
   assign cont = {ev, c, s, w_slot, n};
   assign cont_valid = ws == W_CONT;
 
+  // The answer to a retry episode: decided at the head WQE in the walk (rw_d), else none
+  // (apply = 0) at the write-back. One per episode; a write-back that owes one waits for room.
+  srnic_pkg::rewind_t rw_d, rw_in;
+  logic rw_in_ready, rw_push;
+  wire  w_owes = ev.kind == srnic_pkg::CEV_ACKS && ev.has_rt;
+  wire  i_owes = i_ev.kind == srnic_pkg::CEV_ACKS && i_ev.has_rt;
   // state write-back: the walk stage's, else the issue stage's (an event that needs no read)
-  wire w_wb = ws == W_WB;
-  wire i_wb = is == I_WB && !w_wb;
+  wire w_wb = ws == W_WB && (!w_owes || rw_in_ready);
+  wire i_wb = is == I_WB && !w_wb && (!i_owes || rw_in_ready);
+  always_comb begin
+    rw_in = '0;
+    if (w_wb) begin
+      rw_in = rt_done ? rw_d : '0;
+      rw_in.qpn = srnic_pkg::QPN_W'(ev.qpn);
+    end else begin
+      rw_in.qpn = srnic_pkg::QPN_W'(i_ev.qpn);
+    end
+  end
+  assign rw_push = (w_wb && w_owes) || (i_wb && i_owes);
+  sync_fifo #(.WIDTH($bits(rw_in)), .DEPTH(4)) u_rw (
+    .clk, .rst, .s_data(rw_in), .s_valid(rw_push), .s_ready(rw_in_ready),
+    .m_data(rw), .m_valid(rw_valid), .m_ready(rw_ready), .count());
   assign st_wr      = w_wb || i_wb;
   assign st_wr_qpn  = w_wb ? ev.qpn[AW-1:0] : i_ev.qpn[AW-1:0];
   assign st_wr_data = w_wb ? s : i_s;
@@ -389,7 +456,11 @@ module srnic_comp #(
         end
         I_READ: if (cfg_v) begin
           i_c <= cfg_rsp; i_s <= st_rsp;
-          if (i_herr) begin
+          if (i_rt) begin
+            // a retry episode always walks from the oldest WQE (unless the QP is failing:
+            // then it is answered with nothing to resend)
+            is <= (st_q.flushing || st_q.err_valid) ? I_WB : I_SIZE;
+          end else if (i_herr) begin
             // everything not completed is flushed; a refused WQE waiting for its turn is
             // flushed like the others
             i_s.err_valid <= 1'b0; i_s.flushing <= 1'b1; i_s.fl_pi <= i_ev.psn2[15:0];
@@ -425,11 +496,26 @@ module srnic_comp #(
         W_IDLE: if (wf_valid) begin
           {ev, c, s, w_slot, n} <= wf_ctx;
           taken <= '0;
+          rt_done <= 1'b0;
           ws <= W_WALK;
         end
         W_WALK: if (wq_valid) begin
-          if (!w_complete) ws <= W_DRAIN;
-          else if (walk_go) begin
+          if (!w_complete) begin
+            ws <= W_DRAIN;
+            if (is_rt) begin
+              // answer the episode at the head WQE: resend from rt_to, or nothing
+              rt_done <= 1'b1;
+              rw_d <= '0;
+              if (rt_here) begin
+                rw_d.apply <= 1'b1; rw_d.ci <= s.ci; rw_d.off <= rt_off; rw_d.psn <= rt_to;
+                rw_d.rnr <= rt_rnr; rw_d.code <= ev.rt_code;
+                if (rt_rnr) s.rnr_left <= (c.rnr_retry == 3'd7) ? 3'd7 : s.rnr_left - 3'd1;
+                else s.retry_left <= (c.retry_cnt == 3'd7) ? 3'd7 : s.retry_left - 3'd1;
+              end
+            end
+          end else if (walk_go) begin
+            if (rt_fail) begin rt_done <= 1'b1; rw_d <= '0; end   // answered: nothing resent, the QP fails
+            if (!w_error) begin s.retry_left <= c.retry_cnt; s.rnr_left <= c.rnr_retry; end
             taken <= taken + RW'(1);
             s.ci  <= s.ci + 16'd1;
             // a refused or flushed WQE sent nothing: it uses no PSNs
@@ -451,7 +537,7 @@ module srnic_comp #(
           if (taken == n || (wq_valid && taken + RW'(1) == n)) ws <= W_WB;
         end
         W_CONT: if (cont_take) ws <= W_IDLE;
-        W_WB: ws <= W_IDLE;
+        W_WB: if (w_wb) ws <= W_IDLE;
         default: ws <= W_IDLE;
       endcase
     end

@@ -3,8 +3,12 @@
 // newest placed-READ PSN accumulate in a table, and the completion engine gets one
 // CEV_ACKS event for everything that arrived meanwhile. So the RX engine never waits
 // for the completion engine's WQE reads, however many ACKs arrive (at most one entry
-// per QP is pending). Other events (NAKs, and local WQE errors from the send path) pass
-// through a FIFO and go first.
+// per QP is pending). A retry episode (CEV_RETRY) is merged the same way, so the completion
+// engine sees it together with, and after, every ACK and READ_DONE the RX engine produced
+// before it (a READ whose data was placed is never re-read); the RX engine starts at most one
+// episode per QP until the send path has applied the answer, so one slot per QP holds it.
+// Other events (fatal NAKs, and local WQE errors from the send path) pass through a FIFO and go
+// first.
 // The engine has events of several QPs in flight but at most one per QP: a QP at the head
 // of the QPN FIFO that the engine reports busy (busy_qpn/busy) goes to the back of the FIFO
 // instead, still pending, so its ACKs keep merging and the QPs behind it are not held up.
@@ -35,7 +39,8 @@ module srnic_comp_coalesce #(
     if (NUM_QPS < 32 || (1 << AW) != NUM_QPS) $fatal(1, "srnic_comp_coalesce: NUM_QPS must be a power of two >= 32");
   end
 
-  wire is_co = s_ev.kind == srnic_pkg::CEV_ACK || s_ev.kind == srnic_pkg::CEV_READ_DONE;
+  wire is_co = s_ev.kind == srnic_pkg::CEV_ACK || s_ev.kind == srnic_pkg::CEV_READ_DONE ||
+               s_ev.kind == srnic_pkg::CEV_RETRY;
 
   // direct events
   srnic_pkg::comp_ev_t d_ev;
@@ -63,6 +68,10 @@ module srnic_comp_coalesce #(
     logic [23:0] rd;
     logic        has_ack;
     logic        has_rd;
+    logic        has_rt;
+    logic [1:0]  rt_kind;
+    logic [4:0]  rt_code;
+    logic [23:0] rt_psn;
   } acc_t;
   acc_t          acc_rd, acc_wr;
   logic          acc_we;
@@ -114,6 +123,11 @@ module srnic_comp_coalesce #(
       if (k_ev.kind == srnic_pkg::CEV_ACK) begin
         if (!acc_wr.has_ack || srnic_pkg::psn_ge(k_ev.psn, acc_wr.ack)) acc_wr.ack = k_ev.psn;
         acc_wr.has_ack = 1'b1;
+      end else if (k_ev.kind == srnic_pkg::CEV_RETRY) begin
+        acc_wr.has_rt  = 1'b1;
+        acc_wr.rt_kind = k_ev.rt_kind;
+        acc_wr.rt_code = k_ev.rt_code;
+        acc_wr.rt_psn  = k_ev.rt_psn;
       end else begin
         if (!acc_wr.has_rd || srnic_pkg::psn_ge(k_ev.psn, acc_wr.rd)) acc_wr.rd = k_ev.psn;
         acc_wr.has_rd = 1'b1;
@@ -164,6 +178,10 @@ module srnic_comp_coalesce #(
           st_ev.psn2    <= acc_rd.rd;
           st_ev.has_ack <= acc_rd.has_ack;
           st_ev.has_rd  <= acc_rd.has_rd;
+          st_ev.has_rt  <= acc_rd.has_rt;
+          st_ev.rt_kind <= acc_rd.rt_kind;
+          st_ev.rt_code <= acc_rd.rt_code;
+          st_ev.rt_psn  <= acc_rd.rt_psn;
           st_ev.status  <= srnic_abi_pkg::WC_SUCCESS;
           staged <= 1'b1;
           kst <= K_IDLE;
@@ -192,6 +210,9 @@ module srnic_comp_coalesce #(
   a_q_no_overflow: assert property (@(posedge clk) disable iff (rst)
     q_push |-> u_q.s_ready)
     else $error("srnic_comp_coalesce: pending-QP queue overflow (a QP queued twice)");
+  a_one_retry: assert property (@(posedge clk) disable iff (rst || init_busy)
+    kst == K_MERGE && k_ev.kind == srnic_pkg::CEV_RETRY |-> !(was_pend && acc_rd.has_rt))
+    else $error("srnic_comp_coalesce: second retry episode of QP %0d before the first was taken", k_qpn);
   a_take_pending: assert property (@(posedge clk) disable iff (rst || init_busy)
     kst == K_TAKE |-> was_pend)
     else $error("srnic_comp_coalesce: QP %0d taken from the queue without its pending bit", k_qpn);

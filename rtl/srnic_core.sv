@@ -153,8 +153,15 @@ module srnic_core #(
   // ---------------------------------------------------------------- requester TX path
   logic          s_valid, s_ready, done_valid, done_more, done_ready, db_overflow;
   logic [AW-1:0] s_qpn, done_qpn;
+  // go-back-N between the completion engine, the send path, the RX engine and the timers
+  logic          rw_valid, rw_ready, unpark_valid, unpark_ready, note_valid, note_ready;
+  logic          kick_valid, kick_ready, rnr_valid, rnr_ready, tmo_valid, tmo_ready, rdc_rw_flush;
+  logic [AW-1:0] unpark_qpn, note_qpn, kick_qpn, rnr_qpn, tmo_qpn, rdc_rw_flush_qpn;
+  logic [4:0]    rnr_code;
+  srnic_pkg::rewind_t rw;
   srnic_sched #(.NUM_QPS(NUM_QPS)) u_sched (
     .clk, .rst, .db_valid(db_sq), .db_qpn(db_index[AW-1:0]), .db_overflow, .db_room(db_sq_room),
+    .kick_valid, .kick_qpn, .kick_ready,
     .done_valid, .done_qpn, .done_more, .done_ready, .m_valid(s_valid), .m_qpn(s_qpn), .m_ready(s_ready));
 
   logic    req_job_valid, req_job_ready, bad_wqe, lerr_valid, lerr_ready;
@@ -169,6 +176,9 @@ module srnic_core #(
     .s_valid, .s_qpn, .s_ready,
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_ready(qp_stop_ready),
     .hstop_valid(herr_valid), .hstop_qpn(herr_qpn), .hstop_ready(herr_ready),
+    .rw_valid, .rw, .rw_ready, .unpark_valid, .unpark_qpn, .unpark_ready,
+    .note_valid, .note_qpn, .note_ready, .kick_valid, .kick_qpn, .kick_ready,
+    .rnr_valid, .rnr_qpn, .rnr_code, .rnr_ready, .rdc_rw_flush, .rdc_rw_flush_qpn,
     .done_valid, .done_qpn, .done_more, .done_ready,
     .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
@@ -188,8 +198,9 @@ module srnic_core #(
   logic [5:0]  rdc_lk_idx, rdc_free_idx;
   logic [2:0]  rdc_mtu, rdc_lk_mtu;
   logic [12:0] rdc_last_len, rdc_lk_last_len;
-  logic        rdc_qerr_flush_valid;
-  logic [AW-1:0] rdc_qerr_flush_qpn;
+  logic        rdc_qerr_flush_valid, rdc_bq_hit;
+  logic [AW-1:0] rdc_qerr_flush_qpn, rdc_free_qpn, rdc_bq_qpn;
+  logic [23:0] rdc_bq_psn;
   srnic_rd_ctx #(.ENTRIES(64), .QPN_BITS(AW)) u_rdctx (
     .clk, .rst, .ins_valid(rdc_valid), .ins_ready(rdc_ready), .ins_qpn(req_job.qpn[AW-1:0]),
     .ins_first(rdc_first), .ins_last(rdc_last), .ins_pa(rdc_pa),
@@ -197,7 +208,9 @@ module srnic_core #(
     .lk_valid(rdc_lk_valid), .lk_qpn(rdc_lk_qpn), .lk_psn(rdc_lk_psn), .lk_rsp(rdc_lk_rsp),
     .lk_hit(rdc_lk_hit), .lk_idx(rdc_lk_idx), .lk_pa(rdc_lk_pa), .lk_first(rdc_lk_first), .lk_last(rdc_lk_last),
     .lk_mtu(rdc_lk_mtu), .lk_last_len(rdc_lk_last_len),
-    .free_valid(rdc_free_valid), .free_idx(rdc_free_idx),
+    .free_valid(rdc_free_valid), .free_idx(rdc_free_idx), .free_qpn(rdc_free_qpn),
+    .rw_flush_valid(rdc_rw_flush), .rw_flush_qpn(rdc_rw_flush_qpn),
+    .bq_qpn(rdc_bq_qpn), .bq_psn(rdc_bq_psn), .bq_hit(rdc_bq_hit),
     .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]),
     .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn),
     .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy));
@@ -265,8 +278,10 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[2]), .ar_addr(rd_ar_addr[128 +: 64]), .ar_ready(rd_ar_ready[2]),
     .r_valid(rd_r_valid[2]), .r_data(rd_r_data));
 
-  // every request leaving the send path tells the RX engine the QP's next PSN
-  wire        snd_valid = req_job_valid && req_job_ready;
+  // every request leaving the send path tells the RX engine the QP's next PSN (a resent one
+  // does not: the next PSN stays the highest one sent)
+  wire        snd_valid = req_job_valid && req_job_ready && !req_job.resend;
+  wire        sent_again = req_job_valid && req_job_ready && req_job.resend;
   wire [23:0] snd_next  = (req_job.opcode == srnic_pkg::OP_READ_REQ) ? rdc_last + 24'd1 : req_job.psn + 24'd1;
   srnic_rx_engine #(.NUM_QPS(NUM_QPS)) u_rxeng (
     .clk, .rst, .meta_valid, .meta, .meta_ready, .d_valid, .d_data, .d_ready,
@@ -275,13 +290,15 @@ module srnic_core #(
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
-    .qerr_valid, .qerr_qpn, .qerr_ready, .rd_busy(rx_rd_busy), .rd_busy_qpn(rx_rd_qpn),
+    .qerr_valid, .qerr_qpn, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_ready,
+    .rd_busy(rx_rd_busy), .rd_busy_qpn(rx_rd_qpn),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
     .task_valid, .task_out(task_q), .task_ready,
     .cev_valid, .cev, .cev_ready,
     .rdc_lk_valid, .rdc_lk_qpn, .rdc_lk_psn, .rdc_lk_rsp, .rdc_lk_hit, .rdc_lk_idx, .rdc_lk_pa,
-    .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len, .rdc_free_valid, .rdc_free_idx,
+    .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len, .rdc_free_valid, .rdc_free_idx, .rdc_free_qpn,
+    .rdc_bq_qpn, .rdc_bq_psn, .rdc_bq_hit,
     .rdc_flush_valid, .rdc_qerr_flush_valid, .rdc_qerr_flush_qpn,
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .snd_valid, .snd_qpn(req_job.qpn[AW-1:0]), .snd_next,
@@ -302,8 +319,16 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
-    .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done, .rx_rd_busy, .rx_rd_qpn,
+    .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rd_qpn,
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
+
+  // ---------------------------------------------------------------- timers
+  // PLACEHOLDER until srnic_timer: an RNR wait ends at once and no ACK timeout fires.
+  sync_fifo #(.WIDTH(AW), .DEPTH(4)) u_rnrq (
+    .clk, .rst, .s_data(rnr_qpn), .s_valid(rnr_valid), .s_ready(rnr_ready),
+    .m_data(unpark_qpn), .m_valid(unpark_valid), .m_ready(unpark_ready), .count());
+  assign tmo_valid = 1'b0;
+  assign tmo_qpn   = '0;
 
   // ---------------------------------------------------------------- CQ writer
   logic        cq_aw_valid, cq_w_valid, cq_w_last, cq_overflow;
@@ -344,9 +369,13 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_TX_ACK]            = sent_ack;
     cnt_inc[srnic_abi_pkg::CNT_RX_PSN_ERR]        = cnt_psn_err;
     cnt_inc[srnic_abi_pkg::CNT_RX_ACCESS_ERR]     = cnt_access_err;
+    cnt_inc[srnic_abi_pkg::CNT_TX_RETRANSMIT]     = sent_again;
+    cnt_inc[srnic_abi_pkg::CNT_REWIND]            = rdc_rw_flush;
+    cnt_inc[srnic_abi_pkg::CNT_ACK_TIMEOUT]       = tmo_valid && tmo_ready;
+    cnt_inc[srnic_abi_pkg::CNT_RNR_WAIT]          = rnr_valid && rnr_ready;
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};
+  wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn, rnr_code};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

@@ -137,6 +137,10 @@ module srnic_csr #(
     qp_cmd.dmac     = payload[srnic_abi_pkg::QPC_DEST_MAC_OFF*8 +: 48];
     qp_cmd.sq_base  = payload[srnic_abi_pkg::QPC_SQ_BASE_OFF*8 +: 64];
     qp_cmd.rq_base  = payload[srnic_abi_pkg::QPC_RQ_BASE_OFF*8 +: 64];
+    qp_cmd.retry_cnt = payload[srnic_abi_pkg::QPC_RETRY_OFF*8 +: 3];
+    qp_cmd.rnr_retry = payload[srnic_abi_pkg::QPC_RETRY_OFF*8 + 3 +: 3];
+    qp_cmd.timeout   = payload[srnic_abi_pkg::QPC_TIMEOUT_OFF*8 +: 5];
+    qp_cmd.min_rnr   = payload[srnic_abi_pkg::QPC_MIN_RNR_TIMER_OFF*8 +: 5];
     qp_cmd.init_idx    = prev_state_q == 3'(srnic_abi_pkg::QPS_RESET) && qp_cmd.state == 3'(srnic_abi_pkg::QPS_INIT);
     qp_cmd.init_rq_psn = prev_state_q == 3'(srnic_abi_pkg::QPS_INIT) && qp_cmd.state == 3'(srnic_abi_pkg::QPS_RTR);
     qp_cmd.init_sq_psn = prev_state_q == 3'(srnic_abi_pkg::QPS_RTR) && qp_cmd.state == 3'(srnic_abi_pkg::QPS_RTS);
@@ -293,7 +297,7 @@ module srnic_csr #(
             if (s_axil_araddr >= srnic_abi_pkg::REG_CMD_DATA0 && s_axil_araddr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)
               s_axil_rdata <= cmd_data[s_axil_araddr[5:2]];
             else if (s_axil_araddr >= srnic_abi_pkg::REG_CNT_BASE && s_axil_araddr < srnic_abi_pkg::REG_CNT_BASE + 16'(4 * NC))
-              s_axil_rdata <= counters[s_axil_araddr[5:2]];
+              s_axil_rdata <= counters[s_axil_araddr[$clog2(NC)+1:2]];
           end
         endcase
       end

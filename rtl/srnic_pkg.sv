@@ -147,6 +147,7 @@ package srnic_pkg;
     logic [31:0] imm;
     logic [63:0] pay_addr;
     logic [12:0] pay_len;
+    logic        resend;     // requester: a PSN sent before (go-back-N after a rewind)
   } tx_job_t;
 
   // Work for the responder's TX queue: either one ACK/NAK packet or a whole READ
@@ -166,6 +167,7 @@ package srnic_pkg;
   typedef enum logic [2:0] {
     CEV_ACK       = 3'd0,  // everything up to psn acknowledged (stops at READs)
     CEV_READ_DONE = 3'd1,  // READ responses up to psn placed
+    CEV_RETRY     = 3'd2,  // a retry episode (rt_kind, psn, psn2[4:0] RNR code), merged
     CEV_NAK       = 3'd3,  // fatal NAK for psn with status
     CEV_ACKS      = 3'd5,  // coalesced ACK (psn) and/or READ_DONE (psn2) of one QP
     CEV_LERR      = 3'd6,  // the WQE starting at psn cannot be executed (status)
@@ -181,7 +183,32 @@ package srnic_pkg;
     logic [23:0]      psn2;      // CEV_ACKS: READ data placed up to psn2
     logic             has_ack;   // CEV_ACKS: psn is valid
     logic             has_rd;    // CEV_ACKS: psn2 is valid
+    logic             has_rt;    // CEV_ACKS: a retry episode (rt_*) follows the ACKs
+    logic [1:0]       rt_kind;   // RT_SEQ, RT_IMPLIED, RT_RNR, RT_TIMEOUT
+    logic [4:0]       rt_code;   // RT_RNR: the NAK's RNR timer code
+    logic [23:0]      rt_psn;    // SEQ/IMPLIED/RNR: resend from here (everything before is
+                                 // acknowledged); TIMEOUT: the send path's next PSN
   } comp_ev_t;
+
+  // Retry episodes (go-back-N). One at a time per QP: the RX engine starts one and marks the
+  // QP (rewind pending) until the send path has applied the completion engine's answer.
+  localparam logic [1:0] RT_SEQ     = 2'd0;  // NAK PSN sequence error
+  localparam logic [1:0] RT_IMPLIED = 2'd1;  // READ responses missing (gap, or ACK beyond a READ)
+  localparam logic [1:0] RT_RNR     = 2'd2;  // RNR NAK: resend after the RNR timer
+  localparam logic [1:0] RT_TIMEOUT = 2'd3;  // local ACK timeout
+
+  // The completion engine's answer to a retry episode, for the send path: rewind the QP's send
+  // state to WQE ci, byte offset off, PSN psn (apply = 0: nothing to resend, or the retries ran
+  // out); rnr: park the QP until the RNR timer (code) expires.
+  typedef struct packed {
+    logic [QPN_W-1:0] qpn;
+    logic             apply;
+    logic [15:0]      ci;
+    logic [31:0]      off;
+    logic [23:0]      psn;
+    logic             rnr;
+    logic [4:0]       code;
+  } rewind_t;
 
 
   // CQE request to the CQ writer.
@@ -219,6 +246,10 @@ package srnic_pkg;
     logic        init_idx;     // RESET -> INIT: queue indices restart at 0
     logic        init_rq_psn;  // -> RTR: responder expected PSN := rq_psn
     logic        init_sq_psn;  // -> RTS: requester next PSN := sq_psn
+    logic [2:0]  retry_cnt;    // local ACK timeouts / sequence NAKs before RETRY_EXC_ERR (7 = no limit)
+    logic [2:0]  rnr_retry;    // RNR NAKs before RNR_RETRY_EXC_ERR (7 = no limit)
+    logic [4:0]  timeout;      // local ACK timeout 4.096 us * 2^timeout (0 = none)
+    logic [4:0]  min_rnr;      // RNR timer code this responder puts in its RNR NAKs
   } qp_cmd_t;
 
   typedef struct packed {
@@ -249,6 +280,10 @@ package srnic_pkg;
   // 24-bit PSN "a >= b" within a half window
   function automatic logic psn_ge(input logic [23:0] a, input logic [23:0] b);
     psn_ge = (a - b) < 24'h800000;
+  endfunction
+  // 24-bit PSN "a > b" within a half window
+  function automatic logic psn_gt(input logic [23:0] a, input logic [23:0] b);
+    psn_gt = a != b && (a - b) < 24'h800000;
   endfunction
 endpackage
 `default_nettype wire

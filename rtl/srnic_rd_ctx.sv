@@ -9,9 +9,13 @@
 // The table is shared by all QPs (ENTRIES outstanding READs in total, a constant
 // independent of the number of QPs); when it is full the send path waits before emitting
 // another READ. A QP reset (RESET->INIT, flush) or the QP entering the error state
-// (qerr_flush) frees all of that QP's entries.
+// (qerr_flush) frees all of that QP's entries, and so does a go-back-N rewind of the QP's
+// send side (rw_flush): its READs at or after the rewind PSN are requested again.
+// A free names the QP too and frees the entry only while it still belongs to that QP.
 // Lookups answer two cycles after the request. Two query ports tell, combinationally,
-// whether a QP has any entry (the send path's fence check).
+// whether a QP has any entry (the send path's fence check); a third whether a QP has a READ
+// that ends before a given PSN (the RX engine's implied NAK: an ACK or NAK beyond it means
+// its responses were lost).
 `default_nettype none
 module srnic_rd_ctx #(
   parameter int ENTRIES = 64,
@@ -43,6 +47,9 @@ module srnic_rd_ctx #(
   // free
   input  wire logic                free_valid,
   input  wire logic [$clog2(ENTRIES)-1:0] free_idx,
+  input  wire logic [QPN_BITS-1:0] free_qpn,
+  input  wire logic                rw_flush_valid,
+  input  wire logic [QPN_BITS-1:0] rw_flush_qpn,
   input  wire logic                flush_valid,
   input  wire logic [QPN_BITS-1:0] flush_qpn,
   input  wire logic                qerr_flush_valid,
@@ -51,7 +58,11 @@ module srnic_rd_ctx #(
   input  wire logic [QPN_BITS-1:0] qa_qpn,
   output logic                     qa_busy,
   input  wire logic [QPN_BITS-1:0] qb_qpn,
-  output logic                     qb_busy
+  output logic                     qb_busy,
+  // implied-NAK query: does bq_qpn have a READ whose last PSN is before bq_psn
+  input  wire logic [QPN_BITS-1:0] bq_qpn,
+  input  wire logic [23:0]         bq_psn,
+  output logic                     bq_hit
 );
   localparam int IW = $clog2(ENTRIES);
   logic [ENTRIES-1:0] valid;
@@ -70,13 +81,14 @@ module srnic_rd_ctx #(
     for (int i = 0; i < ENTRIES; i++)
       if (!valid[i] && !have_free) begin have_free = 1'b1; free_slot = IW'(i); end
   end
-  assign ins_ready = have_free && !flush_valid && !qerr_flush_valid;
+  assign ins_ready = have_free && !flush_valid && !qerr_flush_valid && !rw_flush_valid;
 
   always_comb begin
-    qa_busy = 1'b0; qb_busy = 1'b0;
+    qa_busy = 1'b0; qb_busy = 1'b0; bq_hit = 1'b0;
     for (int i = 0; i < ENTRIES; i++) begin
       if (valid[i] && qpn_m[i] == qa_qpn) qa_busy = 1'b1;
       if (valid[i] && qpn_m[i] == qb_qpn) qb_busy = 1'b1;
+      if (valid[i] && qpn_m[i] == bq_qpn && srnic_pkg::psn_gt(bq_psn, last_m[i])) bq_hit = 1'b1;
     end
   end
 
@@ -106,7 +118,9 @@ module srnic_rd_ctx #(
     if (rst) begin
       valid <= '0;
     end else begin
-      if (free_valid) valid[free_idx] <= 1'b0;
+      if (free_valid && qpn_m[free_idx] == free_qpn) valid[free_idx] <= 1'b0;
+      if (rw_flush_valid)
+        for (int i = 0; i < ENTRIES; i++) if (qpn_m[i] == rw_flush_qpn) valid[i] <= 1'b0;
       if (flush_valid)
         for (int i = 0; i < ENTRIES; i++) if (qpn_m[i] == flush_qpn) valid[i] <= 1'b0;
       if (qerr_flush_valid)

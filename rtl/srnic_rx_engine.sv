@@ -39,6 +39,23 @@
 // ONLY with immediate consumes its receive WQE before the R_Key check (RNR comes first,
 // as in the IBA responder order), so a bad R_Key completes that WQE with REM_ACCESS_ERR.
 //
+// Go-back-N (requester). A lost packet shows as a NAK PSN sequence error, an RNR NAK, a gap
+// in a READ's responses, an ACK (or NAK) beyond a READ that did not get all its responses
+// (implied NAK; an ACK inside a READ's range is none), or a local ACK timeout (tmo_*, from
+// the timers). Each starts a retry episode: a CEV_RETRY event names where to resend from
+// (the first missing READ response PSN when a READ is partly placed, else the NAK's PSN; for a
+// timeout the next send PSN, so the completion engine can tell whether anything is
+// outstanding), and the QP is marked (rwp) until the send path has applied the completion
+// engine's answer (note_*). Meanwhile the QP's READ responses are dropped (the send path
+// drops its READ contexts when it rewinds, and no READ may complete from responses that a
+// resend will bring again) and further NAKs only acknowledge (one episode at a time; a NAK
+// the responder does not repeat is recovered by the timer). A READ response whose opcode does
+// not fit its position is dropped as stale (a response to a READ before a partial re-read);
+// one with the right opcode and a wrong length still fails the READ.
+// A duplicate READ request is executed again from its own PSN, address and length after the
+// R_Key check (a requester re-reading what it lost); it changes no responder state. RNR
+// NAKs carry the QP's min_rnr_timer.
+//
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
 // and written back at its end; packets are processed strictly in order, so two packets of
 // one QP never overlap.
@@ -82,6 +99,13 @@ module srnic_rx_engine #(
   input  wire logic         qerr_valid,
   input  wire logic [15:0]  qerr_qpn,
   output logic              qerr_ready,
+  // go-back-N: a QP's retry episode was answered by the send path; a QP's local ACK timeout
+  input  wire logic         note_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] note_qpn,
+  output logic              note_ready,
+  input  wire logic         tmo_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] tmo_qpn,
+  output logic              tmo_ready,
   // a READ response of rd_busy_qpn is being taken or placed (from its take until its payload
   // is written); srnic_comp holds that QP's failed and flushed READ completions meanwhile
   output logic              rd_busy,
@@ -118,6 +142,11 @@ module srnic_rx_engine #(
   input  wire logic [12:0]  rdc_lk_last_len,
   output logic              rdc_free_valid,
   output logic [5:0]        rdc_free_idx,
+  output logic [$clog2(NUM_QPS)-1:0] rdc_free_qpn,
+  // does the QP have a READ that ends before the ACK/NAK's PSN (combinational)
+  output logic [$clog2(NUM_QPS)-1:0] rdc_bq_qpn,
+  output logic [23:0]       rdc_bq_psn,
+  input  wire logic         rdc_bq_hit,
   output logic              rdc_flush_valid,
   output logic              rdc_qerr_flush_valid,
   output logic [$clog2(NUM_QPS)-1:0] rdc_qerr_flush_qpn,
@@ -147,6 +176,7 @@ module srnic_rx_engine #(
     logic [63:0] rq_base;
     logic [3:0]  log_rq;
     logic [15:0] recv_cqn;
+    logic [4:0]  min_rnr;    // RNR timer code of this QP's RNR NAKs
   } rxcfg_t;
   typedef struct packed {
     logic [23:0] epsn;
@@ -171,6 +201,7 @@ module srnic_rx_engine #(
     logic [23:0] rd_next;    // the READ response PSN expected next
     logic [2:0]  rd_mtu;     // the READ's path MTU
     logic [12:0] rd_llen;    // payload bytes of its last response
+    logic        rwp;        // a retry episode is open (rewind pending)
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -180,7 +211,7 @@ module srnic_rx_engine #(
   always_comb begin
     cmd_cfg.state = qp_cmd.state; cmd_cfg.mtu = qp_cmd.mtu; cmd_cfg.access = qp_cmd.access;
     cmd_cfg.pd = qp_cmd.pd; cmd_cfg.rq_base = qp_cmd.rq_base; cmd_cfg.log_rq = qp_cmd.log_rq;
-    cmd_cfg.recv_cqn = qp_cmd.recv_cqn;
+    cmd_cfg.recv_cqn = qp_cmd.recv_cqn; cmd_cfg.min_rnr = qp_cmd.min_rnr;
     cmd_st = '0;
     cmd_st.epsn = qp_cmd.rq_psn;
   end
@@ -305,6 +336,21 @@ module srnic_rx_engine #(
   endfunction
   wire rsp_ok_cur = rsp_fits(op, m.psn, s.rd_first, s.rd_last, s.rd_mtu, s.rd_llen, m.pay_len);
   wire rsp_ok_lk  = rsp_fits(op, m.psn, rdc_lk_first, rdc_lk_last, rdc_lk_mtu, rdc_lk_last_len, m.pay_len);
+  // the opcode alone fits the position (a response with another opcode belongs to another
+  // request for this PSN: the READ before a partial re-read, or the other way round)
+  function automatic logic op_fits(input logic [7:0] opc, input logic [23:0] psn,
+                                   input logic [23:0] first, input logic [23:0] last);
+    if (psn == first && psn == last) op_fits = opc == srnic_pkg::OP_READ_RESP_ONLY;
+    else if (psn == first)           op_fits = opc == srnic_pkg::OP_READ_RESP_FIRST;
+    else if (psn == last)            op_fits = opc == srnic_pkg::OP_READ_RESP_LAST;
+    else                             op_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE;
+  endfunction
+  wire op_ok_cur = op_fits(op, m.psn, s.rd_first, s.rd_last);
+  wire op_ok_lk  = op_fits(op, m.psn, rdc_lk_first, rdc_lk_last);
+  // an ACK or NAK beyond a READ that is not complete (implied NAK): the one in progress (resend
+  // from its first missing response) or one without any response yet (srnic_rd_ctx query)
+  wire rd_cur_beyond = s.rd_valid && srnic_pkg::psn_gt(m.psn, s.rd_last);
+  wire rd_beyond     = rd_cur_beyond || rdc_bq_hit;
   logic       rd_fail_free;    // the READ failed: free its srnic_rd_ctx entry with the event
   logic [5:0] rd_fail_idx;
 
@@ -321,6 +367,9 @@ module srnic_rx_engine #(
   srnic_pkg::comp_ev_t    cev_q;
   logic [31:0] total_len;   // READ response: none; WRITE_IMM: DMA length; SEND: bytes received
   logic        is_qerr;     // not a packet: the completion engine reports the QP in error
+  logic        is_note;     // not a packet: the QP's retry episode was answered
+  logic        is_tmo;      // not a packet: the QP's local ACK timeout expired
+  logic        dup_rd;      // a duplicate READ request, executed again
   logic        err0;        // the receive side was in error when the packet started
   logic        acc_fail;    // WRITE ONLY with immediate, bad R_Key: its receive WQE completes in error
   wire         err_new = s.err && !err0;   // this packet moved it there: hand over
@@ -330,14 +379,17 @@ module srnic_rx_engine #(
   // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
   // so reads issued from E_IDLE are always accepted (checked below).
   assign qerr_ready = est == E_IDLE && qerr_valid;
-  wire   idle_take  = est == E_IDLE && meta_valid && !qerr_valid;
+  assign note_ready = est == E_IDLE && !qerr_valid && note_valid;
+  assign tmo_ready  = est == E_IDLE && !qerr_valid && !note_valid && tmo_valid;
+  wire   ev_take    = qerr_ready || note_ready || tmo_ready;    // an event that is not a packet
+  wire   idle_take  = est == E_IDLE && meta_valid && !qerr_valid && !note_valid && !tmo_valid;
   // READ responses in flight through the engine. With qerr taken first (idle_take waits for
   // it), a response taken after a failure was reported is dropped; only one taken before may
   // still be placing, and this tells the completion engine which QP it belongs to.
   wire   meta_rdata = meta.opcode >= srnic_pkg::OP_READ_RESP_FIRST && meta.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
   wire   cur_rdata  = m.opcode >= srnic_pkg::OP_READ_RESP_FIRST && m.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
   assign rd_busy     = (idle_take && meta_rdata && !meta.drop) ||
-                       (!is_qerr && cur_rdata && (est == E_READ || est == E_CLASSIFY || est == E_RDLK ||
+                       (!is_qerr && !is_note && !is_tmo && cur_rdata && (est == E_READ || est == E_CLASSIFY || est == E_RDLK ||
                                                  est == E_MOVE || est == E_FINISH));
   assign rd_busy_qpn = est == E_IDLE ? meta.dqpn[AW-1:0] : qpn;
 `ifndef SYNTHESIS
@@ -347,8 +399,9 @@ module srnic_rx_engine #(
 `endif
   assign meta_ready = idle_take;
   wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS;
-  assign rd_req     = (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS) || (qerr_ready && qerr_ok);
-  assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : meta.dqpn[AW-1:0];
+  assign rd_req     = (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS) || (qerr_ready && qerr_ok) ||
+                      note_ready || tmo_ready;
+  assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : note_ready ? note_qpn : tmo_ready ? tmo_qpn : meta.dqpn[AW-1:0];
 
   // MR check requests
   logic [31:0] rq_len;
@@ -431,6 +484,9 @@ module srnic_rx_engine #(
   assign rdc_free_valid = (est == E_FINISH && is_resp && m.psn == s.rd_last) ||
                           (est == E_CEV && cev_ready && rd_fail_free);
   assign rdc_free_idx   = (est == E_CEV) ? rd_fail_idx : s.rd_idx;
+  assign rdc_free_qpn   = qpn;
+  assign rdc_bq_qpn     = qpn;
+  assign rdc_bq_psn     = m.psn;
   // a QP moved to RESET (from any state: no error flush need have freed anything) and a QP
   // initialised again free every READ context the QP still holds
   assign rdc_flush_valid = qp_cmd_ready && (qp_cmd.init_idx || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET));
@@ -463,7 +519,7 @@ module srnic_rx_engine #(
   assign resync_err   = s.err;      // E_RESYNC in error state only to hand over
 
   // counters
-  wire   cls_pkt        = est == E_CLASSIFY && !is_qerr && !m.rq_flush;   // classifying a packet
+  wire   cls_pkt        = est == E_CLASSIFY && !is_qerr && !is_note && !is_tmo && !m.rq_flush;   // classifying a packet
   assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
                           (cls_pkt && (is_resp ? !qp_tx_ok : !qp_rx_ok));
   assign cnt_dup        = cls_pkt && !is_resp && qp_rx_ok && !s.err && psn_dup;
@@ -482,6 +538,27 @@ module srnic_rx_engine #(
     s.err      <= 1'b1;
     want_cqe   <= !s.err && s.in_msg == 2'd1;
     cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
+  endtask
+
+  // A retry episode starts: resend from psn (see the header); the QP's READ responses are
+  // dropped until the send path has applied the answer.
+  task automatic retry(input logic [1:0] kind, input logic [23:0] psn, input logic [4:0] code);
+    s.rwp          <= 1'b1;
+    s.rd_valid     <= 1'b0;
+    cev_q          <= '0;
+    cev_q.kind     <= srnic_pkg::CEV_RETRY;
+    cev_q.qpn      <= srnic_pkg::QPN_W'(qpn);
+    cev_q.rt_kind  <= kind;
+    cev_q.rt_psn   <= psn;
+    cev_q.rt_code  <= code;
+    est            <= E_CEV;
+  endtask
+  // an ACK-like event (a NAK during an episode only acknowledges what is before its PSN)
+  task automatic ack_to(input logic [23:0] psn);
+    cev_q <= '0;
+    cev_q.kind <= srnic_pkg::CEV_ACK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= psn;
+    cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
+    est <= E_CEV;
   endtask
 
   task automatic start_move(input logic [63:0] d);
@@ -553,16 +630,16 @@ module srnic_rx_engine #(
       end
 
       case (est)
-        E_IDLE: if (qerr_ready) begin
+        E_IDLE: if (ev_take) begin
           m <= '0;
-          is_qerr <= 1'b1;
+          is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready;
           wqe_owed <= 1'b0;
           beats_left <= '0;
-          qpn <= qerr_qpn[AW-1:0];
-          est <= qerr_ok ? E_READ : E_IDLE;
+          qpn <= rd_qpn;
+          est <= (!qerr_ready || qerr_ok) ? E_READ : E_IDLE;
         end else if (idle_take) begin
           m <= meta;
-          is_qerr <= 1'b0;
+          is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0;
           wqe_owed <= meta.rq_fetched;
           beats_left <= meta.nbeats;
           qpn <= meta.dqpn[AW-1:0];
@@ -576,7 +653,7 @@ module srnic_rx_engine #(
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
-          acc_fail <= 1'b0; total_len <= '0; rd_fail_free <= 1'b0;
+          acc_fail <= 1'b0; total_len <= '0; rd_fail_free <= 1'b0; dup_rd <= 1'b0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
           if (is_qerr) begin
@@ -587,20 +664,36 @@ module srnic_rx_engine #(
             want_cqe <= qp_live && !s.err && s.in_msg == 2'd1;
             cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
             est <= (qp_live && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
+          end else if (is_note) begin
+            s.rwp <= 1'b0;           // the episode is over: READ responses count again
+            est <= E_WB;
+          end else if (is_tmo) begin
+            // local ACK timeout: resend what is outstanding (the completion engine compares
+            // the oldest incomplete WQE with the next send PSN)
+            if (qp_tx_ok && !s.err && !s.rwp) retry(srnic_pkg::RT_TIMEOUT, snd_nxt, 5'd0);
+            else est <= E_WB;
           end else if (m.rq_flush) begin
             est <= E_FLUSH;
           end else if (is_resp) begin
             // ---------------- requester side
             if (!qp_tx_ok) est <= E_WB;
             else if (rsp_ghost) est <= E_WB;      // never sent: dropped (counted)
-            else if (s.err && op != srnic_pkg::OP_ACK) est <= E_WB;   // READ data for a failed QP
+            else if ((s.err || s.rwp) && op != srnic_pkg::OP_ACK) est <= E_WB;   // READ data for a failed QP, or in an episode
             else if (op == srnic_pkg::OP_ACK) begin
               cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
-              if (m.aeth_syn[6:5] == 2'b00) begin cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV; end
-              else if (m.aeth_syn[6:5] == 2'b01) begin
-                cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.status <= srnic_abi_pkg::WC_RNR_RETRY_EXC_ERR; est <= E_CEV;
-              end else if (m.aeth_syn == srnic_pkg::AETH_NAK_PSN) begin
-                est <= E_WB;         // go-back-N retransmission arrives with loss recovery
+              cev_q.has_rt <= 1'b0;
+              if (m.aeth_syn[6:5] == 2'b00) begin
+                // an ACK beyond a READ that is not complete: its responses were lost
+                if (!s.rwp && !s.err && rd_beyond)
+                  retry(srnic_pkg::RT_IMPLIED, rd_cur_beyond ? s.rd_next : m.psn + 24'd1, 5'd0);
+                else begin cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV; end
+              end else if (m.aeth_syn[6:5] == 2'b01 || m.aeth_syn == srnic_pkg::AETH_NAK_PSN) begin
+                // RNR NAK, NAK PSN sequence error: resend from the NAK's PSN (or from a READ
+                // before it that is not complete) after the RNR timer / at once
+                if (!s.rwp && !s.err)
+                  retry(m.aeth_syn[6:5] == 2'b01 ? srnic_pkg::RT_RNR : srnic_pkg::RT_SEQ,
+                        rd_cur_beyond ? s.rd_next : m.psn, m.aeth_syn[4:0]);
+                else ack_to(m.psn - 24'd1);
               end else begin
                 cev_q.kind <= srnic_pkg::CEV_NAK;
                 cev_q.status <= (m.aeth_syn == srnic_pkg::AETH_NAK_INV_REQ) ? srnic_abi_pkg::WC_REM_INV_REQ_ERR :
@@ -611,14 +704,15 @@ module srnic_rx_engine #(
             end else begin
               // READ response. Responses arrive in PSN order: one past the expected PSN (or a
               // response of a later READ while this one is unfinished) means responses were
-              // lost. Without retransmission (loss recovery) the READ fails with
-              // RETRY_EXC_ERR instead of completing with bytes missing; a response before the
-              // expected PSN is a duplicate and is dropped.
+              // lost: a retry episode re-reads from the first missing one; a response before
+              // the expected PSN is a duplicate and is dropped.
               if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_first) && srnic_pkg::psn_ge(s.rd_last, m.psn)) begin
                 if (m.psn == s.rd_next && rsp_ok_cur) begin
                   dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << srnic_pkg::mtu_log2(s.rd_mtu));
                   place <= m.pay_len != 13'd0;
                   est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+                end else if (m.psn == s.rd_next && !op_ok_cur) begin
+                  est <= E_WB;       // stale: a response for another request of this PSN
                 end else if (m.psn == s.rd_next) begin
                   // wrong opcode or length for its position: not placed, the READ fails
                   s.rd_valid <= 1'b0; rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
@@ -626,29 +720,29 @@ module srnic_rx_engine #(
                   cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
                   est <= E_CEV;
                 end else if (srnic_pkg::psn_ge(m.psn, s.rd_next)) begin
-                  s.rd_valid <= 1'b0; rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
-                  cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
-                  cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
-                  est <= E_CEV;
+                  retry(srnic_pkg::RT_IMPLIED, s.rd_next, 5'd0);
                 end else begin
                   est <= E_WB;
                 end
               end else if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_last)) begin
-                s.rd_valid <= 1'b0;  // the unfinished READ lost its last responses
-                rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
-                cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
-                cev_q.status <= srnic_abi_pkg::WC_RETRY_EXC_ERR;
-                est <= E_CEV;
+                retry(srnic_pkg::RT_IMPLIED, s.rd_next, 5'd0);   // the unfinished READ lost its last responses
               end else begin
                 est <= E_RDLK;      // look the READ up in the context table
               end
             end
           end else if (!qp_rx_ok || s.err) begin
             est <= E_WB;
+          end else if (psn_dup && is_rreq) begin
+            // duplicate READ: executed again from its own PSN after the access checks (the
+            // requester lost responses); a READ the checks refuse is dropped silently
+            dup_rd <= 1'b1;
+            if (!acc_ok || !len_ok) est <= E_WB;
+            else if (m.reth_len == 32'd0) begin rd_pa_q <= '0; est <= E_FINISH; end
+            else begin mr_go <= 1'b1; est <= E_MR; end
           end else if (psn_dup) begin
             // duplicate request: acknowledge again, do not execute
-            ack <= !is_rreq; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
-            est <= is_rreq ? E_WB : E_TASK;
+            ack <= 1'b1; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
+            est <= E_TASK;
           end else if (!psn_ok) begin
             if (!s.nak_sent) begin
               ack <= 1'b1; ack_psn <= s.epsn; ack_syn <= srnic_pkg::AETH_NAK_PSN;
@@ -667,11 +761,11 @@ module srnic_rx_engine #(
               if (is_write) begin s.wr_pa <= '0; s.wr_resid <= '0; s.wr_len <= '0; end
               if (is_write && has_imm) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
-                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
+                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
               end
             end else if (is_write && has_imm && is_last && !(m.rq_fetched && m.rq_idx == s.rq_ci)) begin
               // WRITE ONLY with immediate: the receive WQE is checked before the R_Key
-              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK;
+              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK;
             end else begin
               mr_go <= 1'b1;
               est <= E_MR;
@@ -679,7 +773,7 @@ module srnic_rx_engine #(
           end else if (needs_rwqe_now) begin
             // the WQE fetched on arrival must be the QP's next one; otherwise RNR NAK
             if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
-            else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
+            else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
           end else begin
             // SEND middle/last, WRITE middle/last
             if (is_send && !rcv_fits) begin
@@ -695,7 +789,9 @@ module srnic_rx_engine #(
         E_MR: begin
           mr_go <= 1'b0;
           if (mr_rsp) begin
-            if (!mr_ok) begin
+            if (!mr_ok && dup_rd) begin
+              est <= E_WB;               // a duplicate READ the R_Key refuses: dropped
+            end else if (!mr_ok) begin
               ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_ACCESS; s.err <= 1'b1;
               // a WRITE ONLY with immediate consumes its receive WQE, which completes in error
               acc_fail <= is_write && has_imm && is_last;
@@ -707,7 +803,7 @@ module srnic_rx_engine #(
               dst <= mr_pa; place <= m.pay_len != 13'd0;
               if (has_imm && is_last) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
-                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | 8'h0E; est <= E_TASK; end
+                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
               end else est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
             end
           end
@@ -745,11 +841,16 @@ module srnic_rx_engine #(
         end
         E_RDLK: if (rdc_lk_rsp) begin
           if (!rdc_lk_hit) est <= E_WB;     // no outstanding READ owns this PSN: drop
-          else if (m.psn != rdc_lk_first || !rsp_ok_lk) begin
-            // the READ's first response is missing, or this one does not fit the READ
+          else if (m.psn != rdc_lk_first) begin
+            retry(srnic_pkg::RT_IMPLIED, rdc_lk_first, 5'd0);   // the READ's first responses are missing
+          end else if (!op_ok_lk) begin
+            est <= E_WB;                    // stale: a response for another request of this PSN
+          end else if (!rsp_ok_lk) begin
+            // the right opcode with a length that does not fit the READ
             rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= rdc_lk_idx;
+            cev_q <= '0;
             cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= rdc_lk_first;
-            cev_q.status <= (m.psn != rdc_lk_first) ? srnic_abi_pkg::WC_RETRY_EXC_ERR : srnic_abi_pkg::WC_BAD_RESP_ERR;
+            cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
             est <= E_CEV;
           end else begin
             s.rd_valid <= 1'b1; s.rd_pa <= rdc_lk_pa; s.rd_first <= rdc_lk_first; s.rd_last <= rdc_lk_last;
@@ -774,13 +875,18 @@ module srnic_rx_engine #(
               est <= E_CEV;
             end else est <= E_WB;
           end else begin
-            s.nak_sent <= 1'b0;
-            if (is_rreq) begin
+            if (dup_rd) begin
+              // executed again: the responses go out, no responder state changes
+              rd_task <= 1'b1; ack <= 1'b1; ack_psn <= m.psn;
+              est <= E_TASK;
+            end else if (is_rreq) begin
+              s.nak_sent <= 1'b0;
               s.epsn <= s.epsn + rd_npkts;
               s.msn  <= s.msn + 24'd1;
               rd_task <= 1'b1; ack <= 1'b1; ack_psn <= m.psn;
               est <= E_TASK;
             end else begin
+              s.nak_sent <= 1'b0;
               s.epsn <= s.epsn + 24'd1;
               if (is_write) begin
                 s.wr_pa <= s.wr_pa + {51'd0, m.pay_len};

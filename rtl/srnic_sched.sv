@@ -30,6 +30,10 @@ module srnic_sched #(
   input  wire logic [$clog2(NUM_QPS)-1:0] db_qpn,
   output logic                            db_overflow,
   output logic                            db_room,       // room for one more doorbell
+  // kicks (go-back-N: a rewound or unparked QP has work again): handled like doorbells
+  input  wire logic                       kick_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] kick_qpn,
+  output logic                            kick_ready,
   input  wire logic                       done_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] done_qpn,
   input  wire logic                       done_more,
@@ -54,9 +58,11 @@ module srnic_sched #(
   logic          dbq_valid, dbq_ready, dbq_in_ready;
   logic [$clog2(DB_DEPTH):0] dbq_count;
   sync_fifo #(.WIDTH(AW), .DEPTH(DB_DEPTH)) u_dbq (
-    .clk, .rst, .s_data(db_qpn), .s_valid(db_valid), .s_ready(dbq_in_ready),
+    .clk, .rst, .s_data(db_valid ? db_qpn : kick_qpn), .s_valid(db_valid || kick_valid), .s_ready(dbq_in_ready),
     .m_data(dbq_qpn), .m_valid(dbq_valid), .m_ready(dbq_ready), .count(dbq_count));
   assign db_overflow = db_valid && !dbq_in_ready;
+  // a kick waits for a cycle without a doorbell and for room below the doorbells' reserve
+  assign kick_ready  = !db_valid && dbq_in_ready && db_room;
   // the register block registers a doorbell once more before it arrives here: keep a slot
   // for the one that may be on its way
   assign db_room = 32'(dbq_count) < DB_DEPTH - 1;

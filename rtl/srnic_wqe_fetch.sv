@@ -15,6 +15,15 @@
 // the READs are outstanding its turns end in the issue stage without reading WQEs again.
 // At turn end the send state (consumer index, offset in the current WQE, next PSN) is
 // written back and the scheduler is told whether work is left.
+// Go-back-N: the completion engine answers each retry episode with a rewind (rw_*): the QP's
+// send state is locked (a turn in flight ends first), every segment of the QP already planned
+// is emitted (jobs in the packetizer leave before any resent packet, with their PSNs), its
+// READ contexts are dropped (the READs at or after the rewind PSN are requested again), and
+// the send state moves back to WQE ci, offset off, PSN psn. Jobs whose PSN is below the
+// highest PSN sent so far (psn_hi) are marked resend. A READ resumed inside its range is
+// requested for the rest only (partial re-read: PSN, remote address and length advanced). An
+// RNR rewind parks the QP (turns end without work) until its RNR timer fires (unpark).
+// Every answer, applied or not, is passed on to the RX engine (note_*), which ends the episode.
 // Issue, plan and emit stages overlap across QPs (turns of different QPs in flight), and
 // WQE data space is reserved before each read so the shared AXI R channel never stalls.
 `default_nettype none
@@ -40,6 +49,27 @@ module srnic_wqe_fetch #(
   input  wire logic                       hstop_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] hstop_qpn,
   output logic                            hstop_ready,
+  // go-back-N: rewinds from the completion engine, RNR timer expiries
+  input  wire logic                       rw_valid,
+  input  var srnic_pkg::rewind_t          rw,
+  output logic                            rw_ready,
+  input  wire logic                       unpark_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] unpark_qpn,
+  output logic                            unpark_ready,
+  // ... and what they cause: the episode ends (RX engine), the QP is queued again
+  // (scheduler), its RNR wait starts (timers), its READ contexts are dropped
+  output logic                            note_valid,
+  output logic [$clog2(NUM_QPS)-1:0]      note_qpn,
+  input  wire logic                       note_ready,
+  output logic                            kick_valid,
+  output logic [$clog2(NUM_QPS)-1:0]      kick_qpn,
+  input  wire logic                       kick_ready,
+  output logic                            rnr_valid,
+  output logic [$clog2(NUM_QPS)-1:0]      rnr_qpn,
+  output logic [4:0]                      rnr_code,
+  input  wire logic                       rnr_ready,
+  output logic                            rdc_rw_flush,
+  output logic [$clog2(NUM_QPS)-1:0]      rdc_rw_flush_qpn,
   output logic                            done_valid,
   output logic [$clog2(NUM_QPS)-1:0]      done_qpn,
   output logic                            done_more,
@@ -96,7 +126,7 @@ module srnic_wqe_fetch #(
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
-  localparam int ST_W  = 16 + 32 + 24 + 1 + 16 + 1;
+  localparam int ST_W  = 16 + 32 + 24 + 1 + 16 + 1 + 1 + 24;
   localparam int WBUF  = MAX_TURNS * 8;
 
   // ------------------------------------------------------------ per-QP state RAMs
@@ -114,6 +144,8 @@ module srnic_wqe_fetch #(
     logic        err;    // stopped at a bad WQE
     logic [15:0] fl_pi;  // producer index last reported for flushing
     logic        fwait;  // the last turn stopped at a fenced WQE
+    logic        park;   // RNR wait: no turn sends until the RNR timer fires
+    logic [23:0] psn_hi; // the highest next PSN so far: PSNs below it are resent
   } txst_t;
 
   logic          rd_req;
@@ -144,6 +176,8 @@ module srnic_wqe_fetch #(
     cmd_st.err = 1'b0;
     cmd_st.fl_pi = '0;
     cmd_st.fwait = 1'b0;
+    cmd_st.park = 1'b0;
+    cmd_st.psn_hi = qp_cmd.sq_psn;
   end
   wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
@@ -187,7 +221,9 @@ module srnic_wqe_fetch #(
 
   logic          iss_busy;         // a read of the QP state is in flight
   logic [AW-1:0] iss_qpn;
-  logic          iss_stop, iss_host;
+  logic          iss_stop, iss_host, iss_rw, iss_up;
+  srnic_pkg::rewind_t iss_rwd;
+  logic          seg_busy_a;              // segments of iss_qpn planned, not yet emitted
   logic          rdq_busy_a, rdq_busy_p;   // READs planned, not yet in srnic_rd_ctx (below)
   logic          ctx_push, ctx_ready, ctx_valid, ctx_pop;
   turn_t         ctx_in, ctx;
@@ -195,14 +231,20 @@ module srnic_wqe_fetch #(
   logic [$clog2(WBUF):0] wbuf_resv;      // beats reserved (requested, not yet consumed)
   logic          idle_done;              // issue stage reports a turn with nothing to do
 
-  // stop requests go before host stops, host stops before scheduler turns
+  // stop requests go before host stops, host stops before rewinds, rewinds before unparks,
+  // unparks before scheduler turns
   wire   take_stop  = stop_valid;
   wire   take_hstop = !stop_valid && hstop_valid;
-  assign rd_req  = (stop_valid || hstop_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
-  assign rd_qpn  = take_stop ? stop_qpn : take_hstop ? hstop_qpn : s_qpn;
-  assign s_ready = rd_req && !take_stop && !take_hstop;
+  wire   take_rw    = !stop_valid && !hstop_valid && rw_valid;
+  wire   take_up    = !stop_valid && !hstop_valid && !rw_valid && unpark_valid;
+  assign rd_req  = (stop_valid || hstop_valid || rw_valid || unpark_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
+  assign rd_qpn  = take_stop ? stop_qpn : take_hstop ? hstop_qpn : take_rw ? rw.qpn[AW-1:0] :
+                   take_up ? unpark_qpn : s_qpn;
+  assign s_ready = rd_req && !take_stop && !take_hstop && !take_rw && !take_up;
   assign stop_ready  = rd_req && take_stop;
   assign hstop_ready = rd_req && take_hstop;
+  assign rw_ready     = rd_req && take_rw;
+  assign unpark_ready = rd_req && take_up;
 
   // the state read is captured when it returns and held until the turn is issued
   sqcfg_t      a_cfg;
@@ -226,11 +268,12 @@ module srnic_wqe_fetch #(
   // fence: the QP stopped at a fenced WQE and still has READs outstanding; the turn ends here
   // and the QP is requeued (no WQE read until the READs are done)
   wire a_fence = a_st.fwait && (rdc_qa_busy || rdq_busy_a);
-  wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop;
+  wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop &&
+                !a_st.park && !iss_rw && !iss_up;
   wire a_work = a_go && !a_fence;
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
-  wire a_flush = (a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err) || iss_host;
+  wire a_flush = !iss_rw && !iss_up && ((a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err) || iss_host);
   // hold the response until it can be issued
   logic a_valid;
   always_comb begin
@@ -251,14 +294,44 @@ module srnic_wqe_fetch #(
   assign ctx_push  = (ar_valid && ar_ready) || (a_valid && a_flush && ctx_ready);
   // a turn without work ends here; it competes with the process stage for done
   assign idle_done = a_valid && !a_work && !a_flush;
+  // Rewind: applied to a QP that is in RTS and not stopped, once none of its segments waits
+  // to be emitted; then the RX engine is told (the episode ends), the QP is queued again or
+  // its RNR wait starts. Unpark: the RNR wait is over, the QP is queued again.
+  wire   rw_apply = iss_rw && iss_rwd.apply && a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && !a_st.err;
+  wire   rw_park  = rw_apply && iss_rwd.rnr;
+  wire   up_kick  = iss_up && a_st.park;
+  wire   rw_go    = a_valid && iss_rw && !(rw_apply && seg_busy_a) && note_ready &&
+                    (!rw_park || rnr_ready) && (!rw_apply || rw_park || kick_ready);
+  wire   up_go    = a_valid && iss_up && (!up_kick || kick_ready);
+  assign note_valid = a_valid && iss_rw && !(rw_apply && seg_busy_a) && (!rw_park || rnr_ready) &&
+                      (!rw_apply || rw_park || kick_ready);
+  assign note_qpn   = iss_qpn;
+  assign rnr_valid  = a_valid && rw_park && !seg_busy_a && note_ready;
+  assign rnr_qpn    = iss_qpn;
+  assign rnr_code   = iss_rwd.code;
+  assign kick_valid = (a_valid && rw_apply && !rw_park && !seg_busy_a && note_ready) || (a_valid && up_kick);
+  assign kick_qpn   = iss_qpn;
+  assign rdc_rw_flush     = rw_go && rw_apply;
+  assign rdc_rw_flush_qpn = iss_qpn;
+  txst_t rw_st;
+  always_comb begin
+    rw_st = a_st;
+    if (rw_apply) begin
+      rw_st.ci = iss_rwd.ci; rw_st.off = iss_rwd.off; rw_st.psn = iss_rwd.psn;
+      rw_st.park = iss_rwd.rnr; rw_st.fwait = 1'b0;
+      if (srnic_pkg::psn_gt(a_st.psn, a_st.psn_hi)) rw_st.psn_hi = a_st.psn;
+    end
+    if (iss_up) rw_st.park = 1'b0;
+  end
 
   // No new read is issued while a turn waits in the issue stage (iss_busy).
   always_ff @(posedge clk) begin
     if (rst) begin
-      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0; iss_host <= 1'b0;
+      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0; iss_host <= 1'b0; iss_rw <= 1'b0; iss_up <= 1'b0;
     end else begin
       if (rd_req) begin
         iss_busy <= 1'b1; iss_qpn <= rd_qpn; iss_stop <= take_stop || take_hstop; iss_host <= take_hstop;
+        iss_rw <= take_rw; iss_up <= take_up; iss_rwd <= rw;
       end
       if (cfg_rsp_v) a_valid <= 1'b1;
       if (ctx_push || i_wr) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
@@ -303,7 +376,7 @@ module srnic_wqe_fetch #(
   wire [31:0] remain   = w_len - cur.off;
   // bytes this turn: whole packets until the budget is spent, at most the rest of the WQE
   wire [31:0] bud_pk   = ((budget + {19'd0, mtu_b} - 32'd1) >> mtu_l2) << mtu_l2;
-  wire [31:0] seg_len  = w_is_read ? w_len : ((remain < bud_pk) ? remain : bud_pk);
+  wire [31:0] seg_len  = (w_is_read || remain < bud_pk) ? remain : bud_pk;   // a READ: all the rest
   wire        seg_done = w_is_read || seg_len == remain;      // the WQE finishes this turn
   wire [31:0] np_raw   = (seg_len + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
   wire [23:0] seg_npk  = (seg_len == 32'd0) ? 24'd1 : np_raw[23:0];
@@ -324,37 +397,44 @@ module srnic_wqe_fetch #(
     logic [31:0] off;
     logic [31:0] off_end;
     logic [23:0] psn;
+    logic [23:0] psn_hi;
   } seg_t;
   seg_t seg_in, sg;
   always_comb begin
     seg_in.qpn = t.qpn; seg_in.mtu = t.cfg.mtu; seg_in.op = w_op; seg_in.flags = w_flags;
     seg_in.imm = w_imm; seg_in.len = w_len; seg_in.rkey = w_rkey; seg_in.raddr = w_raddr;
     seg_in.pa = w_pa; seg_in.off = cur.off; seg_in.off_end = cur.off + seg_len; seg_in.psn = cur.psn;
+    seg_in.psn_hi = cur.psn_hi;
   end
   logic seg_ready, seg_valid, seg_pop;
   wire  seg_push = pst == P_SEG && seg_ready;
 
-  // READ segments planned but not yet registered in srnic_rd_ctx (at most the 16 segments the
-  // segment FIFO holds), in plan order, which is also emit order: a fenced WQE waits for
-  // these too. Searched by QPN for the issue stage (a) and the plan stage (p).
-  logic [AW-1:0] rdq_qpn [16];
-  logic [15:0]   rdq_v;
-  logic [3:0]    rdq_wp, rdq_rp;
-  wire rdq_push = seg_push && w_is_read;
-  wire rdq_pop  = rdc_valid && rdc_ready;
+  // Segments planned but not yet emitted (the 16 the segment FIFO holds, the one being cut
+  // included), in plan order, which is also emit order, with their QPN and whether they are a
+  // READ (not yet registered in srnic_rd_ctx: a fenced WQE waits for these too). Searched by
+  // QPN for the issue stage (a: READs for the fence, any segment for a rewind) and the plan
+  // stage (p).
+  logic [AW-1:0] sq_qpn [16];
+  logic [15:0]   sq_v, sq_rd;
+  logic [3:0]    sq_wp, sq_rp;
+  wire sq_push = seg_push;
+  wire sq_pop  = seg_pop;
   always_comb begin
-    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0;
+    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0; seg_busy_a = 1'b0;
     for (int i = 0; i < 16; i++) begin
-      if (rdq_v[i] && rdq_qpn[i] == iss_qpn) rdq_busy_a = 1'b1;
-      if (rdq_v[i] && rdq_qpn[i] == t.qpn) rdq_busy_p = 1'b1;
+      if (sq_v[i] && sq_rd[i] && sq_qpn[i] == iss_qpn) rdq_busy_a = 1'b1;
+      if (sq_v[i] && sq_rd[i] && sq_qpn[i] == t.qpn) rdq_busy_p = 1'b1;
+      if (sq_v[i] && sq_qpn[i] == iss_qpn) seg_busy_a = 1'b1;
     end
   end
   always_ff @(posedge clk) begin
     if (rst) begin
-      rdq_v <= '0; rdq_wp <= '0; rdq_rp <= '0;
+      sq_v <= '0; sq_wp <= '0; sq_rp <= '0;
     end else begin
-      if (rdq_push) begin rdq_qpn[rdq_wp] <= t.qpn; rdq_v[rdq_wp] <= 1'b1; rdq_wp <= rdq_wp + 4'd1; end
-      if (rdq_pop) begin rdq_v[rdq_rp] <= 1'b0; rdq_rp <= rdq_rp + 4'd1; end
+      if (sq_push) begin
+        sq_qpn[sq_wp] <= t.qpn; sq_v[sq_wp] <= 1'b1; sq_rd[sq_wp] <= w_is_read; sq_wp <= sq_wp + 4'd1;
+      end
+      if (sq_pop) begin sq_v[sq_rp] <= 1'b0; sq_rp <= sq_rp + 4'd1; end
     end
   end
   assign rdc_qa_qpn = iss_qpn;
@@ -395,13 +475,14 @@ module srnic_wqe_fetch #(
   // Stop requests write back but tell the scheduler nothing (the QP is not its turn).
   wire p_done = pst == P_END;
   wire p_wr   = p_done && (t.stop || done_ready);
-  wire i_wr   = idle_done && !p_done && (iss_stop || done_ready);
-  assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop);
+  wire i_misc = iss_rw || iss_up;
+  wire i_wr   = idle_done && !p_done && (i_misc ? (rw_go || up_go) : (iss_stop || done_ready));
+  assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop && !i_misc);
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
   assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : (a_go && a_fence);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
-  assign st_wr_data = p_wr ? cur : a_st;
+  assign st_wr_data = p_wr ? cur : i_misc ? rw_st : a_st;
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -472,6 +553,7 @@ module srnic_wqe_fetch #(
   logic        e_busy;
   wire [12:0] e_mtu_b  = srnic_pkg::mtu_bytes(sg.mtu);
   wire [31:0] e_remain = sg.len - e_off;
+  wire [31:0] e_rlen   = sg.len - sg.off;     // a READ: the bytes requested (the rest of it)
   wire        e_last   = e_remain <= {19'd0, e_mtu_b};
   wire [12:0] e_plen   = e_last ? e_remain[12:0] : e_mtu_b;
   wire        e_first  = e_off == 32'd0;
@@ -496,24 +578,25 @@ module srnic_wqe_fetch #(
     job.psn       = e_psn;
     job.ackreq    = e_read || e_last || e_psn[5:0] == 6'h3F;
     job.se        = e_last && sg.flags[srnic_abi_pkg::WQE_FLAG_SOLICITED] && !e_read;
-    job.reth_va   = sg.raddr;
+    job.reth_va   = e_read ? sg.raddr + {32'd0, sg.off} : sg.raddr;
     job.reth_rkey = sg.rkey;
-    job.reth_len  = sg.len;
+    job.reth_len  = e_read ? e_rlen : sg.len;
+    job.resend    = srnic_pkg::psn_gt(sg.psn_hi, e_psn);
     job.imm       = sg.imm;
     job.pay_addr  = sg.pa + {32'd0, e_off};
     job.pay_len   = e_read ? 13'd0 : e_plen;
   end
   // a READ request leaves only together with its context entry
-  wire [31:0] e_np_raw = (sg.len + {19'd0, e_mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(sg.mtu);
-  wire [23:0] e_npk    = (sg.len == 32'd0) ? 24'd1 : e_np_raw[23:0];
+  wire [31:0] e_np_raw = (e_rlen + {19'd0, e_mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(sg.mtu);
+  wire [23:0] e_npk    = (e_rlen == 32'd0) ? 24'd1 : e_np_raw[23:0];
   assign job_valid = seg_valid && e_busy && (!e_read || rdc_ready);
   assign rdc_valid = seg_valid && e_busy && e_read && job_ready;
   assign rdc_first = e_psn;
   assign rdc_last  = e_psn + e_npk - 24'd1;
-  assign rdc_pa    = sg.pa;
+  assign rdc_pa    = sg.pa + {32'd0, sg.off};
   assign rdc_mtu   = sg.mtu;
   // payload bytes of the last response: the READ length minus the full-MTU responses before it
-  wire [31:0] e_llen = sg.len - ({8'd0, e_npk - 24'd1} << srnic_pkg::mtu_log2(sg.mtu));
+  wire [31:0] e_llen = e_rlen - ({8'd0, e_npk - 24'd1} << srnic_pkg::mtu_log2(sg.mtu));
   assign rdc_last_len = e_llen[12:0];
   wire emit = job_valid && job_ready;
   assign seg_pop = emit && e_seg_end;
@@ -529,7 +612,7 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13]};
+  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
