@@ -293,7 +293,7 @@ module srnic_csr #(
             if (s_axil_araddr >= srnic_abi_pkg::REG_CMD_DATA0 && s_axil_araddr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)
               s_axil_rdata <= cmd_data[s_axil_araddr[5:2]];
             else if (s_axil_araddr >= srnic_abi_pkg::REG_CNT_BASE && s_axil_araddr < srnic_abi_pkg::REG_CNT_BASE + 16'(4 * NC))
-              s_axil_rdata <= counters[s_axil_araddr[5:2]];
+              s_axil_rdata <= counters[s_axil_araddr[$clog2(NC)+1:2]];
           end
         endcase
       end
