@@ -128,9 +128,12 @@ bool BurstLoss::from_rate_burst(double rate, double burst, BurstLoss& out, std::
   if (!(rate >= 0 && rate < 1)) return fail("mean loss rate must be >= 0 and < 1");
   if (!(burst >= 1 && std::isfinite(burst))) return fail("mean burst length must be >= 1 frame");
   const double p_gb = rate / (burst * (1 - rate));
-  if (p_gb > 1 + 1e-12)
-    return fail("mean loss rate " + std::to_string(rate) + " with mean burst " + std::to_string(burst) +
-                " needs p(good->bad) > 1 (the rate must be <= burst / (burst + 1))");
+  if (p_gb > 1 + 1e-12) {
+    char b[160];
+    std::snprintf(b, sizeof b, "mean loss rate %g with mean burst %g needs p(good->bad) > 1 (the rate must be <= burst / (burst + 1))",
+                  rate, burst);
+    return fail(b);
+  }
   out = BurstLoss{std::min(p_gb, 1.0), 1 / burst, 0, 1};
   return true;
 }
