@@ -179,14 +179,19 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   // Link impairments: each value is [DIR:]VALUE (see split_dir); the options may be repeated.
   std::vector<std::string> loss_s, burst_s, reorder_s, reorder_delay_s, dup_s, dup_gap_s, jitter_s, corrupt_s,
       drop_s;
-  auto impairment = [&](const char* name, std::vector<std::string>& into, const std::string& help,
+  auto impairment = [&](const char* name, std::vector<std::string>& into, const char* type, const std::string& help,
                         CLI::Validator v) {
-    app.add_option(name, into, help)->allow_extra_args(false)->check(std::move(v))->group("Link impairments");
+    app.add_option(name, into, help)
+        ->allow_extra_args(false)
+        ->check(std::move(v).description(""))
+        ->type_name(type)
+        ->group("Link impairments (DIR: 0 or 1, only the frames that host sends; repeatable)");
   };
-  impairment("--loss", loss_s, "random frame loss probability on the link (0..1) [DIR:]P", dir_real(0, 1, "loss probability"));
-  impairment("--burst-loss", burst_s,
-             "Gilbert-Elliott burst loss [DIR:]RATE,BURST (mean loss rate, mean frames lost in a row) or "
-             "[DIR:]P_GB,P_BG,LOSS_GOOD,LOSS_BAD",
+  impairment("--loss", loss_s, "[DIR:]P", "random frame loss probability on the link (0..1)",
+             dir_real(0, 1, "loss probability"));
+  impairment("--burst-loss", burst_s, "[DIR:]RATE,BURST",
+             "Gilbert-Elliott burst loss: mean loss rate and mean frames lost in a row, or the chain "
+             "P_GB,P_BG,LOSS_GOOD,LOSS_BAD",
              CLI::Validator(
                  [](std::string& s) -> std::string {
                    std::string v;
@@ -195,19 +200,21 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
                    return e.empty() ? parse_burst(v, b) : e;
                  },
                  "[DIR:]RATE,BURST"));
-  impairment("--reorder", reorder_s, "probability that a frame is held back so later frames overtake it [DIR:]P",
+  impairment("--reorder", reorder_s, "[DIR:]P", "probability that a frame is held back so later frames overtake it",
              dir_real(0, 1, "reorder probability"));
-  impairment("--reorder-delay", reorder_delay_s, "how long a held-back frame is held, ns (default 1000) [DIR:]NS",
+  impairment("--reorder-delay", reorder_delay_s, "[DIR:]NS", "how long a held-back frame is held back (default 1000)",
              dir_real(0, 1e9, "reorder delay"));
-  impairment("--dup", dup_s, "probability that a frame is delivered twice [DIR:]P", dir_real(0, 1, "duplication probability"));
-  impairment("--dup-gap", dup_gap_s, "the copy arrives this long after the original, ns (default 0) [DIR:]NS",
+  impairment("--dup", dup_s, "[DIR:]P", "probability that a frame is delivered twice",
+             dir_real(0, 1, "duplication probability"));
+  impairment("--dup-gap", dup_gap_s, "[DIR:]NS", "the copy arrives this long after the original (default 0)",
              dir_real(0, 1e9, "duplicate gap"));
-  impairment("--jitter", jitter_s, "extra delay per frame uniform in 0..NS, order kept [DIR:]NS",
+  impairment("--jitter", jitter_s, "[DIR:]NS", "extra delay per frame uniform in 0..NS, order kept",
              dir_real(0, 1e9, "jitter"));
-  impairment("--corrupt", corrupt_s, "probability that one bit after the Ethernet header is flipped (ICRC error) [DIR:]P",
+  impairment("--corrupt", corrupt_s, "[DIR:]P",
+             "probability that one bit after the Ethernet header is flipped (an ICRC error, good FCS)",
              dir_real(0, 1, "corruption probability"));
-  impairment("--drop", drop_s,
-             "directed drop RULE: KEY=VALUE,... with dir=0|1, op=NAME|N|N-M, qpn=N, psn=N|N-M, nth=N, every=N "
+  impairment("--drop", drop_s, "RULE",
+             "directed drop: KEY=VALUE,... of dir=0|1, op=NAME|N|N-M, qpn=N, psn=N|N-M, nth=N, every=N "
              "(e.g. dir=1,op=READ_RESPONSE_MIDDLE,qpn=5,nth=3)",
              CLI::Validator(
                  [](std::string& s) -> std::string {
