@@ -27,6 +27,7 @@ bool PcapWriter::open(const std::string& path, uint32_t snaplen) {
   close();
   f_ = std::fopen(path.c_str(), "wb");
   if (!f_) return false;
+  path_ = path;
   snaplen_ = snaplen;
   records_ = 0;
   uint8_t h[24];
@@ -55,14 +56,35 @@ void PcapWriter::write(double t_ns, const uint8_t* data, size_t len) {
   ++records_;
 }
 
+bool PcapWriter::open_notes(const char* suffix, const char* header) {
+  if (notes_) return true;
+  if (!f_) return false;
+  notes_path_ = path_ + suffix;
+  notes_ = std::fopen(notes_path_.c_str(), "w");
+  if (!notes_) return false;
+  note(header);
+  return true;
+}
+
+void PcapWriter::note(const char* line) {
+  if (!notes_) return;
+  std::fputs(line, notes_);
+  std::fputc('\n', notes_);
+}
+
 void PcapWriter::flush() {
   if (f_) std::fflush(f_);
+  if (notes_) std::fflush(notes_);
 }
 
 void PcapWriter::close() {
   if (f_) {
     std::fclose(f_);
     f_ = nullptr;
+  }
+  if (notes_) {
+    std::fclose(notes_);
+    notes_ = nullptr;
   }
 }
 

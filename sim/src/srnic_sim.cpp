@@ -105,6 +105,46 @@ void eth_json(Json& j, const HostReport& h) {
   j.end_obj();
 }
 
+// The link impairments: the rules, and per direction (frames host `from` sends) the
+// configuration in effect and what the link did.
+void impairments_json(Json& j, const RunConfig& c, const RunResult& r) {
+  const LinkConfig lc = link_config(c);
+  j.begin_obj("impairments");
+  j.kv("active", impairs(c));
+  j.begin_arr("drop");
+  for (const DropRule& d : lc.drop_rules) j.kv(nullptr, d.to_string());
+  j.end_arr();
+  j.begin_arr("directions");
+  for (int d = 0; d < 2; ++d) {
+    const Impairments im = lc.direction(d);
+    j.begin_obj();
+    j.kv("from", uint32_t(d)).kv("to", uint32_t(1 - d));
+    j.begin_obj("config");
+    j.kv("loss", im.loss);
+    if (im.burst.enabled()) {
+      const BurstLoss& b = im.burst;
+      j.begin_obj("burst_loss");
+      j.kv("p_good_bad", b.p_good_bad).kv("p_bad_good", b.p_bad_good).kv("loss_good", b.loss_good);
+      j.kv("loss_bad", b.loss_bad).kv("mean_loss", b.mean_loss()).kv("mean_burst", b.mean_burst());
+      j.end_obj();
+    } else {
+      j.null("burst_loss");
+    }
+    j.kv("reorder", im.reorder).kv("reorder_delay_ns", im.reorder_delay_ns);
+    j.kv("dup", im.dup).kv("dup_gap_ns", im.dup_gap_ns).kv("jitter_ns", im.jitter_ns).kv("corrupt", im.corrupt);
+    j.end_obj();
+    const LinkStats s = size_t(d) < r.hosts.size() ? r.hosts[size_t(d)].link : LinkStats{};
+    j.begin_obj("counters");
+    j.kv("frames", s.frames).kv("lost", s.lost).kv("lost_random", s.lost_random).kv("lost_burst", s.lost_burst);
+    j.kv("lost_filter", s.lost_filter).kv("reordered", s.reordered).kv("duplicated", s.duplicated);
+    j.kv("corrupted", s.corrupted).kv("jittered", s.jittered);
+    j.end_obj();
+    j.end_obj();
+  }
+  j.end_arr();
+  j.end_obj();
+}
+
 void print_json(const RunConfig& c, const RunResult& r) {
   std::ostringstream o;
   Json j(o);
@@ -134,7 +174,8 @@ void print_json(const RunConfig& c, const RunResult& r) {
   j.kv("data_checked_messages", r.checked_messages).kv("data_checked_bytes", r.checked_bytes);
   j.kv("cqe_data_checks", r.cqe_checked_messages);
   j.kv("dma_write_bytes_checked", r.dma_write_bytes).kv("dma_stray_writes", r.dma_stray_writes);
-  j.kv("retransmits", r.retransmits).kv("bytes", r.bytes).kv("messages", r.messages);
+  j.kv("retransmits", r.retransmits).kv("wire_retransmits", r.wire_retransmits);
+  j.kv("bytes", r.bytes).kv("messages", r.messages);
   j.kv("measured_us", r.t_last_ns > r.t_first_ns ? (r.t_last_ns - r.t_first_ns) / 1000.0 : 0.0);
   j.kv("frames", r.frames).kv("protocol_violations", r.protocol_violations);
   j.kv("first_protocol_violation", r.first_protocol_violation);
@@ -144,6 +185,7 @@ void print_json(const RunConfig& c, const RunResult& r) {
   else
     j.kv("failure", r.failure);
   j.kv("scoreboard", r.scoreboard_summary);
+  impairments_json(j, c, r);
   j.kv("slots", r.slots).kv("inflight", r.inflight).kv("stride", r.stride);
   j.begin_arr("qpns");
   for (const HostReport& h : r.hosts) {
@@ -227,6 +269,17 @@ void print_table(const RunConfig& c, const RunResult& r) {
   std::printf(" wire: %llu frames, %llu protocol violations, %llu retransmits, %llu bus violations\n",
               static_cast<unsigned long long>(r.frames), static_cast<unsigned long long>(r.protocol_violations),
               static_cast<unsigned long long>(r.retransmits), static_cast<unsigned long long>(r.bus_violations));
+  if (impairs(c))
+    for (size_t h = 0; h < r.hosts.size(); ++h) {
+      const LinkStats& s = r.hosts[h].link;
+      std::printf(" link %zu->%zu: %llu frames, lost %llu (random %llu, burst %llu, filter %llu), reordered %llu, "
+                  "duplicated %llu, corrupted %llu, jittered %llu\n",
+                  h, 1 - h, static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.lost),
+                  static_cast<unsigned long long>(s.lost_random), static_cast<unsigned long long>(s.lost_burst),
+                  static_cast<unsigned long long>(s.lost_filter), static_cast<unsigned long long>(s.reordered),
+                  static_cast<unsigned long long>(s.duplicated), static_cast<unsigned long long>(s.corrupted),
+                  static_cast<unsigned long long>(s.jittered));
+    }
   std::printf(" sim: %llu cycles, %.2f us simulated, %.2f s wall, %.0f cycles/s\n",
               static_cast<unsigned long long>(r.sim_cycles), r.sim_time_us, r.wall_s, r.cycles_per_s);
   if (!r.failure.empty()) std::printf(" failure: %s\n", r.failure.c_str());

@@ -42,9 +42,59 @@ const char* to_string(RunConfig::WriteReorder r) {
 
 double RunConfig::watchdog_ns() const {
   if (watchdog_us > 0) return watchdog_us * 1000.0;
-  // With loss, leave room for a few local ACK timeouts (4.096 us * 2^8 each, see the QP setup).
-  const double timeouts = loss > 0 ? 4 * 4096.0 * 256 : 0;
+  // On an impaired link, leave room for a few local ACK timeouts (4.096 us * 2^8 each, see the
+  // QP setup).
+  const double timeouts = impairs(*this) ? 4 * 4096.0 * 256 : 0;
   return 200000.0 + static_cast<double>(size) * 8.0 / 10.0 + timeouts;
+}
+
+LinkConfig link_config(const RunConfig& cfg) {
+  LinkConfig lc;
+  lc.delay_ns = cfg.link_delay_ns;
+  lc.loss = cfg.loss;
+  lc.impair = cfg.impair;
+  lc.drop_rules = cfg.drop;
+  return lc;
+}
+
+bool impairs(const RunConfig& cfg) {
+  const LinkConfig lc = link_config(cfg);
+  return lc.direction(0).any() || lc.direction(1).any() || !lc.drop_rules.empty();
+}
+
+// What the NIC survives on the wire. Lost frames (and frames dropped for a bad ICRC) need loss
+// recovery: go-back-N retransmission on a NAK or a local ACK timeout. Reordered frames need it
+// too (the receiver NAKs the gap, the sender resends); duplicates and late frames need the
+// duplicate and sequence handling that comes with it. Set a flag when the NIC has what it needs
+// and the runs with that impairment pass.
+namespace {
+constexpr bool kNicRecoversLoss = false;        // --loss, --burst-loss, --drop
+constexpr bool kNicRecoversCorruption = false;  // --corrupt (ICRC drop, then as a loss)
+constexpr bool kNicTakesReordering = false;     // --reorder
+constexpr bool kNicTakesDuplicates = false;     // --dup
+constexpr bool kNicTakesJitter = false;         // --jitter
+}  // namespace
+
+const char* refused_impairment(const RunConfig& cfg) {
+  const LinkConfig lc = link_config(cfg);
+  bool loss = false, burst = false, corrupt = false, reorder = false, dup = false, jitter = false;
+  for (int d = 0; d < 2; ++d) {
+    const Impairments im = lc.direction(d);
+    loss |= im.loss > 0;
+    burst |= im.burst.enabled();
+    corrupt |= im.corrupt > 0;
+    reorder |= im.reorder > 0;
+    dup |= im.dup > 0;
+    jitter |= im.jitter_ns > 0;
+  }
+  if (!kNicRecoversLoss && loss) return "--loss > 0";
+  if (!kNicRecoversLoss && burst) return "--burst-loss";
+  if (!kNicRecoversLoss && !lc.drop_rules.empty()) return "--drop";
+  if (!kNicRecoversCorruption && corrupt) return "--corrupt > 0";
+  if (!kNicTakesReordering && reorder) return "--reorder > 0";
+  if (!kNicTakesDuplicates && dup) return "--dup > 0";
+  if (!kNicTakesJitter && jitter) return "--jitter > 0";
+  return nullptr;
 }
 
 uint32_t mixed_size(uint64_t random, uint64_t size, uint32_t mtu, uint64_t random2) {

@@ -3,10 +3,12 @@
 // of Verilator, so it is unit-tested on its own.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "srnic/sim/eth_mac.hpp"
 #include "srnic/verif/ref_model.hpp"
 
 namespace srnic::sim {
@@ -25,7 +27,12 @@ struct RunConfig {
   uint64_t iters = 100;    // messages per QP
   uint32_t mtu = 4096;     // path MTU in payload bytes
   WireMode mode = WireMode::Std;
-  double loss = 0;         // link frame loss probability
+  double loss = 0;         // link frame loss probability, both directions
+  // Link impairments of the frames host 0 ([0]) and host 1 ([1]) send: --loss H:P, --burst-loss,
+  // --reorder, --reorder-delay, --dup, --dup-gap, --jitter, --corrupt (see Impairments). A
+  // direction's own loss replaces `loss` for it.
+  std::array<Impairments, 2> impair;
+  std::vector<DropRule> drop;  // --drop: directed drops (DropRule text form)
   uint64_t seed = 1;
   bool latency = false;    // ping-pong latency instead of bandwidth
   bool mixed = false;      // random sizes per message
@@ -56,9 +63,18 @@ struct RunConfig {
   uint64_t inject_at = 0;
 
   // Watchdog in simulated ns: the configured value, or 200 us plus the message time at 10 Gb/s
-  // (plus four local ACK timeouts when --loss is set).
+  // (plus four local ACK timeouts when the link is impaired).
   double watchdog_ns() const;
 };
+
+// The run's link: delay, loss, impairments and drop rules (World replaces the seed per link).
+LinkConfig link_config(const RunConfig& cfg);
+// True when the run's link may lose, corrupt, reorder, duplicate or delay a frame.
+bool impairs(const RunConfig& cfg);
+// The first link impairment of cfg that the NIC cannot take yet, named as its option
+// ("--loss > 0", "--burst-loss", ...), or nullptr. parse_cli refuses a run that has one; lifting
+// a refusal is a change in this function only (see workload.cpp).
+const char* refused_impairment(const RunConfig& cfg);
 
 const char* to_string(RunConfig::Fault f);
 const char* to_string(RunConfig::WriteReorder r);

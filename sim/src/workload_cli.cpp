@@ -1,12 +1,14 @@
 // srnic-sim command line: CLI11 options with validators that name the accepted range, and the
-// cross-option checks (loss in ext mode, latency constraints).
+// cross-option checks (ext mode, link impairments the NIC cannot take yet, latency constraints).
 #include "workload_cli.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <vector>
 
 namespace srnic::sim {
 
@@ -27,22 +29,102 @@ CLI::Validator uint_range(uint64_t lo, uint64_t hi, const std::string& what) {
       std::to_string(lo) + ".." + std::to_string(hi));
 }
 
+// Empty if s is a number in [lo, hi] (or (lo, hi]), else the message.
+std::string check_real(const std::string& s, double lo, double hi, const std::string& what, bool open_lo = false) {
+  double v = 0;
+  if (!CLI::detail::lexical_cast(s, v) || v != v) return what + " must be a number, got '" + s + "'";
+  if (v < lo || v > hi || (open_lo && v == lo)) {
+    std::ostringstream o;
+    o << what << " must be " << (open_lo ? "> " : ">= ") << lo;
+    if (hi < 1e300) o << " and <= " << hi;
+    o << ", got " << s;
+    return o.str();
+  }
+  return {};
+}
+
 CLI::Validator real_range(double lo, double hi, const std::string& what, bool open_lo = false) {
+  return CLI::Validator([=](std::string& s) -> std::string { return check_real(s, lo, hi, what, open_lo); },
+                        "number");
+}
+
+// Link impairment values are "[DIR:]VALUE": DIR 0 or 1 limits the value to the frames host DIR
+// sends (and overrides a plain value for that direction, whatever the order); without it the
+// value applies to both directions. False if DIR is not 0 or 1.
+bool split_dir(const std::string& s, int& dir, std::string& value) {
+  const size_t colon = s.find(':');
+  dir = -1;
+  value = s;
+  if (colon == std::string::npos) return true;
+  if (colon != 1 || (s[0] != '0' && s[0] != '1')) return false;
+  dir = s[0] - '0';
+  value = s.substr(2);
+  return true;
+}
+
+std::string check_dir(const std::string& s, const std::string& what, std::string& value) {
+  int dir = -1;
+  if (!split_dir(s, dir, value))
+    return what + ": direction must be 0 or 1 (DIR:VALUE applies to the frames host DIR sends), got '" + s + "'";
+  return {};
+}
+
+// Validator of a "[DIR:]number" in [lo, hi].
+CLI::Validator dir_real(double lo, double hi, const std::string& what) {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
-        double v = 0;
-        if (!CLI::detail::lexical_cast(s, v) || v != v)
-          return what + " must be a number, got '" + s + "'";
-        if (v < lo || v > hi || (open_lo && v == lo)) {
-          std::ostringstream o;
-          o << what << " must be " << (open_lo ? "> " : ">= ") << lo;
-          if (hi < 1e300) o << " and <= " << hi;
-          o << ", got " << s;
-          return o.str();
-        }
-        return {};
+        std::string v;
+        std::string e = check_dir(s, what, v);
+        return e.empty() ? check_real(v, lo, hi, what) : e;
       },
-      "number");
+      "[DIR:]number");
+}
+
+// --burst-loss value: RATE,BURST (the simple Gilbert model, BurstLoss::from_rate_burst) or the
+// four chain parameters P_GB,P_BG,LOSS_GOOD,LOSS_BAD. Empty and `out` set, or the message.
+std::string parse_burst(const std::string& s, BurstLoss& out) {
+  const std::string form =
+      "burst loss must be RATE,BURST (mean loss rate 0..1, mean burst >= 1 frames) or "
+      "P_GB,P_BG,LOSS_GOOD,LOSS_BAD (each 0..1), got '" + s + "'";
+  std::vector<double> v;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, ',')) {
+    double x = 0;
+    if (!CLI::detail::lexical_cast(item, x) || x != x) return form;
+    v.push_back(x);
+  }
+  if (!s.empty() && s.back() == ',') return form;
+  if (v.size() == 2) {
+    std::string why;
+    if (!BurstLoss::from_rate_burst(v[0], v[1], out, &why)) return "burst loss: " + why + ", got '" + s + "'";
+    return {};
+  }
+  if (v.size() != 4) return form;
+  for (double x : v)
+    if (x < 0 || x > 1) return form;
+  out = BurstLoss{v[0], v[1], v[2], v[3]};
+  return {};
+}
+
+// A double as typed on a command line (15 significant digits read back as the value typed).
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.15g", v);
+  return b;
+}
+
+// --burst-loss text of b: RATE,BURST when that reads back as exactly b, else the four chain
+// parameters with every digit.
+std::string burst_text(const BurstLoss& b) {
+  if (b.loss_good == 0 && b.loss_bad == 1 && b.p_bad_good > 0) {
+    const std::string t = num(b.mean_loss()) + "," + num(1 / b.p_bad_good);
+    BurstLoss back;
+    if (parse_burst(t, back).empty() && back.p_good_bad == b.p_good_bad && back.p_bad_good == b.p_bad_good) return t;
+  }
+  char t[128];
+  std::snprintf(t, sizeof t, "%.17g,%.17g,%.17g,%.17g", b.p_good_bad, b.p_bad_good, b.loss_good, b.loss_bad);
+  return t;
 }
 
 std::string one_line(std::string s) {
@@ -94,9 +176,53 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
           },
           "std|ext"))
       ->capture_default_str();
-  app.add_option("--loss", cfg.loss, "random frame loss probability on the link (0..1)")
-      ->check(real_range(0, 1, "loss probability"))
-      ->capture_default_str();
+  // Link impairments: each value is [DIR:]VALUE (see split_dir); the options may be repeated.
+  std::vector<std::string> loss_s, burst_s, reorder_s, reorder_delay_s, dup_s, dup_gap_s, jitter_s, corrupt_s,
+      drop_s;
+  auto impairment = [&](const char* name, std::vector<std::string>& into, const char* type, const std::string& help,
+                        CLI::Validator v) {
+    app.add_option(name, into, help)
+        ->allow_extra_args(false)
+        ->check(std::move(v).description(""))
+        ->type_name(type)
+        ->group("Link impairments (DIR: 0 or 1, only the frames that host sends; repeatable)");
+  };
+  impairment("--loss", loss_s, "[DIR:]P", "random frame loss probability on the link (0..1)",
+             dir_real(0, 1, "loss probability"));
+  impairment("--burst-loss", burst_s, "[DIR:]RATE,BURST",
+             "Gilbert-Elliott burst loss: mean loss rate and mean frames lost in a row, or the chain "
+             "P_GB,P_BG,LOSS_GOOD,LOSS_BAD",
+             CLI::Validator(
+                 [](std::string& s) -> std::string {
+                   std::string v;
+                   BurstLoss b;
+                   std::string e = check_dir(s, "burst loss", v);
+                   return e.empty() ? parse_burst(v, b) : e;
+                 },
+                 "[DIR:]RATE,BURST"));
+  impairment("--reorder", reorder_s, "[DIR:]P", "probability that a frame is held back so later frames overtake it",
+             dir_real(0, 1, "reorder probability"));
+  impairment("--reorder-delay", reorder_delay_s, "[DIR:]NS", "how long a held-back frame is held back (default 1000)",
+             dir_real(0, 1e9, "reorder delay"));
+  impairment("--dup", dup_s, "[DIR:]P", "probability that a frame is delivered twice",
+             dir_real(0, 1, "duplication probability"));
+  impairment("--dup-gap", dup_gap_s, "[DIR:]NS", "the copy arrives this long after the original (default 0)",
+             dir_real(0, 1e9, "duplicate gap"));
+  impairment("--jitter", jitter_s, "[DIR:]NS", "extra delay per frame uniform in 0..NS, order kept",
+             dir_real(0, 1e9, "jitter"));
+  impairment("--corrupt", corrupt_s, "[DIR:]P",
+             "probability that one bit after the Ethernet header is flipped (an ICRC error, good FCS)",
+             dir_real(0, 1, "corruption probability"));
+  impairment("--drop", drop_s, "RULE",
+             "directed drop: KEY=VALUE,... of dir=0|1, op=NAME|N|N-M, qpn=N, psn=N|N-M, nth=N, every=N "
+             "(e.g. dir=1,op=READ_RESPONSE_MIDDLE,qpn=5,nth=3)",
+             CLI::Validator(
+                 [](std::string& s) -> std::string {
+                   DropRule r;
+                   std::string why;
+                   return DropRule::parse(s, r, &why) ? std::string() : why;
+                 },
+                 "RULE"));
   app.add_option("--seed", cfg.seed, "seed of every random choice")->capture_default_str();
   app.add_flag("--latency", cfg.latency, "ping-pong latency test (1 QP) instead of bandwidth");
   app.add_flag("--mixed", cfg.mixed, "random sizes per message: 0, 1, MTU-1, MTU, MTU+1, 0..size");
@@ -173,6 +299,39 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   }
   cfg.op = ops.at(op_s);
   cfg.mode = modes.at(mode_s);
+  // Impairments: plain values first (both directions), then DIR: values override theirs. The
+  // validators have accepted every value.
+  auto real = [](const std::string& v) {
+    double x = 0;
+    CLI::detail::lexical_cast(v, x);
+    return x;
+  };
+  auto per_dir = [&](const std::vector<std::string>& vals, const auto& set) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (const std::string& s : vals) {
+        int dir = -1;
+        std::string v;
+        split_dir(s, dir, v);
+        if ((dir >= 0) != (pass == 1)) continue;
+        for (int d = 0; d < 2; ++d)
+          if (dir < 0 || dir == d) set(cfg.impair[size_t(d)], v, dir < 0);
+      }
+  };
+  per_dir(loss_s, [&](Impairments& im, const std::string& v, bool both) {
+    (both ? cfg.loss : im.loss) = real(v);  // plain: LinkConfig::loss; DIR: that direction's own
+  });
+  per_dir(burst_s, [&](Impairments& im, const std::string& v, bool) { parse_burst(v, im.burst); });
+  per_dir(reorder_s, [&](Impairments& im, const std::string& v, bool) { im.reorder = real(v); });
+  per_dir(reorder_delay_s, [&](Impairments& im, const std::string& v, bool) { im.reorder_delay_ns = real(v); });
+  per_dir(dup_s, [&](Impairments& im, const std::string& v, bool) { im.dup = real(v); });
+  per_dir(dup_gap_s, [&](Impairments& im, const std::string& v, bool) { im.dup_gap_ns = real(v); });
+  per_dir(jitter_s, [&](Impairments& im, const std::string& v, bool) { im.jitter_ns = real(v); });
+  per_dir(corrupt_s, [&](Impairments& im, const std::string& v, bool) { im.corrupt = real(v); });
+  for (const std::string& text : drop_s) {
+    DropRule r;
+    DropRule::parse(text, r);
+    cfg.drop.push_back(r);
+  }
   cfg.protocol_check = !no_check;
   if (reorder_ids && reorder_all) return {false, 2, "srnic-sim: use --pcie-reorder-writes or --pcie-reorder-all-writes, not both"};
   cfg.pcie_reorder = reorder_all   ? RunConfig::WriteReorder::All
@@ -190,8 +349,8 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   // cannot do rather than run something else under that name.
   if (cfg.mode == WireMode::Ext)
     return bad("--mode ext is not supported until the SRNIC header extensions exist (use --mode std)");
-  if (cfg.loss > 0)
-    return bad("--loss > 0 is not supported until loss recovery exists");
+  if (const char* what = refused_impairment(cfg))
+    return bad(std::string(what) + " is not supported until loss recovery exists");
   if (cfg.latency) {
     if (cfg.qps != 1) return bad("--latency runs one QP pair; use --qps 1");
     if (cfg.mixed) return bad("--latency and --mixed cannot be combined");
@@ -213,7 +372,36 @@ std::string reproduce_command(const RunConfig& c) {
   o << "srnic-sim --op " << to_string(c.op) << " --size " << c.size << " --qps " << c.qps
     << " --iters " << c.iters << " --mtu " << c.mtu << " --mode " << to_string(c.mode)
     << " --seed " << c.seed;
-  if (c.loss > 0) o << " --loss " << c.loss;
+  if (c.loss > 0) o << " --loss " << num(c.loss);
+  // Impairments: one plain option when both directions agree, else one per direction.
+  const Impairments none;
+  auto both_ways = [&](const char* opt, auto get, auto text) {
+    const auto a = get(c.impair[0]), b = get(c.impair[1]), d = get(none);
+    if (a == b) {
+      if (a != d) o << " " << opt << " " << text(a);
+      return;
+    }
+    if (a != d) o << " " << opt << " 0:" << text(a);
+    if (b != d) o << " " << opt << " 1:" << text(b);
+  };
+  auto real_text = [](double v) { return num(v); };
+  // A direction's own loss (plain --loss sets LinkConfig::loss, printed above).
+  for (int d = 0; d < 2; ++d)
+    if (c.impair[size_t(d)].loss > 0) o << " --loss " << d << ":" << num(c.impair[size_t(d)].loss);
+  both_ways(
+      "--burst-loss",
+      [](const Impairments& im) {
+        const BurstLoss& b = im.burst;
+        return std::array<double, 4>{b.p_good_bad, b.p_bad_good, b.loss_good, b.loss_bad};
+      },
+      [](const std::array<double, 4>& v) { return burst_text(BurstLoss{v[0], v[1], v[2], v[3]}); });
+  both_ways("--reorder", [](const Impairments& im) { return im.reorder; }, real_text);
+  both_ways("--reorder-delay", [](const Impairments& im) { return im.reorder_delay_ns; }, real_text);
+  both_ways("--dup", [](const Impairments& im) { return im.dup; }, real_text);
+  both_ways("--dup-gap", [](const Impairments& im) { return im.dup_gap_ns; }, real_text);
+  both_ways("--jitter", [](const Impairments& im) { return im.jitter_ns; }, real_text);
+  both_ways("--corrupt", [](const Impairments& im) { return im.corrupt; }, real_text);
+  for (const DropRule& r : c.drop) o << " --drop " << r.to_string();
   if (c.latency) o << " --latency";
   if (c.mixed) o << " --mixed";
   const RunConfig d;

@@ -141,8 +141,7 @@ void Runner::build_world() {
   wc.hosts = 2;
   wc.clock_mhz = cfg_.clock_mhz;
   wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
-  wc.link.delay_ns = cfg_.link_delay_ns;
-  wc.link.loss = cfg_.loss;
+  wc.link = link_config(cfg_);
   wc.seed = cfg_.seed;
   wc.pcap = cfg_.pcap;
   wc.trace = cfg_.trace;
@@ -173,7 +172,7 @@ void Runner::build_world() {
   if (cfg_.protocol_check) {
     roce::CheckerConfig cc;
     cc.mtu = cfg_.mtu;
-    cc.allow_retransmit = cfg_.loss > 0;
+    cc.allow_retransmit = impairs(cfg_);
     cc.keep_violations = 4;
     checker_ = std::make_unique<roce::ProtocolChecker>(cc);
     for (uint32_t h = 0; h < 2; ++h)
@@ -613,7 +612,7 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
   if (checker_) {
     r.frames = checker_->frames();
     r.protocol_violations = checker_->violation_count();
-    r.retransmits = checker_->retransmits();
+    r.wire_retransmits = checker_->retransmits();
   }
   r.bus_violations = world_->violations();
   r.slots = plan_.slots;
@@ -627,7 +626,8 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
     hr.pcie_read_p99_ns = world_->pcie(h).read_latency().percentile(0.99);
     hr.eth = world_->eth(h).stats();
     hr.eth_tx_utilisation = span > 0 ? world_->eth(h).stats().tx_busy_ns / span : 0;
-    hr.link_lost = world_->link(0).stats(int(h)).lost;
+    hr.link = world_->link(0).stats(int(h));
+    hr.link_lost = hr.link.lost;
     hr.pause_requests = world_->link(0).pause_requests(int(h));
     for (uint32_t q = 0; q < nq_; ++q) {
       hr.qpns.push_back(host_[h].sides[q].qpn);
@@ -642,6 +642,7 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
       for (int c = 0; c < abi::NUM_COUNTERS; ++c)
         hr.counters.emplace_back(abi::counter_name(c), host_[h].dev->read_counter(c));
       hr.counters_read = true;
+      r.retransmits += hr.counters[abi::CNT_TX_RETRANSMIT].second;
     } catch (const std::exception& e) {
       if (r.failure.empty()) r.failure = std::string("reading NIC counters: ") + e.what();
     }

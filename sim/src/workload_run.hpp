@@ -27,6 +27,7 @@ struct HostReport {
   EthStats eth;
   double eth_tx_utilisation = 0;  // over the measured interval
   uint64_t link_lost = 0;         // frames this host sent that the link dropped
+  LinkStats link;                 // what the link did to the frames this host sent
   uint64_t pause_requests = 0;    // times this host's NIC asked its link partner to pause
   std::vector<uint32_t> qpns;
   std::vector<uint32_t> sq_psns;
@@ -53,7 +54,9 @@ struct RunResult {
   LatencyStats latency;
   uint64_t sim_cycles = 0;
   double sim_time_us = 0, wall_s = 0, cycles_per_s = 0;
-  uint64_t frames = 0, protocol_violations = 0, retransmits = 0;
+  uint64_t frames = 0, protocol_violations = 0;
+  uint64_t retransmits = 0;       // NIC counter TX_RETRANSMIT summed over the hosts
+  uint64_t wire_retransmits = 0;  // frames the protocol checker saw sent again
   std::string first_protocol_violation;
   uint64_t bus_violations = 0;  // PCIe / Ethernet bus-rule reports of the BFMs
   std::string first_bus_violation;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,134 @@ TEST(Cli, BadInputIsOneLineExitTwo) {
   expect_usage_error({"--latency", "--qps", "2"}, "--latency runs one QP pair");
   expect_usage_error({"--latency", "--size", "0"}, "--size >= 1");
   expect_usage_error({"--bogus"}, "--bogus");
+}
+
+// Link impairment options: [DIR:]VALUE per direction, one-line errors naming the range, and the
+// refusal (through refused_impairment) while the NIC has no loss recovery. A refused command
+// line has still been parsed into cfg.
+TEST(Cli, LinkImpairmentOptions) {
+  RunConfig cfg;
+  CliResult r = parse({"--dup", "0.1", "--dup", "1:0.2", "--dup-gap", "40", "--jitter", "0:300", "--reorder", "0.05",
+                       "--reorder-delay", "1:2500", "--corrupt", "1:0.001", "--burst-loss", "0.02,4", "--loss", "0.01",
+                       "--loss", "1:0.03", "--drop", "dir=1,op=READ_RESPONSE_MIDDLE,qpn=5,nth=3", "--drop", "psn=7"},
+                      cfg);
+  EXPECT_FALSE(r.run);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.message, "srnic-sim: --loss > 0 is not supported until loss recovery exists");
+  EXPECT_EQ(cfg.loss, 0.01);
+  EXPECT_EQ(cfg.impair[0].loss, 0);
+  EXPECT_EQ(cfg.impair[1].loss, 0.03);
+  EXPECT_EQ(cfg.impair[0].dup, 0.1);
+  EXPECT_EQ(cfg.impair[1].dup, 0.2);
+  EXPECT_EQ(cfg.impair[0].dup_gap_ns, 40);
+  EXPECT_EQ(cfg.impair[1].dup_gap_ns, 40);
+  EXPECT_EQ(cfg.impair[0].jitter_ns, 300);
+  EXPECT_EQ(cfg.impair[1].jitter_ns, 0);
+  EXPECT_EQ(cfg.impair[0].reorder_delay_ns, 1000);
+  EXPECT_EQ(cfg.impair[1].reorder_delay_ns, 2500);
+  EXPECT_EQ(cfg.impair[1].corrupt, 0.001);
+  EXPECT_DOUBLE_EQ(cfg.impair[0].burst.mean_loss(), 0.02);
+  EXPECT_DOUBLE_EQ(cfg.impair[1].burst.mean_burst(), 4);
+  ASSERT_EQ(cfg.drop.size(), 2u);
+  EXPECT_EQ(cfg.drop[0].to_string(), "dir=1,op=READ_RESPONSE_MIDDLE,qpn=5,nth=3");
+  const LinkConfig lc = link_config(cfg);
+  EXPECT_EQ(lc.direction(0).loss, 0.01);
+  EXPECT_EQ(lc.direction(1).loss, 0.03);
+  EXPECT_EQ(lc.drop_rules.size(), 2u);
+  EXPECT_EQ(lc.delay_ns, cfg.link_delay_ns);
+  EXPECT_TRUE(impairs(cfg));
+
+  // A DIR: value overrides the plain one whatever the order.
+  RunConfig o;
+  parse({"--jitter", "1:7", "--jitter", "9"}, o);
+  EXPECT_EQ(o.impair[0].jitter_ns, 9);
+  EXPECT_EQ(o.impair[1].jitter_ns, 7);
+
+  // The four parameters of the Gilbert-Elliott chain.
+  RunConfig g;
+  parse({"--burst-loss", "0:0.01,0.1,0.002,0.6"}, g);
+  EXPECT_EQ(g.impair[0].burst.p_good_bad, 0.01);
+  EXPECT_EQ(g.impair[0].burst.loss_bad, 0.6);
+  EXPECT_FALSE(g.impair[1].burst.enabled());
+
+  // Nothing configured: nothing refused, no impairment.
+  RunConfig plain;
+  ASSERT_TRUE(parse({"--reorder-delay", "5", "--dup-gap", "3"}, plain).run);
+  EXPECT_FALSE(impairs(plain));
+  EXPECT_EQ(refused_impairment(plain), nullptr);
+}
+
+TEST(Cli, EveryImpairmentIsRefusedUntilLossRecoveryExists) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--loss", "0.01"}, "--loss > 0"},
+      {{"--loss", "0:0.01"}, "--loss > 0"},
+      {{"--burst-loss", "0.01,3"}, "--burst-loss"},
+      {{"--drop", "op=ACK,nth=1"}, "--drop"},
+      {{"--corrupt", "1e-4"}, "--corrupt > 0"},
+      {{"--reorder", "1:0.01"}, "--reorder > 0"},
+      {{"--dup", "0.01"}, "--dup > 0"},
+      {{"--jitter", "100"}, "--jitter > 0"},
+  };
+  for (const auto& [args, opt] : cases) {
+    RunConfig cfg;
+    expect_usage_error(args, opt + " is not supported until loss recovery exists");
+    parse(args, cfg);
+    ASSERT_NE(refused_impairment(cfg), nullptr) << opt;
+    EXPECT_EQ(std::string(refused_impairment(cfg)), opt);
+  }
+}
+
+TEST(Cli, BadImpairmentValuesAreOneLineErrors) {
+  expect_usage_error({"--reorder", "2"}, "reorder probability must be >= 0 and <= 1, got 2");
+  expect_usage_error({"--dup", "-0.1"}, "duplication probability must be >= 0 and <= 1");
+  expect_usage_error({"--corrupt", "x"}, "corruption probability must be a number, got 'x'");
+  expect_usage_error({"--jitter", "-5"}, "jitter must be >= 0");
+  expect_usage_error({"--reorder-delay", "2e9"}, "reorder delay must be >= 0 and <= 1e+09");
+  expect_usage_error({"--dup-gap", "-1"}, "duplicate gap must be >= 0");
+  expect_usage_error({"--dup", "2:0.1"}, "direction must be 0 or 1");
+  expect_usage_error({"--loss", "01:0.1"}, "direction must be 0 or 1");
+  expect_usage_error({"--burst-loss", "0.9,1"}, "needs p(good->bad) > 1");
+  expect_usage_error({"--burst-loss", "0.01"}, "burst loss must be RATE,BURST");
+  expect_usage_error({"--burst-loss", "0.01,0.5"}, "mean burst length must be >= 1");
+  expect_usage_error({"--burst-loss", "0.1,0.2,0.3,1.5"}, "P_GB,P_BG,LOSS_GOOD,LOSS_BAD (each 0..1)");
+  expect_usage_error({"--drop", "op=FOO"}, "drop rule 'op=FOO': op must be an RC opcode name");
+  expect_usage_error({"--drop", "nth=0"}, "nth must be an integer >= 1");
+  expect_usage_error({"--drop", "qpn=1,colour=red"}, "unknown key 'colour'");
+  expect_usage_error({"--dup", "0.1", "0.2"}, "0.2");  // one value per option
+}
+
+TEST(Cli, ReproduceCommandCarriesTheImpairments) {
+  RunConfig cfg;
+  parse({"--loss", "0.0123456789", "--loss", "1:0.5", "--burst-loss", "0:0.02,4", "--burst-loss",
+         "1:0.01,0.1,0.002,0.6", "--reorder", "0.05", "--reorder-delay", "1:2500", "--dup", "0:0.1", "--dup-gap", "33",
+         "--jitter", "250", "--corrupt", "1:0.001", "--drop", "dir=1,op=0x0e,qpn=5,nth=3", "--drop", "psn=1-9,every=2"},
+        cfg);
+  cfg.impair[1].burst.p_good_bad = 1.0 / 3;  // the chain parameters are printed with every digit
+  const std::string cmd = reproduce_command(cfg);
+  EXPECT_NE(cmd.find("--burst-loss 0:0.02,4 "), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--drop dir=1,op=READ_RESPONSE_MIDDLE,qpn=5,nth=3"), std::string::npos) << cmd;
+  std::vector<std::string> words;
+  std::istringstream in(cmd.substr(cmd.find(' ') + 1));
+  for (std::string w; in >> w;) words.push_back(w);
+  RunConfig back;
+  parse(words, back);
+  EXPECT_EQ(back.loss, cfg.loss);
+  for (int d = 0; d < 2; ++d) {
+    const Impairments &a = cfg.impair[d], &b = back.impair[d];
+    EXPECT_EQ(b.loss, a.loss) << d;
+    EXPECT_EQ(b.burst.p_good_bad, a.burst.p_good_bad) << d;
+    EXPECT_EQ(b.burst.p_bad_good, a.burst.p_bad_good) << d;
+    EXPECT_EQ(b.burst.loss_good, a.burst.loss_good) << d;
+    EXPECT_EQ(b.burst.loss_bad, a.burst.loss_bad) << d;
+    EXPECT_EQ(b.reorder, a.reorder) << d;
+    EXPECT_EQ(b.reorder_delay_ns, a.reorder_delay_ns) << d;
+    EXPECT_EQ(b.dup, a.dup) << d;
+    EXPECT_EQ(b.dup_gap_ns, a.dup_gap_ns) << d;
+    EXPECT_EQ(b.jitter_ns, a.jitter_ns) << d;
+    EXPECT_EQ(b.corrupt, a.corrupt) << d;
+  }
+  ASSERT_EQ(back.drop.size(), 2u);
+  EXPECT_EQ(back.drop[1].to_string(), "psn=1-9,every=2");
 }
 
 TEST(Cli, ReproduceCommandCarriesTheRun) {

@@ -27,9 +27,21 @@ class PcapWriter {
   void flush();
   void close();
   uint64_t records() const { return records_; }
+  const std::string& path() const { return path_; }
+
+  // Side file of notes about the records (the Link's impairment log): path() + suffix, created
+  // by the first open_notes with `header` as its first line; later calls keep that file. Shared
+  // by every user of the writer, like the pcap. False if it cannot be created.
+  bool open_notes(const char* suffix, const char* header);
+  bool notes_open() const { return notes_ != nullptr; }
+  std::string notes_path() const { return notes_ ? notes_path_ : std::string(); }
+  // One line (the newline is added); ignored while no side file is open.
+  void note(const char* line);
 
  private:
   std::FILE* f_ = nullptr;
+  std::FILE* notes_ = nullptr;
+  std::string path_, notes_path_;
   uint32_t snaplen_ = 65535;
   uint64_t records_ = 0;
 };
