@@ -74,6 +74,8 @@
 // unseen.
 // After reset the RAM is cleared, one word per cycle (NUM_QPS cycles, cfg and kicks not
 // ready meanwhile): every entry OFF with attribute 0, so a QP never configured never fires.
+// The signals marked verilator public_flat_rd (phase, sweeper position and decision, fire
+// push, clock stand-still) are read by the block bench (verif/blocks/timer_test.cpp).
 `default_nettype none
 module srnic_timer #(
   parameter int NUM_QPS      = 16384,
