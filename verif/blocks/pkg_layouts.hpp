@@ -7,13 +7,14 @@ namespace srnic::verif::blocks {
 
 // srnic_pkg::qp_cmd_t (QPN_W = 16)
 enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, kCPd, kCSqPsn, kCRqPsn,
-            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn };
-constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
+            kCSendCqn, kCRecvCqn, kCDip, kCDmac, kCSqBase, kCRqBase, kCInitIdx, kCInitRqPsn, kCInitSqPsn,
+            kCRetryCnt, kCRnrRetry, kCTimeout, kCMinRnr };
+constexpr Layout<24> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1, 3, 3, 5, 5}};
 
 // srnic_pkg::tx_job_t
 enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
-            kPayAddr, kPayLen };
-constexpr Layout<13> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13}};
+            kPayAddr, kPayLen, kResend };
+constexpr Layout<14> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13, 1}};
 
 // srnic_pkg::rx_meta_t
 enum RxMetaF { kRmDrop, kRmOpcode, kRmDqpn, kRmPsn, kRmAckreq, kRmSe, kRmRethVa, kRmRethRkey, kRmRethLen,
@@ -26,8 +27,13 @@ enum RespTaskF { kRtIsRead, kRtQpn, kRtPsn, kRtSyndrome, kRtMsn, kRtAddr, kRtLen
 constexpr Layout<8> kRespTask{{1, 16, 24, 8, 24, 64, 32, 3}};
 
 // srnic_pkg::comp_ev_t
-enum CompEvF { kCeKind, kCeQpn, kCePsn, kCeStatus, kCePsn2, kCeHasAck, kCeHasRd };
-constexpr Layout<7> kCompEv{{3, 16, 24, 8, 24, 1, 1}};
+enum CompEvF { kCeKind, kCeQpn, kCePsn, kCeStatus, kCePsn2, kCeHasAck, kCeHasRd, kCeHasRt, kCeRtKind,
+               kCeRtCode, kCeRtPsn };
+constexpr Layout<11> kCompEv{{3, 16, 24, 8, 24, 1, 1, 1, 2, 5, 24}};
+
+// srnic_pkg::rewind_t
+enum RewindF { kRwQpn, kRwApply, kRwCi, kRwOff, kRwPsn, kRwRnr, kRwCode };
+constexpr Layout<7> kRewind{{16, 1, 16, 32, 24, 1, 5}};
 
 // srnic_pkg::cqe_req_t
 enum CqeReqF { kCrCqn, kCrWrId, kCrByteLen, kCrImm, kCrQpn, kCrWqeIdx, kCrOpcode, kCrStatus, kCrWithImm };
