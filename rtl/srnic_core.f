@@ -23,5 +23,6 @@ rtl/srnic_rx_engine.sv
 rtl/srnic_rd_ctx.sv
 rtl/srnic_comp_coalesce.sv
 rtl/srnic_comp.sv
+rtl/srnic_timer.sv
 rtl/srnic_cq_writer.sv
 rtl/srnic_core.sv

@@ -13,7 +13,9 @@
 module srnic_core #(
   parameter int NUM_QPS = 16384,
   parameter int NUM_MRS = 256,
-  parameter int NUM_CQS = 1024
+  parameter int NUM_CQS = 1024,
+  // core clock cycles per timer unit (>= 1.024 us: 308 at 300 MHz; see srnic_timer)
+  parameter int TIMER_CYC_PER_UNIT = 308
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
@@ -92,8 +94,8 @@ module srnic_core #(
   logic [3:0]  sched_wqes;
   logic db_sq, db_rq, db_cq, db_bad, db_sq_room;
   logic [15:0] db_index, db_value;
-  logic [4:0] qp_cmd_valid;
-  logic [4:0] qp_cmd_ready;
+  logic [5:0] qp_cmd_valid;
+  logic [5:0] qp_cmd_ready;
   srnic_pkg::qp_cmd_t qp_cmd;
   logic mr_cmd_valid;
   logic [$clog2(NUM_MRS)-1:0] mr_cmd_index;
@@ -104,7 +106,7 @@ module srnic_core #(
   logic herr_valid, herr_ready, herr_done, qerr_valid;
   logic [AW-1:0] herr_qpn;
 
-  srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(5)) u_csr (
+  srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(6)) u_csr (
     .clk, .rst,
     .s_axil_awaddr, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb, .s_axil_wvalid,
     .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr, .s_axil_arvalid,
@@ -158,13 +160,15 @@ module srnic_core #(
   logic          kick_valid, kick_ready, rnr_valid, rnr_ready, tmo_valid, tmo_ready, rdc_rw_flush;
   logic [AW-1:0] unpark_qpn, note_qpn, kick_qpn, rnr_qpn, tmo_qpn, rdc_rw_flush_qpn;
   logic [4:0]    rnr_code;
+  logic          tkx_valid, tkx_ready, tkx_room, rxk_valid, rxk_ready, rxk_stop;
+  logic [AW-1:0] tkx_qpn, rxk_qpn;
   srnic_pkg::rewind_t rw;
   srnic_sched #(.NUM_QPS(NUM_QPS)) u_sched (
     .clk, .rst, .db_valid(db_sq), .db_qpn(db_index[AW-1:0]), .db_overflow, .db_room(db_sq_room),
     .kick_valid, .kick_qpn, .kick_ready,
     .done_valid, .done_qpn, .done_more, .done_ready, .m_valid(s_valid), .m_qpn(s_qpn), .m_ready(s_ready));
 
-  logic    req_job_valid, req_job_ready, bad_wqe, lerr_valid, lerr_ready;
+  logic    req_job_valid, req_job_ready, req_pkt_ready, bad_wqe, lerr_valid, lerr_ready;
   logic    qp_stop_valid, qp_stop_ready;
   logic    rdc_qa_busy, rdc_qb_busy;
   logic [AW-1:0] rdc_qa_qpn, rdc_qb_qpn;
@@ -198,7 +202,7 @@ module srnic_core #(
   logic [5:0]  rdc_lk_idx, rdc_free_idx;
   logic [2:0]  rdc_mtu, rdc_lk_mtu;
   logic [12:0] rdc_last_len, rdc_lk_last_len;
-  logic        rdc_qerr_flush_valid, rdc_bq_hit;
+  logic        rdc_qerr_flush_valid, rdc_bq_hit, rdc_bq_any;
   logic [AW-1:0] rdc_qerr_flush_qpn, rdc_free_qpn, rdc_bq_qpn;
   logic [23:0] rdc_bq_psn;
   srnic_rd_ctx #(.ENTRIES(64), .QPN_BITS(AW)) u_rdctx (
@@ -210,7 +214,7 @@ module srnic_core #(
     .lk_mtu(rdc_lk_mtu), .lk_last_len(rdc_lk_last_len),
     .free_valid(rdc_free_valid), .free_idx(rdc_free_idx), .free_qpn(rdc_free_qpn),
     .rw_flush_valid(rdc_rw_flush), .rw_flush_qpn(rdc_rw_flush_qpn),
-    .bq_qpn(rdc_bq_qpn), .bq_psn(rdc_bq_psn), .bq_hit(rdc_bq_hit),
+    .bq_qpn(rdc_bq_qpn), .bq_psn(rdc_bq_psn), .bq_hit(rdc_bq_hit), .bq_any(rdc_bq_any),
     .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]),
     .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn),
     .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy));
@@ -228,7 +232,7 @@ module srnic_core #(
   logic         pk_tlast, pk_tvalid, pk_tready, frame_sent;
   srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
     .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid(qp_cmd_valid[1]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
-    .req_valid(req_job_valid), .req_job, .req_ready(req_job_ready),
+    .req_valid(req_job_valid && tkx_room), .req_job, .req_ready(req_pkt_ready),
     .rsp_valid(rsp_job_valid), .rsp_job, .rsp_ready(rsp_job_ready),
     .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
     .ar_ready(rd_ar_ready[1]), .r_valid(rd_r_valid[1]), .r_data(rd_r_data),
@@ -298,10 +302,11 @@ module srnic_core #(
     .cev_valid, .cev, .cev_ready,
     .rdc_lk_valid, .rdc_lk_qpn, .rdc_lk_psn, .rdc_lk_rsp, .rdc_lk_hit, .rdc_lk_idx, .rdc_lk_pa,
     .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len, .rdc_free_valid, .rdc_free_idx, .rdc_free_qpn,
-    .rdc_bq_qpn, .rdc_bq_psn, .rdc_bq_hit,
+    .rdc_bq_qpn, .rdc_bq_psn, .rdc_bq_hit, .rdc_bq_any,
     .rdc_flush_valid, .rdc_qerr_flush_valid, .rdc_qerr_flush_qpn,
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .snd_valid, .snd_qpn(req_job.qpn[AW-1:0]), .snd_next,
+    .tk_valid(rxk_valid), .tk_qpn(rxk_qpn), .tk_stop(rxk_stop), .tk_ready(rxk_ready),
     .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
   assign rd_ar_len[16 +: 8] = 8'd0;
 
@@ -323,12 +328,37 @@ module srnic_core #(
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
 
   // ---------------------------------------------------------------- timers
-  // PLACEHOLDER until srnic_timer: an RNR wait ends at once and no ACK timeout fires.
-  sync_fifo #(.WIDTH(AW), .DEPTH(4)) u_rnrq (
-    .clk, .rst, .s_data(rnr_qpn), .s_valid(rnr_valid), .s_ready(rnr_ready),
-    .m_data(unpark_qpn), .m_valid(unpark_valid), .m_ready(unpark_ready), .count());
-  assign tmo_valid = 1'b0;
-  assign tmo_qpn   = '0;
+  // Local ACK timeout and RNR waits (srnic_timer). Kicks, in priority order: an RNR wait from
+  // the send path (rnr_*), the RX engine's restart/stop on an accepted response (rxk_*), and a
+  // restart for every request packet leaving the send path (tkx_*, a FIFO the send path
+  // waits on when full). The RX engine's stop is STOP_ACK: an RNR wait is never cancelled by
+  // a response. Expiries go to the send path (an RNR wait ended: unpark) or to the RX engine
+  // (a local ACK timeout: a retry episode). QP_MODIFY sets the QP's timeout attribute and
+  // stops its timer.
+  logic          tm_kick_valid, tm_kick_ready, tm_fire_valid, tm_fire_ready, tm_fire_rnr;
+  logic [AW-1:0] tm_kick_qpn, tm_fire_qpn;
+  logic [1:0]    tm_kick_kind;
+  sync_fifo #(.WIDTH(AW), .DEPTH(4)) u_tkq (
+    .clk, .rst, .s_data(req_job.qpn[AW-1:0]), .s_valid(req_job_valid && req_job_ready), .s_ready(tkx_room),
+    .m_data(tkx_qpn), .m_valid(tkx_valid), .m_ready(tkx_ready), .count());
+  assign req_job_ready = req_pkt_ready && tkx_room;
+  assign tm_kick_valid = rnr_valid || rxk_valid || tkx_valid;
+  assign tm_kick_qpn   = rnr_valid ? rnr_qpn : rxk_valid ? rxk_qpn : tkx_qpn;
+  assign tm_kick_kind  = rnr_valid ? 2'd1 : (rxk_valid && rxk_stop) ? 2'd3 : 2'd0;
+  assign rnr_ready     = tm_kick_ready;
+  assign rxk_ready     = tm_kick_ready && !rnr_valid;
+  assign tkx_ready     = tm_kick_ready && !rnr_valid && !rxk_valid;
+  srnic_timer #(.NUM_QPS(NUM_QPS), .CYC_PER_UNIT(TIMER_CYC_PER_UNIT)) u_timer (
+    .clk, .rst, .cfg_valid(qp_cmd_valid[5]), .cfg_qpn(qp_cmd.qpn[AW-1:0]), .cfg_timeout(qp_cmd.timeout),
+    .cfg_ready(qp_cmd_ready[5]),
+    .kick_valid(tm_kick_valid), .kick_qpn(tm_kick_qpn), .kick_kind(tm_kick_kind), .kick_rnr(rnr_code),
+    .kick_ready(tm_kick_ready),
+    .fire_valid(tm_fire_valid), .fire_qpn(tm_fire_qpn), .fire_rnr(tm_fire_rnr), .fire_ready(tm_fire_ready));
+  assign unpark_valid  = tm_fire_valid && tm_fire_rnr;
+  assign unpark_qpn    = tm_fire_qpn;
+  assign tmo_valid     = tm_fire_valid && !tm_fire_rnr;
+  assign tmo_qpn       = tm_fire_qpn;
+  assign tm_fire_ready = tm_fire_rnr ? unpark_ready : tmo_ready;
 
   // ---------------------------------------------------------------- CQ writer
   logic        cq_aw_valid, cq_w_valid, cq_w_last, cq_overflow;
@@ -375,7 +405,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_RNR_WAIT]          = rnr_valid && rnr_ready;
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn, rnr_code};
+  wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

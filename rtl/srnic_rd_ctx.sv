@@ -15,7 +15,7 @@
 // Lookups answer two cycles after the request. Two query ports tell, combinationally,
 // whether a QP has any entry (the send path's fence check); a third whether a QP has a READ
 // that ends before a given PSN (the RX engine's implied NAK: an ACK or NAK beyond it means
-// its responses were lost).
+// its responses were lost), and whether that QP has any entry at all.
 `default_nettype none
 module srnic_rd_ctx #(
   parameter int ENTRIES = 64,
@@ -62,7 +62,8 @@ module srnic_rd_ctx #(
   // implied-NAK query: does bq_qpn have a READ whose last PSN is before bq_psn
   input  wire logic [QPN_BITS-1:0] bq_qpn,
   input  wire logic [23:0]         bq_psn,
-  output logic                     bq_hit
+  output logic                     bq_hit,
+  output logic                     bq_any     // bq_qpn has any entry (its timer may not stop)
 );
   localparam int IW = $clog2(ENTRIES);
   logic [ENTRIES-1:0] valid;
@@ -84,11 +85,12 @@ module srnic_rd_ctx #(
   assign ins_ready = have_free && !flush_valid && !qerr_flush_valid && !rw_flush_valid;
 
   always_comb begin
-    qa_busy = 1'b0; qb_busy = 1'b0; bq_hit = 1'b0;
+    qa_busy = 1'b0; qb_busy = 1'b0; bq_hit = 1'b0; bq_any = 1'b0;
     for (int i = 0; i < ENTRIES; i++) begin
       if (valid[i] && qpn_m[i] == qa_qpn) qa_busy = 1'b1;
       if (valid[i] && qpn_m[i] == qb_qpn) qb_busy = 1'b1;
       if (valid[i] && qpn_m[i] == bq_qpn && srnic_pkg::psn_gt(bq_psn, last_m[i])) bq_hit = 1'b1;
+      if (valid[i] && qpn_m[i] == bq_qpn) bq_any = 1'b1;
     end
   end
 

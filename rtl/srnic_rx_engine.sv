@@ -147,6 +147,7 @@ module srnic_rx_engine #(
   output logic [$clog2(NUM_QPS)-1:0] rdc_bq_qpn,
   output logic [23:0]       rdc_bq_psn,
   input  wire logic         rdc_bq_hit,
+  input  wire logic         rdc_bq_any,    // the QP has any outstanding READ context
   output logic              rdc_flush_valid,
   output logic              rdc_qerr_flush_valid,
   output logic [$clog2(NUM_QPS)-1:0] rdc_qerr_flush_qpn,
@@ -158,6 +159,12 @@ module srnic_rx_engine #(
   input  wire logic         snd_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] snd_qpn,
   input  wire logic [23:0]  snd_next,
+  // local ACK timer (srnic_timer kicks): an accepted response restarts the QP's timer, or
+  // stops it when everything sent is acknowledged; held until taken
+  output logic              tk_valid,
+  output logic [$clog2(NUM_QPS)-1:0] tk_qpn,
+  output logic              tk_stop,
+  input  wire logic         tk_ready,
   // counters
   output logic              cnt_drop_qp,
   output logic              cnt_dup,
@@ -265,6 +272,10 @@ module srnic_rx_engine #(
     snd_wr_psn <= snd_next;
   end
   wire         snd_cmd = qp_cmd_ready && qp_cmd.init_sq_psn;
+  // a request of the QP in process left the send path after its next PSN was read (or is
+  // leaving now): snd_nxt may be stale, so the timer is restarted, never stopped
+  logic        snd_seen;
+  wire         snd_now = (snd_wr && snd_wr_qpn == qpn) || (snd_valid && snd_qpn == qpn);
   logic [23:0] snd_rsp, snd_nxt;
   sdp_ram #(.WIDTH(24), .DEPTH(NUM_QPS)) u_snd (
     .clk, .wr_en(snd_wr || snd_cmd), .wr_addr(snd_wr ? snd_wr_qpn : qp_cmd.qpn[AW-1:0]),
@@ -378,11 +389,13 @@ module srnic_rx_engine #(
 
   // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
   // so reads issued from E_IDLE are always accepted (checked below).
-  assign qerr_ready = est == E_IDLE && qerr_valid;
-  assign note_ready = est == E_IDLE && !qerr_valid && note_valid;
-  assign tmo_ready  = est == E_IDLE && !qerr_valid && !note_valid && tmo_valid;
+  // nothing starts while a timer kick of the previous packet waits (one kick per packet)
+  wire   can_take   = est == E_IDLE && !tk_valid;
+  assign qerr_ready = can_take && qerr_valid;
+  assign note_ready = can_take && !qerr_valid && note_valid;
+  assign tmo_ready  = can_take && !qerr_valid && !note_valid && tmo_valid;
   wire   ev_take    = qerr_ready || note_ready || tmo_ready;    // an event that is not a packet
-  wire   idle_take  = est == E_IDLE && meta_valid && !qerr_valid && !note_valid && !tmo_valid;
+  wire   idle_take  = can_take && meta_valid && !qerr_valid && !note_valid && !tmo_valid;
   // READ responses in flight through the engine. With qerr taken first (idle_take waits for
   // it), a response taken after a failure was reported is dropped; only one taken before may
   // still be placing, and this tells the completion engine which QP it belongs to.
@@ -487,6 +500,7 @@ module srnic_rx_engine #(
   assign rdc_free_qpn   = qpn;
   assign rdc_bq_qpn     = qpn;
   assign rdc_bq_psn     = m.psn;
+  assign tk_qpn         = qpn;
   // a QP moved to RESET (from any state: no error flush need have freed anything) and a QP
   // initialised again free every READ context the QP still holds
   assign rdc_flush_valid = qp_cmd_ready && (qp_cmd.init_idx || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET));
@@ -591,8 +605,10 @@ module srnic_rx_engine #(
   always_ff @(posedge clk) begin
     if (rst) begin
       est <= E_IDLE; mv_active <= 1'b0; beats_left <= '0; mr_go <= 1'b0;
-      skip_first <= 1'b0; fill_lo <= 1'b0;
+      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
     end else begin
+      if (tk_valid && tk_ready) tk_valid <= 1'b0;
+      if (snd_now) snd_seen <= 1'b1;
       // ---------------- mover
       if (mv_fill) begin
         beats_left <= beats_left - 8'd1;
@@ -630,20 +646,25 @@ module srnic_rx_engine #(
       end
 
       case (est)
-        E_IDLE: if (ev_take) begin
-          m <= '0;
-          is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready;
-          wqe_owed <= 1'b0;
-          beats_left <= '0;
-          qpn <= rd_qpn;
-          est <= (!qerr_ready || qerr_ok) ? E_READ : E_IDLE;
-        end else if (idle_take) begin
-          m <= meta;
-          is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0;
-          wqe_owed <= meta.rq_fetched;
-          beats_left <= meta.nbeats;
-          qpn <= meta.dqpn[AW-1:0];
-          est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
+        E_IDLE: begin
+          // the next PSN is read in this cycle: a send of the same QP now or one cycle ago
+          // (not yet written) makes it stale
+          snd_seen <= (snd_wr && snd_wr_qpn == rd_qpn) || (snd_valid && snd_qpn == rd_qpn);
+          if (ev_take) begin
+            m <= '0;
+            is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready;
+            wqe_owed <= 1'b0;
+            beats_left <= '0;
+            qpn <= rd_qpn;
+            est <= (!qerr_ready || qerr_ok) ? E_READ : E_IDLE;
+          end else if (idle_take) begin
+            m <= meta;
+            is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0;
+            wqe_owed <= meta.rq_fetched;
+            beats_left <= meta.nbeats;
+            qpn <= meta.dqpn[AW-1:0];
+            est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
+          end
         end
         E_READ: if (cfg_v) begin
           c <= cfg_rsp; s <= st_rsp; err0 <= st_q.err; snd_nxt <= snd_rsp;
@@ -680,6 +701,12 @@ module srnic_rx_engine #(
             else if (rsp_ghost) est <= E_WB;      // never sent: dropped (counted)
             else if ((s.err || s.rwp) && op != srnic_pkg::OP_ACK) est <= E_WB;   // READ data for a failed QP, or in an episode
             else if (op == srnic_pkg::OP_ACK) begin
+              // the timer restarts (stops when everything sent is acknowledged and no READ waits)
+              if (!s.err) begin
+                tk_valid <= 1'b1;
+                tk_stop  <= m.aeth_syn[6:5] == 2'b00 && m.psn + 24'd1 == snd_nxt && !s.rd_valid &&
+                            !rdc_bq_any && !snd_seen && !snd_now;
+              end
               cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
               cev_q.has_rt <= 1'b0;
               if (m.aeth_syn[6:5] == 2'b00) begin
@@ -868,6 +895,8 @@ module srnic_rx_engine #(
           // state updates after placement
           if (is_resp) begin
             s.rd_next <= m.psn + 24'd1;
+            tk_valid  <= 1'b1;       // a READ response placed: restart the timer (stop after the last)
+            tk_stop   <= m.psn == s.rd_last && m.psn + 24'd1 == snd_nxt && !snd_seen && !snd_now;
             if (m.psn == s.rd_last) begin
               s.rd_valid <= 1'b0;
               cev_q.kind <= srnic_pkg::CEV_READ_DONE; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;

@@ -66,7 +66,8 @@
 // takes the slot first (kick_ready low then).
 //   RESTART: RNR entry unchanged; else attr = 0 -> OFF, else ACK with E = attr + 2.
 //   RNR:     RNR with E from the code (replaces an ACK timer).
-//   STOP:    OFF.          cfg: attr = cfg_timeout, OFF.
+//   STOP:    OFF.          STOP_ACK: RNR entry unchanged; else OFF.
+//   cfg:     attr = cfg_timeout, OFF.
 // Fires go through a FIFO of FIRE_DEPTH; the sweeper reads an entry only when the FIFO
 // has room for its possible fire (nothing else pushes between the read and the decision),
 // otherwise it waits and `now` stands still for that slot: no expiry is skipped, and the
@@ -88,7 +89,7 @@ module srnic_timer #(
   input  wire logic [$clog2(NUM_QPS)-1:0] cfg_qpn,
   input  wire logic [4:0]                 cfg_timeout,
   output logic                            cfg_ready,
-  // kicks: 0 RESTART, 1 RNR (kick_rnr = RNR timer code), 2 STOP
+  // kicks: 0 RESTART, 1 RNR (kick_rnr = RNR timer code), 2 STOP, 3 STOP_ACK (an ACK timer only)
   input  wire logic                       kick_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] kick_qpn,
   input  wire logic [1:0]                 kick_kind,
@@ -117,7 +118,7 @@ module srnic_timer #(
              SWEEP_UNITS, WIN);
   end
 
-  localparam logic [1:0] K_RESTART = 2'd0, K_RNR = 2'd1, K_STOP = 2'd2;
+  localparam logic [1:0] K_RESTART = 2'd0, K_RNR = 2'd1, K_STOP = 2'd2, K_STOP_ACK = 2'd3;
   localparam logic [1:0] M_OFF = 2'd0, M_ACK = 2'd1, M_RNR = 2'd2;
 
   typedef struct packed {
@@ -256,6 +257,7 @@ module srnic_timer #(
           op_w.mode = M_RNR; op_w.g = op_g; op_w.dl = op_dl;
         end
         K_STOP: ;
+        K_STOP_ACK: if (cur.mode == M_RNR) op_we = 1'b0;  // an RNR wait is not touched
         default: op_we = 1'b0;
       endcase
     end
@@ -293,9 +295,6 @@ module srnic_timer #(
   a_slots: assert property (@(posedge clk) disable iff (rst)
     (!sw_dec || ph) && (!op_v || !ph) && !(init && (sw_dec || op_v || acc)))
     else $error("srnic_timer: sweeper/op slot out of phase");
-  a_kick_kind: assert property (@(posedge clk) disable iff (rst)
-    kick_valid |-> kick_kind != 2'd3)
-    else $error("srnic_timer: kick kind 3 is not defined");
   a_frozen_full: assert property (@(posedge clk) disable iff (rst)
     frozen && !ph |-> !fifo_room)
     else $error("srnic_timer: time stopped while the fire FIFO has room");

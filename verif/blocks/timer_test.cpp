@@ -19,7 +19,7 @@
 // timeout 0, directed races of a kick or cfg accepted 4 and 2 cycles before, in, and 2
 // cycles after the cycle the sweeper decides the QP, a fire FIFO held full much longer
 // than the stamp window, the duration of every RNR code and ACK timeout measured through
-// the earliest of many phase-shifted expiries, and kick kind 3 raising an assertion.
+// the earliest of many phase-shifted expiries, and STOP_ACK leaving RNR waits alone.
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -42,7 +42,7 @@ constexpr int kShortAck = kFull ? 3 : 5;
 constexpr int kShortRnr = kFull ? 3 : 9;
 
 enum Mode { kOff = 0, kAck = 1, kRnr = 2 };
-enum Kind { kRestart = 0, kRnrKick = 1, kStop = 2 };
+enum Kind { kRestart = 0, kRnrKick = 1, kStop = 2, kStopAck = 3 };
 
 // RNR NAK timer codes (roce-protocol.md 4.1) in ns; the IB time unit is 1024 ns.
 constexpr uint64_t kRnrNs[32] = {
@@ -257,8 +257,12 @@ class TimerBench : public ::testing::Test {
       case kStop:
         set_off(q);
         break;
+      case kStopAck:
+        if (m.mode == kRnr) break;  // an RNR wait is not touched
+        set_off(q);
+        break;
       default:
-        break;  // kind 3: nothing (and an assertion)
+        break;
     }
   }
 
@@ -324,7 +328,7 @@ class TimerBench : public ::testing::Test {
     r.valid = true;
     r.qpn = hot[rng.below(hot.size())];
     const uint64_t x = rng.below(100);
-    r.kind = x < 55 ? kRestart : x < 80 ? kRnrKick : kStop;
+    r.kind = x < 50 ? kRestart : x < 75 ? kRnrKick : x < 88 ? kStop : kStopAck;
     r.arg = rng.percent(95) ? int(rng.range(1, kShortRnr)) : int(rng.below(32));
     return r;
   }
@@ -555,7 +559,7 @@ TEST_F(TimerBench, RacesWithSweeper) {
   SRNIC_BENCH_TRACE();
   start();
   if (HasFatalFailure()) return;
-  enum Op { kOpRestart, kOpStop, kOpCfg, kOpRnr };
+  enum Op { kOpRestart, kOpStop, kOpCfg, kOpRnr, kOpStopAck };
   struct Case {
     const char* name;
     bool rnr_timer;  // the due timer is an RNR wait (else ACK)
@@ -563,7 +567,8 @@ TEST_F(TimerBench, RacesWithSweeper) {
   };
   const Case cases[] = {{"ACK+RESTART", false, kOpRestart}, {"ACK+STOP", false, kOpStop},
                         {"ACK+cfg", false, kOpCfg},         {"ACK+RNR", false, kOpRnr},
-                        {"RNR+RESTART", true, kOpRestart},  {"RNR+STOP", true, kOpStop}};
+                        {"RNR+RESTART", true, kOpRestart},  {"RNR+STOP", true, kOpStop},
+                        {"ACK+STOP_ACK", false, kOpStopAck}, {"RNR+STOP_ACK", true, kOpStopAck}};
   const int deltas[] = {-4, -2, 0, 2};
   int n = 0;
   for (const Case& cs : cases)
@@ -586,6 +591,7 @@ TEST_F(TimerBench, RacesWithSweeper) {
         case kOpStop: took = send_kick(q, kStop); break;
         case kOpCfg: took = send_cfg(q, 1); break;
         case kOpRnr: took = send_kick(q, kRnrKick, 1); break;
+        case kOpStopAck: took = send_kick(q, kStopAck); break;
       }
       ASSERT_EQ(took, d + uint64_t(int64_t(delta))) << "request not taken in the aligned cycle";
       settle();
@@ -594,7 +600,7 @@ TEST_F(TimerBench, RacesWithSweeper) {
       const bool before = delta < 0;
       // The due timer fires at the decision unless a request taken before it stopped or
       // replaced it; a RESTART before the decision leaves an RNR wait alone.
-      const bool ignored = cs.rnr_timer && cs.op == kOpRestart;
+      const bool ignored = cs.rnr_timer && (cs.op == kOpRestart || cs.op == kOpStopAck);
       const bool want_at_d = !before || ignored;
       // Afterwards the request's own timer fires once: a RESTART's ACK timer (unless it
       // was ignored), an RNR kick's wait.
@@ -738,19 +744,24 @@ TEST_F(TimerBench, DurationsOfAllCodes) {
   for (int t = 1; t <= 18; ++t) EXPECT_EQ(e_ack[size_t(t)], t + 2) << "ACK timeout " << t;
 }
 
-// Kick kind 3 is not defined: an assertion, and the QP's timer is left alone.
-TEST_F(TimerBench, KickKind3Asserts) {
+// STOP_ACK (kind 3) stops a running ACK timer and leaves an RNR wait alone: the RNR wait
+// still fires, the stopped ACK timer never does.
+TEST_F(TimerBench, StopAckLeavesRnrWait) {
   SRNIC_BENCH_TRACE();
   start();
   if (HasFatalFailure()) return;
   send_cfg(9, 1);
-  const uint64_t k = send_kick(9, kRestart);
-  send_kick(9, 3);
-  EXPECT_GE(dut.take_rtl_errors(), 1) << "kick kind 3 raised no assertion";
+  send_cfg(10, 1);
+  const uint64_t k_ack = send_kick(9, kRestart);
+  const uint64_t k_rnr = send_kick(10, kRnrKick, 1);
+  send_kick(9, kStopAck);
+  send_kick(10, kStopAck);
+  EXPECT_EQ(dut.take_rtl_errors(), 0) << "STOP_ACK raised an assertion";
   settle();
-  const auto f = decisions_of(9, k);
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_FALSE(f[0].rnr);
+  EXPECT_TRUE(decisions_of(9, k_ack).empty()) << "an ACK timer fired after STOP_ACK";
+  const auto f = decisions_of(10, k_rnr);
+  ASSERT_EQ(f.size(), 1u) << "the RNR wait did not fire once after STOP_ACK";
+  EXPECT_TRUE(f[0].rnr);
 }
 
 }  // namespace
