@@ -10,7 +10,9 @@
 //   - on a hit, entry lk_idx was such an entry, and lk_pa, lk_first, lk_last, lk_mtu and
 //     lk_last_len are that entry's fields.
 // The fence query ports: qa_busy (qb_busy) == some entry is valid and has QPN qa_qpn (qb_qpn),
-// for any QPNs, every cycle.
+// for any QPNs, every cycle. The implied-NAK query: bq_hit == some valid entry of QPN bq_qpn
+// has a last PSN strictly before bq_psn (circular: (bq_psn - last) mod 2^24 in [1, 2^23));
+// bq_any == some valid entry has QPN bq_qpn.
 // Environment assumption: an inserted READ spans fewer than 2^23 PSNs ((last - first) mod
 // 2^24 < 2^23), as any PSN window must; the table keeps that for its valid entries (proved).
 `default_nettype none
@@ -29,6 +31,11 @@ module f_rd_ctx (
   input wire logic [23:0] lk_psn,
   input wire logic        free_valid,
   input wire logic [1:0]  free_idx,
+  input wire logic [2:0]  free_qpn,
+  input wire logic        rw_flush_valid,
+  input wire logic [2:0]  rw_flush_qpn,
+  input wire logic [2:0]  bq_qpn,
+  input wire logic [23:0] bq_psn,
   input wire logic        flush_valid,
   input wire logic [2:0]  flush_qpn,
   input wire logic        qerr_flush_valid,
@@ -45,14 +52,15 @@ module f_rd_ctx (
   logic [23:0] lk_first, lk_last;
   logic [2:0]  lk_mtu;
   logic [12:0] lk_last_len;
-  logic        qa_busy, qb_busy;
+  logic        qa_busy, qb_busy, bq_hit, bq_any;
   srnic_rd_ctx #(.ENTRIES(E), .QPN_BITS(QB)) dut (
     .clk, .rst,
     .ins_valid, .ins_ready, .ins_qpn, .ins_first, .ins_last, .ins_pa, .ins_mtu, .ins_last_len,
     .lk_valid, .lk_qpn, .lk_psn, .lk_rsp, .lk_hit, .lk_idx, .lk_pa, .lk_first, .lk_last,
     .lk_mtu, .lk_last_len,
-    .free_valid, .free_idx, .flush_valid, .flush_qpn, .qerr_flush_valid, .qerr_flush_qpn,
-    .qa_qpn, .qa_busy, .qb_qpn, .qb_busy);
+    .free_valid, .free_idx, .free_qpn, .rw_flush_valid, .rw_flush_qpn,
+    .flush_valid, .flush_qpn, .qerr_flush_valid, .qerr_flush_qpn,
+    .qa_qpn, .qa_busy, .qb_qpn, .qb_busy, .bq_qpn, .bq_psn, .bq_hit, .bq_any);
 
   // probes: the table
   logic [E-1:0]    p_valid;
@@ -87,6 +95,15 @@ module f_rd_ctx (
   function automatic logic [E-1:0] q_match(input logic [QB-1:0] q);
     for (int i = 0; i < E; i++) q_match[i] = p_valid[i] && p_qpn[i * QB +: QB] == q;
   endfunction
+
+  // entries of QPN bq_qpn whose last PSN is strictly before bq_psn (stated here as a distance)
+  logic [E-1:0] b_match;
+  logic [23:0]  b_d;
+  always_comb
+    for (int i = 0; i < E; i++) begin
+      b_d = bq_psn - p_last[i * 24 +: 24];
+      b_match[i] = p_valid[i] && p_qpn[i * QB +: QB] == bq_qpn && b_d != 24'd0 && !b_d[23];
+    end
 
   // the search happens in the cycle after lk_valid
   logic        s_lk;
@@ -135,6 +152,11 @@ module f_rd_ctx (
       // fence queries: busy iff some valid entry has that QPN
       assert(qa_busy == (q_match(qa_qpn) != '0));
       assert(qb_busy == (q_match(qb_qpn) != '0));
+      // implied-NAK query
+      assert(bq_any == (q_match(bq_qpn) != '0));
+      assert(bq_hit == (b_match != '0));
+      cover(bq_hit && b_match != q_match(bq_qpn));         // one READ before, one not
+      cover(bq_hit && bq_psn < p_last[23:0] && p_valid[0] && p_qpn[2:0] == bq_qpn);  // across the wrap
       cover(qa_busy && qb_busy && qa_qpn != qb_qpn);
       cover(!qa_busy && p_valid == '1);
       cover(lk_rsp && lk_hit && lk_first > lk_last);       // a hit on a range that wraps

@@ -6,6 +6,8 @@
 //               end (done_valid && done_ready) has not come yet;
 //   owed[q]     a doorbell of q was accepted (db_valid && !db_overflow) and no turn of q
 //               has started since (a pop of q in a later cycle clears it).
+// Kicks (kick_valid, taken on kick_ready) enter the doorbell queue like doorbells and are
+// owed the same way.
 // Environment assumption: a turn end names a QP whose turn is in flight (serving).
 // Properties:
 //   - never queued twice: q appears at most once in the run queue, and never while its
@@ -25,6 +27,8 @@ module f_sched (
   input wire logic       rst,
   input wire logic       db_valid,
   input wire logic [3:0] db_qpn,
+  input wire logic       kick_valid,
+  input wire logic [3:0] kick_qpn,
   input wire logic       done_valid,
   input wire logic [3:0] done_qpn,
   input wire logic       done_more,
@@ -32,10 +36,10 @@ module f_sched (
 );
   localparam int N = 16, QW = 4, DB = 2;
 
-  logic       db_overflow, done_ready, m_valid;
+  logic       db_overflow, db_room, kick_ready, done_ready, m_valid;
   logic [3:0] m_qpn;
   srnic_sched #(.NUM_QPS(N), .DB_DEPTH(DB)) dut (
-    .clk, .rst, .db_valid, .db_qpn, .db_overflow, .done_valid, .done_qpn, .done_more,
+    .clk, .rst, .db_valid, .db_qpn, .db_overflow, .db_room, .kick_valid, .kick_qpn, .kick_ready, .done_valid, .done_qpn, .done_more,
     .done_ready, .m_valid, .m_qpn, .m_ready);
 
   // probes
@@ -71,15 +75,17 @@ module f_sched (
 
   wire pop    = m_valid && m_ready;
   wire done   = done_valid && done_ready;
-  wire db_acc = db_valid && !db_overflow;
+  // a doorbell or a kick (they share the doorbell queue; a kick is taken only without a doorbell)
+  wire db_acc = (db_valid && !db_overflow) || (kick_valid && kick_ready);
+  wire [3:0] acc_qpn = db_valid ? db_qpn : kick_qpn;
   always_ff @(posedge clk) begin
     if (rst) begin
       serving <= '0;
       owed    <= '0;
     end else begin
       for (int q = 0; q < N; q++) begin
-        if ((pop && m_qpn == 4'(q)) && !(db_acc && db_qpn == 4'(q))) owed[q] <= 1'b0;
-        if (db_acc && db_qpn == 4'(q)) owed[q] <= 1'b1;
+        if ((pop && m_qpn == 4'(q)) && !(db_acc && acc_qpn == 4'(q))) owed[q] <= 1'b0;
+        if (db_acc && acc_qpn == 4'(q)) owed[q] <= 1'b1;
         if (done && done_qpn == 4'(q)) serving[q] <= 1'b0;
         if (pop && m_qpn == 4'(q)) serving[q] <= 1'b1;
       end
@@ -118,6 +124,8 @@ module f_sched (
       assert(rq_n <= N);
       assert(db_n <= DB);
       assert(!(p_push && !p_fifo_ready));               // run queue never overflows
+      assert(!(kick_ready && (db_valid || !db_room)));  // kicks leave the doorbells their slot
+      cover(kick_valid && kick_ready && serving[kick_qpn]);
       assert(twice == '0);                              // never queued twice
       assert((in_rq & serving) == '0);                  // never queued while served
       if (p_init_busy) begin                            // reset sweep: nothing queued or served
