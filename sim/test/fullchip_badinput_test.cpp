@@ -53,11 +53,13 @@ class BadInput : public TwoHosts {
   // Runs until host 0's send CQ yields a completion (or a bounded time passes).
   sw::WorkCompletion wait_send_completion() {
     sw::WorkCompletion wc{};
-    for (int i = 0; i < 200000; ++i) {
+    // long enough for a local ACK timeout (timeout 8: 1.05 ms, 315,000 cycles) and the
+    // timer's sweep
+    for (int i = 0; i < 1000000; ++i) {
       if (host[0].scq->poll_cq(1, &wc) == 1) return wc;
       world->step();
     }
-    ADD_FAILURE() << "no send completion after 200000 cycles";
+    ADD_FAILURE() << "no send completion after 1000000 cycles";
     return wc;
   }
 
@@ -219,42 +221,73 @@ TEST_F(BadInput, CorruptAndForeignFramesAreDroppedAndCounted) {
   expect_other_qp_works(9);
 }
 
-// A READ response lost on the wire (the link is lossless otherwise and there is no
-// retransmission yet): the READ must fail with RETRY_EXC_ERR rather than complete with bytes
-// missing, the QP's later WQEs are flushed, and another QP keeps working. `lost` is the
-// 1-based index of the dropped response of an 8-response READ.
+// A READ response lost on the wire: the requester re-reads from the first missing response
+// (a partial re-read: PSN, remote address and length of what is left), the READ completes
+// successfully with every byte right, and the WRITE behind it completes too. `lost` is the
+// 1-based index of the dropped response of an 8-response READ. A lost FIRST or MIDDLE shows
+// as a gap in the responses; a lost LAST shows when the ACK of the WRITE behind the READ
+// arrives (an ACK beyond an unfinished READ, an implied NAK).
 void lost_read_response(BadInput& t, int lost) {
   int seen = 0;
-  t.world->link(0).set_drop_filter([&seen, lost](int from, const Frame& f) {
-    if (from != 1 || f.bytes.size() < 14 + 20 + 8 + 12) return false;
-    const uint8_t op = f.bytes[14 + 20 + 8];  // BTH opcode
-    return op >= 0x0D && op <= 0x10 && ++seen == lost;
+  struct ReadReq {
+    uint32_t psn;
+    uint64_t va;
+    uint32_t len;
+  };
+  std::vector<ReadReq> reqs;
+  t.world->link(0).set_drop_filter([&seen, &reqs, lost](int from, const Frame& f) {
+    if (f.bytes.size() < 14 + 20 + 8 + 12) return false;
+    const uint8_t* b = f.bytes.data() + 14 + 20 + 8;  // BTH
+    const uint8_t op = b[0];
+    if (from == 0 && op == 0x0C) {  // READ request: BTH PSN, RETH va / length
+      auto be = [b](int off, int n) {
+        uint64_t v = 0;
+        for (int i = 0; i < n; ++i) v = v << 8 | b[off + i];
+        return v;
+      };
+      reqs.push_back({uint32_t(be(9, 3)), be(12, 8), uint32_t(be(24, 4))});
+    }
+    return from == 1 && op >= 0x0D && op <= 0x10 && ++seen == lost;
   });
-  sw::Sge sge{t.host[0].buf + 0xA000, 8 * 1024, t.host[0].mr->lkey()};  // 8 responses at MTU 1024
+  const uint64_t dst = t.host[0].buf + 0xA000, src = t.host[1].buf + 0x2000;
+  sw::Sge sge{dst, 8 * 1024, t.host[0].mr->lkey()};  // 8 responses at MTU 1024
   sw::SendWr rd;
   rd.wr_id = 0x77;
   rd.sg_list = &sge;
   rd.num_sge = 1;
   rd.opcode = sw::WrOpcode::RdmaRead;
   rd.send_flags = sw::SendFlags::Signaled;
-  rd.remote_addr = t.host[1].buf + 0x2000;
+  rd.remote_addr = src;
   rd.rkey = t.host[1].mr->rkey();
   ASSERT_EQ(t.host[0].qps[0]->post_send(&rd), 0);
   t.write(0, 0x78, 0, 64, 0x100, t.host[0].mr->lkey(), t.host[1].mr->rkey());
   sw::WorkCompletion wc = t.wait_send_completion();
   EXPECT_EQ(wc.wr_id, 0x77u);
-  EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << sw::to_string(wc.status);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
   wc = t.wait_send_completion();
   EXPECT_EQ(wc.wr_id, 0x78u);
-  EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
   EXPECT_GE(seen, lost) << "the READ response to drop never came";
+  std::vector<uint8_t> got(8192), want(8192);
+  t.host[0].be->mem_read(dst, got.data(), got.size());
+  t.host[1].be->mem_read(src, want.data(), want.size());
+  EXPECT_EQ(got, want) << "the re-read READ's data";
+  // the original request, then exactly one re-read of what was missing
+  ASSERT_EQ(reqs.size(), 2u) << "READ requests on the wire";
+  const uint32_t k = uint32_t(lost - 1);
+  EXPECT_EQ(reqs[1].psn, (reqs[0].psn + k) & 0xFFFFFF) << "the re-read starts at the lost response";
+  EXPECT_EQ(reqs[1].va, reqs[0].va + 1024u * k) << "the re-read's remote address";
+  EXPECT_EQ(reqs[1].len, 8192u - 1024u * k) << "the re-read's length";
+  EXPECT_EQ(t.counter(0, abi::CNT_REWIND), 1u);
+  EXPECT_EQ(t.counter(0, abi::CNT_ACK_TIMEOUT), 0u) << "recovered by the timer, not at once";
+  EXPECT_GE(t.counter(0, abi::CNT_TX_RETRANSMIT), 1u);
   t.world->link(0).set_drop_filter({});
   t.expect_other_qp_works(0x79);
 }
 
-TEST_F(BadInput, LostMiddleReadResponseFailsTheRead) { lost_read_response(*this, 3); }
-TEST_F(BadInput, LostFirstReadResponseFailsTheRead) { lost_read_response(*this, 1); }
-TEST_F(BadInput, LostLastReadResponseFailsTheRead) { lost_read_response(*this, 8); }
+TEST_F(BadInput, LostMiddleReadResponseIsReRead) { lost_read_response(*this, 3); }
+TEST_F(BadInput, LostFirstReadResponseIsReRead) { lost_read_response(*this, 1); }
+TEST_F(BadInput, LostLastReadResponseIsReRead) { lost_read_response(*this, 8); }
 
 // ---------------------------------------------------------------- hostile READ responses
 // A peer answers host 0's READs with forged (valid-ICRC) responses; the real responses are
@@ -341,8 +374,28 @@ TEST_F(BadInput, OversizedReadResponseIsNotPlaced) {
 }
 TEST_F(BadInput, ShortReadResponseIsNotPlaced) { forged_single_response(*this, 0x10, 50); }
 TEST_F(BadInput, ReadResponseWithTheWrongOpcodeIsNotPlaced) {
-  // a FIRST (full MTU) where the one-packet READ calls for ONLY
-  forged_single_response(*this, 0x0D, 1024);
+  // A FIRST (full MTU) where the one-packet READ calls for ONLY: a response to another
+  // request of that PSN (stale), dropped and not placed; the READ stays outstanding and is
+  // requested again when the local ACK timer expires, then completes with the real data.
+  world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
+  post_read(*this, 0, 0x90, 100);
+  run(3000);  // the request is out and the real response dropped
+  forge_read_response(*this, 0, 0x0D, 100, 1024, 0xEE);
+  run(5000);
+  sw::WorkCompletion none{};
+  EXPECT_EQ(host[0].scq->poll_cq(1, &none), 0) << "the READ completed on a stale response";
+  expect_untouched(*this, kRdOff - 4096, 3 * 4096, "host 0's memory around the READ buffer");
+  world->link(0).set_drop_filter({});
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x90u);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  EXPECT_EQ(counter(0, abi::CNT_ACK_TIMEOUT), 1u);
+  std::vector<uint8_t> got(100), want(100);
+  host[0].be->mem_read(host[0].buf + kRdOff, got.data(), got.size());
+  host[1].be->mem_read(host[1].buf + 0x2000, want.data(), want.size());
+  EXPECT_EQ(got, want) << "the READ's data after the timeout";
+  expect_untouched(*this, kRdOff + 100, 4096, "host 0's memory after the READ buffer");
+  expect_other_qp_works(0x91);
 }
 
 TEST_F(BadInput, OverlongLastReadResponseIsNotPlaced) {
@@ -366,18 +419,23 @@ TEST_F(BadInput, OverlongLastReadResponseIsNotPlaced) {
 }
 
 TEST_F(BadInput, ReadResponsesOfAFailedQpAreNotPlaced) {
-  // Two 2-packet READs on QP 0; the first READ's FIRST response is lost, so that READ fails
-  // (RETRY_EXC_ERR) when its LAST arrives and the QP is in error: the second READ's responses,
-  // right behind on the wire, must not be placed (that READ completes WR_FLUSH_ERR).
+  // Two 2-packet READs on QP 0 (PSNs 100-101 and 102-103), every real response dropped. A
+  // forged FIRST of the wrong length fails the first READ (BAD_RESP_ERR) and the QP; the
+  // second READ's responses, forged right behind with the right opcodes and lengths, must
+  // not be placed (that READ completes WR_FLUSH_ERR).
   int seen = 0;
   world->link(0).set_drop_filter([&seen](int from, const Frame& f) {
-    return from == 1 && is_read_response(f) && ++seen == 1;
+    return from == 1 && is_read_response(f) && ++seen > 0;
   });
   post_read(*this, 0, 0x94, 2048, kRdOff);
   post_read(*this, 0, 0x95, 2048, kRdOff + 0x1000);
+  run(3000);
+  forge_read_response(*this, 0, 0x0D, 100, 100, 0xEE);
+  forge_read_response(*this, 0, 0x0D, 102, 1024, 0xEE);
+  forge_read_response(*this, 0, 0x0F, 103, 1024, 0xEE);
   sw::WorkCompletion wc = wait_send_completion();
   EXPECT_EQ(wc.wr_id, 0x94u);
-  EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << sw::to_string(wc.status);
+  EXPECT_EQ(wc.status, sw::WcStatus::BadRespErr) << sw::to_string(wc.status);
   wc = wait_send_completion();
   EXPECT_EQ(wc.wr_id, 0x95u);
   EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
@@ -389,19 +447,21 @@ TEST_F(BadInput, ReadResponsesOfAFailedQpAreNotPlaced) {
 }
 
 TEST_F(BadInput, FailedReadsFreeTheirContexts) {
-  // 64 QPs (as many as there are READ contexts) each lose the FIRST response of a 2-packet
-  // READ, so each READ fails and its QP stays in error. A READ on another QP must still go
-  // out and complete: failed READs give their contexts back.
+  // 64 QPs (as many as there are READ contexts) each get a FIRST response of the wrong
+  // length for a 2-packet READ (the real ones are dropped), so each READ fails (BAD_RESP_ERR)
+  // and its QP stays in error. A READ on another QP must still go out and complete: failed
+  // READs give their contexts back.
   constexpr int kQps = 64;
   for (int i = 0; i < kQps; ++i) add_qp_pair(4);   // QPs 2 .. 2 + kQps - 1
-  world->link(0).set_drop_filter([](int from, const Frame& f) {
-    return from == 1 && is_read_response(f) && f.bytes[14 + 20 + 8] == 0x0D;
-  });
+  world->link(0).set_drop_filter([](int from, const Frame& f) { return from == 1 && is_read_response(f); });
   for (int i = 0; i < kQps; ++i) {
-    post_read(*this, 2 + i, 0x1000 + uint64_t(i), 2048);
+    const int q = 2 + i;
+    post_read(*this, q, 0x1000 + uint64_t(i), 2048);
+    run(3000);
+    forge_read_response(*this, q, 0x0D, 100 + uint32_t(q), 100, 0xEE);   // its first PSN: 100 + q
     const sw::WorkCompletion wc = wait_send_completion();
     ASSERT_EQ(wc.wr_id, 0x1000u + uint64_t(i));
-    ASSERT_EQ(wc.status, sw::WcStatus::RetryExcErr) << "READ " << i << ": " << sw::to_string(wc.status);
+    ASSERT_EQ(wc.status, sw::WcStatus::BadRespErr) << "READ " << i << ": " << sw::to_string(wc.status);
   }
   world->link(0).set_drop_filter({});
   expect_read_lands(*this, 0x97, "the READ after 64 failed ones");

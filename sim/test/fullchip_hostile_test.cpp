@@ -178,9 +178,9 @@ TEST_F(Hostile, ReadResponseForNoReadIsNotPlaced) {
   expect_counters(0, {{abi::CNT_RX_PSN_ERR, 2}});
 }
 
-// A READ fails at the requester while a response of it is on its way: the peer's ACK for a
-// later WRITE arrives while none of the READ's responses did (RETRY_EXC_ERR, the READ's data
-// is lost), and a forged first response of the READ follows it d cycles later, for d across
+// A READ fails at the requester while a response of it is on its way: a NAK (remote access
+// error) for the READ's PSN arrives while none of the READ's responses did (REM_ACCESS_ERR),
+// and a forged first response of the READ follows it d cycles later, for d across
 // the whole time the NIC takes to write the failed READ's completion. Whatever d, no byte of
 // the READ's buffer may be written after its completion is visible: a response taken before
 // the failure reaches the RX engine is placed first, one taken after is dropped.
@@ -217,7 +217,7 @@ TEST_F(Hostile, FailedReadGetsNoByteAfterItsCompletion) {
     read(0, 0x500, 0x8000, 4096, 0x100);     // PSNs p0 .. p0+3 (MTU 1024)
     write(0, 0x501, 0x0, 64, 0x2000);        // PSN p0+4
     run(1500);                               // both requests out, the real answers dropped
-    send(response(0, 0x11, p0 + 4, roce::kCreditInvalid, 0));
+    send(response(0, 0x11, p0, roce::make_nak_syndrome(roce::NakCode::RemoteAccessError), 0));
     run(d);
     roce::Packet first = response(0, 0x0D, p0, roce::kCreditInvalid, 1024);
     first.payload.assign(1024, 0xEE);
@@ -230,7 +230,7 @@ TEST_F(Hostile, FailedReadGetsNoByteAfterItsCompletion) {
     }
     ASSERT_GE(t_cqe, 0) << "d " << d << ": the READ never completed";
     EXPECT_EQ(wc.wr_id, 0x500u) << "d " << d;
-    EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << "d " << d << ": " << sw::to_string(wc.status);
+    EXPECT_EQ(wc.status, sw::WcStatus::RemAccessErr) << "d " << d << ": " << sw::to_string(wc.status);
     run(3000);
     ASSERT_EQ(host[0].scq->poll_cq(1, &wc), 1) << "d " << d << ": the WRITE behind the READ never completed";
     EXPECT_EQ(wc.wr_id, 0x501u) << "d " << d;
@@ -262,8 +262,8 @@ TEST_F(Hostile, RequestsAheadOfTheExpectedPsnAreNakedOnce) {
   forge(0, request(0, 0x0A, kPsn0 + 5, 0x1000, 256, 256, 0xEE));
   forge(0, request(0, 0x0A, kPsn0 + 6, 0x1100, 256, 256, 0xEE));
   expect_untouched(1, 0, kBuf, "host 1's buffer");
-  // the NAK (PSN sequence error, PSN 100) reaches host 0, which ignores it (no retransmission
-  // yet); the real request with PSN 100 then executes
+  // the NAK (PSN sequence error, PSN 100) reaches host 0, which has nothing outstanding to
+  // resend; the real request with PSN 100 then executes
   expect_write_works(0, 1, 0, 0x1000);
   expect_counters(1, {{abi::CNT_RX_PSN_ERR, 2}, {abi::CNT_TX_NAK, 1}});
   expect_counters(0, {{abi::CNT_RX_NAK, 1}});
