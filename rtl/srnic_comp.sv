@@ -321,7 +321,10 @@ module srnic_comp #(
   wire  rt_tmo   = ev.rt_kind == srnic_pkg::RT_TIMEOUT;
   wire  rt_rnr   = ev.rt_kind == srnic_pkg::RT_RNR;
   wire  rt_in    = srnic_pkg::psn_ge(ev.rt_psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.rt_psn);
-  wire  rt_here  = is_rt && !w_bad && !s.flushing && !s.err_valid &&
+  // the head WQE is complete by this event's ACKs or READ data: the episode is not at it
+  wire  w_acked  = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
+                   (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
+  wire  rt_here  = is_rt && !w_bad && !s.flushing && !s.err_valid && !w_acked &&
                    (rt_tmo ? s.psn != ev.rt_psn : (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))));
   wire [23:0] rt_to = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
   wire [31:0] rt_off = {8'd0, rt_to - s.psn} << srnic_pkg::mtu_log2(c.mtu);
@@ -342,8 +345,7 @@ module srnic_comp #(
     end else if (rt_fail) begin
       w_complete = 1'b1; w_error = 1'b1;
     end else begin
-      w_complete = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
-                   (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
+      w_complete = w_acked;
     end
   end
   // after a whole run, the event may cover more: the next WQE starts at or before its limit,
