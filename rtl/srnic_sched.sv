@@ -58,7 +58,7 @@ module srnic_sched #(
   logic          dbq_valid, dbq_ready, dbq_in_ready;
   logic [$clog2(DB_DEPTH):0] dbq_count;
   sync_fifo #(.WIDTH(AW), .DEPTH(DB_DEPTH)) u_dbq (
-    .clk, .rst, .s_data(db_valid ? db_qpn : kick_qpn), .s_valid(db_valid || kick_valid), .s_ready(dbq_in_ready),
+    .clk, .rst, .s_data(db_valid ? db_qpn : kick_qpn), .s_valid(db_valid || (kick_valid && kick_ready)), .s_ready(dbq_in_ready),
     .m_data(dbq_qpn), .m_valid(dbq_valid), .m_ready(dbq_ready), .count(dbq_count));
   assign db_overflow = db_valid && !dbq_in_ready;
   // a kick waits for a cycle without a doorbell and for room below the doorbells' reserve

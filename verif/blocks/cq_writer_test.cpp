@@ -12,6 +12,7 @@
 
 #include "Vsrnic_cq_writer.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 #include "srnic/abi.hpp"
 
 namespace srnic::verif::blocks {
@@ -19,11 +20,7 @@ namespace {
 
 constexpr int kCqs = BENCH_NUM_CQS;
 
-// srnic_pkg::cqe_req_t and cq_cmd_t
-enum ReqF { kCqn, kWrId, kByteLen, kImm, kQpn, kWqeIdx, kOpcode, kStatus, kWithImm };
-constexpr Layout<9> kReq{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
-enum CmdF { kCmdCqn, kBase, kLogSize, kValid };
-constexpr Layout<4> kCmd{{16, 64, 4, 1}};
+// cqe_req_t (kCqeReq) and cq_cmd_t (kCqCmd): pkg_layouts.hpp
 
 struct CqeReq {
   uint16_t cqn;
@@ -58,16 +55,16 @@ class CqWriterBench : public ::testing::Test {
 
   template <class T>
   void drive_req(T& sig, const CqeReq& r) {
-    auto put = [&](size_t f, uint64_t v) { set_bits(sig, kReq.at(f).lsb, kReq.at(f).width, v); };
-    put(kCqn, r.cqn);
-    put(kWrId, r.wr_id);
-    put(kByteLen, r.byte_len);
-    put(kImm, r.imm);
-    put(kQpn, r.qpn);
-    put(kWqeIdx, r.wqe_idx);
-    put(kOpcode, r.opcode);
-    put(kStatus, r.status);
-    put(kWithImm, r.with_imm);
+    auto put = [&](size_t f, uint64_t v) { set_bits(sig, kCqeReq.at(f).lsb, kCqeReq.at(f).width, v); };
+    put(kCrCqn, r.cqn);
+    put(kCrWrId, r.wr_id);
+    put(kCrByteLen, r.byte_len);
+    put(kCrImm, r.imm);
+    put(kCrQpn, r.qpn);
+    put(kCrWqeIdx, r.wqe_idx);
+    put(kCrOpcode, r.opcode);
+    put(kCrStatus, r.status);
+    put(kCrWithImm, r.with_imm);
   }
 
   CqeReq random_req() {
@@ -105,10 +102,11 @@ class CqWriterBench : public ::testing::Test {
       cmd_cq.valid = !rng.percent(10);
     }
     dut->cq_cmd_valid = cmd_hold;
-    set_bits(dut->cq_cmd, kCmd.at(kCmdCqn).lsb, 16, cmd_cqn);
-    set_bits(dut->cq_cmd, kCmd.at(kBase).lsb, 64, cmd_cq.base);
-    set_bits(dut->cq_cmd, kCmd.at(kLogSize).lsb, 4, uint64_t(cmd_cq.log_size));
-    set_bits(dut->cq_cmd, kCmd.at(kValid).lsb, 1, cmd_cq.valid);
+    auto cmd = [&](size_t f, uint64_t v) { set_bits(dut->cq_cmd, kCqCmd.at(f).lsb, kCqCmd.at(f).width, v); };
+    cmd(kCcCqn, cmd_cqn);
+    cmd(kCcBase, cmd_cq.base);
+    cmd(kCcLogSize, uint64_t(cmd_cq.log_size));
+    cmd(kCcValid, cmd_cq.valid);
     // host: consume some CQEs of a CQ (CI moves towards the PI of the CQEs it has seen)
     bool db = false;
     uint16_t db_cqn = 0, db_ci = 0;

@@ -2,7 +2,8 @@
 // back-pressure) checks every register (reset values, read/write, read-only, clamps,
 // unmapped addresses), doorbell events, the free-running timestamp, the event counters and
 // the command interface: QP_MODIFY / MR_WRITE / CQ_WRITE payloads built from the ABI
-// structs (srnic/abi.hpp) must arrive decoded field by field, CMD_STATUS.busy must hold
+// structs (srnic/abi.hpp) must arrive decoded field by field (the QP context's retry_cnt,
+// rnr_retry, timeout and min_rnr_timer included, every value), CMD_STATUS.busy must hold
 // until every consumer has taken the command, bad opcodes and indices set the error bit,
 // and the QP_MODIFY transition flags must follow each QP's previous state.
 // The bench also plays the fetch engine and the completion engine for host-driven ERR: a
@@ -11,11 +12,14 @@
 // command busy until herr_done (given after a random delay); no other transition raises
 // it. A QP_MODIFY must not be issued while qerr_busy is high.
 #include <cstring>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "Vsrnic_csr.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 #include "srnic/abi.hpp"
 
 namespace srnic::verif::blocks {
@@ -30,16 +34,7 @@ constexpr uint32_t kSchedBurstDefault = 65536;  // docs/interfaces.md §1, SCHED
 
 constexpr int ilog2(int v) { return v <= 1 ? 0 : 1 + ilog2(v / 2); }
 
-// srnic_pkg::qp_cmd_t
-enum QpF { kQpn, kState, kMtu, kAccess, kLogSq, kLogRq, kSport, kDqpn, kPd, kSqPsn, kRqPsn,
-           kSendCqn, kRecvCqn, kDip, kDmac, kSqBase, kRqBase, kInitIdx, kInitRqPsn, kInitSqPsn };
-constexpr Layout<20> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1}};
-// srnic_pkg::mr_entry_t
-enum MrF { kIova, kLength, kPa, kKey, kMrPd, kMrAccess, kValid };
-constexpr Layout<7> kMrEntry{{64, 64, 64, 32, 32, 4, 1}};
-// srnic_pkg::cq_cmd_t
-enum CqF { kCqn, kBase, kLogSize, kCqValid };
-constexpr Layout<4> kCqCmd{{16, 64, 4, 1}};
+// qp_cmd_t, mr_entry_t and cq_cmd_t: pkg_layouts.hpp
 
 struct DbEvent {
   int kind;  // 0 SQ, 1 RQ, 2 CQ, 3 bad
@@ -293,31 +288,37 @@ class CsrBench : public ::testing::Test {
   // Checks the decoded QP command against the payload it came from.
   void check_qp_decode(uint32_t qpn, const abi::QpContext& c) {
     ASSERT_TRUE(saw_qp_cmd);
-    EXPECT_EQ(qp_field(kQpn), qpn);
-    EXPECT_EQ(qp_field(kState), c.state & 7u);
-    EXPECT_EQ(qp_field(kMtu), c.mtu & 7u);
-    EXPECT_EQ(qp_field(kAccess), c.access & 0xFu);
-    EXPECT_EQ(qp_field(kLogSq), c.log_sq_size & 0xFu);
-    EXPECT_EQ(qp_field(kLogRq), c.log_rq_size & 0xFu);
-    EXPECT_EQ(qp_field(kSport), uint64_t(c.udp_sport));
-    EXPECT_EQ(qp_field(kDqpn), c.dest_qpn & 0xFFFFFFu);
-    EXPECT_EQ(qp_field(kPd), uint64_t(c.pd));
-    EXPECT_EQ(qp_field(kSqPsn), c.sq_psn & 0xFFFFFFu);
-    EXPECT_EQ(qp_field(kRqPsn), c.rq_psn & 0xFFFFFFu);
-    EXPECT_EQ(qp_field(kSendCqn), uint64_t(c.send_cqn));
-    EXPECT_EQ(qp_field(kRecvCqn), uint64_t(c.recv_cqn));
-    EXPECT_EQ(qp_field(kDip), uint64_t(c.dest_ip));
-    EXPECT_EQ(qp_field(kDmac), uint64_t(c.dest_mac) & 0xFFFFFFFFFFFFull);
-    EXPECT_EQ(qp_field(kSqBase), uint64_t(c.sq_base));
-    EXPECT_EQ(qp_field(kRqBase), uint64_t(c.rq_base));
+    EXPECT_EQ(qp_field(kCQpn), qpn);
+    EXPECT_EQ(qp_field(kCState), c.state & 7u);
+    EXPECT_EQ(qp_field(kCMtu), c.mtu & 7u);
+    EXPECT_EQ(qp_field(kCAccess), c.access & 0xFu);
+    EXPECT_EQ(qp_field(kCLogSq), c.log_sq_size & 0xFu);
+    EXPECT_EQ(qp_field(kCLogRq), c.log_rq_size & 0xFu);
+    EXPECT_EQ(qp_field(kCSport), uint64_t(c.udp_sport));
+    EXPECT_EQ(qp_field(kCDqpn), c.dest_qpn & 0xFFFFFFu);
+    EXPECT_EQ(qp_field(kCPd), uint64_t(c.pd));
+    EXPECT_EQ(qp_field(kCSqPsn), c.sq_psn & 0xFFFFFFu);
+    EXPECT_EQ(qp_field(kCRqPsn), c.rq_psn & 0xFFFFFFu);
+    EXPECT_EQ(qp_field(kCSendCqn), uint64_t(c.send_cqn));
+    EXPECT_EQ(qp_field(kCRecvCqn), uint64_t(c.recv_cqn));
+    EXPECT_EQ(qp_field(kCDip), uint64_t(c.dest_ip));
+    EXPECT_EQ(qp_field(kCDmac), uint64_t(c.dest_mac) & 0xFFFFFFFFFFFFull);
+    EXPECT_EQ(qp_field(kCSqBase), uint64_t(c.sq_base));
+    EXPECT_EQ(qp_field(kCRqBase), uint64_t(c.rq_base));
+    // QP context byte 56: [2:0] retry_cnt, [5:3] rnr_retry; 57: [4:0] timeout; 58: [4:0] min_rnr_timer
+    EXPECT_EQ(qp_field(kCRetryCnt), c.retry & 7u) << "retry byte 0x" << std::hex << int(c.retry);
+    EXPECT_EQ(qp_field(kCRnrRetry), (c.retry >> 3) & 7u) << "retry byte 0x" << std::hex << int(c.retry);
+    EXPECT_EQ(qp_field(kCTimeout), c.timeout & 0x1Fu) << "timeout byte 0x" << std::hex << int(c.timeout);
+    EXPECT_EQ(qp_field(kCMinRnr), c.min_rnr_timer & 0x1Fu) << "min_rnr_timer byte 0x" << std::hex
+                                                            << int(c.min_rnr_timer);
   }
   void expect_flags(int prev, int next, const char* what) {
     const bool idx = prev == abi::QPS_RESET && next == abi::QPS_INIT;
     const bool rq = prev == abi::QPS_INIT && next == abi::QPS_RTR;
     const bool sq = prev == abi::QPS_RTR && next == abi::QPS_RTS;
-    EXPECT_EQ(qp_field(kInitIdx), uint64_t(idx)) << what << ": init_idx for " << prev << " -> " << next;
-    EXPECT_EQ(qp_field(kInitRqPsn), uint64_t(rq)) << what << ": init_rq_psn for " << prev << " -> " << next;
-    EXPECT_EQ(qp_field(kInitSqPsn), uint64_t(sq)) << what << ": init_sq_psn for " << prev << " -> " << next;
+    EXPECT_EQ(qp_field(kCInitIdx), uint64_t(idx)) << what << ": init_idx for " << prev << " -> " << next;
+    EXPECT_EQ(qp_field(kCInitRqPsn), uint64_t(rq)) << what << ": init_rq_psn for " << prev << " -> " << next;
+    EXPECT_EQ(qp_field(kCInitSqPsn), uint64_t(sq)) << what << ": init_sq_psn for " << prev << " -> " << next;
   }
 
   Rng rng;
@@ -639,6 +640,44 @@ TEST_F(CsrBench, QpModifyWaitsForQerr) {
   }
 }
 
+// The go-back-N attributes of the QP context (byte 56: [2:0] retry_cnt, [5:3] rnr_retry;
+// byte 57: [4:0] timeout; byte 58: [4:0] min_rnr_timer) reach qp_cmd exactly: every value of
+// every field, each field drawn from its own shuffled sequence (so a field read from a
+// neighbour's bits cannot match by correlation), the unused high bits of the three bytes and
+// every other byte of the context random.
+TEST_F(CsrBench, QpModifyRetryAttributes) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  constexpr int kN = 64;
+  auto shuffled = [&](int range) {
+    std::vector<uint8_t> v(kN);
+    for (int i = 0; i < kN; ++i) v[size_t(i)] = uint8_t(i % range);
+    for (int i = kN - 1; i > 0; --i) std::swap(v[size_t(i)], v[rng.below(uint64_t(i) + 1)]);
+    return v;
+  };
+  const auto retry = shuffled(8), rnr = shuffled(8), tmo = shuffled(32), min_rnr = shuffled(32);
+  const uint8_t states[] = {abi::QPS_RESET, abi::QPS_INIT, abi::QPS_RTR, abi::QPS_RTS};
+  uint64_t seen[4] = {0, 0, 0, 0};
+  for (int i = 0; i < kN && !HasFatalFailure(); ++i) {
+    const uint32_t qpn = i == 0 ? uint32_t(kQps - 1) : uint32_t(rng.below(kQps));
+    abi::QpContext c = random_ctx(states[rng.below(4)]);
+    c.retry = uint8_t(retry[size_t(i)] | rnr[size_t(i)] << 3 | (rng.u8() & 0xC0));
+    c.timeout = uint8_t(tmo[size_t(i)] | (rng.u8() & 0xE0));
+    c.min_rnr_timer = uint8_t(min_rnr[size_t(i)] | (rng.u8() & 0xE0));
+    ASSERT_EQ(qp_modify(qpn, c), 0u);
+    SCOPED_TRACE("command " + std::to_string(i));
+    check_qp_decode(qpn, c);
+    seen[0] |= 1ull << qp_field(kCRetryCnt);
+    seen[1] |= 1ull << qp_field(kCRnrRetry);
+    seen[2] |= 1ull << qp_field(kCTimeout);
+    seen[3] |= 1ull << qp_field(kCMinRnr);
+  }
+  EXPECT_EQ(seen[0], 0xFFull) << "retry_cnt values";
+  EXPECT_EQ(seen[1], 0xFFull) << "rnr_retry values";
+  EXPECT_EQ(seen[2], 0xFFFFFFFFull) << "timeout values";
+  EXPECT_EQ(seen[3], 0xFFFFFFFFull) << "min_rnr values";
+}
+
 TEST_F(CsrBench, MrAndCqWrite) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -657,13 +696,13 @@ TEST_F(CsrBench, MrAndCqWrite) {
     ASSERT_EQ(mr_valids, 1) << "mr_cmd_valid cycles for one MR_WRITE";
     EXPECT_EQ(mr_index, idx);
     auto mf = [&](int f) { return get_bits(mr_cmd, kMrEntry.at(size_t(f)).lsb, kMrEntry.at(size_t(f)).width); };
-    EXPECT_EQ(mf(kIova), uint64_t(m.iova));
-    EXPECT_EQ(mf(kLength), uint64_t(m.length));
-    EXPECT_EQ(mf(kPa), uint64_t(m.pa));
-    EXPECT_EQ(mf(kKey), uint64_t(m.key));
+    EXPECT_EQ(mf(kMrIova), uint64_t(m.iova));
+    EXPECT_EQ(mf(kMrLength), uint64_t(m.length));
+    EXPECT_EQ(mf(kMrPa), uint64_t(m.pa));
+    EXPECT_EQ(mf(kMrKey), uint64_t(m.key));
     EXPECT_EQ(mf(kMrPd), uint64_t(m.pd));
     EXPECT_EQ(mf(kMrAccess), m.access & 0xFu);
-    EXPECT_EQ(mf(kValid), uint64_t(m.valid != 0));
+    EXPECT_EQ(mf(kMrValid), uint64_t(m.valid != 0));
     EXPECT_EQ(qp_valid_cycles + cq_takes, 0);
   }
   for (int rep = 0; rep < 10; ++rep) {
@@ -678,10 +717,10 @@ TEST_F(CsrBench, MrAndCqWrite) {
     ASSERT_EQ(execute(abi::CMD_CQ_WRITE, cqn), 0u);
     ASSERT_EQ(cq_takes, 1) << "cq_cmd handshakes for one CQ_WRITE";
     auto cf = [&](int f) { return get_bits(cq_cmd, kCqCmd.at(size_t(f)).lsb, kCqCmd.at(size_t(f)).width); };
-    EXPECT_EQ(cf(kCqn), cqn);
-    EXPECT_EQ(cf(kBase), uint64_t(q.base));
-    EXPECT_EQ(cf(kLogSize), q.log_size & 0xFu);
-    EXPECT_EQ(cf(kCqValid), q.flags & 1u);
+    EXPECT_EQ(cf(kCcCqn), cqn);
+    EXPECT_EQ(cf(kCcBase), uint64_t(q.base));
+    EXPECT_EQ(cf(kCcLogSize), q.log_size & 0xFu);
+    EXPECT_EQ(cf(kCcValid), q.flags & 1u);
     EXPECT_EQ(qp_valid_cycles + mr_valids, 0);
   }
 }

@@ -10,6 +10,7 @@
 
 #include "Vsrnic_mr_table.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -67,14 +68,14 @@ class MrTableBench : public ::testing::Test {
   void drive_write(bool en, int idx, const Entry& m) {
     dut->wr_valid = en;
     dut->wr_index = idx;
-    // mr_entry_t, packed MSB first: iova, length, pa, key, pd, access[3:0], valid
-    set_bits(dut->wr_entry, 197, 64, m.iova);
-    set_bits(dut->wr_entry, 133, 64, m.length);
-    set_bits(dut->wr_entry, 69, 64, m.pa);
-    set_bits(dut->wr_entry, 37, 32, m.key);
-    set_bits(dut->wr_entry, 5, 32, m.pd);
-    set_bits(dut->wr_entry, 1, 4, m.access);
-    set_bits(dut->wr_entry, 0, 1, m.valid);
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->wr_entry, kMrEntry.at(f).lsb, kMrEntry.at(f).width, v); };
+    put(kMrIova, m.iova);
+    put(kMrLength, m.length);
+    put(kMrPa, m.pa);
+    put(kMrKey, m.key);
+    put(kMrPd, m.pd);
+    put(kMrAccess, m.access);
+    put(kMrValid, m.valid);
   }
 
   // One cycle: optional table write and one optional request per port.

@@ -35,6 +35,14 @@ constexpr Layout<11> kCompEv{{3, 16, 24, 8, 24, 1, 1, 1, 2, 5, 24}};
 enum RewindF { kRwQpn, kRwApply, kRwCi, kRwOff, kRwPsn, kRwRnr, kRwCode };
 constexpr Layout<7> kRewind{{16, 1, 16, 32, 24, 1, 5}};
 
+// srnic_pkg::mr_entry_t
+enum MrEntryF { kMrIova, kMrLength, kMrPa, kMrKey, kMrPd, kMrAccess, kMrValid };
+constexpr Layout<7> kMrEntry{{64, 64, 64, 32, 32, 4, 1}};
+
+// srnic_pkg::cq_cmd_t
+enum CqCmdF { kCcCqn, kCcBase, kCcLogSize, kCcValid };
+constexpr Layout<4> kCqCmd{{16, 64, 4, 1}};
+
 // srnic_pkg::cqe_req_t
 enum CqeReqF { kCrCqn, kCrWrId, kCrByteLen, kCrImm, kCrQpn, kCrWqeIdx, kCrOpcode, kCrStatus, kCrWithImm };
 constexpr Layout<9> kCqeReq{{16, 64, 32, 32, 16, 16, 8, 8, 1}};

@@ -2,12 +2,19 @@
 // table (lowest free slot on insert, valid bits, a two-cycle lookup pipeline that searches
 // the table as it stands one cycle after the request). Lookups hit only by QP and a PSN
 // inside [first, last] with 24-bit wrap-around; a full table holds ins_ready low until a
-// free reopens it; a flush (QP reset, or the QP entering the error state: two ports that
-// may fire together) removes exactly that QP's entries (and blocks inserts for the cycle).
-// Every entry carries the READ's path MTU and last-response length back to the lookup.
-// Random traffic compares ins_ready and every lookup answer with the model. The two fence
-// query ports are checked every cycle: qa_busy/qb_busy is set iff the table (as it stands
-// this cycle) holds a valid entry of that QPN, whatever inserted, freed or flushed it.
+// free reopens it; a free names the QP too and frees the entry only while it still belongs
+// to that QP (a late free of a flushed entry must not free the next READ in that slot); a
+// flush (QP reset, the QP entering the error state, or a go-back-N rewind of the QP: three
+// ports that may fire together) removes exactly that QP's entries (and blocks inserts for
+// the cycle). Every entry carries the READ's path MTU and last-response length back to the
+// lookup. Random traffic compares ins_ready and every lookup answer with the model. The two
+// fence query ports are checked every cycle: qa_busy/qb_busy is set iff the table (as it
+// stands this cycle) holds a valid entry of that QPN, whatever inserted, freed or flushed
+// it; so is the implied-NAK query: bq_hit iff the QP has a valid entry whose last PSN is
+// strictly before bq_psn (24-bit serial arithmetic: bq_psn - last in 1 .. 2^23 - 1), probed
+// around each entry's last PSN (last, +1, +2^23 - 1, +2^23, -1), across the PSN wrap.
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "Vsrnic_rd_ctx.h"
@@ -24,6 +31,8 @@ constexpr uint32_t kPsnMask = 0xFFFFFF;
 bool psn_in(uint32_t psn, uint32_t first, uint32_t last) {
   return ((psn - first) & kPsnMask) < 0x800000 && ((last - psn) & kPsnMask) < 0x800000;
 }
+// a after b (24-bit serial number arithmetic, half window)
+bool psn_gt(uint32_t a, uint32_t b) { return a != b && ((a - b) & kPsnMask) < 0x800000; }
 
 struct Entry {
   bool valid = false;
@@ -65,7 +74,15 @@ struct RdCtxModel {
     for (const auto& e : t) n += e.valid;
     return n;
   }
-  bool ins_ready(bool flush, bool qflush = false) const { return free_slot() >= 0 && !flush && !qflush; }
+  // the implied-NAK query: a valid entry of qpn whose last PSN is before psn
+  bool before(uint32_t qpn, uint32_t psn) const {
+    for (const auto& e : t)
+      if (e.valid && e.qpn == qpn && psn_gt(psn, e.last)) return true;
+    return false;
+  }
+  bool ins_ready(bool flush, bool qflush = false, bool rwflush = false) const {
+    return free_slot() >= 0 && !flush && !qflush && !rwflush;
+  }
   // The search the RTL does for a key registered in the previous cycle (the last match wins).
   Answer search(uint32_t qpn, uint32_t psn) const {
     Answer a;
@@ -81,7 +98,7 @@ struct RdCtxModel {
     return a;
   }
   void edge(bool ins, const Entry& ie, bool lk, uint32_t lk_qpn, uint32_t lk_psn, bool fr, int fr_idx,
-            bool fl, uint32_t fl_qpn, bool qfl, uint32_t qfl_qpn) {
+            uint32_t fr_qpn, bool fl, uint32_t fl_qpn, bool qfl, uint32_t qfl_qpn, bool rwf, uint32_t rwf_qpn) {
     Answer next = out;
     next.rsp = false;
     if (lk1) next = search(lk1_qpn, lk1_psn);
@@ -91,14 +108,17 @@ struct RdCtxModel {
     lk1_qpn = lk_qpn;
     lk1_psn = lk_psn;
     const int slot = free_slot();
-    if (fr) t[size_t(fr_idx)].valid = false;
+    if (fr && t[size_t(fr_idx)].qpn == fr_qpn) t[size_t(fr_idx)].valid = false;
+    if (rwf)
+      for (auto& e : t)
+        if (e.qpn == rwf_qpn) e.valid = false;
     if (fl)
       for (auto& e : t)
         if (e.qpn == fl_qpn) e.valid = false;
     if (qfl)
       for (auto& e : t)
         if (e.qpn == qfl_qpn) e.valid = false;
-    if (ins && slot >= 0 && !fl && !qfl) {
+    if (ins && slot >= 0 && !fl && !qfl && !rwf) {
       t[size_t(slot)] = ie;
       t[size_t(slot)].valid = true;
     }
@@ -113,13 +133,17 @@ class RdCtxBench : public ::testing::Test {
 
   void reset() {
     dut->ins_valid = dut->lk_valid = dut->free_valid = dut->flush_valid = dut->qerr_flush_valid = 0;
+    dut->rw_flush_valid = 0;
     dut.reset();
     model.reset();
   }
 
-  // One cycle with the given inputs; checks the outputs against the model.
+  // One cycle with the given inputs; checks the outputs against the model. A free names the
+  // QPN of the entry it frees (as the RX engine does) unless fr_qpn >= 0 names another.
   void step(bool ins, const Entry& ie, bool lk, uint32_t lk_qpn, uint32_t lk_psn, bool fr = false,
-            int fr_idx = 0, bool fl = false, uint32_t fl_qpn = 0, bool qfl = false, uint32_t qfl_qpn = 0) {
+            int fr_idx = 0, bool fl = false, uint32_t fl_qpn = 0, bool qfl = false, uint32_t qfl_qpn = 0,
+            bool rwf = false, uint32_t rwf_qpn = 0, int64_t fr_qpn = -1) {
+    const uint32_t frq = fr_qpn >= 0 ? uint32_t(fr_qpn) : model.t[size_t(fr_idx % kEntries)].qpn;
     dut->ins_valid = ins;
     dut->ins_qpn = ie.qpn;
     dut->ins_first = ie.first;
@@ -132,21 +156,27 @@ class RdCtxBench : public ::testing::Test {
     dut->lk_psn = lk_psn;
     dut->free_valid = fr;
     dut->free_idx = uint32_t(fr_idx);
+    dut->free_qpn = frq;
+    dut->rw_flush_valid = rwf;
+    dut->rw_flush_qpn = rwf_qpn;
     dut->flush_valid = fl;
     dut->flush_qpn = fl_qpn;
     dut->qerr_flush_valid = qfl;
     dut->qerr_flush_qpn = qfl_qpn;
-    const uint32_t cand[] = {ie.qpn, lk_qpn, fl_qpn, qfl_qpn, model.t[size_t(fr_idx % kEntries)].qpn};
-    uint32_t qq[2];
+    const uint32_t cand[] = {ie.qpn, lk_qpn, fl_qpn, qfl_qpn, model.t[size_t(fr_idx % kEntries)].qpn, rwf_qpn};
+    uint32_t qq[3];
     for (uint32_t& x : qq) {
       const uint64_t r = rng.below(10);
       if (force_query >= 0) x = uint32_t(force_query);
-      else if (r < 5) x = cand[rng.below(5)];
+      else if (r < 5) x = cand[rng.below(6)];
       else if (r < 8) x = model.t[rng.below(kEntries)].qpn;
       else x = uint32_t(rng.below(kQpns));
     }
+    const uint32_t bpsn = force_bq_psn >= 0 ? uint32_t(force_bq_psn) : pick_bq_psn(qq[2]);
     dut->qa_qpn = qq[0];
     dut->qb_qpn = qq[1];
+    dut->bq_qpn = qq[2];
+    dut->bq_psn = bpsn;
     dut.eval();
     const uint64_t c = dut.cycle();
     for (int k = 0; k < 2; ++k) {
@@ -154,7 +184,11 @@ class RdCtxBench : public ::testing::Test {
       ASSERT_EQ(b, model.busy(qq[k])) << "cycle " << c << ": query port " << (k ? "b" : "a") << " QPN " << qq[k];
       ++(b ? busy_yes : busy_no);
     }
-    ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl, qfl)) << "cycle " << c << ", " << model.used() << " used";
+    const bool bq = model.before(qq[2], bpsn);
+    ASSERT_EQ(bool(dut->bq_hit), bq) << "cycle " << c << ": implied-NAK query QPN " << qq[2] << " PSN 0x" << std::hex
+                                     << bpsn << " (" << describe(qq[2]) << ")";
+    ++(bq ? bq_yes : bq_no);
+    ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl, qfl, rwf)) << "cycle " << c << ", " << model.used() << " used";
     ASSERT_EQ(bool(dut->lk_rsp), model.out.rsp) << "cycle " << c;
     if (model.out.rsp) {
       ++answers;
@@ -175,7 +209,8 @@ class RdCtxBench : public ::testing::Test {
     prev_key[0] = lk_qpn;
     prev_key[1] = lk_psn;
     if (ins && dut->ins_ready) ++inserts;
-    model.edge(ins, ie, lk, lk_qpn, lk_psn, fr, fr_idx, fl, fl_qpn, qfl, qfl_qpn);
+    if (fr && model.t[size_t(fr_idx)].valid) ++(model.t[size_t(fr_idx)].qpn == frq ? frees : stale_frees);
+    model.edge(ins, ie, lk, lk_qpn, lk_psn, fr, fr_idx, frq, fl, fl_qpn, qfl, qfl_qpn, rwf, rwf_qpn);
     dut.tick();
   }
   void idle(int n = 1) {
@@ -195,6 +230,29 @@ class RdCtxBench : public ::testing::Test {
     return e;
   }
   void advance(const Entry& e) { next_psn[e.qpn] = (e.last + 1 + uint32_t(rng.below(3))) & kPsnMask; }
+
+  // A PSN for the implied-NAK query of qpn: around the last PSN of one of its entries (at it,
+  // just after, the far end of the half window, just beyond it, just before), or anywhere.
+  uint32_t pick_bq_psn(uint32_t qpn) {
+    std::vector<int> mine;
+    for (int i = 0; i < kEntries; ++i)
+      if (model.t[size_t(i)].valid && model.t[size_t(i)].qpn == qpn) mine.push_back(i);
+    if (mine.empty() || rng.percent(10)) return rng.u32() & kPsnMask;
+    const Entry& e = model.t[size_t(mine[rng.below(mine.size())])];
+    static const uint32_t offs[] = {0, 1, 2, 0x7FFFFF, 0x800000, 0x800001, kPsnMask, 0x7FFFFE};
+    if (rng.percent(15)) return (e.first + uint32_t(rng.below(((e.last - e.first) & kPsnMask) + 1))) & kPsnMask;
+    return (e.last + offs[rng.below(8)]) & kPsnMask;
+  }
+  std::string describe(uint32_t qpn) const {
+    std::string d = "entries";
+    char b[64];
+    for (int i = 0; i < kEntries; ++i)
+      if (model.t[size_t(i)].valid && model.t[size_t(i)].qpn == qpn) {
+        std::snprintf(b, sizeof b, " [%d: 0x%06x..0x%06x]", i, model.t[size_t(i)].first, model.t[size_t(i)].last);
+        d += b;
+      }
+    return d;
+  }
 
   // A PSN for a lookup of qpn: inside one of its entries, just outside, or anywhere.
   uint32_t pick_psn(uint32_t qpn) {
@@ -216,18 +274,21 @@ class RdCtxBench : public ::testing::Test {
   RdCtxModel model;
   std::vector<uint32_t> next_psn;
   uint32_t prev_key[2] = {0, 0}, last_key[2] = {0, 0};
-  uint64_t inserts = 0, answers = 0, hits = 0, busy_yes = 0, busy_no = 0;
-  int force_query = -1;  // both query ports ask for this QPN (-1: random)
+  uint64_t inserts = 0, answers = 0, hits = 0, busy_yes = 0, busy_no = 0, bq_yes = 0, bq_no = 0;
+  uint64_t frees = 0, stale_frees = 0;  // frees of valid entries naming their QP / another QP
+  int force_query = -1;                 // all three query ports ask for this QPN (-1: random)
+  int64_t force_bq_psn = -1;            // the implied-NAK query asks for this PSN (-1: random)
 };
 
 // Fence queries of one QP: busy while any entry of it is valid; not after the last one is
-// freed, flushed (QP reset) or flushed by a QP failure; entries of other QPs do not count.
+// freed, flushed (QP reset), flushed by a QP failure or by a rewind; entries of other QPs do
+// not count.
 TEST_F(RdCtxBench, QueryPortsFollowTable) {
   SRNIC_BENCH_TRACE();
   reset();
   const uint32_t q = uint32_t(rng.below(kQpns)), other = (q + 1) % kQpns;
   force_query = int(q);
-  for (int way = 0; way < 3 && !HasFatalFailure(); ++way) {
+  for (int way = 0; way < 4 && !HasFatalFailure(); ++way) {
     idle(2);
     EXPECT_EQ(bool(dut->qa_busy), false);
     Entry eo = make(other, 4);
@@ -251,9 +312,12 @@ TEST_F(RdCtxBench, QueryPortsFollowTable) {
     } else if (way == 1) {
       step(false, {}, false, 0, 0, false, 0, true, q);
       EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the QP reset flush";
-    } else {
+    } else if (way == 2) {
       step(false, {}, false, 0, 0, false, 0, false, 0, true, q);
       EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the qerr flush";
+    } else {
+      step(false, {}, false, 0, 0, false, 0, false, 0, false, 0, true, q);
+      EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the rewind flush";
     }
     force_query = int(other);
     idle(1);
@@ -368,6 +432,7 @@ TEST_F(RdCtxBench, RandomTraffic) {
   for (int phase = 0; phase < 40 && !HasFatalFailure(); ++phase) {
     const unsigned p_ins = unsigned(rng.range(10, 90)), p_free = unsigned(rng.range(10, 90));
     const unsigned p_lk = unsigned(rng.range(20, 100)), p_flush = unsigned(rng.range(0, 3));
+    const unsigned p_rw = unsigned(rng.range(0, 4)), p_stale = unsigned(rng.range(0, 30));
     for (int i = 0; i < 2000 && !HasFatalFailure(); ++i) {
       if (!have && rng.percent(p_ins)) {
         pend = make(hot[rng.below(n_hot)], rng.percent(10) ? 2000 : 20);
@@ -381,16 +446,23 @@ TEST_F(RdCtxBench, RandomTraffic) {
         if (model.t[size_t(k)].valid) valid.push_back(k);
       const bool fr = !valid.empty() && rng.percent(p_free);
       const int fi = fr ? valid[rng.below(valid.size())] : 0;
-      const bool fl = rng.percent(p_flush), qfl = rng.percent(p_flush);
-      const uint32_t fq = hot[rng.below(n_hot)], qfq = hot[rng.below(n_hot)];
+      const bool fl = rng.percent(p_flush), qfl = rng.percent(p_flush), rwf = rng.percent(p_rw);
+      const uint32_t fq = hot[rng.below(n_hot)], qfq = hot[rng.below(n_hot)], rwq = hot[rng.below(n_hot)];
+      // a late free: names a QP the entry may no longer belong to
+      const int64_t frq = rng.percent(p_stale) ? int64_t(hot[rng.below(n_hot)]) : -1;
       fulls += model.free_slot() < 0;
-      const bool ready = model.ins_ready(fl, qfl);
-      step(have, pend, lk, lq, lp, fr, fi, fl, fq, qfl, qfq);
+      const bool ready = model.ins_ready(fl, qfl, rwf);
+      step(have, pend, lk, lq, lp, fr, fi, fl, fq, qfl, qfq, rwf, rwq, frq);
       if (have && ready) {
         advance(pend);
         have = false;
       }
       if (fl && rng.percent(50)) next_psn[fq] = rng.u32() & kPsnMask;  // the QP restarts
+      if (rwf && rng.percent(50)) {  // the rewound QP requests its READs again, from an earlier PSN
+        next_psn[rwq] = (next_psn[rwq] - uint32_t(rng.below(3000))) & kPsnMask;
+        for (const auto& e : model.t)  // never overlapping a READ still in the table
+          if (e.valid && e.qpn == rwq) next_psn[rwq] = (e.last + 1) & kPsnMask;
+      }
     }
   }
   idle(3);
@@ -400,6 +472,154 @@ TEST_F(RdCtxBench, RandomTraffic) {
   EXPECT_GT(fulls, 100) << "table never full";
   EXPECT_GT(busy_yes, 10000u) << "query ports never busy";
   EXPECT_GT(busy_no, 10000u) << "query ports never idle";
+  EXPECT_GT(bq_yes, 10000u) << "implied-NAK query never hit";
+  EXPECT_GT(bq_no, 10000u) << "implied-NAK query always hit";
+  EXPECT_GT(stale_frees, 500u) << "no free naming another QP";
+  EXPECT_GT(frees, 5000u);
+  std::printf("[bench] %llu inserts, %llu lookups (%llu hits), %llu frees, %llu ignored frees of another QP's entry, "
+              "implied-NAK query %llu hit / %llu not\n",
+              (unsigned long long)inserts, (unsigned long long)answers, (unsigned long long)hits,
+              (unsigned long long)frees, (unsigned long long)stale_frees, (unsigned long long)bq_yes,
+              (unsigned long long)bq_no);
+}
+
+// A free names the QP: it frees the entry only while it belongs to that QP. The case it is
+// for: a QP's READ entry flushed (here by a rewind) while its free is on its way, the slot
+// taken by another QP's READ, then the late free arrives: the new entry must stay.
+TEST_F(RdCtxBench, FreeOnlyWhileEntryBelongsToQp) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t a = uint32_t(rng.below(kQpns)), b = (a + 1 + uint32_t(rng.below(kQpns - 1))) % kQpns;
+  for (int rep = 0; rep < 8 && !HasFatalFailure(); ++rep) {
+    // a few entries of both QPs, then pick one of a's
+    for (int i = 0; i < kEntries / 2; ++i) {
+      const Entry e = make(i & 1 ? b : a, 6);
+      step(true, e, false, 0, 0);
+      advance(e);
+    }
+    int s = -1;
+    for (int i = 0; i < kEntries && s < 0; ++i)
+      if (model.t[size_t(i)].valid && model.t[size_t(i)].qpn == a) s = i;
+    ASSERT_GE(s, 0);
+    const Entry ea = model.t[size_t(s)];
+    // a free naming another QP leaves the entry alone
+    step(false, {}, false, 0, 0, true, s, false, 0, false, 0, false, 0, int64_t(b));
+    ASSERT_TRUE(model.t[size_t(s)].valid);
+    lookup(a, ea.first);
+    idle(1);  // the answer shows two cycles after the request
+    EXPECT_TRUE(dut->lk_rsp && dut->lk_hit) << "entry freed by a free naming another QP";
+    // rewind of a: all of a's entries go; b's READ takes the lowest free slot (<= s)
+    step(false, {}, false, 0, 0, false, 0, false, 0, false, 0, true, a);
+    const int slot = model.free_slot();
+    const Entry eb = make(b, 4);
+    step(true, eb, false, 0, 0);
+    advance(eb);
+    ASSERT_TRUE(model.t[size_t(slot)].valid && model.t[size_t(slot)].qpn == b);
+    // the late free of a's old entry in that slot
+    step(false, {}, false, 0, 0, true, slot, false, 0, false, 0, false, 0, int64_t(a));
+    force_query = int(b);
+    lookup(b, eb.last);
+    idle(1);  // the answer shows two cycles after the request
+    EXPECT_TRUE(dut->lk_rsp && dut->lk_hit) << "a late free of QP " << a << " freed QP " << b << "'s READ in slot " << slot;
+    EXPECT_TRUE(dut->qa_busy);
+    force_query = -1;
+    // the right free frees it
+    step(false, {}, false, 0, 0, true, slot, false, 0, false, 0, false, 0, int64_t(b));
+    EXPECT_FALSE(model.t[size_t(slot)].valid);
+    lookup(b, eb.last);
+    idle(1);  // the answer shows two cycles after the request
+    EXPECT_TRUE(dut->lk_rsp && !dut->lk_hit) << "entry not freed by its own QP's free";
+    step(false, {}, false, 0, 0, false, 0, true, b);  // clear b for the next round
+  }
+  EXPECT_EQ(stale_frees, 16u);
+}
+
+// A rewind flush removes every entry of its QP and no other, alone or together with the QP
+// reset and error flushes of other QPs, and holds an insert offered in the same cycle.
+TEST_F(RdCtxBench, RewindFlushRemovesOnlyThatQp) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t qs[4] = {0, 1 % kQpns, 2 % kQpns, kQpns - 1};
+  for (int rep = 0; rep < 6 && !HasFatalFailure(); ++rep) {
+    while (model.free_slot() >= 0) {
+      const Entry e = make(qs[rng.below(4)], 6);
+      step(true, e, false, 0, 0);
+      advance(e);
+    }
+    const uint32_t rq = qs[rng.below(4)];
+    const bool with_others = rep & 1;
+    const uint32_t fq = qs[(rep + 1) % 4], qfq = qs[(rep + 2) % 4];
+    std::vector<Entry> before = model.t;
+    // free one entry of another QP to make room: the insert must still wait for the flush cycle
+    int other = -1;
+    for (int i = 0; i < kEntries && other < 0; ++i)
+      if (model.t[size_t(i)].qpn != rq) other = i;
+    if (other >= 0) step(false, {}, false, 0, 0, true, other);
+    const uint64_t ins0 = inserts;
+    const Entry e = make(qs[rng.below(4)], 3);
+    dut->ins_valid = 1;
+    step(true, e, false, 0, 0, false, 0, with_others, fq, with_others, qfq, true, rq);
+    EXPECT_EQ(inserts, ins0) << "insert taken during a rewind flush";
+    for (int i = 0; i < kEntries; ++i) {
+      const Entry& b = before[size_t(i)];
+      const bool gone = b.qpn == rq || (with_others && (b.qpn == fq || b.qpn == qfq)) || i == other;
+      EXPECT_EQ(model.t[size_t(i)].valid, !gone) << "slot " << i;
+      if (i != other) lookup(b.qpn, b.last);
+    }
+    idle(3);
+    step(false, {}, false, 0, 0, false, 0, true, qs[0], true, qs[1], true, qs[2]);
+    step(false, {}, false, 0, 0, false, 0, true, qs[3]);
+  }
+  EXPECT_GT(hits, 0u);
+  EXPECT_GT(answers - hits, 0u);
+}
+
+// The implied-NAK query on fixed cases around the 24-bit wrap: an entry of the QP whose last
+// PSN is 0xFFFFFE; hit for bq_psn 0xFFFFFF, 0 and 0x7FFFFD (last + 2^23 - 1), no hit for the
+// last PSN itself, 0x7FFFFE (last + 2^23), 0xFFFFFD (before it) or for another QP. Several
+// entries: any one before bq_psn is enough; a freed or flushed entry no longer counts.
+TEST_F(RdCtxBench, ImpliedNakQueryAcrossWrap) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = kQpns - 1, o = q ^ 1;
+  auto probe = [&](uint32_t qpn, uint32_t psn) {
+    force_query = int(qpn);
+    force_bq_psn = psn;
+    idle(1);  // checks bq_hit against the model in this cycle
+    dut->bq_qpn = qpn;
+    dut->bq_psn = psn;
+    dut.eval();
+    const bool hit = dut->bq_hit;
+    force_query = -1;
+    force_bq_psn = -1;
+    return hit;
+  };
+  step(true, Entry{true, q, 0xFFFFF0, 0xFFFFFE, 1, 1, 0}, false, 0, 0);
+  step(true, Entry{true, o, 0x000000, 0x000010, 2, 1, 0}, false, 0, 0);
+  EXPECT_TRUE(probe(q, 0xFFFFFF));
+  EXPECT_TRUE(probe(q, 0x000000));
+  EXPECT_TRUE(probe(q, 0x000005));
+  EXPECT_TRUE(probe(q, 0x7FFFFD));
+  EXPECT_FALSE(probe(q, 0xFFFFFE)) << "last PSN itself is not after it";
+  EXPECT_FALSE(probe(q, 0x7FFFFE)) << "last + 2^23 is outside the half window";
+  EXPECT_FALSE(probe(q, 0xFFFFFD));
+  EXPECT_FALSE(probe(q, 0xFFFFF0));
+  EXPECT_FALSE(probe(o, 0x000010)) << "the other QP's entry ends at 0x10";
+  EXPECT_TRUE(probe(o, 0x000011));
+  EXPECT_FALSE(probe(o, 0xFFFFFF)) << "0xFFFFFF is before 0x000010";
+  EXPECT_FALSE(probe(q ^ 2, 0x000011)) << "a QP without entries";
+  // a second entry of q after the wrap: 0x000003..0x000008
+  step(true, Entry{true, q, 0x000003, 0x000008, 3, 1, 0}, false, 0, 0);
+  EXPECT_TRUE(probe(q, 0x000004)) << "the first entry (last 0xFFFFFE) is before 0x000004";
+  const int first_slot = 0;
+  ASSERT_EQ(model.t[size_t(first_slot)].last, 0xFFFFFEu);
+  step(false, {}, false, 0, 0, true, first_slot);  // free the first entry
+  EXPECT_FALSE(probe(q, 0x000004)) << "a freed entry still counts";
+  EXPECT_FALSE(probe(q, 0x000008));
+  EXPECT_TRUE(probe(q, 0x000009));
+  step(false, {}, false, 0, 0, false, 0, false, 0, false, 0, true, q);  // rewind flush
+  EXPECT_FALSE(probe(q, 0x000009)) << "a flushed entry still counts";
+  EXPECT_TRUE(probe(o, 0x000011));
 }
 
 TEST_F(RdCtxBench, ResetEmptiesTable) {

@@ -3,7 +3,8 @@
 // one ACK job (PSN, syndrome, MSN) counted as sent_ack or sent_nak by its syndrome class; a
 // READ of len bytes as ceil(len / MTU) response jobs (ONLY, or FIRST, MIDDLE..., LAST; one
 // ONLY job for len 0) with consecutive PSNs (24-bit wrap), payload address and length cut at
-// the MTU, and the AETH (ACK syndrome, MSN) on FIRST, LAST and ONLY.
+// the MTU, and the AETH (ACK syndrome, MSN) on FIRST, LAST and ONLY. No job is marked as a
+// resend (tx_job_t.resend) and the fields a responder job does not use are zero.
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -15,9 +16,7 @@
 namespace srnic::verif::blocks {
 namespace {
 
-// srnic_pkg::resp_task_t and tx_job_t
-enum TaskF { kIsRead, kTQpn, kTPsn, kSyn, kMsn, kAddr, kLen, kMtu };
-constexpr Layout<8> kTask{{1, 16, 24, 8, 24, 64, 32, 3}};
+// resp_task_t (kRespTask) and tx_job_t (kJob): pkg_layouts.hpp
 
 constexpr uint8_t kOpReadFirst = 0x0D, kOpReadMiddle = 0x0E, kOpReadLast = 0x0F, kOpReadOnly = 0x10,
                   kOpAck = 0x11, kAethAck = 0x1F;
@@ -97,15 +96,15 @@ class RespTxBench : public ::testing::Test {
       cur = random_task();
     }
     dut->s_valid = hold;
-    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kTask.at(f).lsb, kTask.at(f).width, v); };
-    put(kIsRead, cur.is_read);
-    put(kTQpn, cur.qpn);
-    put(kTPsn, cur.psn);
-    put(kSyn, cur.syn);
-    put(kMsn, cur.msn);
-    put(kAddr, cur.addr);
-    put(kLen, cur.len);
-    put(kMtu, uint64_t(cur.mtu));
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kRespTask.at(f).lsb, kRespTask.at(f).width, v); };
+    put(kRtIsRead, cur.is_read);
+    put(kRtQpn, cur.qpn);
+    put(kRtPsn, cur.psn);
+    put(kRtSyndrome, cur.syn);
+    put(kRtMsn, cur.msn);
+    put(kRtAddr, cur.addr);
+    put(kRtLen, cur.len);
+    put(kRtMtu, uint64_t(cur.mtu));
     dut->job_ready = rng.percent(p_out);
     dut.eval();
     const uint64_t c = dut.cycle();
@@ -142,6 +141,10 @@ class RespTxBench : public ::testing::Test {
         EXPECT_EQ(kJob.get(j, kPayLen), 0u) << at;
       }
       EXPECT_EQ(kJob.get(j, kAckreq) | kJob.get(j, kSe), 0u) << at;
+      // fields a responder job does not use are zero; it is never a resend (go-back-N is the
+      // requester's)
+      EXPECT_EQ(kJob.get(j, kRethVa) | kJob.get(j, kRethRkey) | kJob.get(j, kRethLen) | kJob.get(j, kImm), 0u) << at;
+      EXPECT_EQ(kJob.get(j, kResend), 0u) << at << ": responder job marked as a resend";
       expect.pop_front();
       ++jobs;
     }
@@ -157,15 +160,15 @@ class RespTxBench : public ::testing::Test {
 
   // Offers an ACK/NAK task for one cycle with the output stalled; true if it was taken.
   bool put_stalled(uint16_t qpn, uint32_t psn, uint8_t syn) {
-    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kTask.at(f).lsb, kTask.at(f).width, v); };
-    put(kIsRead, 0);
-    put(kTQpn, qpn);
-    put(kTPsn, psn);
-    put(kSyn, syn);
-    put(kMsn, psn + 1);
-    put(kAddr, 0);
-    put(kLen, 0);
-    put(kMtu, 3);
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kRespTask.at(f).lsb, kRespTask.at(f).width, v); };
+    put(kRtIsRead, 0);
+    put(kRtQpn, qpn);
+    put(kRtPsn, psn);
+    put(kRtSyndrome, syn);
+    put(kRtMsn, psn + 1);
+    put(kRtAddr, 0);
+    put(kRtLen, 0);
+    put(kRtMtu, 3);
     dut->s_valid = 1;
     dut->job_ready = 0;
     dut.eval();

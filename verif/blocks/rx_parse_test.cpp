@@ -21,10 +21,7 @@ constexpr roce::MacAddr kLocalMac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 constexpr uint64_t kLocalMacValue = 0x020000000001ull;
 constexpr uint32_t kLocalIp = 0x0A000001;
 
-// srnic_pkg::rx_meta_t
-enum MetaF { kDrop, kOpcode, kDqpn, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn,
-             kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats, kRqFetched, kRqIdx };
-constexpr auto kMeta = kRxMeta;   // pkg_layouts.hpp
+// rx_meta_t: kRxMeta in pkg_layouts.hpp
 
 enum class Cls { Good, Icrc, Malformed };
 
@@ -151,12 +148,12 @@ class RxParseBench : public ::testing::Test {
 
   void take_meta() {
     const auto& m = dut->meta;
-    const bool drop = kMeta.get(m, kDrop);
-    const int nb = int(kMeta.get(m, kNbeats));
+    const bool drop = kRxMeta.get(m, kRmDrop);
+    const int nb = int(kRxMeta.get(m, kRmNbeats));
     ASSERT_FALSE(sent.empty()) << "record with no frame sent";
     // Frames that got no record at all can only be overflow drops.
     while (overflow_ok && !sent.empty() && drop == false &&
-           kMeta.get(m, kPsn) != sent.front().pkt.bth.psn) {
+           kRxMeta.get(m, kRmPsn) != sent.front().pkt.bth.psn) {
       sent.pop_front();
       ++skipped;
     }
@@ -171,25 +168,25 @@ class RxParseBench : public ::testing::Test {
       EXPECT_EQ(size_t(nb), frame_beats) << "record " << records << " nbeats";
       const auto& p = f.pkt;
       const auto* oi = roce::opcode_info(p.bth.opcode);
-      EXPECT_EQ(kMeta.get(m, kOpcode), p.bth.opcode);
-      EXPECT_EQ(kMeta.get(m, kDqpn), p.bth.dest_qp);
-      EXPECT_EQ(kMeta.get(m, kPsn), p.bth.psn);
-      EXPECT_EQ(kMeta.get(m, kAckreq), uint64_t(p.bth.ack_req));
-      EXPECT_EQ(kMeta.get(m, kSe), uint64_t(p.bth.se));
-      EXPECT_EQ(kMeta.get(m, kSrcIp), p.ip4.src);
-      EXPECT_EQ(kMeta.get(m, kPayOff), 54u + oi->header_len) << roce::opcode_name(p.bth.opcode);
-      EXPECT_EQ(kMeta.get(m, kPayLen), p.payload.size()) << roce::opcode_name(p.bth.opcode);
+      EXPECT_EQ(kRxMeta.get(m, kRmOpcode), p.bth.opcode);
+      EXPECT_EQ(kRxMeta.get(m, kRmDqpn), p.bth.dest_qp);
+      EXPECT_EQ(kRxMeta.get(m, kRmPsn), p.bth.psn);
+      EXPECT_EQ(kRxMeta.get(m, kRmAckreq), uint64_t(p.bth.ack_req));
+      EXPECT_EQ(kRxMeta.get(m, kRmSe), uint64_t(p.bth.se));
+      EXPECT_EQ(kRxMeta.get(m, kRmSrcIp), p.ip4.src);
+      EXPECT_EQ(kRxMeta.get(m, kRmPayOff), 54u + oi->header_len) << roce::opcode_name(p.bth.opcode);
+      EXPECT_EQ(kRxMeta.get(m, kRmPayLen), p.payload.size()) << roce::opcode_name(p.bth.opcode);
       if (oi->headers & roce::kHdrReth) {
-        EXPECT_EQ(kMeta.get(m, kRethVa), p.reth.va);
-        EXPECT_EQ(kMeta.get(m, kRethRkey), p.reth.rkey);
-        EXPECT_EQ(kMeta.get(m, kRethLen), p.reth.dma_len);
+        EXPECT_EQ(kRxMeta.get(m, kRmRethVa), p.reth.va);
+        EXPECT_EQ(kRxMeta.get(m, kRmRethRkey), p.reth.rkey);
+        EXPECT_EQ(kRxMeta.get(m, kRmRethLen), p.reth.dma_len);
       }
       if (oi->headers & roce::kHdrImmDt) {
-        EXPECT_EQ(kMeta.get(m, kImm), p.immdt.imm);
+        EXPECT_EQ(kRxMeta.get(m, kRmImm), p.immdt.imm);
       }
       if (oi->headers & roce::kHdrAeth) {
-        EXPECT_EQ(kMeta.get(m, kAethSyn), p.aeth.syndrome);
-        EXPECT_EQ(kMeta.get(m, kAethMsn), p.aeth.msn);
+        EXPECT_EQ(kRxMeta.get(m, kRmAethSyn), p.aeth.syndrome);
+        EXPECT_EQ(kRxMeta.get(m, kRmAethMsn), p.aeth.msn);
       }
     } else {
       EXPECT_TRUE(f.cls != Cls::Good || overflow_ok) << "record " << records << ": good frame dropped ("

@@ -25,10 +25,9 @@ namespace {
 constexpr int kQps = BENCH_NUM_QPS;
 constexpr int kWDepth = BENCH_WDEPTH;
 
-// srnic_pkg::rx_meta_t and qp_cmd_t
-enum MetaF { kDrop, kOpcode, kDqpn, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn,
-             kAethMsn, kImm, kSrcIp, kPayOff, kPayLen, kNbeats, kRqFetched, kRqIdx, kMetaN };
-constexpr auto kMeta = kRxMeta;   // pkg_layouts.hpp
+// rx_meta_t (kRxMeta) and qp_cmd_t (kQpCmd): pkg_layouts.hpp. A record holds the fields the
+// parser fills: all but rq_flush, the last.
+constexpr int kMetaN = kRmRqFlush;
 
 bool consumes(uint64_t op) { return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x09 || op == 0x0B; }
 
@@ -74,32 +73,32 @@ class RqFetchBench : public ::testing::Test {
 
   Rec random_rec() {
     Rec r;
-    for (int i = 0; i < kMetaN; ++i) r.f[i] = rng.next() & ((kMeta.at(size_t(i)).width >= 64) ? ~0ull : ((1ull << kMeta.at(size_t(i)).width) - 1));
-    r.f[kDrop] = rng.percent(10);
+    for (int i = 0; i < kMetaN; ++i) r.f[i] = rng.next() & ((kRxMeta.at(size_t(i)).width >= 64) ? ~0ull : ((1ull << kRxMeta.at(size_t(i)).width) - 1));
+    r.f[kRmDrop] = rng.percent(10);
     static const uint8_t ops[] = {0x00, 0x04, 0x05, 0x09, 0x0B, 0x00, 0x04, 0x05, 0x09, 0x0B, 0x01, 0x02,
                                   0x03, 0x06, 0x07, 0x08, 0x0A, 0x0C, 0x0D, 0x10, 0x11, 0x15};
-    r.f[kOpcode] = ops[rng.below(sizeof ops)];
-    r.f[kDqpn] = rng.percent(3) ? kQps + rng.below(0x1000000 - kQps) : hot[rng.below(hot.size())];
+    r.f[kRmOpcode] = ops[rng.below(sizeof ops)];
+    r.f[kRmDqpn] = rng.percent(3) ? kQps + rng.below(0x1000000 - kQps) : hot[rng.below(hot.size())];
     return r;
   }
 
   // Offers one record of QP q with opcode op (other fields random) from the next cycle.
   void offer_rec(uint32_t q, uint8_t op) {
     Rec r = random_rec();
-    r.f[kDrop] = 0;
-    r.f[kOpcode] = op;
-    r.f[kDqpn] = q;
+    r.f[kRmDrop] = 0;
+    r.f[kRmOpcode] = op;
+    r.f[kRmDqpn] = q;
     cur_rec = r;
     hold_rec = true;
   }
 
   void put_rec(const Rec& r) {
-    for (size_t i = 0; i < kMetaN; ++i) set_bits(dut->s_meta, kMeta.at(i).lsb, kMeta.at(i).width, r.f[i]);
-    set_bits(dut->s_meta, kMeta.at(kRmRqFlush).lsb, 1, 0);  // the parser never sends flush records
+    for (size_t i = 0; i < kMetaN; ++i) set_bits(dut->s_meta, kRxMeta.at(i).lsb, kRxMeta.at(i).width, r.f[i]);
+    set_bits(dut->s_meta, kRxMeta.at(kRmRqFlush).lsb, 1, 0);  // the parser never sends flush records
   }
 
   void put_cmd(uint32_t qpn, uint64_t base, int log_rq, bool init) {
-    for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    for (size_t i = 0; i < kQpCmd.widths.size(); ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
     auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
     put(kCQpn, qpn);
     put(kCRqBase, base);
@@ -139,7 +138,7 @@ class RqFetchBench : public ::testing::Test {
     dut->db_pi = db_pi;
     if (!hold_cmd && rng.percent(k.cmd)) {
       // often the QP of the record on offer: a command and a record may meet
-      cmd_qpn = hold_rec && cur_rec.f[kDqpn] < uint64_t(kQps) && rng.percent(50) ? uint32_t(cur_rec.f[kDqpn])
+      cmd_qpn = hold_rec && cur_rec.f[kRmDqpn] < uint64_t(kQps) && rng.percent(50) ? uint32_t(cur_rec.f[kRmDqpn])
                                                                                  : hot[rng.below(hot.size())];
       hold_cmd = true;
       cmd_base = rng.next() << 6;
@@ -196,16 +195,16 @@ class RqFetchBench : public ::testing::Test {
       ASSERT_LE(outstanding, kWDepth) << "cycle " << c << ": more than WDEPTH WQEs read ahead";
     }
     if (r) rq.pop_front();
-    if (dut->m_valid && dut->m_ready && kMeta.get(dut->m_meta, kRmRqFlush)) {
-      const uint64_t q = kMeta.get(dut->m_meta, kDqpn), idx = kMeta.get(dut->m_meta, kRqIdx);
+    if (dut->m_valid && dut->m_ready && kRxMeta.get(dut->m_meta, kRmRqFlush)) {
+      const uint64_t q = kRxMeta.get(dut->m_meta, kRmDqpn), idx = kRxMeta.get(dut->m_meta, kRmRqIdx);
       ASSERT_LT(q, uint64_t(kQps)) << "cycle " << c << ": flush record for QP 0x" << std::hex << q;
       Qp& s = qps[q];
       ASSERT_TRUE(s.err) << "cycle " << c << ": flush record for QP " << q << ", which is not in error";
       ASSERT_EQ(idx, s.fl_out) << "cycle " << c << ": QP " << q << " flush record out of order";
       ASSERT_NE(s.fl_out, s.fl_ar) << "cycle " << c << ": QP " << q << " flush record before its WQE read";
-      ASSERT_EQ(kMeta.get(dut->m_meta, kRqFetched), 1u);
-      ASSERT_EQ(kMeta.get(dut->m_meta, kNbeats), 0u) << "a flush record has no frame beats";
-      ASSERT_EQ(kMeta.get(dut->m_meta, kDrop), 0u);
+      ASSERT_EQ(kRxMeta.get(dut->m_meta, kRmRqFetched), 1u);
+      ASSERT_EQ(kRxMeta.get(dut->m_meta, kRmNbeats), 0u) << "a flush record has no frame beats";
+      ASSERT_EQ(kRxMeta.get(dut->m_meta, kRmDrop), 0u);
       owed.push_back(s.addr(s.fl_out));
       s.fl_out = uint16_t(s.fl_out + 1);
       ++flushed;
@@ -213,11 +212,11 @@ class RqFetchBench : public ::testing::Test {
       ASSERT_FALSE(out.empty()) << "cycle " << c << ": record out of nowhere";
       const Rec& e = out.front();
       for (size_t i = 0; i < kMetaN; ++i)
-        ASSERT_EQ(kMeta.get(dut->m_meta, i), e.f[i]) << "cycle " << c << " record " << records << " field " << i
-                                                     << " (opcode 0x" << std::hex << e.f[kOpcode] << " qpn 0x"
-                                                     << e.f[kDqpn] << ")";
-      if (e.f[kRqFetched]) owed.push_back(out_addr.front());
-      if (e.f[kRqFetched]) out_addr.pop_front();
+        ASSERT_EQ(kRxMeta.get(dut->m_meta, i), e.f[i]) << "cycle " << c << " record " << records << " field " << i
+                                                     << " (opcode 0x" << std::hex << e.f[kRmOpcode] << " qpn 0x"
+                                                     << e.f[kRmDqpn] << ")";
+      if (e.f[kRmRqFetched]) owed.push_back(out_addr.front());
+      if (e.f[kRmRqFetched]) out_addr.pop_front();
       out.pop_front();
       ++records;
     }
@@ -234,14 +233,14 @@ class RqFetchBench : public ::testing::Test {
     // --- model update at the edge (inputs accepted this cycle)
     if (hold_rec && dut->s_ready) {
       Rec e = cur_rec;
-      e.f[kRqFetched] = 0;
-      e.f[kRqIdx] = 0;
-      const uint64_t q = e.f[kDqpn];
-      if (!e.f[kDrop] && q < uint64_t(kQps) && consumes(e.f[kOpcode]) && !qps[q].err) {
+      e.f[kRmRqFetched] = 0;
+      e.f[kRmRqIdx] = 0;
+      const uint64_t q = e.f[kRmDqpn];
+      if (!e.f[kRmDrop] && q < uint64_t(kQps) && consumes(e.f[kRmOpcode]) && !qps[q].err) {
         Qp& s = qps[q];
-        e.f[kRqIdx] = s.fci;
+        e.f[kRmRqIdx] = s.fci;
         if (s.fci != s.pi) {
-          e.f[kRqFetched] = 1;
+          e.f[kRmRqFetched] = 1;
           const uint16_t mask = uint16_t((1u << s.log_rq) - 1);
           const uint64_t a = s.base + (uint64_t(s.fci & mask) << 6);
           ar_expect.push_back(a);
@@ -271,7 +270,7 @@ class RqFetchBench : public ::testing::Test {
       if (!ar_expect.empty() && issue_q == rs_qpn && !(dut->ar_valid && dut->ar_ready)) {
         ar_expect.pop_back();
         out_addr.pop_back();
-        out.back().f[kRqFetched] = 0;
+        out.back().f[kRmRqFetched] = 0;
         --fetched;
         ++aborted;
       }
@@ -319,7 +318,9 @@ class RqFetchBench : public ::testing::Test {
     EXPECT_FALSE(dut->wqe_valid) << "WQE in the FIFO that no record owns";
     EXPECT_EQ(reads, wqes);
     for (uint32_t q : hot)
-      if (qps[q].err) EXPECT_EQ(qps[q].fl_out, qps[q].pi) << "QP " << q << ": posted WQEs left unflushed";
+      if (qps[q].err) {
+        EXPECT_EQ(qps[q].fl_out, qps[q].pi) << "QP " << q << ": posted WQEs left unflushed";
+      }
   }
 
   void pick_hot(size_t n) {

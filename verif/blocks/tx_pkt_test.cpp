@@ -1,20 +1,22 @@
 // srnic_tx_pkt bench (with srnic_qpc_ram): the connection table is programmed through the
 // qp_cmd port (one qp_cmd_t per QP, random peer MAC/IP/QPN/UDP port and random values in
 // every other field), random tx_job_t jobs (every RC opcode, random values in fields the
-// opcode does not use, payloads 0..4096 at any byte address) are fed on both ports with
-// random valid gaps, and payload reads are answered from a C++ host memory (each byte a
-// hash of its address) by an in-order AXI read slave with random AR back-pressure and
-// latency. Checked: each AR is the next 64-byte-aligned piece of the accepted jobs' payload
+// opcode does not use, the resend mark random, payloads 0..4096 at any byte address) are
+// fed on both ports with random valid gaps, and payload reads are answered from a C++ host
+// memory (each byte a hash of its address) by an in-order AXI read slave with random AR
+// back-pressure and latency. Checked: each AR is the next 64-byte-aligned piece of the accepted jobs' payload
 // spans, as long as possible without crossing 4 KiB; the port arbitration (never both,
 // strict alternation while both wait, each port in order); AXI-Stream rules on the output
 // under random back-pressure (stable while stalled, tkeep contiguous, full beats before
 // tlast); and every frame byte for byte against srnic_roce's builder for the same fields
 // without its ICRC: MACs/IPs from the table and local_mac/local_ip, IPv4 length/checksum,
 // UDP port/length, BTH (opcode, SE, PadCnt, dest QP, AckReq, PSN), RETH/AETH/ImmDt, the
-// payload from host memory and the zero pad.
+// payload from host memory and the zero pad. A resent job (tx_job_t.resend, go-back-N) gives
+// the same frame as its original, byte for byte.
 #include <algorithm>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Vsrnic_tx_pkt.h"
@@ -47,7 +49,7 @@ struct Conn {
 struct Job {
   uint32_t qpn, psn, reth_rkey, reth_len, aeth_msn, imm;
   uint8_t opcode, aeth_syn;
-  bool ackreq, se;
+  bool ackreq, se, resend;
   uint64_t reth_va, pay_addr;
   uint32_t pay_len;
   uint64_t id;  // per port sequence number
@@ -96,7 +98,7 @@ class TxPktBench : public ::testing::Test {
     c.dip = rng.u32();
     c.dqpn = rng.u32() & 0xFFFFFF;
     c.sport = uint16_t(rng.u32());
-    for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    for (size_t i = 0; i < kQpCmd.widths.size(); ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
     auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
     put(kCQpn, q);
     put(kCDmac, c.dmac);
@@ -126,6 +128,7 @@ class TxPktBench : public ::testing::Test {
     j.psn = rng.u32() & 0xFFFFFF;
     j.ackreq = rng.percent(50);
     j.se = rng.percent(50);
+    j.resend = rng.percent(50);  // not on the wire: the frame is the same either way
     j.reth_va = rng.next();
     j.reth_rkey = rng.u32();
     j.reth_len = rng.u32();
@@ -158,6 +161,7 @@ class TxPktBench : public ::testing::Test {
     put(kImm, j.imm);
     put(kPayAddr, j.pay_addr);
     put(kPayLen, j.pay_len);
+    put(kResend, j.resend);
   }
 
   // The builder's frame for a job, without the ICRC.
@@ -313,6 +317,7 @@ class TxPktBench : public ::testing::Test {
                            std::to_string(e.port) + " job " + std::to_string(e.id) + ", " +
                            roce::opcode_name(e.frame[42]) + ")";
     EXPECT_EQ(e.id, checked_id[e.port]) << at << ": port order";
+    if (keep_frames) got[e.port].push_back(cur);
     checked_id[e.port] = e.id + 1;
     EXPECT_EQ(cur.size(), e.frame.size()) << at << ": length";
     size_t d = 0;
@@ -376,6 +381,8 @@ class TxPktBench : public ::testing::Test {
   unsigned ar_hold_len = 0;
   Hold out_hold;
   std::vector<uint8_t> cur;
+  bool keep_frames = false;            // keep every frame sent, per port in job order
+  std::vector<std::vector<uint8_t>> got[2];
   uint64_t frames = 0, ars = 0, ar_beats = 0, out_beats = 0, out_valid_cycles = 0, contended = 0;
 };
 
@@ -412,6 +419,56 @@ TEST_F(TxPktBench, Reprogram) {
     drain();
   }
   EXPECT_EQ(frames, 600u);
+}
+
+// go-back-N resends: jobs sent once, then sent again with resend set (later, with other
+// traffic in between, both ports): each resent frame equals its original byte for byte (and
+// both equal the builder's frame for the job's fields).
+TEST_F(TxPktBench, ResendSameFrame) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < 6 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
+  keep_frames = true;
+  Knobs k;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs[2];  // (original id, resend id) per port
+  for (int round = 0; round < 4 && !HasFatalFailure(); ++round) {
+    k.req = unsigned(rng.range(20, 100));
+    k.rsp = unsigned(rng.range(20, 100));
+    k.ar = unsigned(rng.range(20, 100));
+    k.out = unsigned(rng.range(20, 100));
+    k.lat = unsigned(rng.range(0, 60));
+    std::vector<Job> orig[2];
+    for (int i = 0; i < 60; ++i) {
+      const int port = rng.percent(75) ? 0 : 1;
+      Job j = random_job(port, k);
+      j.resend = false;
+      if (i < 18) j.opcode = uint8_t(i);  // every RC opcode in each round
+      if (!roce::opcode_info(j.opcode)->has_payload) j.pay_len = 0;
+      pending[port].push_back(j);
+      orig[port].push_back(j);
+    }
+    queue_jobs(20, k);  // other traffic in between
+    for (int port = 0; port < 2; ++port)
+      for (const Job& o : orig[port]) {
+        Job r = o;
+        r.resend = true;
+        r.id = next_id[port]++;
+        pending[port].push_back(r);
+        pairs[port].emplace_back(o.id, r.id);
+      }
+    run(k);
+  }
+  drain();
+  size_t compared = 0;
+  for (int port = 0; port < 2; ++port)
+    for (const auto& [o, r] : pairs[port]) {
+      ASSERT_LT(r, got[port].size()) << "port " << port << " job " << r << " never sent";
+      EXPECT_TRUE(got[port][o] == got[port][r])
+          << "port " << port << ": resend (job " << r << ") differs from its original (job " << o << ", "
+          << roce::opcode_name(got[port][o][42]) << ")";
+      ++compared;
+    }
+  EXPECT_EQ(compared, 240u);
 }
 
 // Everything ready, short read latency, long payloads: the output keeps close to one beat
