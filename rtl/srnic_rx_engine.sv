@@ -40,13 +40,15 @@
 // as in the IBA responder order), so a bad R_Key completes that WQE with REM_ACCESS_ERR.
 //
 // Go-back-N (requester). A lost packet shows as a NAK PSN sequence error, an RNR NAK, a gap
-// in a READ's responses, an ACK (or NAK) beyond a READ that did not get all its responses
+// in a READ's responses, a response of a later READ while an earlier one got none of its
+// responses, an ACK (or NAK) beyond a READ that did not get all its responses
 // (implied NAK; an ACK inside a READ's range is none), or a local ACK timeout (tmo_*, from
 // the timers). Each starts a retry episode: a CEV_RETRY event names where to resend from
 // (the first missing READ response PSN when a READ is partly placed, else the NAK's PSN; for a
 // timeout the next send PSN, so the completion engine can tell whether anything is
-// outstanding), and the QP is marked (rwp) until the send path has applied the completion
-// engine's answer (note_*). Meanwhile the QP's READ responses are dropped (the send path
+// outstanding), the QP's READ contexts are freed (its READ responses are dropped until the
+// rewind, which requests those READs again), and the QP is marked (rwp) until the send path
+// has applied the completion engine's answer (note_*). Meanwhile the QP's READ responses are dropped (the send path
 // drops its READ contexts when it rewinds, and no READ may complete from responses that a
 // resend will bring again) and further NAKs only acknowledge (one episode at a time; a NAK
 // the responder does not repeat is recovered by the timer). A READ response whose opcode does
@@ -209,6 +211,7 @@ module srnic_rx_engine #(
     logic [2:0]  rd_mtu;     // the READ's path MTU
     logic [12:0] rd_llen;    // payload bytes of its last response
     logic        rwp;        // a retry episode is open (rewind pending)
+    logic        rcv;        // resending after an episode: no in-order progress seen yet
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -504,7 +507,11 @@ module srnic_rx_engine #(
   // a QP moved to RESET (from any state: no error flush need have freed anything) and a QP
   // initialised again free every READ context the QP still holds
   assign rdc_flush_valid = qp_cmd_ready && (qp_cmd.init_idx || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET));
-  assign rdc_qerr_flush_valid = est == E_CLASSIFY && is_qerr;
+  // a QP in error, and a QP whose retry episode starts (the cycle after retry()), lose their
+  // READ contexts: responses are dropped until the rewind, which requests the READs again (so
+  // the contexts cannot hold up the send path the rewind waits for)
+  logic rt_flush;
+  assign rdc_qerr_flush_valid = (est == E_CLASSIFY && is_qerr) || rt_flush;
   assign rdc_qerr_flush_qpn   = qpn;
   always_ff @(posedge clk) begin
     if (rst || est != E_RDLK) rdlk_sent <= 1'b0;
@@ -559,6 +566,7 @@ module srnic_rx_engine #(
   task automatic retry(input logic [1:0] kind, input logic [23:0] psn, input logic [4:0] code);
     s.rwp          <= 1'b1;
     s.rd_valid     <= 1'b0;
+    rt_flush       <= 1'b1;
     cev_q          <= '0;
     cev_q.kind     <= srnic_pkg::CEV_RETRY;
     cev_q.qpn      <= srnic_pkg::QPN_W'(qpn);
@@ -605,9 +613,10 @@ module srnic_rx_engine #(
   always_ff @(posedge clk) begin
     if (rst) begin
       est <= E_IDLE; mv_active <= 1'b0; beats_left <= '0; mr_go <= 1'b0;
-      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
+      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0; rt_flush <= 1'b0;
     end else begin
       if (tk_valid && tk_ready) tk_valid <= 1'b0;
+      rt_flush <= 1'b0;
       if (snd_now) snd_seen <= 1'b1;
       // ---------------- mover
       if (mv_fill) begin
@@ -687,6 +696,7 @@ module srnic_rx_engine #(
             est <= (qp_live && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
           end else if (is_note) begin
             s.rwp <= 1'b0;           // the episode is over: READ responses count again
+            s.rcv <= 1'b1;           // responses to what was sent before the rewind may follow
             est <= E_WB;
           end else if (is_tmo) begin
             // local ACK timeout: resend what is outstanding (the completion engine compares
@@ -710,14 +720,20 @@ module srnic_rx_engine #(
               cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn; cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
               cev_q.has_rt <= 1'b0;
               if (m.aeth_syn[6:5] == 2'b00) begin
-                // an ACK beyond a READ that is not complete: its responses were lost
-                if (!s.rwp && !s.err && rd_beyond)
+                // an ACK beyond a READ that is not complete: its responses were lost (while
+                // resending it may answer what was sent before the rewind: acknowledge only)
+                if (!s.rwp && !s.rcv && !s.err && rd_beyond)
                   retry(srnic_pkg::RT_IMPLIED, rd_cur_beyond ? s.rd_next : m.psn + 24'd1, 5'd0);
-                else begin cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV; end
+                else begin
+                  if (!rd_beyond) s.rcv <= 1'b0;   // in-order progress
+                  cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV;
+                end
               end else if (m.aeth_syn[6:5] == 2'b01 || m.aeth_syn == srnic_pkg::AETH_NAK_PSN) begin
                 // RNR NAK, NAK PSN sequence error: resend from the NAK's PSN (or from a READ
                 // before it that is not complete) after the RNR timer / at once
-                if (!s.rwp && !s.err)
+                // (while resending, a sequence NAK may be for what was sent before the rewind:
+                // it only acknowledges; a new loss is then recovered by the timer)
+                if (!s.rwp && !s.err && (m.aeth_syn[6:5] == 2'b01 || !s.rcv))
                   retry(m.aeth_syn[6:5] == 2'b01 ? srnic_pkg::RT_RNR : srnic_pkg::RT_SEQ,
                         rd_cur_beyond ? s.rd_next : m.psn, m.aeth_syn[4:0]);
                 else ack_to(m.psn - 24'd1);
@@ -753,6 +769,12 @@ module srnic_rx_engine #(
                 end
               end else if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_last)) begin
                 retry(srnic_pkg::RT_IMPLIED, s.rd_next, 5'd0);   // the unfinished READ lost its last responses
+              end else if (!s.rd_valid && rdc_bq_hit) begin
+                // a response beyond a READ that got none of its responses: all of them were
+                // lost; the completion engine rewinds to that READ (the first incomplete WQE).
+                // While resending it is a response to a request sent before the rewind: dropped.
+                if (s.rcv) est <= E_WB;
+                else retry(srnic_pkg::RT_IMPLIED, m.psn, 5'd0);
               end else begin
                 est <= E_RDLK;      // look the READ up in the context table
               end
@@ -869,7 +891,10 @@ module srnic_rx_engine #(
         E_RDLK: if (rdc_lk_rsp) begin
           if (!rdc_lk_hit) est <= E_WB;     // no outstanding READ owns this PSN: drop
           else if (m.psn != rdc_lk_first) begin
-            retry(srnic_pkg::RT_IMPLIED, rdc_lk_first, 5'd0);   // the READ's first responses are missing
+            // the READ's first responses are missing (while resending: a response to the READ
+            // sent before the rewind, dropped)
+            if (s.rcv) est <= E_WB;
+            else retry(srnic_pkg::RT_IMPLIED, rdc_lk_first, 5'd0);
           end else if (!op_ok_lk) begin
             est <= E_WB;                    // stale: a response for another request of this PSN
           end else if (!rsp_ok_lk) begin
@@ -895,6 +920,7 @@ module srnic_rx_engine #(
           // state updates after placement
           if (is_resp) begin
             s.rd_next <= m.psn + 24'd1;
+            s.rcv     <= 1'b0;       // in-order progress
             tk_valid  <= 1'b1;       // a READ response placed: restart the timer (stop after the last)
             tk_stop   <= m.psn == s.rd_last && m.psn + 24'd1 == snd_nxt && !snd_seen && !snd_now;
             if (m.psn == s.rd_last) begin

@@ -68,11 +68,11 @@ bool impairs(const RunConfig& cfg) {
 // duplicate and sequence handling that comes with it. Set a flag when the NIC has what it needs
 // and the runs with that impairment pass.
 namespace {
-constexpr bool kNicRecoversLoss = false;        // --loss, --burst-loss, --drop
-constexpr bool kNicRecoversCorruption = false;  // --corrupt (ICRC drop, then as a loss)
-constexpr bool kNicTakesReordering = false;     // --reorder
-constexpr bool kNicTakesDuplicates = false;     // --dup
-constexpr bool kNicTakesJitter = false;         // --jitter
+constexpr bool kNicRecoversLoss = true;         // --loss, --burst-loss, --drop
+constexpr bool kNicRecoversCorruption = true;   // --corrupt (ICRC drop, then as a loss)
+constexpr bool kNicTakesReordering = true;      // --reorder
+constexpr bool kNicTakesDuplicates = true;      // --dup
+constexpr bool kNicTakesJitter = true;          // --jitter
 }  // namespace
 
 const char* refused_impairment(const RunConfig& cfg) {
