@@ -204,12 +204,15 @@ module srnic_comp #(
                                             input logic has_ack, input logic has_rd);
     ack_limit = !has_ack ? psn2 : !has_rd ? psn : srnic_pkg::psn_ge(psn2, psn) ? psn2 : psn;
   endfunction
-  // with a retry episode other than a timeout, everything before rt_psn is acknowledged too
+  // with a retry episode other than a timeout, everything before rt_psn is acknowledged too;
+  // an event without ACKs (a timeout alone) acknowledges nothing: `none` (the PSN before the
+  // QP's oldest incomplete WQE)
   function automatic logic [23:0] rt_limit(input logic [23:0] psn, input logic [23:0] psn2,
                                            input logic has_ack, input logic has_rd, input logic has_rt,
-                                           input logic [1:0] kind, input logic [23:0] rt_psn);
+                                           input logic [1:0] kind, input logic [23:0] rt_psn,
+                                           input logic [23:0] none);
     logic [23:0] a, r, lim;
-    a = ack_limit(psn, psn2, has_ack, has_rd);
+    a = (has_ack || has_rd) ? ack_limit(psn, psn2, has_ack, has_rd) : none;
     r = rt_psn - 24'd1;
     if (!has_rt || kind == srnic_pkg::RT_TIMEOUT) lim = a;
     else if (!has_ack && !has_rd) lim = r;
@@ -234,7 +237,8 @@ module srnic_comp #(
 
   wire i_herr = i_ev.kind == srnic_pkg::CEV_HERR;
   wire i_lerr = i_ev.kind == srnic_pkg::CEV_LERR;
-  wire [23:0] i_lim = i_ev.kind == srnic_pkg::CEV_NAK ? i_ev.psn : rt_limit(i_ev.psn, i_ev.psn2, i_ev.has_ack, i_ev.has_rd, i_ev.has_rt, i_ev.rt_kind, i_ev.rt_psn);
+  wire [23:0] i_lim = i_ev.kind == srnic_pkg::CEV_NAK ? i_ev.psn : rt_limit(i_ev.psn, i_ev.psn2, i_ev.has_ack, i_ev.has_rd, i_ev.has_rt, i_ev.rt_kind, i_ev.rt_psn,
+                                                                  i_s.psn - 24'd1);
   wire        i_rt  = i_ev.kind == srnic_pkg::CEV_ACKS && i_ev.has_rt;
   assign ev_ready  = is == I_IDLE && !cont_valid && ev_valid && !in_busy && sl_free &&
                      resv <= BW'(FETCH_BEATS - MAX_RUN) && cfg_ready && st_ready;
@@ -308,7 +312,8 @@ module srnic_comp #(
   wire        at_bad  = s.err_valid && s.psn == s.err_psn && !s.flushing;
   wire        flush   = s.flushing && s.ci != s.fl_pi;       // head WQE is to be flushed
   wire        fl_stop = s.flushing && s.ci == s.fl_pi;       // everything posted is flushed
-  wire [23:0] ack_lim = rt_limit(ev.psn, ev.psn2, ev.has_ack, ev.has_rd, ev.has_rt, ev.rt_kind, ev.rt_psn);
+  wire [23:0] ack_lim = rt_limit(ev.psn, ev.psn2, ev.has_ack, ev.has_rd, ev.has_rt, ev.rt_kind, ev.rt_psn,
+                                  s.psn - 24'd1);
   wire [23:0] lim     = is_nak ? ev.psn : ack_lim;
 
   // Retry episode at the head WQE (the first one not complete): where the send path resends

@@ -62,41 +62,6 @@ bool impairs(const RunConfig& cfg) {
   return lc.direction(0).any() || lc.direction(1).any() || !lc.drop_rules.empty();
 }
 
-// What the NIC survives on the wire. Lost frames (and frames dropped for a bad ICRC) need loss
-// recovery: go-back-N retransmission on a NAK or a local ACK timeout. Reordered frames need it
-// too (the receiver NAKs the gap, the sender resends); duplicates and late frames need the
-// duplicate and sequence handling that comes with it. Set a flag when the NIC has what it needs
-// and the runs with that impairment pass.
-namespace {
-constexpr bool kNicRecoversLoss = true;         // --loss, --burst-loss, --drop
-constexpr bool kNicRecoversCorruption = true;   // --corrupt (ICRC drop, then as a loss)
-constexpr bool kNicTakesReordering = true;      // --reorder
-constexpr bool kNicTakesDuplicates = true;      // --dup
-constexpr bool kNicTakesJitter = true;          // --jitter
-}  // namespace
-
-const char* refused_impairment(const RunConfig& cfg) {
-  const LinkConfig lc = link_config(cfg);
-  bool loss = false, burst = false, corrupt = false, reorder = false, dup = false, jitter = false;
-  for (int d = 0; d < 2; ++d) {
-    const Impairments im = lc.direction(d);
-    loss |= im.loss > 0;
-    burst |= im.burst.enabled();
-    corrupt |= im.corrupt > 0;
-    reorder |= im.reorder > 0;
-    dup |= im.dup > 0;
-    jitter |= im.jitter_ns > 0;
-  }
-  if (!kNicRecoversLoss && loss) return "--loss > 0";
-  if (!kNicRecoversLoss && burst) return "--burst-loss";
-  if (!kNicRecoversLoss && !lc.drop_rules.empty()) return "--drop";
-  if (!kNicRecoversCorruption && corrupt) return "--corrupt > 0";
-  if (!kNicTakesReordering && reorder) return "--reorder > 0";
-  if (!kNicTakesDuplicates && dup) return "--dup > 0";
-  if (!kNicTakesJitter && jitter) return "--jitter > 0";
-  return nullptr;
-}
-
 uint32_t mixed_size(uint64_t random, uint64_t size, uint32_t mtu, uint64_t random2) {
   switch (random % 6) {
     case 0: return 0;

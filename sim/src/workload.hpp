@@ -42,6 +42,8 @@ struct RunConfig {
   double clock_mhz = 300;
   double pcie_latency_ns = 1100;
   double link_delay_ns = 100;
+  uint32_t timeout = 8;        // QP local ACK timeout attribute: 4.096 us * 2^timeout (0: none)
+  uint32_t retry_cnt = 7;      // QP retry_cnt (7: no limit)
   uint64_t max_cycles = 0;     // 0: no limit
   uint32_t tx_depth = 128;     // outstanding WRs per QP
   uint32_t signal_every = 1;   // every Nth WR (and the last) is signaled
@@ -74,7 +76,6 @@ bool impairs(const RunConfig& cfg);
 // The first link impairment of cfg that the NIC cannot take yet, named as its option
 // ("--loss > 0", "--burst-loss", ...), or nullptr. parse_cli refuses a run that has one; lifting
 // a refusal is a change in this function only (see workload.cpp).
-const char* refused_impairment(const RunConfig& cfg);
 
 const char* to_string(RunConfig::Fault f);
 const char* to_string(RunConfig::WriteReorder r);

@@ -238,6 +238,12 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_option("--link-delay-ns", cfg.link_delay_ns, "cable propagation delay each way in ns")
       ->check(real_range(0, 1e9, "link delay"))
       ->capture_default_str();
+  app.add_option("--timeout", cfg.timeout, "QP local ACK timeout attribute: 4.096 us * 2^T (0: no timer)")
+      ->check(uint_range(0, 31, "timeout"))
+      ->capture_default_str();
+  app.add_option("--retry-cnt", cfg.retry_cnt, "QP retry_cnt: timeouts and sequence NAKs per WQE before RETRY_EXC_ERR (7: no limit)")
+      ->check(uint_range(0, 7, "retry count"))
+      ->capture_default_str();
   app.add_option("--max-cycles", cfg.max_cycles, "stop with an error after N core cycles (0: no limit)")
       ->capture_default_str();
   app.add_option("--tx-depth", cfg.tx_depth, "outstanding WRs per QP (1..32768)")
@@ -345,12 +351,10 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
     return {false, 2, "srnic-sim: --inject-at must be below --iters (" + std::to_string(cfg.iters) + ")"};
 
   auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
-  // The NIC speaks standard RoCEv2 only and has no retransmission yet: refuse what it
-  // cannot do rather than run something else under that name.
+  // The NIC speaks standard RoCEv2 only: refuse what it cannot do rather than run something
+  // else under that name.
   if (cfg.mode == WireMode::Ext)
     return bad("--mode ext is not supported until the SRNIC header extensions exist (use --mode std)");
-  if (const char* what = refused_impairment(cfg))
-    return bad(std::string(what) + " is not supported until loss recovery exists");
   if (cfg.latency) {
     if (cfg.qps != 1) return bad("--latency runs one QP pair; use --qps 1");
     if (cfg.mixed) return bad("--latency and --mixed cannot be combined");
@@ -408,6 +412,8 @@ std::string reproduce_command(const RunConfig& c) {
   if (c.clock_mhz != d.clock_mhz) o << " --clock-mhz " << c.clock_mhz;
   if (c.pcie_latency_ns != d.pcie_latency_ns) o << " --pcie-latency-ns " << c.pcie_latency_ns;
   if (c.link_delay_ns != d.link_delay_ns) o << " --link-delay-ns " << c.link_delay_ns;
+  if (c.timeout != d.timeout) o << " --timeout " << c.timeout;
+  if (c.retry_cnt != d.retry_cnt) o << " --retry-cnt " << c.retry_cnt;
   if (c.max_cycles != d.max_cycles) o << " --max-cycles " << c.max_cycles;
   if (c.tx_depth != d.tx_depth) o << " --tx-depth " << c.tx_depth;
   if (c.signal_every != d.signal_every) o << " --signal-every " << c.signal_every;

@@ -303,8 +303,8 @@ void Runner::connect() {
                        sw::QpAttrMask::MaxDestRdAtomic | sw::QpAttrMask::MinRnrTimer);
       a.qp_state = sw::QpState::Rts;
       a.sq_psn = me.sq_psn[q];
-      a.timeout = 8;
-      a.retry_cnt = 7;
+      a.timeout = uint8_t(cfg_.timeout);
+      a.retry_cnt = uint8_t(cfg_.retry_cnt);
       a.rnr_retry = 7;
       a.max_rd_atomic = 16;
       qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |

@@ -6,7 +6,8 @@ usage: fullchip_run.py SRNIC_SIM [--sizes LIST] [srnic-sim options...]
 LIST is comma-separated; each item may be N, N-1 or N+1 (e.g. 0,1,1024-1,1024+1,65536). Every
 run must report data_ok, no errors, completions equal to the count computed here from the
 options, no protocol or bus violations and, on a link without impairments, no retransmits (NIC
-counter or wire)."""
+counter or wire). With --expect-recovery (a lossy link), the link must have lost frames and the
+NIC must have resent (retransmits > 0), so the run cannot pass without exercising recovery."""
 
 import json
 import subprocess
@@ -43,7 +44,7 @@ def size_list(spec):
     return out
 
 
-def run_one(sim, args):
+def run_one(sim, args, recovery=False):
     cmd = [sim, "--json"] + args
     p = subprocess.run(cmd, capture_output=True, text=True)
     line = " ".join(cmd)
@@ -71,6 +72,13 @@ def run_one(sim, args):
             problems.append(f"retransmits {r['retransmits']} on a clean link")
         if r["wire_retransmits"] != 0:
             problems.append(f"wire_retransmits {r['wire_retransmits']} on a clean link")
+    if recovery:
+        lost = sum(v for k, v in r["impairments"].get("stats", {}).items() if k.startswith("lost")) \
+            if isinstance(r["impairments"].get("stats"), dict) else None
+        if r["retransmits"] == 0:
+            problems.append("no retransmits on a lossy link: recovery was not exercised")
+        if lost == 0:
+            problems.append("the link lost nothing")
     if "--latency" in args and (r["latency_us"] is None or r["latency_us"]["p50"] <= 0):
         problems.append("no latency figures")
     status = "ok" if not problems else "FAIL"
@@ -85,6 +93,9 @@ def main():
         return 2
     sim, args = sys.argv[1], sys.argv[2:]
     sizes = None
+    recovery = "--expect-recovery" in args
+    if recovery:
+        args.remove("--expect-recovery")
     if "--sizes" in args:
         i = args.index("--sizes")
         sizes = size_list(args[i + 1])
@@ -92,7 +103,7 @@ def main():
     runs = [args + ["--size", str(s)] for s in sizes] if sizes else [args]
     problems = []
     for a in runs:
-        problems += run_one(sim, a)
+        problems += run_one(sim, a, recovery)
     for m in problems:
         print("FAIL: " + m, file=sys.stderr)
     return 1 if problems else 0
