@@ -696,5 +696,83 @@ TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
   EXPECT_EQ(mem(*this, 0, 0x4000, 16384), old_read_target) << "a stale READ response of the old connection landed";
 }
 
+// ---------------------------------------------------------------- recovery limits
+// Reconnects QP 0 on both hosts with the given retry attributes (fresh PSNs p0).
+void reconnect_qp0(BadInput& t, uint8_t timeout, uint8_t retry_cnt, uint8_t rnr_retry, uint32_t p0) {
+  for (int h = 0; h < 2; ++h) {
+    sw::QpAttr r;
+    r.qp_state = sw::QpState::Reset;
+    t.host[h].qps[0]->modify(r, sw::QpAttrMask::State);
+  }
+  t.retry.timeout = timeout;
+  t.retry.retry_cnt = retry_cnt;
+  t.retry.rnr_retry = rnr_retry;
+  for (int h = 0; h < 2; ++h) t.connect(h, 0, p0);
+  t.retry = {};
+}
+
+// The link from host 0 is cut: the first outstanding WR completes RETRY_EXC_ERR after
+// retry_cnt + 1 local ACK timeouts (each resending it from its start), and the rest of the
+// QP's queue is flushed. Timeout 4: 4.096 us * 16 = 65.5 us.
+TEST_F(BadInput, LinkCutFailsAfterRetryCntTimeouts) {
+  reconnect_qp0(*this, 4, 2, 7, 500);
+  int cut = 0;
+  world->link(0).set_drop_filter([&cut](int from, const Frame&) { return from == 0 && ++cut > 0; });
+  const double t0 = world->now_ns();
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x600, 0x0, 8192, 0x1000);
+  post(0, 0, sw::WrOpcode::RdmaRead, 0x601, 0x4000, 4096, 0x2000);
+  post(0, 0, sw::WrOpcode::RdmaWrite, 0x602, 0x6000, 64, 0x3000);
+  sw::WorkCompletion wc = wait_send_completion();
+  const double t_fail = world->now_ns();
+  EXPECT_EQ(wc.wr_id, 0x600u);
+  EXPECT_EQ(wc.status, sw::WcStatus::RetryExcErr) << sw::to_string(wc.status);
+  for (uint64_t id : {0x601u, 0x602u}) {
+    wc = wait_send_completion();
+    EXPECT_EQ(wc.wr_id, id);
+    EXPECT_EQ(wc.status, sw::WcStatus::WrFlushErr) << sw::to_string(wc.status);
+  }
+  EXPECT_EQ(counter(0, abi::CNT_ACK_TIMEOUT), 3u) << "retry_cnt 2: two timeouts resend, the third fails";
+  EXPECT_EQ(counter(0, abi::CNT_REWIND), 2u);
+  EXPECT_GE(t_fail - t0, 3 * 65536.0) << "failed before three timeouts of 65.5 us";
+  // every frame host 0 sent went into the cut: the first sending of the three WRs (8 + 1 + 1
+  // packets) and two resends of everything from the head WQE
+  EXPECT_EQ(counter(0, abi::CNT_TX_RETRANSMIT), 2u * 10u);
+  EXPECT_EQ(cut, 30) << "frames host 0 sent into the cut link";
+  world->link(0).set_drop_filter({});
+  expect_other_qp_works(0x603);
+}
+
+// Receiver not ready, rnr_retry = 7 (no limit): the SEND is resent after each RNR wait, never
+// before the RNR timer the NAK carries (min_rnr_timer 1: 0.01 ms), until the receive is
+// posted; then it completes, and so does the receive.
+TEST_F(BadInput, RnrRetryForeverWaitsForTheReceive) {
+  std::vector<double> nak_t;
+  world->link(0).set_drop_filter([&nak_t](int from, const Frame& f) {
+    if (from == 1 && f.bytes.size() >= 14 + 20 + 8 + 12 + 4 && f.bytes[14 + 20 + 8] == 0x11 &&
+        (f.bytes[14 + 20 + 8 + 12] & 0x60) == 0x20)
+      nak_t.push_back(f.t_sent_ns);
+    return false;
+  });
+  post(0, 0, sw::WrOpcode::Send, 0x610, 0x0, 1024, 0);
+  for (int i = 0; i < 400000 && nak_t.size() < 4; ++i) world->step();
+  ASSERT_GE(nak_t.size(), 4u) << "fewer than 4 RNR NAKs while no receive was posted";
+  sw::WorkCompletion none{};
+  EXPECT_EQ(host[0].scq->poll_cq(1, &none), 0) << "the SEND completed without a receive";
+  for (size_t i = 1; i < nak_t.size(); ++i)
+    EXPECT_GE(nak_t[i] - nak_t[i - 1], 10240.0) << "RNR retry " << i << " came before the RNR timer (10.24 us)";
+  EXPECT_GE(counter(0, abi::CNT_RNR_WAIT), 3u);
+  EXPECT_EQ(counter(0, abi::CNT_ACK_TIMEOUT), 0u);
+  post_recv(*this, 1, 0, 0x611, 0x8000, 1024);
+  const sw::WorkCompletion wc = wait_send_completion();
+  EXPECT_EQ(wc.wr_id, 0x610u);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  const sw::WorkCompletion rc = wait_cq(*this, *host[1].rcq, "host 1's receive CQ");
+  EXPECT_EQ(rc.wr_id, 0x611u);
+  EXPECT_EQ(rc.status, sw::WcStatus::Success) << sw::to_string(rc.status);
+  EXPECT_EQ(mem(*this, 1, 0x8000, 1024), mem(*this, 0, 0x0, 1024)) << "the SEND's data";
+  world->link(0).set_drop_filter({});
+  expect_other_qp_works(0x612);
+}
+
 }  // namespace
 }  // namespace srnic::sim

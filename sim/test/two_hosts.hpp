@@ -88,6 +88,14 @@ class TwoHosts : public ::testing::Test {
     return q;
   }
 
+  // Retry attributes connect() gives a QP (a test may change them before reconnecting one).
+  struct RetryAttrs {
+    uint8_t timeout = 8;    // 4.096 us * 2^8 = 1.05 ms
+    uint8_t retry_cnt = 7;  // 7: no limit
+    uint8_t rnr_retry = 7;  // 7: no limit
+    uint8_t min_rnr_timer = 1;
+  } retry;
+
   // RESET -> INIT -> RTR -> RTS of host h's QP q towards the peer's QP q; QP q's PSNs start at
   // psn0 + q in both directions.
   void connect(int h, int q, uint32_t psn0 = 100) {
@@ -103,16 +111,16 @@ class TwoHosts : public ::testing::Test {
     a.rq_psn = psn0 + uint32_t(q);
     a.ah_attr.dmac = cfg_.mac[1 - h];
     a.ah_attr.dip = cfg_.ip[1 - h];
-    a.min_rnr_timer = 1;
+    a.min_rnr_timer = retry.min_rnr_timer;
     a.max_dest_rd_atomic = 16;
     qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Av | sw::QpAttrMask::PathMtu |
                      sw::QpAttrMask::DestQpn | sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic |
                      sw::QpAttrMask::MinRnrTimer);
     a.qp_state = sw::QpState::Rts;
     a.sq_psn = psn0 + uint32_t(q);
-    a.timeout = 8;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
+    a.timeout = retry.timeout;
+    a.retry_cnt = retry.retry_cnt;
+    a.rnr_retry = retry.rnr_retry;
     a.max_rd_atomic = 16;
     qp.modify(a, sw::QpAttrMask::State | sw::QpAttrMask::Timeout | sw::QpAttrMask::RetryCnt |
                      sw::QpAttrMask::RnrRetry | sw::QpAttrMask::SqPsn | sw::QpAttrMask::MaxQpRdAtomic);
