@@ -482,7 +482,14 @@ module srnic_wqe_fetch #(
   assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : (a_go && a_fence);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
-  assign st_wr_data = p_wr ? cur : i_misc ? rw_st : a_st;
+  // a turn's write-back carries psn_hi along once the send state passes it, so it never falls
+  // 2^23 PSNs behind (then the serial comparison would mark new PSNs as resends)
+  txst_t cur_wb;
+  always_comb begin
+    cur_wb = cur;
+    if (srnic_pkg::psn_gt(cur.psn, cur.psn_hi)) cur_wb.psn_hi = cur.psn;
+  end
+  assign st_wr_data = p_wr ? cur_wb : i_misc ? rw_st : a_st;
 
   always_ff @(posedge clk) begin
     if (rst) begin
