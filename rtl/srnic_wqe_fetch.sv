@@ -300,19 +300,6 @@ module srnic_wqe_fetch #(
   wire   rw_apply = iss_rw && iss_rwd.apply && a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && !a_st.err;
   wire   rw_park  = rw_apply && iss_rwd.rnr;
   wire   up_kick  = iss_up && a_st.park;
-  wire   rw_go    = a_valid && iss_rw && !(rw_apply && seg_busy_a) && note_ready &&
-                    (!rw_park || rnr_ready) && (!rw_apply || rw_park || kick_ready);
-  wire   up_go    = a_valid && iss_up && (!up_kick || kick_ready);
-  assign note_valid = a_valid && iss_rw && !(rw_apply && seg_busy_a) && (!rw_park || rnr_ready) &&
-                      (!rw_apply || rw_park || kick_ready);
-  assign note_qpn   = iss_qpn;
-  assign rnr_valid  = a_valid && rw_park && !seg_busy_a && note_ready;
-  assign rnr_qpn    = iss_qpn;
-  assign rnr_code   = iss_rwd.code;
-  assign kick_valid = (a_valid && rw_apply && !rw_park && !seg_busy_a && note_ready) || (a_valid && up_kick);
-  assign kick_qpn   = iss_qpn;
-  assign rdc_rw_flush     = rw_go && rw_apply;
-  assign rdc_rw_flush_qpn = iss_qpn;
   txst_t rw_st;
   always_comb begin
     rw_st = a_st;
@@ -475,6 +462,23 @@ module srnic_wqe_fetch #(
   // Stop requests write back but tell the scheduler nothing (the QP is not its turn).
   wire p_done = pst == P_END;
   wire p_wr   = p_done && (t.stop || done_ready);
+  // Rewind and unpark outputs (see above): only in a cycle in which the issue stage can write
+  // the send state back (the plan stage's turn end has the write port first), so each goes
+  // out exactly once, together with that write.
+  wire   misc_ok  = a_valid && !p_done;
+  wire   rw_go    = misc_ok && iss_rw && !(rw_apply && seg_busy_a) && note_ready &&
+                    (!rw_park || rnr_ready) && (!rw_apply || rw_park || kick_ready);
+  wire   up_go    = misc_ok && iss_up && (!up_kick || kick_ready);
+  assign note_valid = misc_ok && iss_rw && !(rw_apply && seg_busy_a) && (!rw_park || rnr_ready) &&
+                      (!rw_apply || rw_park || kick_ready);
+  assign note_qpn   = iss_qpn;
+  assign rnr_valid  = misc_ok && rw_park && !seg_busy_a && note_ready;
+  assign rnr_qpn    = iss_qpn;
+  assign rnr_code   = iss_rwd.code;
+  assign kick_valid = (misc_ok && rw_apply && !rw_park && !seg_busy_a && note_ready) || (misc_ok && up_kick);
+  assign kick_qpn   = iss_qpn;
+  assign rdc_rw_flush     = rw_go && rw_apply;
+  assign rdc_rw_flush_qpn = iss_qpn;
   wire i_misc = iss_rw || iss_up;
   wire i_wr   = idle_done && !p_done && (i_misc ? (rw_go || up_go) : (iss_stop || done_ready));
   assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop && !i_misc);
