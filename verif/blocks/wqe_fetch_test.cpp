@@ -36,9 +36,10 @@
 // (applied RNR: the QP is parked; its turns end without work until an unpark, which kicks
 // it), rdc_rw_flush (applied: the bench drops the QP's READ contexts). Ring slots are
 // freed only when the bench acknowledges WQEs (never at or after a pending rewind's WQE).
-// Two tests fail on the current RTL (marked RTL BUG): RewindBesideTurnEndNotesOnce and
-// ResendMarkAfterHalfTheWindow; the random tests keep away from the first one (rewinds and
-// unparks get no note/kick ready while a turn end is offered, and no host stops).
+// Three tests fail on the current RTL (marked RTL BUG): RewindBesideTurnEndNotesOnce,
+// UnparkBesideTurnEndKicksOnce and ResendMarkAfterHalfTheWindow; the random tests keep away
+// from the first two (rewinds and unparks get no note/kick ready while a turn end is offered,
+// and no host stops: `dodge`).
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -1486,6 +1487,38 @@ TEST_F(WqeFetchRewindBench, RewindBesideTurnEndNotesOnce) {
   EXPECT_EQ(notes, 1u);
   EXPECT_EQ(kicks, 1u);
   EXPECT_EQ(flushes, 1u);
+}
+
+// RTL BUG (fails), same cause as RewindBesideTurnEndNotesOnce on the unpark path: an unpark
+// of a parked QP whose kick comes while the plan stage offers a turn end kicks the scheduler
+// every cycle (up_go, kick_valid) until the turn end is taken, since its write-back (i_wr)
+// waits for !p_done. Expected: one kick.
+TEST_F(WqeFetchRewindBench, UnparkBesideTurnEndKicksOnce) {
+  SRNIC_BENCH_TRACE();
+  start();
+  send(kWrite, 2 * 256);
+  hold_unparks = true;
+  rewind(0, 0, true, true, 3);
+  settle();
+  ASSERT_EQ(notes, 1u);
+  ASSERT_EQ(up_q.size(), 1u);
+  const uint32_t b = (q + 1) % kQps;
+  configure(b, 1, 3, true);
+  ASSERT_TRUE(post(b, 0, kWrite, 0, 100));
+  ring = int(b);
+  k.done = 0;  // b's turn end waits
+  bool at_end = false;
+  for (int i = 0; i < 200 && !HasFatalFailure() && !at_end; ++i) {
+    cycle(k);
+    at_end = dut->done_valid;
+  }
+  ASSERT_TRUE(at_end) << "b's turn never ended";
+  hold_unparks = false;
+  for (int i = 0; i < 40 && !HasFatalFailure(); ++i) cycle(k);
+  k.done = 100;
+  settle();
+  EXPECT_EQ(unparks, 1u);
+  EXPECT_EQ(kicks, 1u);
 }
 
 // RTL BUG (fails): the resend mark compares the PSN with psn_hi, which only moves at a
