@@ -993,7 +993,7 @@ TEST_F(WqeFetchBench, RandomTraffic) {
   const int nq = std::min(kQps, 5);
   for (int i = 0; i < nq && !HasFatalFailure(); ++i)
     configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(1, 5)), i != 0 || rng.percent(50));
-  for (int phase = 0; phase < 60 && !HasFatalFailure(); ++phase) {
+  for (int phase = 0; phase < 100 && !HasFatalFailure(); ++phase) {
     Knobs k;
     k.post = unsigned(rng.range(2, 40));
     k.hand = unsigned(rng.range(10, 100));
