@@ -1,21 +1,32 @@
-// srnic_comp_coalesce bench: ACK and READ_DONE events for random QPs (PSNs rising per QP
-// and kind, across the 24-bit wrap) mixed with NAK events, random input timing and output
-// back-pressure. Each CEV_ACKS must merge exactly a non-empty prefix of the QP's events not
-// yet reported (newest ACK PSN, newest READ-done PSN, the has_* flags), so nothing is
-// reported twice and, once traffic stops, every QP's last CEV_ACKS carries the newest PSNs
-// it was sent. NAKs come out unchanged, in order, and ahead of any CEV_ACKS. A stalled
-// engine gets at most one CEV_ACKS per pending QP (plus the one staged); after reset the
-// merge waits for the pending-bit sweep. An event offered every cycle must not starve the
-// output (merges and takes share the one table port).
+// srnic_comp_coalesce bench: ACK, READ_DONE and CEV_RETRY events for random QPs (PSNs rising
+// per QP and kind, across the 24-bit wrap) mixed with NAK events from the RX engine and local
+// errors (CEV_LERR / CEV_HERR) on the send path's port, random input timing and output
+// back-pressure. The reference is the QP's list of accepted, unreported events: each
+// CEV_ACKS must merge exactly a non-empty prefix of that list (newest ACK PSN, newest
+// READ-done PSN, and the retry episode with its kind, RNR code and PSN when the prefix holds
+// one; the has_* flags saying which), so nothing is reported twice, an ACK or READ_DONE
+// accepted before a retry is never reported after it (the engine sees the ACKs before the
+// episode), and once traffic stops every QP's last CEV_ACKS carries the newest PSNs it was
+// sent. Like the RX engine, the bench starts at most one retry episode per QP until the
+// episode was reported and answered (a random delay after its CEV_ACKS is taken);
+// SecondRetryAssertion breaks that rule on purpose and expects a_one_retry. Direct events
+// (NAKs from the RX engine, local errors from the send path) come out unchanged (every
+// field), in acceptance order, ahead of any CEV_ACKS; in a cycle with an RX direct event
+// the local-error port is refused, and a local error offered all the time still gets
+// through. A stalled engine gets at most one CEV_ACKS per pending QP (plus the one staged);
+// after reset the merge waits for the pending-bit sweep. An event offered every cycle must
+// not starve the output (merges and takes share the one table port).
 // The engine's busy set is modelled: a CEV_ACKS the bench takes may keep its QP busy for a
 // while (p_busy), and one QP may be held busy for good (hog). A CEV_ACKS for a busy QP must
 // never be offered; the QPs behind a busy one must still be reported (it goes to the back
-// of the queue), and the busy QP's events must all be reported once it is free.
+// of the queue), and the busy QP's events (its retry episode too) must all be reported once
+// it is free.
 #include <deque>
 #include <vector>
 
 #include "Vsrnic_comp_coalesce.h"
 #include "bench.hpp"
+#include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
 namespace {
@@ -24,21 +35,21 @@ constexpr int kQps = BENCH_NUM_QPS;
 constexpr int kSweep = kQps / 16;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
-// srnic_pkg::comp_ev_t
-enum EvF { kKind, kQpn, kPsn, kStatus, kPsn2, kHasAck, kHasRd };
-constexpr Layout<7> kEv{{3, 16, 24, 8, 24, 1, 1}};
-constexpr uint32_t kAck = 0, kReadDone = 1, kNak = 3, kAcks = 5;
+constexpr uint32_t kAck = 0, kReadDone = 1, kRetry = 2, kNak = 3, kAcks = 5, kLerr = 6, kHerr = 7;
 
 struct Ev {
-  uint32_t kind = 0, qpn = 0, psn = 0, status = 0, psn2 = 0;
-  bool has_ack = false, has_rd = false;
-  uint64_t cycle = 0;  // accepted
+  uint64_t f[11] = {};  // comp_ev_t fields (CompEvF)
+  uint64_t cycle = 0;   // accepted
+  uint32_t kind() const { return uint32_t(f[kCeKind]); }
+  uint32_t qpn() const { return uint32_t(f[kCeQpn]); }
+  uint32_t psn() const { return uint32_t(f[kCePsn]); }
 };
 
 class CoalesceBench : public ::testing::Test {
  public:
   CoalesceBench()
-      : rng(test_seed()), dut(rng.next()), pend(kQps), next_ack(kQps), next_rd(kQps), busy_until(kQps) {
+      : rng(test_seed()), dut(rng.next()), pend(kQps), next_ack(kQps), next_rd(kQps), busy_until(kQps),
+        rt_state(kQps), rt_free_at(kQps) {
     for (int q = 0; q < kQps; ++q) {
       next_ack[size_t(q)] = rng.percent(50) ? kPsnMask - uint32_t(rng.below(300)) : rng.u32() & kPsnMask;
       next_rd[size_t(q)] = rng.percent(50) ? kPsnMask - uint32_t(rng.below(300)) : rng.u32() & kPsnMask;
@@ -47,121 +58,168 @@ class CoalesceBench : public ::testing::Test {
 
   void reset() {
     dut->s_valid = 0;
-    dut->l_valid = 0;  // local-error port (send path) idle in this bench
+    dut->l_valid = 0;
     dut->m_ready = 0;
     dut->busy = 0;
     dut.reset();
     std::fill(busy_until.begin(), busy_until.end(), 0);
+    std::fill(rt_state.begin(), rt_state.end(), RtFree);
     for (auto& p : pend) p.clear();
-    naks.clear();
-    hold = false;
+    direct.clear();
+    hold = lhold = false;
     reset_cycle = dut.cycle();
+  }
+
+  // every field random: the block must pass direct events unchanged and ignore the fields an
+  // event kind does not use
+  void randomize(Ev& e) {
+    for (size_t i = 0; i < 11; ++i) e.f[i] = rng.next() & ((1ull << kCompEv.at(i).width) - 1);
   }
 
   Ev make(unsigned p_nak) {
     Ev e;
-    e.qpn = hot[rng.below(hot.size())];
+    randomize(e);
+    const uint32_t q = hot[rng.below(hot.size())];
+    e.f[kCeQpn] = q;
     if (rng.percent(p_nak)) {
-      e.kind = kNak;
-      e.psn = rng.u32() & kPsnMask;
-      e.status = rng.range(1, 13);
-      e.psn2 = rng.u32() & kPsnMask;  // not meaningful for a NAK, must pass unchanged
+      e.f[kCeKind] = kNak;
+      return e;
+    }
+    // a retry episode only while the QP has none open (the RX engine's rwp)
+    if (rt_state[q] == RtFree && rt_free_at[q] <= dut.cycle() && rng.percent(p_retry)) {
+      e.f[kCeKind] = kRetry;
+      rt_state[q] = RtOpen;
       return e;
     }
     const bool ack = rng.percent(50);
-    auto& n = ack ? next_ack[e.qpn] : next_rd[e.qpn];
+    auto& n = ack ? next_ack[q] : next_rd[q];
     n = (n + (rng.percent(3) ? uint32_t(rng.range(5, 5000)) : uint32_t(rng.range(1, 3)))) & kPsnMask;
-    e.kind = ack ? kAck : kReadDone;
-    e.psn = n;
-    e.status = rng.u8();  // ignored for ACK / READ_DONE
+    e.f[kCeKind] = ack ? kAck : kReadDone;
+    e.f[kCePsn] = n;
     return e;
   }
 
-  void drive(const Ev& e) {
-    auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_ev, kEv.at(f).lsb, kEv.at(f).width, v); };
-    put(kKind, e.kind);
-    put(kQpn, e.qpn);
-    put(kPsn, e.psn);
-    put(kStatus, e.status);
-    put(kPsn2, e.psn2);
-    put(kHasAck, rng.below(2));  // inputs the block must ignore
-    put(kHasRd, rng.below(2));
+  Ev make_local() {
+    Ev e;
+    randomize(e);
+    e.f[kCeKind] = rng.percent(70) ? kLerr : kHerr;
+    e.f[kCeQpn] = rng.below(kQps);
+    return e;
   }
 
-  void cycle(unsigned p_in, unsigned p_nak, unsigned p_out) {
+  static void drive(const Ev& e, VlWide<4>& port) {
+    for (size_t i = 0; i < 11; ++i) set_bits(port, kCompEv.at(i).lsb, kCompEv.at(i).width, e.f[i]);
+  }
+
+  bool is_direct(uint32_t kind) const { return kind != kAck && kind != kReadDone && kind != kRetry; }
+
+  void cycle(unsigned p_in, unsigned p_nak, unsigned p_out, unsigned p_local = 0) {
     if (!hold && rng.percent(p_in)) {
       cur = make(p_nak);
       hold = true;
     }
+    if (!lhold && rng.percent(p_local)) {
+      lcur = make_local();
+      lhold = true;
+    }
     dut->s_valid = hold;
-    dut->l_valid = 0;
-    if (hold) drive(cur);
+    if (hold) drive(cur, dut->s_ev);
+    dut->l_valid = lhold;
+    if (lhold) drive(lcur, dut->l_ev);
     dut->m_ready = rng.percent(p_out);
     dut.eval();
     const uint64_t c = dut.cycle();
     // the engine answers the busy query for the QP at the head of the queue
     dut->busy = is_busy(uint32_t(dut->busy_qpn), c);
     dut.eval();
-    // a NAK accepted in an earlier cycle is shown before anything else
-    if (!naks.empty() && naks.front().cycle < c) {
-      ASSERT_TRUE(dut->m_valid) << "cycle " << c << ": NAK accepted at " << naks.front().cycle << " not shown";
-      ASSERT_EQ(kEv.get(dut->m_ev, kKind), kNak) << "cycle " << c << ": CEV_ACKS ahead of a waiting NAK";
+    // a direct event accepted in an earlier cycle is shown before anything else
+    if (!direct.empty() && direct.front().cycle < c) {
+      ASSERT_TRUE(dut->m_valid) << "cycle " << c << ": direct event accepted at " << direct.front().cycle
+                                << " not shown";
+      ASSERT_NE(kCompEv.get(dut->m_ev, kCeKind), kAcks) << "cycle " << c << ": CEV_ACKS ahead of a waiting "
+                                                        << "direct event";
     }
+    // the RX engine's direct events go first: the local-error port waits meanwhile
+    if (hold && is_direct(cur.kind()) && dut->l_ready)
+      ADD_FAILURE() << "cycle " << c << ": local error taken in the cycle of an RX direct event";
     if (dut->m_valid && dut->m_ready) take(c);
     if (HasFatalFailure()) return;
     if (hold && dut->s_ready) {
       cur.cycle = c;
-      if (cur.kind == kNak) naks.push_back(cur);
-      else pend[cur.qpn].push_back(cur);
-      ++(cur.kind == kNak ? sent_naks : sent_co);
+      if (is_direct(cur.kind())) direct.push_back(cur);
+      else pend[cur.qpn()].push_back(cur);
+      if (cur.kind() == kRetry) ++sent_rt;
+      ++(is_direct(cur.kind()) ? sent_naks : sent_co);
       hold = false;
     }
+    if (lhold && dut->l_ready) {
+      lcur.cycle = c;
+      direct.push_back(lcur);
+      ++sent_local;
+      lhold = false;
+    }
+    if (lhold) ++local_wait;
     dut.tick();
   }
 
   void take(uint64_t c) {
     const auto& m = dut->m_ev;
     Ev g;
-    g.kind = uint32_t(kEv.get(m, kKind));
-    g.qpn = uint32_t(kEv.get(m, kQpn));
-    g.psn = uint32_t(kEv.get(m, kPsn));
-    g.status = uint32_t(kEv.get(m, kStatus));
-    g.psn2 = uint32_t(kEv.get(m, kPsn2));
-    g.has_ack = kEv.get(m, kHasAck);
-    g.has_rd = kEv.get(m, kHasRd);
-    if (g.kind == kNak) {
-      ASSERT_FALSE(naks.empty()) << "cycle " << c << ": NAK out of nowhere";
-      const Ev& e = naks.front();
-      EXPECT_EQ(g.qpn, e.qpn) << "cycle " << c;
-      EXPECT_EQ(g.psn, e.psn) << "cycle " << c;
-      EXPECT_EQ(g.status, e.status) << "cycle " << c;
-      EXPECT_EQ(g.psn2, e.psn2) << "cycle " << c;
-      naks.pop_front();
-      ++got_naks;
+    for (size_t i = 0; i < 11; ++i) g.f[i] = kCompEv.get(m, i);
+    if (g.kind() != kAcks) {
+      ASSERT_FALSE(direct.empty()) << "cycle " << c << ": direct event (kind " << g.kind() << ") out of nowhere";
+      const Ev& e = direct.front();
+      for (size_t i = 0; i < 11; ++i)
+        EXPECT_EQ(g.f[i], e.f[i]) << "cycle " << c << ": direct event (kind " << e.kind() << ", accepted at cycle "
+                                  << e.cycle << ") field " << i;
+      if (e.kind() == kNak) ++got_naks;
+      else ++got_local;
+      direct.pop_front();
       return;
     }
-    ASSERT_EQ(g.kind, kAcks) << "cycle " << c;
-    ASSERT_LT(g.qpn, uint32_t(kQps)) << "cycle " << c;
-    ASSERT_FALSE(is_busy(g.qpn, c)) << "cycle " << c << ": CEV_ACKS for QP " << g.qpn << ", busy in the engine";
-    if (rng.percent(p_busy)) busy_until[g.qpn] = c + uint64_t(rng.range(1, 300));
-    EXPECT_EQ(g.status, 0u) << "cycle " << c;
-    ASSERT_TRUE(g.has_ack || g.has_rd) << "cycle " << c << ": empty CEV_ACKS for QP " << g.qpn;
+    const uint32_t q = g.qpn();
+    ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
+    ASSERT_FALSE(is_busy(q, c)) << "cycle " << c << ": CEV_ACKS for QP " << q << ", busy in the engine";
+    if (rng.percent(p_busy)) busy_until[q] = c + uint64_t(rng.range(1, 300));
+    EXPECT_EQ(g.f[kCeStatus], 0u) << "cycle " << c;
+    const bool gh_ack = g.f[kCeHasAck], gh_rd = g.f[kCeHasRd], gh_rt = g.f[kCeHasRt];
+    ASSERT_TRUE(gh_ack || gh_rd || gh_rt) << "cycle " << c << ": empty CEV_ACKS for QP " << q;
     // find the prefix of the QP's unreported events this event merges
-    auto& p = pend[g.qpn];
-    bool ha = false, hr = false;
+    auto& p = pend[q];
+    bool ha = false, hr = false, ht = false;
     uint32_t a = 0, r = 0;
+    const Ev* rt = nullptr;
+    auto matches = [&] {
+      return ha == gh_ack && hr == gh_rd && ht == gh_rt && (!ha || a == g.f[kCePsn]) &&
+             (!hr || r == g.f[kCePsn2]) &&
+             (!ht || (rt->f[kCeRtKind] == g.f[kCeRtKind] && rt->f[kCeRtCode] == g.f[kCeRtCode] &&
+                      rt->f[kCeRtPsn] == g.f[kCeRtPsn]));
+    };
     size_t k = 0;
     while (k < p.size() && p[k].cycle < c) {
-      if (p[k].kind == kAck) ha = true, a = p[k].psn;
-      else hr = true, r = p[k].psn;
+      const Ev& e = p[k];
+      if (e.kind() == kAck) ha = true, a = e.psn();
+      else if (e.kind() == kReadDone) hr = true, r = e.psn();
+      else ht = true, rt = &e;
       ++k;
-      if (ha == g.has_ack && hr == g.has_rd && (!ha || a == g.psn) && (!hr || r == g.psn2)) break;
+      if (matches()) break;
     }
-    const bool match = k > 0 && ha == g.has_ack && hr == g.has_rd && (!ha || a == g.psn) && (!hr || r == g.psn2);
-    ASSERT_TRUE(match) << "cycle " << c << ": CEV_ACKS qp " << g.qpn << " ack " << g.has_ack << "/0x" << std::hex
-                       << g.psn << " rd " << g.has_rd << "/0x" << g.psn2 << std::dec << " is no merge of the "
-                       << p.size() << " unreported events (first: kind " << (p.empty() ? 9 : p[0].kind)
-                       << " psn 0x" << std::hex << (p.empty() ? 0 : p[0].psn) << ")";
+    ASSERT_TRUE(k > 0 && matches()) << "cycle " << c << ": CEV_ACKS qp " << q << " ack " << gh_ack << "/0x" << std::hex
+                                    << g.f[kCePsn] << " rd " << gh_rd << "/0x" << g.f[kCePsn2] << " rt " << gh_rt
+                                    << "/kind " << g.f[kCeRtKind] << " code 0x" << g.f[kCeRtCode] << " psn 0x"
+                                    << g.f[kCeRtPsn] << std::dec << " is no merge of the " << p.size()
+                                    << " unreported events (first: kind " << (p.empty() ? 9 : p[0].kind())
+                                    << " psn 0x" << std::hex << (p.empty() ? 0 : p[0].psn()) << ")";
+    if (ht) {
+      // reported: the episode is answered a while later, then the RX engine may start another
+      rt_state[q] = RtFree;
+      rt_free_at[q] = c + rng.range(0, rt_answer);
+      ++got_rt;
+      size_t before = 0;  // ACK / READ_DONE events accepted before the retry, merged with it
+      for (size_t i = 0; i < k && p[i].kind() != kRetry; ++i) ++before;
+      if (before > 0) ++rt_behind_acks;
+      if (before + 1 < k) ++rt_then_acks;
+    }
     p.erase(p.begin(), p.begin() + std::ptrdiff_t(k));
     merged += k;
     ++got_acks;
@@ -175,11 +233,12 @@ class CoalesceBench : public ::testing::Test {
   void drain() {
     for (int i = 0; i < 20 * kQps + 5000 && !HasFatalFailure(); ++i) cycle(0, 0, 100);
     EXPECT_FALSE(hold);
-    EXPECT_TRUE(naks.empty()) << naks.size() << " NAKs lost";
+    EXPECT_FALSE(lhold);
+    EXPECT_TRUE(direct.empty()) << direct.size() << " direct events lost";
     for (int q = 0; q < kQps; ++q)
       EXPECT_TRUE(pend[size_t(q)].empty()) << "QP " << q << ": " << pend[size_t(q)].size()
-                                           << " events never reported (newest psn 0x" << std::hex
-                                           << (pend[size_t(q)].empty() ? 0 : pend[size_t(q)].back().psn) << ")";
+                                           << " events never reported (newest kind "
+                                           << (pend[size_t(q)].empty() ? 9 : pend[size_t(q)].back().kind()) << ")";
     dut.eval();
     EXPECT_FALSE(dut->m_valid);
   }
@@ -189,22 +248,30 @@ class CoalesceBench : public ::testing::Test {
     for (size_t i = 0; i < n; ++i) hot.push_back(n >= size_t(kQps) ? uint32_t(i) : uint32_t(rng.below(kQps)));
   }
 
+  enum RtState : uint8_t { RtFree, RtOpen };
+
   Rng rng;
   Dut<Vsrnic_comp_coalesce> dut;
-  std::vector<std::deque<Ev>> pend;  // per QP: accepted ACK/READ_DONE events not yet reported
-  std::deque<Ev> naks;
+  std::vector<std::deque<Ev>> pend;  // per QP: accepted ACK/READ_DONE/RETRY events not yet reported
+  std::deque<Ev> direct;             // accepted direct events (both ports), in acceptance order
   std::vector<uint32_t> next_ack, next_rd, hot;
   std::vector<uint64_t> busy_until;  // per QP: busy in the engine before this cycle
+  std::vector<RtState> rt_state;     // per QP: a retry episode accepted and not yet reported
+  std::vector<uint64_t> rt_free_at;  // per QP: the last episode is answered (another may start)
   unsigned p_busy = 0;               // % of taken CEV_ACKS whose QP then stays busy a while
+  unsigned p_retry = 0;              // % of merged events that are a retry episode (QP allowing)
+  uint64_t rt_answer = 100;          // an episode is answered 0..rt_answer cycles after its report
   int64_t hog = -1;                  // a QP busy until released
-  Ev cur;
-  bool hold = false;
-  uint64_t reset_cycle = 0, sent_co = 0, sent_naks = 0, got_acks = 0, got_naks = 0, merged = 0;
+  Ev cur, lcur;
+  bool hold = false, lhold = false;
+  uint64_t reset_cycle = 0, sent_co = 0, sent_naks = 0, sent_local = 0, got_acks = 0, got_naks = 0, got_local = 0;
+  uint64_t merged = 0, sent_rt = 0, got_rt = 0, rt_behind_acks = 0, rt_then_acks = 0, local_wait = 0;
 };
 
 TEST_F(CoalesceBench, SweepDelaysMergeAndNothingIsLost) {
   SRNIC_BENCH_TRACE();
   pick_hot(4);
+  p_retry = 5;
   reset();
   // events offered from the first cycle after reset, into the sweep (the merge FIFO fills)
   for (int i = 0; i < kSweep + 2 && !HasFatalFailure(); ++i) cycle(100, 0, 100);
@@ -216,22 +283,26 @@ TEST_F(CoalesceBench, SweepDelaysMergeAndNothingIsLost) {
 TEST_F(CoalesceBench, StalledEngineGetsOneEventPerQp) {
   SRNIC_BENCH_TRACE();
   pick_hot(6);
+  p_retry = 3;
   reset();
   for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
   const uint64_t before = got_acks;
   for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(80, 0, 0);  // engine stalled
   ASSERT_GT(sent_co, 1000u);
+  EXPECT_GT(sent_rt, 0u) << "no retry episode while the engine was stalled";
   drain();
   // While the engine is stalled everything merges into one pending entry per QP; when it
   // resumes, merges and takes alternate, so the events still waiting in the 16-entry merge
   // FIFO can each re-arm their QP once.
   EXPECT_LE(got_acks - before, hot.size() + 1 + 16) << "events of a pending QP not merged";
   EXPECT_EQ(merged, sent_co);
+  EXPECT_EQ(got_rt, sent_rt);
 }
 
 TEST_F(CoalesceBench, SustainedInputDoesNotStarveOutput) {
   SRNIC_BENCH_TRACE();
   pick_hot(std::min(kQps, 8));
+  p_retry = 2;
   reset();
   for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
   for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(100, 0, 100);
@@ -243,12 +314,30 @@ TEST_F(CoalesceBench, SustainedInputDoesNotStarveOutput) {
 TEST_F(CoalesceBench, NaksPassFirstInOrder) {
   SRNIC_BENCH_TRACE();
   pick_hot(8);
+  p_retry = 5;
   reset();
   for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
-  for (int i = 0; i < 400 && !HasFatalFailure(); ++i) cycle(90, 30, 0);  // NAK FIFO and merge fill
-  for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(60, 30, 40);
+  for (int i = 0; i < 400 && !HasFatalFailure(); ++i) cycle(90, 30, 0, 20);  // direct FIFO and merge fill
+  for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(60, 30, 40, 10);
   drain();
   EXPECT_GT(got_naks, 500u);
+  EXPECT_GT(got_local, 150u);
+  EXPECT_EQ(got_naks, sent_naks);
+  EXPECT_EQ(got_local, sent_local);
+}
+
+// Local errors offered every cycle while the RX engine sends a NAK every cycle it can: the
+// local error waits, but a cycle without an RX direct event lets it in.
+TEST_F(CoalesceBench, LocalErrorsGetThroughRxNaks) {
+  SRNIC_BENCH_TRACE();
+  pick_hot(8);
+  reset();
+  for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
+  for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(70, 80, 100, 100);
+  drain();
+  EXPECT_GT(local_wait, 100u) << "the local-error port never had to wait";
+  EXPECT_GT(got_local, 300u);
+  EXPECT_EQ(got_local, sent_local);
   EXPECT_EQ(got_naks, sent_naks);
 }
 
@@ -259,12 +348,20 @@ TEST_F(CoalesceBench, RandomTraffic) {
   for (int phase = 0; phase < 30 && !HasFatalFailure(); ++phase) {
     if (rng.percent(30)) pick_hot(size_t(rng.range(1, std::min(kQps, 64))));
     const unsigned pi = unsigned(rng.range(5, 100)), pn = unsigned(rng.range(0, 15)), po = unsigned(rng.range(5, 100));
+    const unsigned pl = rng.percent(50) ? unsigned(rng.range(0, 10)) : 0;
     p_busy = rng.percent(50) ? unsigned(rng.range(1, 80)) : 0;
-    for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(pi, pn, po);
+    p_retry = rng.percent(70) ? unsigned(rng.range(1, 30)) : 0;
+    rt_answer = rng.range(0, 400);
+    for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(pi, pn, po, pl);
   }
   drain();
   EXPECT_EQ(merged, sent_co);
+  EXPECT_EQ(got_rt, sent_rt);
   EXPECT_GT(sent_co, 20000u);
+  EXPECT_GT(sent_rt, 500u);
+  EXPECT_GT(rt_behind_acks, 50u) << "no retry merged behind ACKs of its QP";
+  EXPECT_GT(rt_then_acks, 50u) << "no ACK merged after a retry of its QP";
+  EXPECT_GT(got_local, 100u);
   EXPECT_LT(got_acks, sent_co * 3 / 4) << "hardly any merging";
   EXPECT_FALSE(dut.rtl_error());
 }
@@ -274,31 +371,179 @@ TEST_F(CoalesceBench, BusyQpsWaitAndDoNotHoldUpOthers) {
   pick_hot(std::min(kQps, 24));
   hog = int64_t(hot[0]);
   p_busy = 60;
+  p_retry = 5;
   reset();
   for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
-  for (int i = 0; i < 20000 && !HasFatalFailure(); ++i) cycle(70, 5, 80);
+  for (int i = 0; i < 20000 && !HasFatalFailure(); ++i) cycle(70, 5, 80, 3);
   ASSERT_FALSE(pend[size_t(hog)].empty()) << "no events for the busy QP: the test proves nothing";
+  ASSERT_EQ(rt_state[size_t(hog)], RtOpen) << "no retry episode waits for the busy QP";
   // every QP but the hog reports everything while the hog stays busy at the queue head
   for (int i = 0; i < 20000 && !HasFatalFailure(); ++i) cycle(0, 0, 100);
-  for (uint32_t q : hot)
-    if (int64_t(q) != hog)
-      EXPECT_TRUE(pend[q].empty()) << "QP " << q << " held up behind busy QP " << hog;
+  for (uint32_t q : hot) {
+    if (int64_t(q) == hog) continue;
+    EXPECT_TRUE(pend[q].empty()) << "QP " << q << " held up behind busy QP " << hog;
+  }
   EXPECT_FALSE(pend[size_t(hog)].empty()) << "busy QP " << hog << " reported while busy";
-  hog = -1;  // released: its merged events come out
+  hog = -1;  // released: its merged events come out, its retry episode too
   drain();
   EXPECT_EQ(merged, sent_co);
+  EXPECT_EQ(got_rt, sent_rt);
   EXPECT_FALSE(dut.rtl_error());
 }
 
 TEST_F(CoalesceBench, ResetMidTraffic) {
   SRNIC_BENCH_TRACE();
   pick_hot(5);
+  p_retry = 10;
   reset();
-  for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(70, 10, 30);
-  // whatever was pending is gone; nothing from before may be reported afterwards
+  for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(70, 10, 30, 5);
+  // whatever was pending is gone (retry episodes too); nothing from before may be reported
   reset();
-  for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(70, 10, 30);
+  for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(70, 10, 30, 5);
   drain();
+}
+
+// Exact contents, engine stalled: ACK and READ_DONE of QP a before and after its retry
+// episode merge into one CEV_ACKS with the newest PSNs and the episode; QP b's events stay
+// apart; a NAK accepted last comes out first; after the take, a new ACK of a is reported
+// alone (the episode is not repeated).
+TEST_F(CoalesceBench, RetryMergesWithTheAcksAroundIt) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
+  const uint32_t a = uint32_t(rng.below(kQps)), b = uint32_t(a + 1 + rng.below(kQps - 1)) % kQps;
+  auto offer = [&](Ev e) {
+    dut->s_valid = 1;
+    drive(e, dut->s_ev);
+    dut->m_ready = 0;
+    dut->busy = 0;
+    for (int i = 0; i < 50; ++i) {
+      dut.eval();
+      const bool ok = dut->s_ready;
+      dut.tick();
+      if (ok) break;
+      ASSERT_LT(i, 49) << "event not taken";
+    }
+    dut->s_valid = 0;
+  };
+  auto ev = [&](uint32_t kind, uint32_t q, uint32_t psn) {
+    Ev e;
+    randomize(e);
+    e.f[kCeKind] = kind;
+    e.f[kCeQpn] = q;
+    e.f[kCePsn] = psn;
+    return e;
+  };
+  // an ACK of a third QP is staged first: the engine is stalled, everything after it merges
+  uint32_t c3 = 0;
+  while (c3 == a || c3 == b) ++c3;
+  offer(ev(kAck, c3, 0x000777));
+  offer(ev(kAck, a, 0xFFFFF0));
+  offer(ev(kReadDone, b, 0x000100));
+  offer(ev(kReadDone, a, 0x000010));
+  Ev rt = ev(kRetry, a, rng.u32() & kPsnMask);
+  rt.f[kCeRtKind] = 2;
+  rt.f[kCeRtCode] = 0x13;
+  rt.f[kCeRtPsn] = 0x000005;
+  offer(rt);
+  offer(ev(kAck, a, 0x000002));  // across the wrap: newer than 0xFFFFF0
+  offer(ev(kAck, a, 0xFFFFF8));  // older than 0x000002: does not replace it
+  Ev nak = ev(kNak, b, 0x123456);
+  offer(nak);
+  for (int i = 0; i < 40; ++i) {  // merges finish, the first QP is staged
+    dut->m_ready = 0;
+    dut.eval();
+    dut.tick();
+  }
+  std::vector<Ev> out;
+  for (int i = 0; i < 100 && out.size() < 4; ++i) {
+    dut->m_ready = 1;
+    dut.eval();
+    if (dut->m_valid) {
+      Ev g;
+      for (size_t f = 0; f < 11; ++f) g.f[f] = kCompEv.get(dut->m_ev, f);
+      out.push_back(g);
+    }
+    dut.tick();
+  }
+  ASSERT_EQ(out.size(), 4u);
+  for (size_t f = 0; f < 11; ++f) EXPECT_EQ(out[0].f[f], nak.f[f]) << "the NAK first, unchanged: field " << f;
+  EXPECT_EQ(out[1].qpn(), c3) << "the staged event second";
+  const Ev* ga = out[2].qpn() == a ? &out[2] : &out[3];
+  const Ev* gb = out[2].qpn() == a ? &out[3] : &out[2];
+  EXPECT_EQ(ga->qpn(), a);
+  EXPECT_EQ(gb->qpn(), b);
+  EXPECT_EQ(ga->kind(), kAcks);
+  EXPECT_EQ(ga->f[kCeHasAck], 1u);
+  EXPECT_EQ(ga->f[kCePsn], 0x000002u);
+  EXPECT_EQ(ga->f[kCeHasRd], 1u);
+  EXPECT_EQ(ga->f[kCePsn2], 0x000010u);
+  EXPECT_EQ(ga->f[kCeHasRt], 1u);
+  EXPECT_EQ(ga->f[kCeRtKind], 2u);
+  EXPECT_EQ(ga->f[kCeRtCode], 0x13u);
+  EXPECT_EQ(ga->f[kCeRtPsn], 0x000005u);
+  EXPECT_EQ(ga->f[kCeStatus], 0u);
+  EXPECT_EQ(gb->kind(), kAcks);
+  EXPECT_EQ(gb->f[kCeHasAck], 0u);
+  EXPECT_EQ(gb->f[kCeHasRd], 1u);
+  EXPECT_EQ(gb->f[kCePsn2], 0x000100u);
+  EXPECT_EQ(gb->f[kCeHasRt], 0u) << "QP b got QP a's retry episode";
+  // a new ACK of a after the take: reported alone
+  offer(ev(kAck, a, 0x000003));
+  Ev g2;
+  bool got = false;
+  for (int i = 0; i < 100 && !got; ++i) {
+    dut->m_ready = 1;
+    dut.eval();
+    if (dut->m_valid) {
+      for (size_t f = 0; f < 11; ++f) g2.f[f] = kCompEv.get(dut->m_ev, f);
+      got = true;
+    }
+    dut.tick();
+  }
+  ASSERT_TRUE(got);
+  EXPECT_EQ(g2.qpn(), a);
+  EXPECT_EQ(g2.f[kCeHasAck], 1u);
+  EXPECT_EQ(g2.f[kCePsn], 0x000003u);
+  EXPECT_EQ(g2.f[kCeHasRd], 0u);
+  EXPECT_EQ(g2.f[kCeHasRt], 0u) << "the retry episode was reported twice";
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// A second retry episode of a QP merged while its first is still pending breaks the RX
+// engine's rule (one episode per QP until answered): a_one_retry must fire.
+TEST_F(CoalesceBench, SecondRetryAssertion) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
+  const uint32_t q = uint32_t(rng.below(kQps)), other = (q + 1) % kQps;
+  // an ACK of another QP is staged first (m_ready low), so q's first episode stays pending
+  Ev ack;
+  randomize(ack);
+  ack.f[kCeKind] = kAck;
+  ack.f[kCeQpn] = other;
+  Ev e;
+  randomize(e);
+  e.f[kCeKind] = kRetry;
+  e.f[kCeQpn] = q;
+  dut->m_ready = 0;
+  dut->busy = 0;
+  for (int n = 0; n < 3; ++n) {
+    dut->s_valid = 1;
+    drive(n == 0 ? ack : e, dut->s_ev);
+    for (int i = 0; i < 50; ++i) {
+      dut.eval();
+      const bool ok = dut->s_ready;
+      dut.tick();
+      if (ok) break;
+    }
+    dut->s_valid = 0;
+    for (int i = 0; i < 10; ++i) {
+      dut.eval();
+      dut.tick();
+    }
+  }
+  EXPECT_GE(dut.take_rtl_errors(), 1) << "a second retry episode of QP " << q << " merged without a_one_retry";
 }
 
 }  // namespace
