@@ -12,7 +12,9 @@
 // stands this cycle) holds a valid entry of that QPN, whatever inserted, freed or flushed
 // it; so is the implied-NAK query: bq_hit iff the QP has a valid entry whose last PSN is
 // strictly before bq_psn (24-bit serial arithmetic: bq_psn - last in 1 .. 2^23 - 1), probed
-// around each entry's last PSN (last, +1, +2^23 - 1, +2^23, -1), across the PSN wrap.
+// around each entry's last PSN (last, +1, +2^23 - 1, +2^23, -1), across the PSN wrap; and
+// bq_any iff bq_qpn has any valid entry (whatever bq_psn), after inserts, frees, stale frees
+// and each kind of flush.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -188,6 +190,11 @@ class RdCtxBench : public ::testing::Test {
     ASSERT_EQ(bool(dut->bq_hit), bq) << "cycle " << c << ": implied-NAK query QPN " << qq[2] << " PSN 0x" << std::hex
                                      << bpsn << " (" << describe(qq[2]) << ")";
     ++(bq ? bq_yes : bq_no);
+    const bool any = model.busy(qq[2]);
+    ASSERT_EQ(bool(dut->bq_any), any) << "cycle " << c << ": bq_any for QPN " << qq[2] << " (" << describe(qq[2])
+                                      << ")";
+    ++(any ? any_yes : any_no);
+    bq_any_psn_only += any && !bq;  // an entry of the QP, none before bq_psn
     ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl, qfl, rwf)) << "cycle " << c << ", " << model.used() << " used";
     ASSERT_EQ(bool(dut->lk_rsp), model.out.rsp) << "cycle " << c;
     if (model.out.rsp) {
@@ -275,6 +282,7 @@ class RdCtxBench : public ::testing::Test {
   std::vector<uint32_t> next_psn;
   uint32_t prev_key[2] = {0, 0}, last_key[2] = {0, 0};
   uint64_t inserts = 0, answers = 0, hits = 0, busy_yes = 0, busy_no = 0, bq_yes = 0, bq_no = 0;
+  uint64_t any_yes = 0, any_no = 0, bq_any_psn_only = 0;
   uint64_t frees = 0, stale_frees = 0;  // frees of valid entries naming their QP / another QP
   int force_query = -1;                 // all three query ports ask for this QPN (-1: random)
   int64_t force_bq_psn = -1;            // the implied-NAK query asks for this PSN (-1: random)
@@ -302,26 +310,27 @@ TEST_F(RdCtxBench, QueryPortsFollowTable) {
       Entry e = make(q, 8);
       step(true, e, false, 0, 0);
       advance(e);
-      EXPECT_TRUE(dut->qa_busy && dut->qb_busy) << "busy from the cycle after the insert";
+      EXPECT_TRUE(dut->qa_busy && dut->qb_busy && dut->bq_any) << "busy from the cycle after the insert";
     }
     if (way == 0) {
       for (size_t n = 0; n < slots.size(); ++n) {
         step(false, {}, false, 0, 0, true, slots[n]);
         EXPECT_EQ(bool(dut->qa_busy), n + 1 < slots.size()) << "after free " << n;
+        EXPECT_EQ(bool(dut->bq_any), n + 1 < slots.size()) << "bq_any after free " << n;
       }
     } else if (way == 1) {
       step(false, {}, false, 0, 0, false, 0, true, q);
-      EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the QP reset flush";
+      EXPECT_FALSE(dut->qa_busy || dut->qb_busy || dut->bq_any) << "after the QP reset flush";
     } else if (way == 2) {
       step(false, {}, false, 0, 0, false, 0, false, 0, true, q);
-      EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the qerr flush";
+      EXPECT_FALSE(dut->qa_busy || dut->qb_busy || dut->bq_any) << "after the qerr flush";
     } else {
       step(false, {}, false, 0, 0, false, 0, false, 0, false, 0, true, q);
-      EXPECT_FALSE(dut->qa_busy || dut->qb_busy) << "after the rewind flush";
+      EXPECT_FALSE(dut->qa_busy || dut->qb_busy || dut->bq_any) << "after the rewind flush";
     }
     force_query = int(other);
     idle(1);
-    EXPECT_TRUE(dut->qa_busy) << "the other QP's entry was removed";
+    EXPECT_TRUE(dut->qa_busy && dut->bq_any) << "the other QP's entry was removed";
     step(false, {}, false, 0, 0, false, 0, true, other);
     force_query = int(q);
   }
@@ -474,13 +483,17 @@ TEST_F(RdCtxBench, RandomTraffic) {
   EXPECT_GT(busy_no, 10000u) << "query ports never idle";
   EXPECT_GT(bq_yes, 10000u) << "implied-NAK query never hit";
   EXPECT_GT(bq_no, 10000u) << "implied-NAK query always hit";
+  EXPECT_GT(any_yes, 10000u) << "bq_any never set";
+  EXPECT_GT(any_no, 5000u) << "bq_any always set";
+  EXPECT_GT(bq_any_psn_only, 5000u) << "bq_any never set without bq_hit";
   EXPECT_GT(stale_frees, 500u) << "no free naming another QP";
   EXPECT_GT(frees, 5000u);
   std::printf("[bench] %llu inserts, %llu lookups (%llu hits), %llu frees, %llu ignored frees of another QP's entry, "
-              "implied-NAK query %llu hit / %llu not\n",
+              "implied-NAK query %llu hit / %llu not, bq_any %llu set / %llu not (%llu without a hit)\n",
               (unsigned long long)inserts, (unsigned long long)answers, (unsigned long long)hits,
               (unsigned long long)frees, (unsigned long long)stale_frees, (unsigned long long)bq_yes,
-              (unsigned long long)bq_no);
+              (unsigned long long)bq_no, (unsigned long long)any_yes, (unsigned long long)any_no,
+              (unsigned long long)bq_any_psn_only);
 }
 
 // A free names the QP: it frees the entry only while it belongs to that QP. The case it is
@@ -620,6 +633,50 @@ TEST_F(RdCtxBench, ImpliedNakQueryAcrossWrap) {
   step(false, {}, false, 0, 0, false, 0, false, 0, false, 0, true, q);  // rewind flush
   EXPECT_FALSE(probe(q, 0x000009)) << "a flushed entry still counts";
   EXPECT_TRUE(probe(o, 0x000011));
+}
+
+// bq_any on fixed cases: set for a QP with any valid entry whatever bq_psn (also where
+// bq_hit is not: at, inside and before its READs, 2^23 away), not for a QP without one (an
+// entry of the neighbouring QPN does not count); it follows inserts, a free naming another
+// QP (no effect), frees, and each of the three flushes, each visible from the next cycle.
+TEST_F(RdCtxBench, AnyEntryQuery) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = uint32_t(rng.below(kQpns)), o = q ^ 1;
+  auto any = [&](uint32_t qpn, uint32_t psn) {
+    force_query = int(qpn);
+    force_bq_psn = psn;
+    idle(1);  // checks bq_any (and bq_hit) against the model in this cycle
+    dut->bq_qpn = qpn;
+    dut->bq_psn = psn;
+    dut.eval();
+    const bool a = dut->bq_any;
+    force_query = -1;
+    force_bq_psn = -1;
+    return a;
+  };
+  const uint32_t psns[] = {0x000000, 0x000100, 0x000104, 0x000105, 0x0000FF, 0x800104, 0xFFFFFF};
+  for (uint32_t p : psns) EXPECT_FALSE(any(q, p)) << "empty table, PSN " << p;
+  step(true, Entry{true, o, 0x000100, 0x000104, 1, 1, 0}, false, 0, 0);  // slot 0: the neighbour's
+  for (uint32_t p : psns) EXPECT_FALSE(any(q, p)) << "another QP's entry, PSN " << p;
+  for (uint32_t p : psns) EXPECT_TRUE(any(o, p)) << "PSN " << p;
+  step(true, Entry{true, q, 0x000200, 0x000200, 2, 1, 0}, false, 0, 0);  // slot 1
+  step(true, Entry{true, q, 0x000201, 0x000203, 3, 1, 0}, false, 0, 0);  // slot 2
+  for (uint32_t p : psns) EXPECT_TRUE(any(q, p)) << "PSN " << p;
+  step(false, {}, false, 0, 0, true, 1, false, 0, false, 0, false, 0, int64_t(o));  // a free naming o
+  EXPECT_TRUE(any(q, 0x000200));
+  step(false, {}, false, 0, 0, true, 1);  // freed
+  EXPECT_TRUE(any(q, 0x000200)) << "slot 2 is still q's";
+  step(false, {}, false, 0, 0, true, 2);
+  EXPECT_FALSE(any(q, 0x000200)) << "both of q's entries freed";
+  EXPECT_TRUE(any(o, 0x000200));
+  for (int way = 0; way < 3 && !HasFatalFailure(); ++way) {
+    step(true, Entry{true, q, 0x000300, 0x000301, 4, 1, 0}, false, 0, 0);
+    EXPECT_TRUE(any(q, 0x000300));
+    step(false, {}, false, 0, 0, false, 0, way == 0, q, way == 1, q, way == 2, q);
+    EXPECT_FALSE(any(q, 0x000300)) << "after flush " << way;
+    EXPECT_TRUE(any(o, 0x000300)) << "the neighbour's entry flushed by flush " << way;
+  }
 }
 
 TEST_F(RdCtxBench, ResetEmptiesTable) {

@@ -4,16 +4,23 @@
 // rq_fetched/rq_idx from a per-QP fetch and producer index, queues the fetched receive WQE
 // (random latency) and honours resyncs; the MR table answers each request from a fixed
 // set of regions (key, PD, access, bounds); the READ-context table (64 entries) answers
-// lookups by QP and PSN range; aw/w/task/cev/cqe/resync see random back-pressure.
+// lookups by QP and PSN range, and the implied-NAK query combinationally (bq_hit: a valid
+// entry of rdc_bq_qpn whose last PSN is strictly before rdc_bq_psn in 24-bit serial
+// arithmetic; bq_any: any valid entry of that QP), from its own copy of the table, which
+// follows the engine's frees and flushes as srnic_rd_ctx would; the send path reports each
+// request on snd_* (the QP's next send PSN), and the timers report local ACK timeouts
+// (tmo_*); the send path ends retry episodes (note_*, after a go-back-N rewind that drops
+// the QP's READ contexts); aw/w/task/cev/cqe/resync/tk see random back-pressure.
 // A reference of the engine's rules (responder PSN/duplicate/gap, opcode sequence,
-// access, lengths, R_Key, receive WQE and RNR, error stop, MSN; requester ACK/NAK events,
-// READ responses in PSN order with one context lookup per READ, READ_DONE, RETRY_EXC_ERR
-// for lost responses) predicts, per record, the MR requests, context lookups and frees,
+// access, lengths, R_Key, receive WQE and RNR (with the QP's min_rnr), error stop, MSN,
+// duplicate READs executed again; requester ACK/NAK events, READ responses in PSN order
+// with one context lookup per READ, READ_DONE, stale responses, retry episodes)
+// predicts, per record, the MR requests, context lookups and frees,
 // WQE pops and resyncs, every AW burst (64-byte aligned, never across 4 KiB) and W beat
 // (strobes, last, the payload bytes under the strobes), ACK/NAK/READ tasks, completion
-// events, receive CQEs and the counter pulses; all must come out exactly and in order,
-// and no task/CQE/event may leave before the packet's payload is written. The directed
-// tests check their cases against values written out by hand as well;
+// events, receive CQEs, timer kicks and the counter pulses; all must come out exactly and
+// in order, and no task/CQE/event/kick may leave before the packet's payload is written.
+// The directed tests check their cases against values written out by hand as well;
 // QpModifyDuringPacketKeepsNewState checks that a QP_MODIFY racing with a packet of its QP
 // is not undone by the packet's write-back.
 // Error state: a packet that moves a QP's receive side to error (class C), or a qerr event
@@ -21,6 +28,18 @@
 // stand-in then stops fetching for that QP and sends every posted WQE back as a flush record,
 // which must complete with WR_FLUSH_ERR and the WQE's wr_id; WQEs fetched for packets that
 // reach a QP already in error are dropped without a resync.
+// Go-back-N: a NAK PSN sequence error (RT_SEQ), an RNR NAK (RT_RNR, its timer code), a gap
+// in a READ's responses, a READ's first response missing, a response of a later READ, or
+// an ACK/NAK beyond a READ that is not complete (RT_IMPLIED; an ACK inside a READ's range
+// is none), and a local ACK timeout (RT_TIMEOUT, the next send PSN) each start a retry
+// episode: one CEV_RETRY (rt_kind, rt_psn, rt_code), then, until note_*, the QP's READ
+// responses are dropped, NAKs only acknowledge (CEV_ACK up to the NAK's PSN - 1) and
+// timeouts are ignored (as they are for a QP in error or not in RTS). Timer kicks: one per
+// accepted ACK/NAK of a live QP and per placed READ response, tk_stop exactly when
+// everything sent is acknowledged (the next send PSN follows the PSN, no READ in progress
+// and no READ context of the QP for an ACK, the READ's last response for a READ response)
+// and no request of the QP left the send path from the cycle before the take until the
+// decision (the snd_* race); nothing is taken while a kick waits.
 #include <algorithm>
 #include <array>
 #include <deque>
@@ -48,14 +67,16 @@ constexpr uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02, kSend
                   kWriteLast = 0x08, kWriteLastImm = 0x09, kWriteOnly = 0x0A, kWriteOnlyImm = 0x0B,
                   kReadReq = 0x0C, kRespFirst = 0x0D, kRespMiddle = 0x0E, kRespLast = 0x0F, kRespOnly = 0x10,
                   kAck = 0x11;
-// AETH syndromes, event kinds, QP states, access bits, work completion codes
+// AETH syndromes, event kinds, retry kinds, QP states, access bits, work completion codes
 constexpr uint8_t kSynAck = 0x1F, kSynRnr = 0x2E, kSynPsn = 0x60, kSynInv = 0x61, kSynAcc = 0x62, kSynOp = 0x63;
-constexpr uint8_t kCevAck = 0, kCevReadDone = 1, kCevNak = 3;
+constexpr uint8_t kCevAck = 0, kCevReadDone = 1, kCevRetry = 2, kCevNak = 3;
+constexpr uint8_t kRtSeq = 0, kRtImplied = 1, kRtRnr = 2, kRtTimeout = 3;
 constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3, kQpsErr = 6;
 constexpr uint8_t kAccLocalWrite = 1, kAccRemoteWrite = 2, kAccRemoteRead = 4;
 constexpr uint8_t kWcRecv = 128, kWcRecvImm = 129;
 constexpr uint8_t kWcLocQpOpErr = 2, kWcWrFlushErr = 5, kWcRemInvReqErr = 9, kWcRemAccessErr = 10, kWcRemOpErr = 11,
-                  kWcRetryExcErr = 12, kWcBadRespErr = 7, kWcRnrRetryExcErr = 13;
+                  kWcBadRespErr = 7;
+constexpr uint8_t kDefMinRnr = 0x0E;  // min_rnr of the directed tests' QPs (RNR NAK 0x2E)
 
 bool op_resp(uint8_t op) { return op >= kRespFirst; }
 bool op_send(uint8_t op) { return op <= kSendOnlyImm; }
@@ -81,6 +102,8 @@ uint32_t ext_len(uint8_t op) { return (op_reth(op) ? 16 : 0) + (op_imm(op) ? 4 :
 uint32_t mtu_bytes(int code) { return 128u << code; }
 int mtu_log2(int code) { return 7 + code; }
 bool psn_ge(uint32_t a, uint32_t b) { return ((a - b) & kMask) < 0x800000; }
+// a after b (24-bit serial arithmetic, half window)
+bool psn_gt(uint32_t a, uint32_t b) { return ((a - b) & kMask) != 0 && ((a - b) & kMask) < 0x800000; }
 uint32_t npkts(uint32_t len, int mtu) {
   return len == 0 ? 1 : uint32_t(((uint64_t(len) + mtu_bytes(mtu) - 1) >> mtu_log2(mtu)) & kMask);
 }
@@ -89,11 +112,19 @@ struct RWqe {
   uint64_t wr_id = 0, addr = 0;
   uint32_t len = 0, lkey = 0;
 };
+// What the send path reports (snd_*) before a record is offered.
+enum SndMode { kSndDefault, kSndNone, kSndAuto, kSndCurrent, kSndValue };
 struct Pkt {
   uint64_t f[kRmN] = {};
-  bool snd_done = false;   // a response: its QP's next send PSN was set ahead of it
+  // kSndAuto: the response's PSN + 0x1000 (sent long ago; directed tests of other rules),
+  // kSndCurrent: the QP's next send PSN as the bench's send path has it then, kSndValue: snd_val,
+  // kSndNone: nothing; kSndDefault becomes kSndAuto for responses (auto_snd) and kSndNone else.
+  SndMode snd_mode = kSndDefault;
+  uint32_t snd_val = 0;
+  unsigned snd_gap = 3;    // cycles from that report to the first offer (2 and more: the engine reads it)
+  bool snd_sent = false;
   uint64_t snd_at = 0;
-  bool ghost = false;      // a response for a PSN at or after the QP's next send PSN
+  uint64_t offer_at = 0;   // not offered before this cycle
   std::vector<uint8_t> pay;
   bool fetched = false;
   RWqe wqe;
@@ -113,7 +144,7 @@ struct RdCtx {
   uint32_t llen = 0;  // payload bytes of the READ's last response
 };
 struct Cfg {
-  uint8_t state = 0, access = 0;
+  uint8_t state = 0, access = 0, min_rnr = 0;
   int mtu = 0;
   uint32_t pd = 0;
   uint16_t cqn = 0;
@@ -135,6 +166,7 @@ struct St {
   uint8_t rd_idx = 0;
   int rd_mtu = 0;
   uint32_t rd_llen = 0;
+  bool rwp = false;  // a retry episode is open
 };
 
 struct MrX {
@@ -185,14 +217,50 @@ struct CevX {
   uint8_t kind;
   uint32_t qpn, psn;
   uint8_t status;
+  uint8_t rt_kind = 0;   // CEV_RETRY only
+  uint32_t rt_psn = 0;
+  uint8_t rt_code = 0;
 };
 struct RsX {
   uint32_t qpn;
   uint16_t ci;
   bool err;  // hand-over: the QP's receive side entered the error state
 };
+// A timer kick: predicted at the take (QP, the STOP rule without the send race); the race
+// (a send of the QP from the cycle before the take to the decision, the cycle before tk_valid
+// rises) is applied when the kick shows.
+struct TkX {
+  uint32_t q;
+  bool base;
+  uint64_t take;
+  bool rose = false;
+  uint64_t rise = 0;
+  bool stop = false;
+};
+struct TkLog {
+  uint32_t q;
+  bool stop, base;
+};
+// a write of the engine's next-send-PSN RAM: a send (snd_valid in cycle cyc) or a QP_MODIFY
+// (init_sq_psn, taken in cycle cyc + 1)
+struct SndRec {
+  uint64_t cyc;
+  uint32_t val;
+  bool send;
+};
+enum TakeKind { kTakePkt, kTakeQerr, kTakeNote, kTakeTmo };
+struct TakeX {
+  TakeKind kind;
+  uint32_t q;
+  uint64_t cyc;
+};
 struct Counts {
   uint64_t drop_qp = 0, dup = 0, psn_err = 0, access_err = 0, rx_nak = 0;
+};
+struct Stats {
+  uint64_t retries[4] = {}, kicks = 0, stops = 0, race_clears = 0, anyctx_clears = 0, rwp_drops = 0,
+           rwp_naks = 0, stale = 0, dup_rd = 0, dup_rd_drop = 0, tmo_ignored = 0, notes = 0, kick_holds = 0,
+           bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0;
 };
 struct WqeSlot {
   RWqe w;
@@ -208,13 +276,19 @@ std::string hex(uint64_t v) {
 // Ready/valid probabilities (percent) and response latencies (cycles).
 struct Knobs {
   unsigned meta = 80, d = 80, aw = 80, w = 80, task = 80, cev = 80, cqe = 80, rs = 70, lat = 6;
-  unsigned qerr = 0;  // per-mille chance per cycle that the completion engine reports a QP in error
+  unsigned tk = 80;      // tk_ready
+  unsigned qerr = 0;     // per-mille chance per cycle that the completion engine reports a QP in error
+  unsigned note = 0;     // per mille: the send path ends a QP's retry episode
+  unsigned tmo = 0;      // per mille: a QP's local ACK timer expires
+  unsigned snd = 0;      // percent: a request of some QP (often the one in the engine) leaves the send path
   unsigned lat_min = 0;  // MR answers take at least this many cycles more
 };
 
 class RxEngBench : public ::testing::Test {
  public:
-  RxEngBench() : rng(test_seed()), dut(rng.next()), cfg(kQps), st(kQps), fi(kQps), pi(kQps), ring(kQps) {
+  RxEngBench()
+      : rng(test_seed()), dut(rng.next()), cfg(kQps), st(kQps), fi(kQps), pi(kQps), ring(kQps), snd_hist(kQps),
+        sq_next(kQps, 0) {
     for (auto& r : ring) r.resize(256);
   }
 
@@ -222,14 +296,18 @@ class RxEngBench : public ::testing::Test {
     dut->meta_valid = dut->d_valid = dut->qp_cmd_valid = dut->mr_rsp = dut->wqe_valid = 0;
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
     dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
+    dut->note_valid = dut->tmo_valid = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
     dut.reset();
   }
 
   // ------------------------------------------------------------ configuration
-  // QP_MODIFY with the given fields (other fields random); the engine must be idle.
+  // QP_MODIFY with the given fields (the others random, all 24 of qp_cmd_t); the engine must
+  // be idle. sq_psn >= 0 sets the next send PSN (init_sq_psn); otherwise init_sq_psn is
+  // random, and followed.
   void qp_modify(uint32_t q, uint8_t state, int mtu, uint8_t access, uint32_t pd, uint16_t cqn, uint32_t rq_psn,
-                 bool init_idx, bool init_rq_psn) {
-    for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+                 bool init_idx, bool init_rq_psn, uint8_t min_rnr = kDefMinRnr, int64_t sq_psn = -1) {
+    for (size_t i = 0; i < kQpCmd.widths.size(); ++i)
+      set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
     auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
     put(kCQpn, q);
     put(kCState, state);
@@ -240,18 +318,29 @@ class RxEngBench : public ::testing::Test {
     put(kCRqPsn, rq_psn);
     put(kCInitIdx, init_idx);
     put(kCInitRqPsn, init_rq_psn);
-    // nothing else is offered meanwhile (a held qerr event is offered again afterwards)
+    put(kCMinRnr, min_rnr);
+    const bool init_sq = sq_psn >= 0 || rng.percent(20);
+    const uint32_t sqv = sq_psn >= 0 ? uint32_t(sq_psn) & kMask : rng.u32() & kMask;
+    put(kCInitSqPsn, init_sq);
+    put(kCSqPsn, sqv);
+    // nothing else is offered meanwhile (held events are offered again afterwards)
     dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = dut->qerr_valid = 0;
-    dut->snd_valid = 0;
+    dut->snd_valid = dut->note_valid = dut->tmo_valid = dut->tk_ready = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {
       dut.eval();
       const bool rdy = dut->qp_cmd_ready;
+      EXPECT_FALSE(dut->tk_valid) << "QP " << q << ": timer kick during a QP_MODIFY";
       // re-initialising the QP or moving it to RESET frees its READ contexts
       EXPECT_EQ(bool(dut->rdc_flush_valid), rdy && (init_idx || state == kQpsReset)) << "QP " << q
                                                                                      << ": READ-context flush";
-      if (rdy && dut->rdc_flush_valid) ++ctx_flushes;
+      if (rdy && dut->rdc_flush_valid) {
+        ++ctx_flushes;
+        for (auto& e : rdc_hw)
+          if (e.qpn == q) e.valid = false;
+      }
+      if (rdy && init_sq) snd_write(q, dut.cycle() - 1, sqv, false);
       dut.tick();
       if (rdy) break;
     }
@@ -263,6 +352,8 @@ class RxEngBench : public ::testing::Test {
     c.access = access;
     c.pd = pd;
     c.cqn = cqn;
+    c.min_rnr = min_rnr;
+    if (init_sq) sq_next[q] = sqv;
     if (init_idx || init_rq_psn) {
       st[q] = St{};
       st[q].epsn = rq_psn & kMask;
@@ -270,15 +361,19 @@ class RxEngBench : public ::testing::Test {
     if (init_idx) {
       fi[q] = pi[q] = 0;
       fl_err[q] = false;
+    }
+    if (init_idx || state == kQpsReset)
       for (auto& e : rdc)
         if (e.valid && e.qpn == q) e.valid = false;
-    }
   }
-  // RESET -> INIT -> RTR (-> RTS), as the driver does it.
-  void bring_up(uint32_t q, uint8_t state, int mtu, uint8_t access, uint32_t pd, uint16_t cqn, uint32_t epsn) {
-    qp_modify(q, kQpsInit, mtu, access, pd, cqn, 0, true, false);
-    if (state >= kQpsRtr) qp_modify(q, kQpsRtr, mtu, access, pd, cqn, epsn, false, true);
-    if (state >= kQpsRts) qp_modify(q, kQpsRts, mtu, access, pd, cqn, epsn, false, false);
+  // RESET -> INIT -> RTR (-> RTS), as the driver does it; RTR->RTS sets the next send PSN.
+  void bring_up(uint32_t q, uint8_t state, int mtu, uint8_t access, uint32_t pd, uint16_t cqn, uint32_t epsn,
+                uint8_t min_rnr = kDefMinRnr, int64_t sq_psn = -1) {
+    qp_modify(q, kQpsInit, mtu, access, pd, cqn, 0, true, false, min_rnr);
+    if (state >= kQpsRtr) qp_modify(q, kQpsRtr, mtu, access, pd, cqn, epsn, false, true, min_rnr);
+    if (state >= kQpsRts)
+      qp_modify(q, kQpsRts, mtu, access, pd, cqn, epsn, false, false, min_rnr,
+                sq_psn >= 0 ? sq_psn : int64_t(rng.u32() & kMask));
   }
 
   void add_mr(const Mr& m) { mrs.push_back(m); }
@@ -292,18 +387,67 @@ class RxEngBench : public ::testing::Test {
       }
     return {false, 0xBAD1000000000000ull | key};
   }
-  // A READ [first, last] of QP q (at q's path MTU) whose last response carries llen bytes.
+  // A READ [first, last] of QP q (at q's path MTU) whose last response carries llen bytes:
+  // the send path inserts it into the table (the lowest slot free in the engine's view too).
   int rdc_alloc(uint32_t q, uint32_t first, uint32_t last, uint64_t pa, uint32_t llen) {
     for (int i = 0; i < kRdEntries; ++i)
-      if (!rdc[size_t(i)].valid) {
+      if (!rdc[size_t(i)].valid && !rdc_hw[size_t(i)].valid) {
         rdc[size_t(i)] = RdCtx{true, q, first & kMask, last & kMask, pa, cfg[q].mtu, llen};
+        rdc_hw[size_t(i)] = rdc[size_t(i)];
         return i;
       }
     return -1;
   }
+  // A go-back-N rewind of q's send side drops its READ contexts (srnic_rd_ctx rw_flush).
+  void rdc_rewind(uint32_t q) {
+    for (auto* t : {&rdc, &rdc_hw})
+      for (auto& e : *t)
+        if (e.qpn == q) e.valid = false;
+  }
+  // the model's table: does q have a READ context, one that ends before psn
+  bool ctx_any(uint32_t q) const {
+    for (const RdCtx& e : rdc)
+      if (e.valid && e.qpn == q) return true;
+    return false;
+  }
+  bool ctx_before(uint32_t q, uint32_t psn) const {
+    for (const RdCtx& e : rdc)
+      if (e.valid && e.qpn == q && psn_gt(psn, e.last)) return true;
+    return false;
+  }
   void post_rwqe(uint32_t q, const RWqe& w) {
     ring[q][pi[q] & 255] = w;
     ++pi[q];
+  }
+
+  // ------------------------------------------------------------ the send path's reports
+  void snd_write(uint32_t q, uint64_t cyc, uint32_t val, bool send) {
+    auto& h = snd_hist[q];
+    h.push_back({cyc, val & kMask, send});
+    if (h.size() > 256) h.erase(h.begin(), h.begin() + 128);
+  }
+  // The next send PSN the engine reads for q in cycle t (a write lands the cycle after snd_valid).
+  bool snd_value(uint32_t q, uint64_t t, uint32_t& v) const {
+    const auto& h = snd_hist[q];
+    for (size_t i = h.size(); i-- > 0;)
+      if (h[i].cyc + 2 <= t) {
+        v = h[i].val;
+        return true;
+      }
+    return false;
+  }
+  // A request of q left the send path in [from, to].
+  bool snd_race(uint32_t q, uint64_t from, uint64_t to) const {
+    for (const SndRec& r : snd_hist[q])
+      if (r.send && r.cyc >= from && r.cyc <= to) return true;
+    return false;
+  }
+  void emit_snd(uint32_t q, uint32_t next) {
+    dut->snd_valid = 1;
+    dut->snd_qpn = q;
+    dut->snd_next = next & kMask;
+    snd_write(q, dut.cycle(), next, true);
+    ++n_snd;
   }
 
   // ------------------------------------------------------------ packets
@@ -333,11 +477,19 @@ class RxEngBench : public ::testing::Test {
     p.f[kRmRethLen] = dlen;
     return p;
   }
+  Pkt make_ack(uint32_t q, uint32_t psn, uint8_t syn) {
+    Pkt p = make(q, kAck, psn, 0);
+    p.f[kRmAethSyn] = syn;
+    return p;
+  }
 
   // Queues a record: the rqfetch stand-in fetches its WQE, the frame beats go to the buffer.
   void queue(Pkt p) {
     const uint8_t op = uint8_t(p.f[kRmOpcode]);
     const uint64_t q = p.f[kRmDqpn];
+    if (p.snd_mode == kSndDefault)
+      p.snd_mode = (op_resp(op) && auto_snd && !p.f[kRmDrop] && !p.f[kRmRqFlush]) ? kSndAuto : kSndNone;
+    if (q >= kQps || p.f[kRmDrop] || p.f[kRmRqFlush]) p.snd_mode = kSndNone;
     p.f[kRmRqFetched] = 0;
     if (!p.f[kRmDrop] && q < kQps && op_consumes(op) && !p.f[kRmRqFlush] && !fl_err[q]) {
       p.f[kRmRqIdx] = fi[q];
@@ -374,6 +526,7 @@ class RxEngBench : public ::testing::Test {
       p.f[kRmRqIdx] = fi[q];
       p.f[kRmNbeats] = 0;
       p.fetched = true;
+      p.snd_mode = kSndNone;
       p.wqe = ring[q][fi[q] & 255];
       ++fi[q];
       wqe_fifo.push_back({p.wqe, dut.cycle() + rng.below(cur_wlat + 1)});
@@ -409,12 +562,28 @@ class RxEngBench : public ::testing::Test {
     task_x.push_back({rd, q, psn & kMask, syn, st[q].msn, addr, len, cfg[q].mtu});
   }
   void cev(uint8_t kind, uint32_t q, uint32_t psn, uint8_t status) { cev_x.push_back({kind, q, psn & kMask, status}); }
+  // A retry episode starts: one CEV_RETRY; the READ in progress is forgotten.
+  void retry(uint32_t q, uint8_t kind, uint32_t psn, uint8_t code) {
+    st[q].rwp = true;
+    st[q].rd_valid = false;
+    CevX e{kCevRetry, q, 0, 0};
+    e.rt_kind = kind;
+    e.rt_psn = psn & kMask;
+    e.rt_code = code;
+    cev_x.push_back(e);
+    ++stats.retries[kind];
+  }
+  void kick(uint32_t q, bool base) {
+    tk_x.push_back({q, base, now});
+    ++stats.kicks;
+  }
   void mr(uint32_t key, uint32_t pd, uint8_t acc, uint64_t va, uint32_t len, bool& ok, uint64_t& pa) {
     const auto a = mr_answer(key, pd, acc, va, len);
     ok = a.first;
     pa = a.second;
     mr_x.push_back({key, pd, acc, va, len, ok, pa});
   }
+  uint8_t rnr_syn(uint32_t q) const { return uint8_t(0x20 | (cfg[q].min_rnr & 31)); }
 
   // Predicts everything the engine does for the record taken now.
   void predict(const Pkt& p) {
@@ -459,6 +628,24 @@ class RxEngBench : public ::testing::Test {
     if (s.in_msg == 1) cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
     rs_x.push_back({q, s.rq_ci, true});
   }
+  // The send path applied q's retry answer (after rewinding, which drops its READ contexts).
+  void predict_note(uint32_t q, bool rewind) {
+    ++stats.notes;
+    st[q].rwp = false;
+    if (rewind) rdc_rewind(q);
+  }
+  // q's local ACK timer expired: an episode from the next send PSN, unless one is open or the
+  // QP cannot send (not RTS, or failed).
+  void predict_tmo(uint32_t q) {
+    const St& s = st[q];
+    if (cfg[q].state != kQpsRts || s.err || s.rwp) {
+      ++stats.tmo_ignored;
+      return;
+    }
+    uint32_t nxt = 0;
+    ASSERT_TRUE(snd_value(q, now, nxt)) << "bench: QP " << q << " in RTS without a next send PSN";
+    retry(q, kRtTimeout, nxt, 0);
+  }
 
   void respond(const Pkt& p, uint32_t q, bool& owed) {
     const Cfg& c = cfg[q];
@@ -468,70 +655,7 @@ class RxEngBench : public ::testing::Test {
     const uint32_t plen = uint32_t(p.f[kRmPayLen]);
     const uint32_t mtu = mtu_bytes(c.mtu);
     if (op_resp(op)) {
-      if (c.state != kQpsRts) {
-        ++exp_cnt.drop_qp;
-        return;
-      }
-      if (p.ghost) {                    // never sent: dropped and counted
-        ++exp_cnt.psn_err;
-        return;
-      }
-      if (s.err && op != kAck) return;  // READ data for a QP in error is not placed
-      if (op == kAck) {
-        const uint8_t syn = uint8_t(p.f[kRmAethSyn]);
-        const int cls = (syn >> 5) & 3;
-        if (cls != 0) ++exp_cnt.rx_nak;
-        if (cls == 0) cev(kCevAck, q, psn, 0);
-        else if (cls == 1) cev(kCevNak, q, psn, kWcRnrRetryExcErr);
-        else if (syn == kSynPsn) {
-        } else
-          cev(kCevNak, q, psn, syn == kSynInv ? kWcRemInvReqErr : syn == kSynAcc ? kWcRemAccessErr : kWcRemOpErr);
-        return;
-      }
-      // READ response: in PSN order within the READ's context
-      if (s.rd_valid && psn_ge(psn, s.rd_first) && psn_ge(s.rd_last, psn)) {
-        if (psn == s.rd_next && resp_fits(op, psn, s.rd_first, s.rd_last, s.rd_mtu, s.rd_llen, plen)) {
-          place_resp(p, q, s.rd_pa + (uint64_t((psn - s.rd_first) & kMask) << mtu_log2(s.rd_mtu)));
-        } else if (psn == s.rd_next) {
-          read_fails(q, s.rd_first, s.rd_idx, kWcBadRespErr);
-        } else if (psn_ge(psn, s.rd_next)) {
-          read_fails(q, s.rd_first, s.rd_idx, kWcRetryExcErr);
-        }
-        return;
-      }
-      if (s.rd_valid && psn_ge(psn, s.rd_last)) {
-        read_fails(q, s.rd_first, s.rd_idx, kWcRetryExcErr);
-        return;
-      }
-      LkX l{q, psn, false, 0, 0, 0, 0, 0, 0};
-      for (int i = 0; i < kRdEntries; ++i) {
-        const RdCtx& e = rdc[size_t(i)];
-        if (e.valid && e.qpn == q && psn_ge(psn, e.first) && psn_ge(e.last, psn)) {
-          l = {q, psn, true, uint8_t(i), e.pa, e.first, e.last, e.mtu, e.llen};
-          break;
-        }
-      }
-      lk_x.push_back(l);
-      if (!l.hit) {
-        ++exp_cnt.psn_err;   // no READ owns the PSN: dropped and counted
-        return;
-      }
-      if (psn != l.first) {
-        read_fails(q, l.first, l.idx, kWcRetryExcErr);
-        return;
-      }
-      if (!resp_fits(op, psn, l.first, l.last, l.mtu, l.llen, plen)) {
-        read_fails(q, l.first, l.idx, kWcBadRespErr);
-        return;
-      }
-      s.rd_valid = true;
-      s.rd_pa = l.pa;
-      s.rd_first = l.first;
-      s.rd_last = l.last;
-      s.rd_idx = l.idx;
-      s.rd_mtu = l.mtu;
-      s.rd_llen = l.llen;
-      place_resp(p, q, l.pa);
+      requester(p, q);
       return;
     }
     // ---------------- responder
@@ -545,7 +669,8 @@ class RxEngBench : public ::testing::Test {
     const uint32_t d = (psn - s.epsn) & kMask;
     if (d & 0x800000) {
       ++exp_cnt.dup;
-      if (!rreq) task(false, q, s.epsn - 1, kSynAck);
+      if (rreq) dup_read(p, q);
+      else task(false, q, s.epsn - 1, kSynAck);
       return;
     }
     if (d != 0) {
@@ -577,7 +702,7 @@ class RxEngBench : public ::testing::Test {
         if (wr) s.wr_pa = s.wr_resid = s.wr_len = 0;
       } else {
         // WRITE ONLY with immediate: the receive WQE first (RNR), then the R_Key
-        if (wr && imm && last && !rq_ok()) return task(false, q, psn, uint8_t(kSynRnr));
+        if (wr && imm && last && !rq_ok()) return task(false, q, psn, rnr_syn(q));
         bool ok;
         mr(uint32_t(p.f[kRmRethRkey]), c.pd, rreq ? kAccRemoteRead : kAccRemoteWrite, p.f[kRmRethVa], uint32_t(rlen),
            ok, pa);
@@ -604,7 +729,7 @@ class RxEngBench : public ::testing::Test {
         return;
       }
       if (imm && last) {
-        if (!rq_ok()) return task(false, q, psn, uint8_t(kSynRnr));
+        if (!rq_ok()) return task(false, q, psn, rnr_syn(q));
         use_rwqe(p, q, owed);
         return;
       }
@@ -613,7 +738,7 @@ class RxEngBench : public ::testing::Test {
       return;
     }
     if ((sd && first) || (wr && imm && last)) {
-      if (!rq_ok()) return task(false, q, psn, uint8_t(kSynRnr));
+      if (!rq_ok()) return task(false, q, psn, rnr_syn(q));
       use_rwqe(p, q, owed);
       return;
     }
@@ -625,6 +750,141 @@ class RxEngBench : public ::testing::Test {
     }
     if (plen) place(sd ? s.rcv_pa + s.rcv_done : s.wr_pa, p.pay);
     finish(p, q);
+  }
+
+  // A duplicate READ request: executed again from its own PSN, address and length after the
+  // access, length and R_Key checks (refused: dropped silently); no responder state changes.
+  void dup_read(const Pkt& p, uint32_t q) {
+    const uint64_t rlen = p.f[kRmRethLen];
+    if (!(cfg[q].access & kAccRemoteRead) || p.f[kRmPayLen] != 0) {
+      ++stats.dup_rd_drop;
+      return;
+    }
+    uint64_t pa = 0;
+    if (rlen != 0) {
+      bool ok;
+      mr(uint32_t(p.f[kRmRethRkey]), cfg[q].pd, kAccRemoteRead, p.f[kRmRethVa], uint32_t(rlen), ok, pa);
+      if (!ok) {
+        ++exp_cnt.access_err;
+        ++stats.dup_rd_drop;
+        return;
+      }
+    }
+    ++stats.dup_rd;
+    task(true, q, uint32_t(p.f[kRmPsn]), kSynAck, pa, uint32_t(rlen));
+  }
+
+  // ---------------- requester: ACK/NAK and READ responses
+  void requester(const Pkt& p, uint32_t q) {
+    const Cfg& c = cfg[q];
+    St& s = st[q];
+    const uint8_t op = uint8_t(p.f[kRmOpcode]);
+    const uint32_t psn = uint32_t(p.f[kRmPsn]);
+    const uint32_t plen = uint32_t(p.f[kRmPayLen]);
+    const uint8_t syn = uint8_t(p.f[kRmAethSyn]);
+    if (c.state != kQpsRts) {
+      ++exp_cnt.drop_qp;
+      return;
+    }
+    uint32_t nxt = 0;
+    ASSERT_TRUE(snd_value(q, now, nxt)) << "bench: QP " << q << " in RTS without a next send PSN";
+    // a response for a PSN never sent (a PSN-sequence NAK may name the next PSN itself)
+    if (psn_ge(psn, nxt) && !(op == kAck && syn == kSynPsn && psn == nxt)) {
+      ++exp_cnt.psn_err;
+      ++stats.ghosts;
+      return;
+    }
+    if ((s.err || s.rwp) && op != kAck) {  // READ data for a failed QP, or during an episode
+      stats.rwp_drops += !s.err;
+      return;
+    }
+    if (op == kAck) {
+      const int cls = (syn >> 5) & 3;
+      if (cls != 0) ++exp_cnt.rx_nak;
+      const bool cur_beyond = s.rd_valid && psn_gt(psn, s.rd_last);
+      const bool bq_hit = ctx_before(q, psn), bq_any = ctx_any(q);
+      if (!s.err) {
+        const bool all = cls == 0 && ((psn + 1) & kMask) == nxt;
+        kick(q, all && !s.rd_valid && !bq_any);
+        stats.anyctx_clears += all && !s.rd_valid && bq_any;
+      }
+      if (cls == 0) {
+        if (!s.rwp && !s.err && (cur_beyond || bq_hit)) {
+          stats.bq_implied += !cur_beyond;
+          retry(q, kRtImplied, cur_beyond ? s.rd_next : psn + 1, 0);
+        } else {
+          stats.ack_inside += bq_any && !bq_hit;
+          cev(kCevAck, q, psn, 0);
+        }
+      } else if (cls == 1 || syn == kSynPsn) {
+        if (!s.rwp && !s.err) {
+          retry(q, cls == 1 ? kRtRnr : kRtSeq, cur_beyond ? s.rd_next : psn, uint8_t(syn & 31));
+        } else {
+          ++stats.rwp_naks;
+          cev(kCevAck, q, psn - 1, 0);  // during an episode a NAK only acknowledges
+        }
+      } else {
+        cev(kCevNak, q, psn, syn == kSynInv ? kWcRemInvReqErr : syn == kSynAcc ? kWcRemAccessErr : kWcRemOpErr);
+      }
+      return;
+    }
+    // READ response: in PSN order within the READ's context
+    if (s.rd_valid && psn_ge(psn, s.rd_first) && psn_ge(s.rd_last, psn)) {
+      if (psn == s.rd_next && resp_fits(op, psn, s.rd_first, s.rd_last, s.rd_mtu, s.rd_llen, plen)) {
+        place_resp(p, q, s.rd_pa + (uint64_t((psn - s.rd_first) & kMask) << mtu_log2(s.rd_mtu)), nxt);
+      } else if (psn == s.rd_next && !op_fits(op, psn, s.rd_first, s.rd_last)) {
+        ++stats.stale;  // a response to another request for this PSN
+      } else if (psn == s.rd_next) {
+        read_fails(q, s.rd_first, s.rd_idx, kWcBadRespErr);
+      } else if (psn_ge(psn, s.rd_next)) {
+        retry(q, kRtImplied, s.rd_next, 0);  // responses lost in between
+      }
+      return;
+    }
+    if (s.rd_valid && psn_ge(psn, s.rd_last)) {
+      retry(q, kRtImplied, s.rd_next, 0);  // a later READ's response: this one lost its last ones
+      return;
+    }
+    // A READ of this QP that ends before this response got none of its responses (they
+    // were all lost): an implied NAK, like an ACK beyond it. (The RTL looks the response's
+    // READ up and places it instead: see ReadResponsesBeyondAWhollyLostRead.)
+    if (ctx_before(q, psn)) {
+      retry(q, kRtImplied, psn, 0);
+      return;
+    }
+    LkX l{q, psn, false, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < kRdEntries; ++i) {
+      const RdCtx& e = rdc[size_t(i)];
+      if (e.valid && e.qpn == q && psn_ge(psn, e.first) && psn_ge(e.last, psn)) {
+        l = {q, psn, true, uint8_t(i), e.pa, e.first, e.last, e.mtu, e.llen};
+        break;
+      }
+    }
+    lk_x.push_back(l);
+    if (!l.hit) {
+      ++exp_cnt.psn_err;   // no READ owns the PSN: dropped and counted
+      return;
+    }
+    if (psn != l.first) {
+      retry(q, kRtImplied, l.first, 0);  // the READ's first responses are missing
+      return;
+    }
+    if (!op_fits(op, psn, l.first, l.last)) {
+      ++stats.stale;
+      return;
+    }
+    if (!resp_fits(op, psn, l.first, l.last, l.mtu, l.llen, plen)) {
+      read_fails(q, l.first, l.idx, kWcBadRespErr);
+      return;
+    }
+    s.rd_valid = true;
+    s.rd_pa = l.pa;
+    s.rd_first = l.first;
+    s.rd_last = l.last;
+    s.rd_idx = l.idx;
+    s.rd_mtu = l.mtu;
+    s.rd_llen = l.llen;
+    place_resp(p, q, l.pa, nxt);
   }
 
   // The packet's receive WQE becomes the QP's current one (its lkey checked); returns that check.
@@ -704,14 +964,19 @@ class RxEngBench : public ::testing::Test {
     }
   }
 
-  // The opcode a READ response at psn must carry, and its exact payload length.
+  // The opcode a READ response at psn must carry (first, middle..., last; only), and with it
+  // the exact payload length.
+  static bool op_fits(uint8_t op, uint32_t psn, uint32_t first, uint32_t last) {
+    const bool f = psn == first, l = psn == last;
+    if (f && l) return op == kRespOnly;
+    if (f) return op == kRespFirst;
+    if (l) return op == kRespLast;
+    return op == kRespMiddle;
+  }
   static bool resp_fits(uint8_t op, uint32_t psn, uint32_t first, uint32_t last, int mtu, uint32_t llen,
                         uint32_t plen) {
-    const bool f = psn == first, l = psn == last;
-    if (f && l) return op == kRespOnly && plen == llen;
-    if (f) return op == kRespFirst && plen == mtu_bytes(mtu);
-    if (l) return op == kRespLast && plen == llen;
-    return op == kRespMiddle && plen == mtu_bytes(mtu);
+    if (!op_fits(op, psn, first, last)) return false;
+    return plen == (psn == last ? llen : mtu_bytes(mtu));
   }
   // The READ at first fails (nothing placed): its context is freed and the QP enters the
   // error state at once (a SEND in progress flushes its receive WQE; predict() hands the
@@ -720,7 +985,7 @@ class RxEngBench : public ::testing::Test {
     St& s = st[q];
     s.rd_valid = false;
     cev(kCevNak, q, first, status);
-    free_x.push_back(idx);
+    free_x.push_back({idx, q});
     rdc[idx].valid = false;
     if (!s.err) {
       s.err = true;
@@ -729,16 +994,19 @@ class RxEngBench : public ::testing::Test {
     }
   }
 
-  // READ response in order: placed, READ_DONE and context free after the last.
-  void place_resp(const Pkt& p, uint32_t q, uint64_t dst) {
+  // READ response in order: placed, a timer kick (STOP after the READ's last when it is the
+  // last PSN sent), READ_DONE and context free after the last.
+  void place_resp(const Pkt& p, uint32_t q, uint64_t dst, uint32_t nxt) {
     St& s = st[q];
     const uint32_t psn = uint32_t(p.f[kRmPsn]);
     if (p.f[kRmPayLen]) place(dst, p.pay);
     s.rd_next = (psn + 1) & kMask;
+    kick(q, psn == s.rd_last && ((psn + 1) & kMask) == nxt);
+    ++stats.rd_kicks;
     if (psn == s.rd_last) {
       s.rd_valid = false;
       cev(kCevReadDone, q, psn, 0);
-      free_x.push_back(s.rd_idx);
+      free_x.push_back({s.rd_idx, q});
       rdc[s.rd_idx].valid = false;
     }
   }
@@ -746,19 +1014,38 @@ class RxEngBench : public ::testing::Test {
   // ------------------------------------------------------------ per cycle
   void cycle(const Knobs& k) {
     const uint64_t c = dut.cycle();
-    // Send-path stand-in: before a response is offered, its QP's next send PSN is set well
-    // ahead of it (the response names a PSN that was sent); the write lands 2 cycles later.
+    now = c;
+    // Send path: scheduled reports (directed tests), the report a response waits for (its
+    // request left before it can be answered), and other requests now and then.
     dut->snd_valid = 0;
-    if (!hold_meta && !pending.empty() && pending.front().f[kRmOpcode] >= 0x0D && !pending.front().snd_done) {
-      Pkt& p = pending.front();
-      dut->snd_valid = 1;
-      dut->snd_qpn = uint32_t(p.f[kRmDqpn]) & (kQps - 1);
-      dut->snd_next = uint32_t(p.f[kRmPsn] + 0x1000) & kMask;
-      p.snd_done = true;
-      p.snd_at = c;
+    bool sv = false;
+    if (auto it = snd_sched.find(c); it != snd_sched.end()) {
+      emit_snd(it->second.first, it->second.second);
+      snd_sched.erase(it);
+      sv = true;
     }
-    const bool snd_wait = !pending.empty() && pending.front().snd_done && c < pending.front().snd_at + 3;
-    if (!hold_meta && !pending.empty() && !snd_wait && rng.percent(k.meta)) hold_meta = true;
+    Pkt* head = pending.empty() ? nullptr : &pending.front();
+    if (!sv && head && !hold_meta && head->snd_mode != kSndNone && !head->snd_sent) {
+      const uint32_t q = uint32_t(head->f[kRmDqpn]);
+      const uint32_t v = head->snd_mode == kSndAuto ? uint32_t(head->f[kRmPsn]) + 0x1000
+                         : head->snd_mode == kSndCurrent ? sq_next[q]
+                                                         : head->snd_val;
+      emit_snd(q, v);
+      head->snd_sent = true;
+      head->snd_at = c;
+      sv = true;
+    }
+    if (!sv && k.snd && rng.percent(k.snd)) {
+      const uint64_t r = rng.below(100);
+      uint32_t t = uint32_t(rng.below(kQps));
+      if (r < 35 && head && head->f[kRmDqpn] < kQps) t = uint32_t(head->f[kRmDqpn]);
+      else if (r < 70) t = last_pkt_q;
+      sq_next[t] = (sq_next[t] + uint32_t(rng.range(1, 3))) & kMask;
+      emit_snd(t, sq_next[t]);
+    }
+    const bool snd_wait = head && ((head->snd_mode != kSndNone && (!head->snd_sent || c < head->snd_at + head->snd_gap)) ||
+                                   c < head->offer_at);
+    if (!hold_meta && head && !snd_wait && rng.percent(k.meta)) hold_meta = true;
     dut->meta_valid = hold_meta;
     if (hold_meta)
       for (size_t i = 0; i < kRmN; ++i)
@@ -802,18 +1089,72 @@ class RxEngBench : public ::testing::Test {
     dut->cev_ready = rng.percent(k.cev);
     dut->cqe_ready = rng.percent(k.cqe);
     dut->resync_ready = rng.percent(k.rs);
+    dut->tk_ready = rng.percent(k.tk);
     if (!hold_qerr && rng.below(1000) < k.qerr) {
       hold_qerr = true;
       qerr_q = rng.percent(3) ? uint32_t(kQps + rng.below(0x10000 - kQps)) : uint32_t(rng.below(kQps));
     }
+    if (!hold_note && rng.below(1000) < k.note) {
+      std::vector<uint32_t> open;
+      for (uint32_t q = 0; q < kQps; ++q)
+        if (st[q].rwp) open.push_back(q);
+      if (!open.empty() && !rng.percent(3)) {
+        hold_note = true;
+        note_q = open[rng.below(open.size())];
+        note_rewind = rng.percent(85);
+      } else if (rng.percent(2)) {
+        hold_note = true;  // a note for a QP without an episode ends nothing
+        note_q = uint32_t(rng.below(kQps));
+        note_rewind = false;
+      }
+    }
+    if (!hold_tmo && rng.below(1000) < k.tmo) {
+      hold_tmo = true;
+      tmo_q = uint32_t(rng.below(kQps));
+    }
     dut->qerr_valid = hold_qerr;
     dut->qerr_qpn = qerr_q;
+    dut->note_valid = hold_note;
+    dut->note_qpn = note_q;
+    dut->tmo_valid = hold_tmo;
+    dut->tmo_qpn = tmo_q;
     dut.eval();
+    // the READ-context table's implied-NAK query answers combinationally
+    {
+      const uint32_t bq = uint32_t(dut->rdc_bq_qpn), bp = uint32_t(dut->rdc_bq_psn);
+      bool hit = false, any = false;
+      for (const RdCtx& e : rdc_hw)
+        if (e.valid && e.qpn == bq) {
+          any = true;
+          hit = hit || psn_gt(bp, e.last);
+        }
+      dut->rdc_bq_hit = hit;
+      dut->rdc_bq_any = any;
+      dut.eval();
+    }
 
     const std::string at = "cycle " + std::to_string(c) + ": ";
+    // one take at a time, events first (qerr, note, timeout, then records), none while a
+    // timer kick waits
+    const bool t_meta = dut->meta_ready, t_qerr = dut->qerr_ready, t_note = dut->note_ready, t_tmo = dut->tmo_ready;
+    ASSERT_LE(int(t_meta) + int(t_qerr) + int(t_note) + int(t_tmo), 1) << at << "two takes in one cycle";
+    ASSERT_TRUE(!t_qerr || hold_qerr) << at << "qerr_ready without qerr_valid";
+    ASSERT_TRUE(!t_note || (hold_note && !hold_qerr)) << at << "note taken without note_valid or before a qerr";
+    ASSERT_TRUE(!t_tmo || (hold_tmo && !hold_qerr && !hold_note)) << at << "timeout taken before a qerr or note";
+    ASSERT_TRUE(!t_meta || (hold_meta && !hold_qerr && !hold_note && !hold_tmo)) << at << "record taken before an event";
+    if (dut->tk_valid) {
+      ASSERT_FALSE(t_meta || t_qerr || t_note || t_tmo)
+          << at << "a " << (t_meta ? "record" : t_qerr ? "qerr" : t_note ? "note" : "timeout")
+          << " taken while a timer kick waits";
+      stats.kick_holds += hold_meta || hold_qerr || hold_note || hold_tmo;
+    }
+    if (t_meta || t_qerr || t_note || t_tmo) {
+      ASSERT_TRUE(tk_x.empty()) << at << "next take, but the timer kick of QP " << tk_x.front().q
+                                << " (taken in cycle " << tk_x.front().take << ") never came";
+    }
     // rd_busy: from the take of a READ response until its payload is written, with its QPN
     {
-      const bool take = hold_meta && dut->meta_ready;
+      const bool take = hold_meta && t_meta;
       const uint64_t op = take ? pending.front().f[kRmOpcode] : 0;
       const bool take_rdata = take && op >= 0x0D && op <= 0x10 && !pending.front().f[kRmDrop];
       const uint32_t take_q = take ? uint32_t(pending.front().f[kRmDqpn]) & (kQps - 1) : 0;
@@ -834,18 +1175,33 @@ class RxEngBench : public ::testing::Test {
         cur_rdata = take_rdata;
         cur_q = take_q;
       }
-      if (dut->qerr_valid && dut->qerr_ready) cur_rdata = false;
+      if (t_qerr || t_note || t_tmo) cur_rdata = false;
     }
-    if (dut->qerr_valid && dut->qerr_ready) {
-      ASSERT_FALSE(dut->meta_ready) << at << "record and qerr taken together";
+    if (t_qerr) {
       predict_qerr(uint32_t(dut->qerr_qpn));
+      take_log.push_back({kTakeQerr, qerr_q, c});
       ++qerrs;
       hold_qerr = false;
     }
-    if (hold_meta && dut->meta_ready) {
-      predict(pending.front());
+    if (t_note) {
+      predict_note(note_q, note_rewind);
+      take_log.push_back({kTakeNote, note_q, c});
+      hold_note = false;
+    }
+    if (t_tmo) {
+      predict_tmo(tmo_q);
+      take_log.push_back({kTakeTmo, tmo_q, c});
+      hold_tmo = false;
+    }
+    if (HasFatalFailure()) return;
+    if (hold_meta && t_meta) {
+      const Pkt& p = pending.front();
+      take_log.push_back({kTakePkt, uint32_t(p.f[kRmDqpn]), c});
+      if (p.f[kRmDqpn] < kQps && !p.f[kRmDrop]) last_pkt_q = uint32_t(p.f[kRmDqpn]);
+      predict(p);
       pending.pop_front();
       hold_meta = false;
+      if (HasFatalFailure()) return;
     }
     if (dv && dut->d_ready) beats.pop_front();
     if (dut->wqe_pop) {
@@ -881,8 +1237,11 @@ class RxEngBench : public ::testing::Test {
     }
     if (dut->rdc_free_valid) {
       ASSERT_FALSE(free_x.empty()) << at << "context " << unsigned(dut->rdc_free_idx) << " freed unexpectedly";
-      EXPECT_EQ(unsigned(dut->rdc_free_idx), unsigned(free_x.front())) << at << "freed context";
+      EXPECT_EQ(unsigned(dut->rdc_free_idx), unsigned(free_x.front().first)) << at << "freed context";
+      EXPECT_EQ(uint32_t(dut->rdc_free_qpn), free_x.front().second) << at << "freed context's QPN";
       free_x.pop_front();
+      RdCtx& e = rdc_hw[size_t(dut->rdc_free_idx) % kRdEntries];
+      if (e.valid && e.qpn == uint32_t(dut->rdc_free_qpn)) e.valid = false;
     }
     EXPECT_FALSE(dut->rdc_flush_valid) << at << "flush without a command";
     if (dut->rdc_qerr_flush_valid) {
@@ -890,6 +1249,8 @@ class RxEngBench : public ::testing::Test {
                                      << " freed without a qerr";
       EXPECT_EQ(uint32_t(dut->rdc_qerr_flush_qpn), qflush_x.front()) << at << "qerr context flush";
       qflush_x.pop_front();
+      for (auto& e : rdc_hw)
+        if (e.qpn == uint32_t(dut->rdc_qerr_flush_qpn)) e.valid = false;
     }
     if (dut->aw_valid && dut->aw_ready) {
       ASSERT_FALSE(aw_x.empty()) << at << "AW " << hex(dut->aw_addr) << " the reference does not make";
@@ -918,6 +1279,29 @@ class RxEngBench : public ::testing::Test {
       w_bytes += uint64_t(__builtin_popcountll(e.strb));
     }
     const bool placed = aw_x.empty() && w_x.empty();
+    // timer kicks: in order, held (QPN and STOP stable) until taken
+    if (dut->tk_valid) {
+      ASSERT_FALSE(tk_x.empty()) << at << "timer kick (QP " << unsigned(dut->tk_qpn) << ", stop "
+                                 << unsigned(dut->tk_stop) << ") the reference does not make";
+      TkX& e = tk_x.front();
+      if (!e.rose) {
+        e.rose = true;
+        e.rise = c;
+        e.stop = e.base && !snd_race(e.q, e.take - 1, c - 1);
+        stats.race_clears += e.base && !e.stop;
+      }
+      ASSERT_EQ(uint32_t(dut->tk_qpn), e.q) << at << "timer kick QPN";
+      ASSERT_EQ(bool(dut->tk_stop), e.stop)
+          << at << "timer kick of QP " << e.q << ": stop (taken in cycle " << e.take << ", shown from cycle "
+          << e.rise << "; STOP without the send race: " << e.base << ", a send of the QP in [" << (e.take - 1)
+          << ", " << (e.rise - 1) << "]: " << snd_race(e.q, e.take - 1, e.rise - 1) << ")";
+      if (dut->tk_ready) {
+        ASSERT_TRUE(placed) << at << "timer kick before the payload is written";
+        tk_log.push_back({e.q, e.stop, e.base});
+        stats.stops += e.stop;
+        tk_x.pop_front();
+      }
+    }
     if (dut->task_valid && dut->task_ready) {
       ASSERT_TRUE(placed) << at << "task before the payload is written";
       ASSERT_FALSE(task_x.empty()) << at << "task (psn " << hex(kRespTask.get(dut->task_out, kRtPsn)) << " syndrome "
@@ -965,26 +1349,46 @@ class RxEngBench : public ::testing::Test {
       cqe_log.push_back(got);
     }
     if (dut->cev_valid && dut->cev_ready) {
-      ASSERT_TRUE(placed) << at << "completion event before the payload is written (event kind "
-                          << kCompEv.get(dut->cev, kCeKind) << " qpn " << kCompEv.get(dut->cev, kCeQpn) << " psn "
-                          << hex(kCompEv.get(dut->cev, kCePsn)) << "; expected next: "
-                          << (cev_x.empty() ? std::string("none") : "kind " + std::to_string(cev_x.front().kind) +
-                              " qpn " + std::to_string(cev_x.front().qpn) + " psn " + hex(cev_x.front().psn))
+      const auto& v = dut->cev;
+      auto describe = [&](const CevX& x) {
+        std::string d = "kind " + std::to_string(x.kind) + " qpn " + std::to_string(x.qpn);
+        if (x.kind == kCevRetry)
+          d += " rt_kind " + std::to_string(x.rt_kind) + " rt_psn " + hex(x.rt_psn) + " rt_code " +
+               std::to_string(x.rt_code);
+        else
+          d += " psn " + hex(x.psn) + " status " + std::to_string(x.status);
+        return d;
+      };
+      CevX got{uint8_t(kCompEv.get(v, kCeKind)), uint32_t(kCompEv.get(v, kCeQpn)), uint32_t(kCompEv.get(v, kCePsn)),
+               uint8_t(kCompEv.get(v, kCeStatus))};
+      got.rt_kind = uint8_t(kCompEv.get(v, kCeRtKind));
+      got.rt_psn = uint32_t(kCompEv.get(v, kCeRtPsn));
+      got.rt_code = uint8_t(kCompEv.get(v, kCeRtCode));
+      ASSERT_TRUE(placed) << at << "completion event before the payload is written (event " << describe(got)
+                          << "; expected next: " << (cev_x.empty() ? std::string("none") : describe(cev_x.front()))
                           << ", " << aw_x.size() << " AW and " << w_x.size() << " W beats still expected)";
-      ASSERT_FALSE(cev_x.empty()) << at << "event kind " << kCompEv.get(dut->cev, kCeKind) << " psn "
-                                  << hex(kCompEv.get(dut->cev, kCePsn)) << " the reference does not make";
+      ASSERT_FALSE(cev_x.empty()) << at << "event " << describe(got) << " the reference does not make";
       const CevX e = cev_x.front();
       cev_x.pop_front();
-      const auto& v = dut->cev;
-      const std::string w = at + "event " + std::to_string(cev_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
-      EXPECT_EQ(kCompEv.get(v, kCeKind), e.kind) << w << "kind";
-      EXPECT_EQ(kCompEv.get(v, kCeQpn), e.qpn) << w << "qpn";
-      EXPECT_EQ(kCompEv.get(v, kCePsn), e.psn) << w << "psn";
-      EXPECT_EQ(kCompEv.get(v, kCeStatus), e.status) << w << "status";
+      const std::string w = at + "event " + std::to_string(cev_log.size()) + " (" + describe(got) +
+                            ", expected " + describe(e) + "): ";
+      EXPECT_EQ(got.kind, e.kind) << w << "kind";
+      EXPECT_EQ(got.qpn, e.qpn) << w << "qpn";
+      EXPECT_EQ(got.psn, e.psn) << w << "psn";
+      EXPECT_EQ(got.status, e.status) << w << "status";
       EXPECT_EQ(kCompEv.get(v, kCePsn2), 0u) << w << "psn2";
       EXPECT_EQ(kCompEv.get(v, kCeHasAck), 0u) << w << "has_ack";
       EXPECT_EQ(kCompEv.get(v, kCeHasRd), 0u) << w << "has_rd";
-      cev_log.push_back(e);
+      if (e.kind == kCevRetry) {
+        EXPECT_EQ(got.rt_kind, e.rt_kind) << w << "rt_kind";
+        EXPECT_EQ(got.rt_psn, e.rt_psn) << w << "rt_psn";
+        EXPECT_EQ(got.rt_code, e.rt_code) << w << "rt_code";
+      } else {
+        got.rt_kind = 0;
+        got.rt_psn = 0;
+        got.rt_code = 0;
+      }
+      cev_log.push_back(got);
     }
     if (dut->resync_valid && dut->resync_ready) {
       ASSERT_FALSE(rs_x.empty()) << at << "resync the reference does not make";
@@ -1018,10 +1422,11 @@ class RxEngBench : public ::testing::Test {
   bool quiet() const {
     return pending.empty() && !hold_meta && beats.empty() && wqe_fifo.empty() && !mr_busy && !lk_busy &&
            mr_x.empty() && lk_x.empty() && aw_x.empty() && w_x.empty() && task_x.empty() && cqe_x.empty() &&
-           cev_x.empty() && rs_x.empty() && free_x.empty() && qflush_x.empty();
+           cev_x.empty() && rs_x.empty() && free_x.empty() && qflush_x.empty() && tk_x.empty() && snd_sched.empty();
   }
 
-  // Runs until everything queued is processed, then checks the counters.
+  // Runs until everything queued is processed, then checks the counters and that the
+  // stand-in's READ-context table (following the engine's frees) is the reference's.
   void drain(Knobs k = Knobs{}) {
     int idle = 0;
     for (int i = 0; i < 200000 && !HasFatalFailure() && idle < 24; ++i) {
@@ -1033,13 +1438,49 @@ class RxEngBench : public ::testing::Test {
                          << aw_x.size() << " AW, " << w_x.size() << " W, " << task_x.size() << " tasks, "
                          << cqe_x.size() << " CQEs, " << cev_x.size() << " events, " << rs_x.size()
                          << " resyncs" << (rs_x.empty() ? std::string() : " (first QP " + std::to_string(rs_x.front().qpn) + ")")
-                         << ", " << free_x.size() << " frees, " << qflush_x.size() << " qerr flushes";
+                         << ", " << free_x.size() << " frees, " << qflush_x.size() << " qerr flushes, "
+                         << tk_x.size() << " timer kicks";
     EXPECT_EQ(act_cnt.drop_qp, exp_cnt.drop_qp) << "cnt_drop_qp";
     EXPECT_EQ(act_cnt.dup, exp_cnt.dup) << "cnt_dup";
     EXPECT_EQ(act_cnt.psn_err, exp_cnt.psn_err) << "cnt_psn_err";
     EXPECT_EQ(act_cnt.access_err, exp_cnt.access_err) << "cnt_access_err";
     EXPECT_EQ(act_cnt.rx_nak, exp_cnt.rx_nak) << "cnt_rx_nak";
+    for (int i = 0; i < kRdEntries; ++i) {
+      const RdCtx &a = rdc[size_t(i)], &b = rdc_hw[size_t(i)];
+      EXPECT_EQ(a.valid, b.valid) << "READ context " << i << " (QP " << a.qpn << ") freed by the engine: "
+                                  << !b.valid << ", by the reference: " << !a.valid;
+    }
     EXPECT_FALSE(dut.rtl_error());
+  }
+
+  // ------------------------------------------------------------ directed-test helpers
+  // The send path reports q's next send PSN (and the engine has it from the cycle after next).
+  void set_snd(uint32_t q, uint32_t next) {
+    snd_sched[dut.cycle()] = {q, next & kMask};
+    sq_next[q] = next & kMask;
+    for (int i = 0; i < 3 && !HasFatalFailure(); ++i) cycle(Knobs{});
+  }
+  void note(uint32_t q, bool rewind = false) {
+    hold_note = true;
+    note_q = q;
+    note_rewind = rewind;
+    for (int i = 0; i < 200 && hold_note && !HasFatalFailure(); ++i) cycle(Knobs{});
+    ASSERT_FALSE(hold_note) << "note for QP " << q << " not taken";
+    drain();
+  }
+  void timeout(uint32_t q) {
+    hold_tmo = true;
+    tmo_q = q;
+    for (int i = 0; i < 200 && hold_tmo && !HasFatalFailure(); ++i) cycle(Knobs{});
+    ASSERT_FALSE(hold_tmo) << "timeout of QP " << q << " not taken";
+    drain();
+  }
+  void report_qerr(uint32_t q) {
+    hold_qerr = true;
+    qerr_q = q;
+    for (int i = 0; i < 200 && hold_qerr && !HasFatalFailure(); ++i) cycle(Knobs{});
+    ASSERT_FALSE(hold_qerr) << "qerr for QP " << q << " not taken";
+    drain();
   }
 
   // Directed tests compare the logs of what came out with values written out by hand.
@@ -1059,6 +1500,21 @@ class RxEngBench : public ::testing::Test {
     EXPECT_EQ(cev_log[i].psn, psn) << "event " << i;
     EXPECT_EQ(unsigned(cev_log[i].status), unsigned(status)) << "event " << i;
   }
+  void expect_retry(size_t i, uint32_t q, uint8_t kind, uint32_t rt_psn, uint8_t code = 0) {
+    ASSERT_LT(i, cev_log.size()) << "event " << i << " missing";
+    EXPECT_EQ(unsigned(cev_log[i].kind), unsigned(kCevRetry)) << "event " << i << " is no CEV_RETRY";
+    EXPECT_EQ(cev_log[i].qpn, q) << "event " << i;
+    EXPECT_EQ(unsigned(cev_log[i].rt_kind), unsigned(kind)) << "event " << i << " rt_kind";
+    EXPECT_EQ(cev_log[i].rt_psn, rt_psn) << "event " << i << " rt_psn";
+    EXPECT_EQ(unsigned(cev_log[i].rt_code), unsigned(code)) << "event " << i << " rt_code";
+  }
+  void expect_kicks(size_t from, const std::vector<std::pair<uint32_t, bool>>& want) {
+    ASSERT_EQ(tk_log.size(), from + want.size()) << "timer kicks";
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(tk_log[from + i].q, want[i].first) << "kick " << from + i;
+      EXPECT_EQ(tk_log[from + i].stop, want[i].second) << "kick " << from + i << " stop";
+    }
+  }
 
   Rng rng;
   Dut<Vsrnic_rx_engine> dut;
@@ -1066,8 +1522,14 @@ class RxEngBench : public ::testing::Test {
   std::vector<St> st;
   std::vector<uint16_t> fi, pi;  // rqfetch stand-in: fetch and producer index per QP
   std::vector<std::vector<RWqe>> ring;
+  std::vector<std::vector<SndRec>> snd_hist;  // the engine's next-send-PSN RAM, per QP, as written
+  std::vector<uint32_t> sq_next;              // the send path's next PSN per QP
+  std::map<uint64_t, std::pair<uint32_t, uint32_t>> snd_sched;  // cycle -> (QP, next) reported then
+  bool auto_snd = true;  // responses of directed tests: the send path reports psn + 0x1000 first
+  uint64_t now = 0;      // the cycle being simulated
   std::vector<Mr> mrs;
-  std::array<RdCtx, kRdEntries> rdc{};
+  std::array<RdCtx, kRdEntries> rdc{};     // the reference's READ-context table
+  std::array<RdCtx, kRdEntries> rdc_hw{};  // the stand-in's (srnic_rd_ctx): follows the engine's frees
   std::deque<Pkt> pending;
   bool hold_meta = false;
   std::deque<std::array<uint8_t, 64>> beats;
@@ -1085,23 +1547,28 @@ class RxEngBench : public ::testing::Test {
   std::deque<CqeX> cqe_x;
   std::deque<CevX> cev_x;
   std::deque<RsX> rs_x;
+  std::deque<TkX> tk_x;
   std::vector<bool> fl_err = std::vector<bool>(kQps, false);   // stand-in: QP handed over in error
   uint64_t qerrs = 0;
   bool cur_rdata = false;       // the packet last taken is a READ response (of QP cur_q)
   uint32_t cur_q = 0;
+  uint32_t last_pkt_q = 0;      // QP of the record taken last (it may still be in the engine)
   uint64_t rd_busy_writes = 0;  // payload beats and bursts of READ responses seen with rd_busy
   uint64_t ctx_flushes = 0;     // READ-context flushes by QP_MODIFY
-  bool hold_qerr = false;
-  uint32_t qerr_q = 0;
-  std::deque<uint8_t> free_x;
+  bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false;
+  uint32_t qerr_q = 0, note_q = 0, tmo_q = 0;
+  std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
   std::deque<uint32_t> qflush_x;   // expected qerr flushes of READ contexts
   Counts exp_cnt, act_cnt;
+  Stats stats;
   std::vector<AwX> aw_log;
   std::vector<TaskX> task_log;
   std::vector<CqeX> cqe_log;
   std::vector<CevX> cev_log;
   std::vector<RsX> rs_log;
-  uint64_t records = 0, pops = 0, n_mr = 0, n_lk = 0, n_w = 0, w_bytes = 0;
+  std::vector<TkLog> tk_log;
+  std::vector<TakeX> take_log;
+  uint64_t records = 0, pops = 0, n_mr = 0, n_lk = 0, n_w = 0, w_bytes = 0, n_snd = 0;
 };
 
 // ---------------------------------------------------------------- directed cases
@@ -1504,66 +1971,65 @@ TEST_F(RxEngBench, ReadRequest) {
 }
 
 // Requester: responses for PSNs the QP never sent (at or after the next send PSN the send
-// path reported) are dropped and counted; a PSN-sequence NAK may name the next PSN itself.
+// path reported) are dropped and counted, and start nothing; a PSN-sequence NAK may name the
+// next PSN itself (a retry episode from there).
 TEST_F(RxEngBench, ResponsesForPsnsNeverSentAreDropped) {
   SRNIC_BENCH_TRACE();
   reset();
   const uint32_t q = 5;
   bring_up(q, kQpsRts, 2, 0, 0, 0, 0);  // MTU 512
   ASSERT_FALSE(HasFatalFailure());
-  Pkt a = make(q, kAck, 0x100, 0);      // sent: the stand-in sets the next send PSN to 0x1100
-  a.f[kRmAethSyn] = kSynAck;
-  queue(a);
+  queue(make_ack(q, 0x100, kSynAck));   // sent: the stand-in sets the next send PSN to 0x1100
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  auto unsent = [&](uint8_t op, uint32_t psn, uint8_t syn, uint32_t len, bool ghost) {
+  auto unsent = [&](uint8_t op, uint32_t psn, uint8_t syn, uint32_t len) {
     Pkt p = make(q, op, psn, len);
     p.f[kRmAethSyn] = syn;
-    p.snd_done = true;                   // the send path reports nothing more
-    p.ghost = ghost;
+    p.snd_mode = kSndNone;               // the send path reports nothing more
     queue(p);
   };
-  unsent(kAck, 0x1100, kSynAck, 0, true);
-  unsent(kAck, 0x1300, kSynInv, 0, true);
-  unsent(kAck, 0x1200, 0x20 | 3, 0, true);          // RNR
-  unsent(kRespOnly, 0x1180, kSynAck, 64, true);
-  unsent(kAck, 0x1100, kSynPsn, 0, false);         // the expected PSN: a valid sequence NAK
+  unsent(kAck, 0x1100, kSynAck, 0);
+  unsent(kAck, 0x1300, kSynInv, 0);
+  unsent(kAck, 0x1200, 0x20 | 3, 0);     // RNR
+  unsent(kRespOnly, 0x1180, kSynAck, 64);
+  unsent(kAck, 0x1100, kSynPsn, 0);      // the expected PSN: a valid sequence NAK
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(cev_log.size(), 1u);                   // only the first ACK
+  ASSERT_EQ(cev_log.size(), 2u);         // the first ACK and the sequence NAK's episode
   expect_cev(0, kCevAck, q, 0x100, 0);
+  expect_retry(1, q, kRtSeq, 0x1100);
   EXPECT_EQ(act_cnt.psn_err, 4u);
   EXPECT_EQ(act_cnt.rx_nak, 1u);
   EXPECT_EQ(w_bytes, 0u);
   EXPECT_EQ(n_lk, 0u);
+  expect_kicks(0, {{q, false}, {q, false}});  // ghosts restart no timer
 }
 
-// Requester: ACK/NAK events; READ responses placed through one context lookup, READ_DONE
-// and the context freed after the last; a lost response fails the READ with RETRY_EXC_ERR.
+// Requester: ACK/NAK events (an RNR NAK and a sequence NAK start a retry episode, in which
+// a NAK only acknowledges); READ responses placed through one context lookup, READ_DONE and
+// the context freed after the last; a lost response starts an episode (implied NAK) that
+// keeps the context for the re-read; responses that do not fit their READ fail it.
 TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   SRNIC_BENCH_TRACE();
   reset();
   const uint32_t q = 4;
   bring_up(q, kQpsRts, 2, 0, 0, 0, 0);  // MTU 512
   ASSERT_FALSE(HasFatalFailure());
-  auto ack = [&](uint32_t psn, uint8_t syn) {
-    Pkt p = make(q, kAck, psn, 0);
-    p.f[kRmAethSyn] = syn;
-    queue(p);
-  };
-  ack(0x100, kSynAck);
-  ack(0x101, kSynInv);
-  ack(0x102, 0x20 | 5);  // RNR
-  ack(0x103, kSynPsn);   // go-back-N: no event
-  ack(0x104, kSynAcc);
+  queue(make_ack(q, 0x100, kSynAck));
+  queue(make_ack(q, 0x101, kSynInv));
+  queue(make_ack(q, 0x102, 0x20 | 5));  // RNR: an episode
+  queue(make_ack(q, 0x103, kSynPsn));   // in the episode: acknowledges 0x102
+  queue(make_ack(q, 0x104, kSynAcc));   // fatal NAKs are not held back
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(cev_log.size(), 4u);
+  ASSERT_EQ(cev_log.size(), 5u);
   expect_cev(0, kCevAck, q, 0x100, 0);
   expect_cev(1, kCevNak, q, 0x101, kWcRemInvReqErr);
-  expect_cev(2, kCevNak, q, 0x102, kWcRnrRetryExcErr);
-  expect_cev(3, kCevNak, q, 0x104, kWcRemAccessErr);
+  expect_retry(2, q, kRtRnr, 0x102, 5);
+  expect_cev(3, kCevAck, q, 0x102, 0);
+  expect_cev(4, kCevNak, q, 0x104, kWcRemAccessErr);
   EXPECT_EQ(act_cnt.rx_nak, 4u);
+  note(q);
   // READ 0x200..0x202 (1124 bytes) into 0x3FFF_FE08
   ASSERT_EQ(rdc_alloc(q, 0x200, 0x202, 0x3FFFFE08ull, 100), 0);
   queue(make(q, kRespFirst, 0x200, 512));
@@ -1576,14 +2042,13 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(w_bytes, 1124u);
   EXPECT_EQ(aw_log.front().addr, 0x3FFFFE00ull);
   EXPECT_GE(rd_busy_writes, 4u) << "the READ responses' writes were not checked against rd_busy";
-  ASSERT_EQ(cev_log.size(), 5u);
-  expect_cev(4, kCevReadDone, q, 0x202, 0);
+  ASSERT_EQ(cev_log.size(), 6u);
+  expect_cev(5, kCevReadDone, q, 0x202, 0);
   EXPECT_FALSE(rdc[0].valid);
-  // A failed READ moves its QP to the error state: each case below has a QP of its own.
-  // READ 0x300..0x303 loses its second response: RETRY_EXC_ERR for 0x300, nothing more placed
   const uint32_t q2 = 5, q3 = 6, q4 = 7, q5 = 8;
   for (uint32_t x : {q2, q3, q4, q5}) bring_up(x, kQpsRts, 2, 0, 0, 0, 0);
   ASSERT_FALSE(HasFatalFailure());
+  // READ 0x300..0x303 loses its second response: an episode from 0x301; the rest is dropped
   ASSERT_EQ(rdc_alloc(q2, 0x300, 0x303, 0x10000, 7), 0);
   queue(make(q2, kRespFirst, 0x300, 512));
   queue(make(q2, kRespMiddle, 0x302, 512));
@@ -1591,48 +2056,47 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   drain();
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(w_bytes, 1124u + 512u);
-  ASSERT_EQ(cev_log.size(), 6u);
-  expect_cev(5, kCevNak, q2, 0x300, kWcRetryExcErr);
-  EXPECT_FALSE(rdc[0].valid) << "the failed READ keeps its context";
-  // READ 0x400 whose first response is lost, then the next READ's response: that READ's
-  // data is not placed (the QP is in error), its context waits for the qerr flush
-  ASSERT_EQ(rdc_alloc(q3, 0x400, 0x401, 0x20000, 512), 0);
-  ASSERT_EQ(rdc_alloc(q3, 0x402, 0x402, 0x30000, 20), 1);
+  ASSERT_EQ(cev_log.size(), 7u);
+  expect_retry(6, q2, kRtImplied, 0x301);
+  EXPECT_TRUE(rdc[0].valid) << "the READ's context is kept (the send path's rewind drops it)";
+  EXPECT_TRUE(st[q2].rwp);
+  EXPECT_FALSE(st[q2].err);
+  // READ 0x400 whose first response is lost, then the next READ's response: an episode from
+  // 0x400; the next READ's data is not placed (episode), its context waits for the rewind
+  ASSERT_EQ(rdc_alloc(q3, 0x400, 0x401, 0x20000, 512), 1);
+  ASSERT_EQ(rdc_alloc(q3, 0x402, 0x402, 0x30000, 20), 2);
   queue(make(q3, kRespMiddle, 0x401, 512));  // first response of 0x400.. missing
   queue(make(q3, kRespOnly, 0x402, 20));
-  queue(make(q3, kRespOnly, 0x777, 20));     // no READ owns it: dropped
+  queue(make(q3, kRespOnly, 0x777, 20));     // no READ owns it: dropped (episode)
   drain();
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(w_bytes, 1124u + 512u);
-  ASSERT_EQ(cev_log.size(), 7u);
-  expect_cev(6, kCevNak, q3, 0x400, kWcRetryExcErr);
-  EXPECT_FALSE(rdc[0].valid);
-  EXPECT_TRUE(rdc[1].valid);
+  EXPECT_EQ(n_lk, 3u);                       // q's and q2's first responses, q3's 0x401
+  ASSERT_EQ(cev_log.size(), 8u);
+  expect_retry(7, q3, kRtImplied, 0x400);
+  EXPECT_TRUE(rdc[1].valid && rdc[2].valid);
   // Responses that do not fit their READ: not placed, BAD_RESP_ERR, context freed.
   // q4: a 100-byte READ answered with a full-MTU ONLY (412 bytes would land past the buffer)
-  ASSERT_EQ(rdc_alloc(q4, 0x500, 0x500, 0x40000, 100), 0);
+  ASSERT_EQ(rdc_alloc(q4, 0x500, 0x500, 0x40000, 100), 3);
   queue(make(q4, kRespOnly, 0x500, 512));
   // q5: a 3-response READ whose LAST is one byte long where 40 are due
-  ASSERT_EQ(rdc_alloc(q5, 0x600, 0x602, 0x50000, 40), 2);
+  ASSERT_EQ(rdc_alloc(q5, 0x600, 0x602, 0x50000, 40), 4);
   queue(make(q5, kRespFirst, 0x600, 512));
   queue(make(q5, kRespMiddle, 0x601, 512));
   queue(make(q5, kRespLast, 0x602, 1));
   drain();
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(w_bytes, 1124u + 512u + 1024u) << "only q5's FIRST and MIDDLE are placed";
-  ASSERT_EQ(cev_log.size(), 9u);
-  expect_cev(7, kCevNak, q4, 0x500, kWcBadRespErr);
-  expect_cev(8, kCevNak, q5, 0x600, kWcBadRespErr);
-  EXPECT_FALSE(rdc[0].valid);
-  EXPECT_FALSE(rdc[2].valid);
-  // the completion engine reports q3 in error: its remaining context is freed
-  hold_qerr = true;
-  qerr_q = q3;
-  for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(Knobs{});
-  ASSERT_FALSE(hold_qerr) << "qerr not taken";
-  drain();
+  ASSERT_EQ(cev_log.size(), 10u);
+  expect_cev(8, kCevNak, q4, 0x500, kWcBadRespErr);
+  expect_cev(9, kCevNak, q5, 0x600, kWcBadRespErr);
+  EXPECT_FALSE(rdc[3].valid);
+  EXPECT_FALSE(rdc[4].valid);
+  // the completion engine reports q3 in error: its remaining contexts are freed
+  report_qerr(q3);
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_FALSE(rdc[1].valid);
+  EXPECT_FALSE(rdc[1].valid || rdc[2].valid);
+  EXPECT_FALSE(rdc_hw[1].valid || rdc_hw[2].valid);
 }
 
 // Moving a QP to RESET (from RTS, without re-initialising it) frees its READ contexts, as
@@ -1698,7 +2162,7 @@ TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
   k.lat_min = 10;
   for (int i = 0; i < 200 && n_mr == 0 && !HasFatalFailure(); ++i) cycle(k);
   ASSERT_EQ(n_mr, 1u);
-  for (size_t i = 0; i < 20; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, 0);
+  for (size_t i = 0; i < kQpCmd.widths.size(); ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, 0);
   auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
   put(kCQpn, q);
   put(kCState, kQpsRtr);
@@ -1708,6 +2172,7 @@ TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
   put(kCRecvCqn, 3);
   put(kCRqPsn, 0x500);
   put(kCInitRqPsn, 1);
+  put(kCMinRnr, kDefMinRnr);
   dut->qp_cmd_valid = 1;
   int waited = 0;
   for (; waited < 20 && mr_busy && !HasFatalFailure(); ++waited) {
@@ -1727,14 +2192,583 @@ TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
   expect_task(0, false, q, 0x500, kSynAck, 1);
 }
 
+// ---------------------------------------------------------------- go-back-N, directed
+
+// A NAK PSN sequence error starts an episode (RT_SEQ at the NAK's PSN). Until the send path's
+// note: the QP's READ responses are dropped (no lookup, nothing placed), a sequence or RNR
+// NAK only acknowledges what is before its PSN, ACKs and fatal NAKs act as usual, timeouts
+// are ignored; another QP's episode is its own. After the note an RNR NAK (RT_RNR with its
+// timer code) and a timeout (RT_TIMEOUT at the next send PSN) start the next ones.
+TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 3, o = 4;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);  // MTU 512, next send PSN 0x1000
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q, 0xF00, 0xF01, 0x8000, 100), 0);
+  queue(make_ack(q, 0xE00, kSynAck));
+  queue(make_ack(q, 0xE10, kSynPsn));      // the episode
+  queue(make(q, kRespFirst, 0xF00, 512));  // dropped
+  queue(make_ack(q, 0xE20, kSynPsn));      // acknowledges up to 0xE1F
+  queue(make_ack(q, 0xE21, 0x20 | 7));     // acknowledges up to 0xE20
+  queue(make_ack(q, 0xE22, kSynAck));
+  queue(make_ack(o, 0xE30, 0x20 | 9));     // o's own episode
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(n_lk, 0u);
+  EXPECT_EQ(w_bytes, 0u);
+  timeout(q);  // ignored: an episode is open
+  timeout(o);
+  note(q);     // q's episode is over, o's is not
+  timeout(o);
+  ASSERT_EQ(cev_log.size(), 6u);
+  queue(make(q, kRespFirst, 0xF00, 512));
+  queue(make(q, kRespLast, 0xF01, 100));
+  queue(make_ack(q, 0xF05, 0x20 | 0x11));
+  drain();
+  timeout(q);  // ignored
+  note(q);
+  timeout(q);  // from the next send PSN
+  queue(make_ack(q, 0xF06, kSynPsn));      // acknowledges up to 0xF05
+  queue(make(q, kRespOnly, 0xF06, 10));    // dropped without a lookup
+  drain();
+  note(q);
+  note(o);
+  queue(make_ack(q, 0xFFF, kSynAck));      // everything sent is acknowledged: the timer stops
+  queue(make_ack(o, 0xE40, kSynPsn));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 12u);
+  expect_cev(0, kCevAck, q, 0xE00, 0);
+  expect_retry(1, q, kRtSeq, 0xE10);
+  expect_cev(2, kCevAck, q, 0xE1F, 0);
+  expect_cev(3, kCevAck, q, 0xE20, 0);
+  expect_cev(4, kCevAck, q, 0xE22, 0);
+  expect_retry(5, o, kRtRnr, 0xE30, 9);
+  expect_cev(6, kCevReadDone, q, 0xF01, 0);
+  expect_retry(7, q, kRtRnr, 0xF05, 0x11);
+  expect_retry(8, q, kRtTimeout, 0x1000);
+  expect_cev(9, kCevAck, q, 0xF05, 0);
+  expect_cev(10, kCevAck, q, 0xFFF, 0);
+  expect_retry(11, o, kRtSeq, 0xE40);
+  EXPECT_EQ(n_lk, 1u);
+  EXPECT_EQ(w_bytes, 612u);
+  EXPECT_EQ(stats.tmo_ignored, 4u);
+  EXPECT_EQ(act_cnt.rx_nak, 7u);
+  EXPECT_EQ(act_cnt.psn_err, 0u);
+  expect_kicks(0, {{q, false}, {q, false}, {q, false}, {q, false}, {q, false}, {o, false}, {q, false},
+                   {q, false}, {q, false}, {q, false}, {q, true}, {o, false}});
+}
+
+// An RNR NAK's episode carries the NAK's timer code (AETH bits 4..0, bit 7 ignored) and its PSN.
+TEST_F(RxEngBench, RnrNakCodeInRetry) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 2;
+  bring_up(q, kQpsRts, 1, 0, 0, 0, 0, kDefMinRnr, 0x500);
+  ASSERT_FALSE(HasFatalFailure());
+  const uint8_t codes[] = {0, 1, 0x0E, 0x10, 0x1F, uint8_t(rng.below(32))};
+  for (size_t i = 0; i < 6; ++i) {
+    queue(make_ack(q, 0x400 + uint32_t(i), uint8_t(0x20 | codes[i])));
+    drain();
+    note(q);
+  }
+  queue(make_ack(q, 0x410, 0xB3));  // bit 7 set: RNR, code 0x13
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 7u);
+  for (size_t i = 0; i < 6; ++i) expect_retry(i, q, kRtRnr, 0x400 + uint32_t(i), codes[i]);
+  expect_retry(6, q, kRtRnr, 0x410, 0x13);
+}
+
+// Implied NAK: an ACK beyond a READ that is not complete starts an episode (from the READ's
+// first missing response when it is in progress, else after the ACK's PSN: the READ is found
+// through the implied-NAK query); an ACK inside a READ's range or at its last PSN is none,
+// nor is an ACK 2^23 after its last PSN (before it in serial arithmetic). A sequence or RNR
+// NAK beyond a partly placed READ resends from its first missing response; a NAK inside it,
+// or beyond a READ without any response, from the NAK's PSN.
+TEST_F(RxEngBench, ImpliedNakAndNaksBeyondReads) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 6;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x2000);
+  ASSERT_FALSE(HasFatalFailure());
+  // a READ in progress
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x103, 0x10000, 10), 0);
+  queue(make(q, kRespFirst, 0x100, 512));
+  queue(make(q, kRespMiddle, 0x101, 512));
+  queue(make_ack(q, 0x101, kSynAck));  // inside
+  queue(make_ack(q, 0x103, kSynAck));  // at its last PSN
+  queue(make_ack(q, 0x104, kSynAck));  // beyond: resend from 0x102
+  drain();
+  note(q, true);
+  // a READ without any response
+  ASSERT_EQ(rdc_alloc(q, 0x200, 0x201, 0x20000, 10), 0);
+  queue(make_ack(q, 0x200, kSynAck));
+  queue(make_ack(q, 0x201, kSynAck));
+  queue(make_ack(q, 0x202, kSynAck));  // beyond: everything up to 0x202 acknowledged but the READ
+  drain();
+  note(q);                             // no rewind: the READ stays
+  queue(make_ack(q, 0x205, kSynPsn));  // beyond it: from the NAK's PSN
+  drain();
+  note(q, true);
+  // partly placed, then a sequence NAK beyond it
+  ASSERT_EQ(rdc_alloc(q, 0x300, 0x303, 0x30000, 10), 0);
+  queue(make(q, kRespFirst, 0x300, 512));
+  queue(make_ack(q, 0x306, kSynPsn));
+  drain();
+  note(q, true);
+  // partly placed, an RNR NAK inside it; another, an RNR NAK beyond it
+  ASSERT_EQ(rdc_alloc(q, 0x400, 0x403, 0x40000, 10), 0);
+  queue(make(q, kRespFirst, 0x400, 512));
+  queue(make(q, kRespMiddle, 0x401, 512));
+  queue(make_ack(q, 0x402, 0x20 | 3));
+  drain();
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x500, 0x501, 0x50000, 10), 0);
+  queue(make(q, kRespFirst, 0x500, 512));
+  queue(make_ack(q, 0x510, 0x20 | 4));
+  drain();
+  note(q, true);
+  // the half window: 0x800601 is 2^23 after 0x601, so not after it; 0x800600 is
+  ASSERT_EQ(rdc_alloc(q, 0x600, 0x601, 0x60000, 10), 0);
+  set_snd(q, 0x800602);
+  queue(make_ack(q, 0x800601, kSynAck));
+  queue(make_ack(q, 0x800600, kSynAck));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 12u);
+  expect_cev(0, kCevAck, q, 0x101, 0);
+  expect_cev(1, kCevAck, q, 0x103, 0);
+  expect_retry(2, q, kRtImplied, 0x102);
+  expect_cev(3, kCevAck, q, 0x200, 0);
+  expect_cev(4, kCevAck, q, 0x201, 0);
+  expect_retry(5, q, kRtImplied, 0x203);
+  expect_retry(6, q, kRtSeq, 0x205);
+  expect_retry(7, q, kRtSeq, 0x301);
+  expect_retry(8, q, kRtRnr, 0x402, 3);
+  expect_retry(9, q, kRtRnr, 0x501, 4);
+  expect_cev(10, kCevAck, q, 0x800601, 0);
+  expect_retry(11, q, kRtImplied, 0x800601);
+  EXPECT_EQ(w_bytes, 1024u + 512u + 1024u + 512u);
+  EXPECT_EQ(stats.bq_implied, 2u);
+}
+
+// READ responses: a gap starts an episode from the first missing response (the rest is
+// dropped); a partial re-read (a new READ context from that PSN) drops a response whose
+// opcode belongs to the old READ as stale, at its lookup and in progress, and fails with
+// BAD_RESP_ERR on the right opcode with a wrong length. A READ's first response missing
+// (its lookup finds the READ, not at its first PSN): an episode from its first PSN; a later
+// READ's response while one is unfinished: from the unfinished one's first missing PSN.
+TEST_F(RxEngBench, ReadResponseEpisodesAndStaleResponses) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 7, q2 = 8, q3 = 9;
+  for (uint32_t x : {q, q2, q3}) bring_up(x, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x104, 0x10000, 40), 0);
+  queue(make(q, kRespFirst, 0x100, 512));
+  queue(make(q, kRespMiddle, 0x101, 512));
+  queue(make(q, kRespMiddle, 0x103, 512));  // 0x102 lost
+  queue(make(q, kRespLast, 0x104, 40));     // dropped
+  drain();
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x102, 0x104, 0x10400, 40), 0);  // the re-read of the rest
+  queue(make(q, kRespMiddle, 0x102, 512));  // the old READ's: stale at the lookup
+  queue(make(q, kRespFirst, 0x102, 512));   // placed at 0x10400
+  queue(make(q, kRespOnly, 0x103, 512));    // another request's opcode: stale
+  queue(make(q, kRespMiddle, 0x103, 100));  // MIDDLE with 100 bytes: the READ fails
+  queue(make(q, kRespLast, 0x104, 40));     // dropped: the QP failed
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(w_bytes, 1536u);
+  EXPECT_EQ(n_lk, 3u);
+  EXPECT_EQ(stats.stale, 2u);
+  EXPECT_TRUE(st[q].err);
+  EXPECT_FALSE(rdc[0].valid);
+  ASSERT_EQ(rdc_alloc(q2, 0x200, 0x202, 0x20000, 10), 0);
+  ASSERT_EQ(rdc_alloc(q2, 0x203, 0x203, 0x30000, 10), 1);
+  queue(make(q2, kRespMiddle, 0x201, 512));  // the READ's first response missing
+  drain();
+  note(q2, true);
+  ASSERT_EQ(rdc_alloc(q2, 0x210, 0x212, 0x20000, 30), 0);
+  ASSERT_EQ(rdc_alloc(q2, 0x213, 0x213, 0x30000, 10), 1);
+  queue(make(q2, kRespFirst, 0x210, 512));
+  queue(make(q2, kRespOnly, 0x213, 10));     // the next READ's: 0x211 and 0x212 lost
+  drain();
+  note(q2, true);
+  ASSERT_EQ(rdc_alloc(q3, 0x300, 0x301, 0x40000, 60), 0);
+  queue(make(q3, kRespLast, 0x300, 60));     // stale at the lookup (LAST at the READ's first PSN)
+  queue(make(q3, kRespFirst, 0x300, 100));   // FIRST, but not the path MTU long: fails
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_retry(0, q, kRtImplied, 0x102);
+  expect_cev(1, kCevNak, q, 0x102, kWcBadRespErr);
+  expect_retry(2, q2, kRtImplied, 0x200);
+  expect_retry(3, q2, kRtImplied, 0x211);
+  expect_cev(4, kCevNak, q3, 0x300, kWcBadRespErr);
+  EXPECT_EQ(w_bytes, 1536u + 512u);
+  EXPECT_EQ(stats.stale, 3u);
+  EXPECT_FALSE(rdc[0].valid) << "the failed READ's context is freed";
+  EXPECT_EQ(act_cnt.psn_err, 0u);
+}
+
+// Local ACK timeouts: an episode from the next send PSN (a READ in progress is forgotten: its
+// next response is looked up again and, not being its first, starts an implied NAK); none
+// during an episode, nor for a QP in RTR, INIT, RESET, failed (qerr) or moved to ERR. The next
+// send PSN is the one the engine reads at the take: a send reported one cycle before the
+// take is not in it yet, one two cycles before is.
+TEST_F(RxEngBench, TimeoutEpisodes) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 10;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x777);
+  ASSERT_FALSE(HasFatalFailure());
+  timeout(q);
+  timeout(q);  // ignored
+  note(q);
+  ASSERT_EQ(rdc_alloc(q, 0x700, 0x702, 0x70000, 50), 0);
+  queue(make(q, kRespFirst, 0x700, 512));
+  drain();
+  timeout(q);
+  note(q);
+  queue(make(q, kRespMiddle, 0x701, 512));
+  drain();
+  note(q, true);
+  ASSERT_EQ(cev_log.size(), 3u);
+  expect_retry(0, q, kRtTimeout, 0x777);
+  expect_retry(1, q, kRtTimeout, 0x777);
+  expect_retry(2, q, kRtImplied, 0x700);
+  EXPECT_EQ(stats.tmo_ignored, 1u);
+  // QPs that do not send
+  const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
+  bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
+  bring_up(i, kQpsInit, 2, 0, 0, 0, 0);
+  bring_up(e, kQpsRts, 2, 0, 0, 0, 0);
+  bring_up(h, kQpsRts, 2, 0, 0, 0, 0);
+  qp_modify(h, kQpsErr, 2, 0, 0, 0, 0, false, false);
+  ASSERT_FALSE(HasFatalFailure());
+  report_qerr(e);
+  for (uint32_t x : {r, i, z, e, h}) timeout(x);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(cev_log.size(), 3u);
+  EXPECT_EQ(stats.tmo_ignored, 6u);
+  // the send race of the next send PSN
+  auto tmo_at = [&](uint64_t x) {
+    while (dut.cycle() < x && !HasFatalFailure()) cycle(Knobs{});
+    hold_tmo = true;
+    tmo_q = q;
+    cycle(Knobs{});
+    ASSERT_FALSE(hold_tmo);
+    EXPECT_EQ(take_log.back().cyc, x) << "the timeout was not taken when offered";
+    drain();
+  };
+  uint64_t x = dut.cycle() + 10;
+  snd_sched[x - 1] = {q, 0x900};
+  tmo_at(x);
+  note(q);
+  x = dut.cycle() + 10;
+  snd_sched[x - 2] = {q, 0x901};
+  tmo_at(x);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_retry(3, q, kRtTimeout, 0x777);
+  expect_retry(4, q, kRtTimeout, 0x901);
+}
+
+// A duplicate READ request is executed again from its own PSN, address and length (the
+// R_Key checked again), at the current MSN; it changes nothing: the expected PSN, the MSN
+// and the sequence NAK state stay, so the next new request is processed as before. A
+// duplicate READ refused by the R_Key, the bounds, the QP's access or with a payload is
+// dropped silently (no NAK, the responder does not fail).
+TEST_F(RxEngBench, DuplicateReadExecutedAgain) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 1, q2 = 2, e = 0x800;
+  bring_up(q, kQpsRtr, 1, kAccRemoteRead | kAccRemoteWrite, 3, 0, e);  // MTU 256
+  bring_up(q2, kQpsRtr, 1, kAccRemoteWrite, 3, 0, e);
+  ASSERT_FALSE(HasFatalFailure());
+  const uint64_t pa = 0x1234'5678'9ABCull;
+  add_mr({0x31, 3, kAccRemoteRead | kAccRemoteWrite, 0xA000, 0x2000, pa});
+  queue(make_reth(q, kReadReq, e, 0, 0xA010, 0x31, 3000));            // 12 packets
+  queue(make_reth(q, kWriteOnly, e + 12, 0, 0, 0, 0, true));
+  queue(make_reth(q, kWriteOnly, e + 20, 0, 0, 0, 0, true));          // gap: NAK
+  queue(make_reth(q, kReadReq, e, 0, 0xA010, 0x31, 3000));            // duplicate: again
+  queue(make_reth(q, kReadReq, e + 5, 0, 0xA510, 0x31, 1720));        // a re-read of the rest
+  queue(make_reth(q, kReadReq, e + 1, 0, 0, 0, 0));                   // zero length
+  queue(make_reth(q, kReadReq, e + 2, 0, 0xA010, 0x99, 100));         // bad R_Key: dropped
+  queue(make_reth(q, kReadReq, e + 3, 0, 0xBF00, 0x31, 0x200));       // out of bounds: dropped
+  queue(make_reth(q, kReadReq, e + 4, 8, 0xA010, 0x31, 16));          // with a payload: dropped
+  queue(make_reth(q, kWriteOnly, e + 21, 0, 0, 0, 0, true));          // gap: no second NAK
+  queue(make_reth(q, kWriteOnly, e + 13, 0, 0, 0, 0, true));          // the next new request
+  queue(make_reth(q2, kWriteOnly, e, 0, 0, 0, 0, true));
+  queue(make_reth(q2, kReadReq, e - 1, 0, 0xA010, 0x31, 16));         // no remote-read right: dropped
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 8u);
+  expect_task(0, true, q, e, kSynAck, 1);
+  EXPECT_EQ(task_log[0].addr, pa + 0x10);
+  EXPECT_EQ(task_log[0].len, 3000u);
+  expect_task(1, false, q, e + 12, kSynAck, 2);
+  expect_task(2, false, q, e + 13, kSynPsn, 2);
+  expect_task(3, true, q, e, kSynAck, 2);
+  EXPECT_EQ(task_log[3].addr, pa + 0x10);
+  EXPECT_EQ(task_log[3].len, 3000u);
+  expect_task(4, true, q, e + 5, kSynAck, 2);
+  EXPECT_EQ(task_log[4].addr, pa + 0x510);
+  EXPECT_EQ(task_log[4].len, 1720u);
+  EXPECT_EQ(task_log[4].mtu, 1);
+  expect_task(5, true, q, e + 1, kSynAck, 2);
+  EXPECT_EQ(task_log[5].addr, 0u);
+  EXPECT_EQ(task_log[5].len, 0u);
+  expect_task(6, false, q, e + 13, kSynAck, 3);
+  expect_task(7, false, q2, e, kSynAck, 1);
+  EXPECT_EQ(n_mr, 5u);
+  EXPECT_EQ(act_cnt.dup, 7u);
+  EXPECT_EQ(act_cnt.psn_err, 2u);
+  EXPECT_EQ(act_cnt.access_err, 2u);
+  EXPECT_EQ(stats.dup_rd, 3u);
+  EXPECT_EQ(stats.dup_rd_drop, 4u);
+  EXPECT_EQ(st[q].epsn, e + 14);
+  EXPECT_FALSE(st[q].err || st[q2].err);
+  EXPECT_EQ(w_bytes, 0u);
+}
+
+// RNR NAKs carry the QP's min_rnr timer code (qp_cmd.min_rnr, taken with every QP_MODIFY):
+// SEND ONLY, WRITE ONLY with immediate (with and without data) and WRITE LAST with immediate
+// finding no receive WQE.
+TEST_F(RxEngBench, RnrNakCarriesMinRnr) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint8_t mins[] = {0, 1, 0x12, 0x1F};
+  const uint32_t e = 0x40;
+  add_mr({0x10, 1, kAccRemoteWrite, 0x0, 0x100000, 0x40000});
+  for (uint32_t i = 0; i < 4; ++i) bring_up(3 + i, kQpsRtr, 1, kAccRemoteWrite, 1, 0, e, mins[i]);
+  ASSERT_FALSE(HasFatalFailure());
+  for (uint32_t i = 0; i < 4; ++i) {
+    const uint32_t q = 3 + i;
+    queue(make(q, kSendOnly, e, 16, true));
+    queue(make_reth(q, kWriteOnlyImm, e, 8, 0x100, 0x10, 8, true));
+    queue(make_reth(q, kWriteOnlyImm, e, 0, 0, 0, 0, true));
+    queue(make_reth(q, kWriteFirst, e, 256, 0x100, 0x10, 512));
+    queue(make(q, kWriteLastImm, e + 1, 256, true));
+  }
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 16u);
+  for (uint32_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(unsigned(task_log[i].syn), 0x20u | mins[i / 4]) << "task " << i;
+    EXPECT_EQ(task_log[i].psn, e + (i % 4 == 3)) << "task " << i;
+  }
+  // a later QP_MODIFY (RTR->RTS) brings a new code
+  qp_modify(4, kQpsRts, 1, kAccRemoteWrite, 1, 0, e, false, false, 0x07, 0x100);
+  queue(make(4, kWriteLastImm, e + 1, 256, true));
+  drain();
+  ASSERT_EQ(task_log.size(), 17u);
+  expect_task(16, false, 4, e + 1, 0x27, 0);
+}
+
+// Timer kicks: one per accepted ACK/NAK of a live QP and per placed READ response, STOP when
+// everything sent is acknowledged: an ACK (not a NAK) of the PSN before the next send PSN
+// with no READ in progress and no READ context of the QP (an ACK at a READ's last PSN before
+// its responses keeps the timer running), a READ's last response when it is the last PSN
+// sent. Also in an episode (an ACK); none for responses never sent, dropped in an episode,
+// or of a failed QP or one not in RTS.
+TEST_F(RxEngBench, TimerKickStopRule) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 5, o = 6, r = 7;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x100);
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x50);
+  bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
+  ASSERT_FALSE(HasFatalFailure());
+  queue(make_ack(q, 0xFF, kSynAck));
+  queue(make_ack(q, 0xFE, kSynAck));
+  queue(make_ack(q, 0xFF, 0x00));            // an ACK with no credits
+  drain();
+  set_snd(q, 0x110);
+  ASSERT_EQ(rdc_alloc(q, 0x10C, 0x10F, 0x8000, 16), 0);
+  queue(make_ack(q, 0x10F, kSynAck));        // at the READ's last PSN: its context keeps the timer
+  queue(make(q, kRespFirst, 0x10C, 512));
+  queue(make(q, kRespMiddle, 0x10D, 512));
+  queue(make(q, kRespMiddle, 0x10E, 512));
+  queue(make(q, kRespLast, 0x10F, 16));      // the last PSN sent: stop
+  queue(make_ack(q, 0x10F, kSynAck));        // stop
+  drain();
+  set_snd(q, 0x114);
+  ASSERT_EQ(rdc_alloc(q, 0x110, 0x111, 0x9000, 8), 0);
+  queue(make(q, kRespFirst, 0x110, 512));
+  queue(make(q, kRespLast, 0x111, 8));       // more was sent after it
+  queue(make_ack(q, 0x113, kSynAck));
+  drain();
+  set_snd(q, 0x116);
+  ASSERT_EQ(rdc_alloc(q, 0x114, 0x115, 0xA000, 8), 0);
+  queue(make(q, kRespFirst, 0x114, 512));
+  queue(make_ack(q, 0x115, kSynAck));        // a READ in progress
+  queue(make(q, kRespLast, 0x115, 8));
+  queue(make_ack(q, 0x116, kSynAck));        // never sent: no kick
+  queue(make_ack(q, 0x116, kSynPsn));        // an episode
+  queue(make_ack(q, 0x115, kSynAck));        // in the episode: stop
+  queue(make_ack(q, 0x115, 0x20 | 1));
+  queue(make(q, kRespOnly, 0x115, 8));       // dropped
+  queue(make_ack(q, 0x115, kSynInv));        // a fatal NAK
+  queue(make_ack(o, 0x4F, kSynAck));
+  drain();
+  note(q);
+  report_qerr(q);
+  queue(make_ack(q, 0x115, kSynAck));        // a failed QP: no kick
+  queue(make_ack(r, 0x10, kSynAck));         // not in RTS: no kick
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  expect_kicks(0, {{q, true},  {q, false}, {q, true},  {q, false}, {q, false}, {q, false}, {q, false},
+                   {q, true},  {q, true},  {q, false}, {q, false}, {q, true},  {q, false}, {q, false},
+                   {q, true},  {q, false}, {q, true},  {q, false}, {q, false}, {o, true}});
+  EXPECT_EQ(stats.anyctx_clears, 1u);
+  EXPECT_EQ(act_cnt.drop_qp, 1u);
+  EXPECT_EQ(act_cnt.psn_err, 1u);
+}
+
+// The send race: an ACK of the last PSN sent, taken in cycle X (decided in X + 2), while a
+// request of the same QP leaves the send path in X + off. The engine read the next send PSN
+// in X; a send in X - 1 .. X + 2 may be missing from it, so the timer is not stopped; a send
+// of another QP, or of this one after the decision, does not matter. A send reporting a new
+// next PSN two or more cycles before X is in what the engine read. The same for a READ's last
+// response (a send at its take keeps the timer; one long after does not).
+TEST_F(RxEngBench, TimerKickSendRace) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 2, o = 3;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x400);
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x800);
+  ASSERT_FALSE(HasFatalFailure());
+  Knobs fast;
+  fast.meta = fast.d = fast.aw = fast.w = fast.task = fast.cev = fast.cqe = fast.rs = fast.tk = 100;
+  auto run = [&](Pkt p, uint32_t sq, uint32_t sval, int off) {
+    const uint64_t x = dut.cycle() + 8;
+    p.snd_mode = kSndNone;
+    p.offer_at = x;
+    queue(std::move(p));
+    snd_sched[uint64_t(int64_t(x) + off)] = {sq, sval};
+    const size_t takes = take_log.size();
+    drain(fast);
+    EXPECT_EQ(take_log.size(), takes + 1);
+    EXPECT_EQ(take_log.back().cyc, x) << "record not taken when offered";
+  };
+  std::vector<bool> want;
+  for (int off = -4; off <= 6; ++off) {  // the same next PSN reported again
+    run(make_ack(q, 0x3FF, kSynAck), q, 0x400, off);
+    want.push_back(off < -1 || off > 2);
+  }
+  for (int off : {-3, -2, -1, 0, 2, 3, 5}) {  // a new request: next PSN 0x401
+    run(make_ack(q, 0x3FF, kSynAck), q, 0x401, off);
+    want.push_back(off > 2);
+    set_snd(q, 0x400);
+    drain(fast);
+  }
+  run(make_ack(q, 0x3FF, kSynAck), o, 0x801, 0);  // another QP's request
+  want.push_back(true);
+  ASSERT_EQ(rdc_alloc(q, 0x3FE, 0x3FF, 0x5000, 30), 0);
+  run(make(q, kRespFirst, 0x3FE, 512), o, 0x802, 40);
+  want.push_back(false);
+  run(make(q, kRespLast, 0x3FF, 30), q, 0x400, 0);   // a request at the take
+  want.push_back(false);
+  ASSERT_EQ(rdc_alloc(q, 0x3FE, 0x3FF, 0x6000, 30), 0);
+  run(make(q, kRespFirst, 0x3FE, 512), o, 0x803, 40);
+  want.push_back(false);
+  run(make(q, kRespLast, 0x3FF, 30), q, 0x400, 60);  // long after
+  want.push_back(true);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(tk_log.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(tk_log[i].q, q) << "kick " << i;
+    EXPECT_EQ(tk_log[i].stop, bool(want[i])) << "kick " << i;
+  }
+  EXPECT_GE(stats.race_clears, 6u);
+}
+
+// A timer kick waiting for tk_ready holds everything: no record, qerr, note or timeout is
+// taken meanwhile, however long; then they go in their order (qerr, note, timeout, records).
+TEST_F(RxEngBench, NothingTakenWhileKickWaits) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 4, o = 5;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x100);
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x100);
+  ASSERT_FALSE(HasFatalFailure());
+  Knobs stall;
+  stall.tk = 0;
+  queue(make_ack(q, 0xFF, kSynAck));
+  queue(make_ack(q, 0xFE, kSynAck));
+  for (int i = 0; i < 60 && !dut->tk_valid && !HasFatalFailure(); ++i) cycle(stall);
+  ASSERT_TRUE(dut->tk_valid) << "no timer kick";
+  hold_qerr = true;
+  qerr_q = o;
+  hold_note = true;
+  note_q = q;
+  note_rewind = false;
+  hold_tmo = true;
+  tmo_q = o;
+  for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(stall);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(hold_qerr && hold_note && hold_tmo);
+  EXPECT_EQ(pending.size(), 1u);
+  EXPECT_TRUE(tk_log.empty());
+  EXPECT_GE(stats.kick_holds, 300u);
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(take_log.size(), 5u);
+  const TakeKind order[] = {kTakePkt, kTakeQerr, kTakeNote, kTakeTmo, kTakePkt};
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(take_log[i].kind, order[i]) << "take " << i;
+  expect_kicks(0, {{q, true}, {q, false}});
+  EXPECT_EQ(stats.tmo_ignored, 1u);  // o failed first
+}
+
+// RTL bug (rtl/srnic_rx_engine.sv, READ response branch of E_CLASSIFY and E_RDLK): READ
+// 0x10 (one response) lost its only response; READ 0x11..0x12, sent after it, gets both of
+// its. With no READ in progress the engine looks 0x11 up, finds READ 0x11..0x12 and places
+// it: READ_DONE for 0x12 and a timer kick with STOP (0x13 is the next send PSN) although READ
+// 0x10 still waits for its data. srnic_comp then completes READ 0x10 as well (a READ WQE is
+// complete when READ_DONE's PSN is at or after its last PSN) with its data never written, and
+// the stopped timer never recovers it. A response beyond a READ of the QP that has no
+// response is an implied NAK, as an ACK beyond it is (the implied-NAK query answers it):
+// expected a CEV_RETRY RT_IMPLIED (from the response's PSN, or 0x10), nothing placed.
+TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
+  SRNIC_BENCH_TRACE();
+  SCOPED_TRACE("READ 0x10 got no response: the responses of READ 0x11..0x12 behind it must start an implied "
+               "NAK, not complete READ 0x11..0x12 (srnic_comp would complete READ 0x10 with its data never written)");
+  reset();
+  auto_snd = false;
+  const uint32_t q = 7;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x13);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q, 0x10, 0x10, 0x1000, 100), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x11, 0x12, 0x2000, 50), 1);
+  queue(make(q, kRespFirst, 0x11, 512));
+  queue(make(q, kRespLast, 0x12, 50));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 1u);
+  EXPECT_EQ(unsigned(cev_log[0].kind), unsigned(kCevRetry));
+  EXPECT_EQ(unsigned(cev_log[0].rt_kind), unsigned(kRtImplied));
+  EXPECT_TRUE(cev_log[0].rt_psn == 0x10 || cev_log[0].rt_psn == 0x11) << hex(cev_log[0].rt_psn);
+  EXPECT_EQ(w_bytes, 0u);
+  EXPECT_TRUE(tk_log.empty());
+}
+
 // ---------------------------------------------------------------- random traffic
 
 class RxEngRandom : public RxEngBench {
  public:
-  struct Gen {
-    uint32_t sq_psn = 0;
-  };
-
   void setup() {
     reset();
     for (uint32_t i = 0; i < 12; ++i) {
@@ -1747,7 +2781,7 @@ class RxEngRandom : public RxEngBench {
       m.pa = rng.next() & 0x000FFFFFFFFFFFFFull;
       add_mr(m);
     }
-    gens.resize(kQps);
+    auto_snd = false;
     for (uint32_t q = 0; q < kQps; ++q) configure(q);
   }
 
@@ -1756,8 +2790,8 @@ class RxEngRandom : public RxEngBench {
     const uint8_t state = r < 6 ? kQpsInit : r < 30 ? kQpsRtr : kQpsRts;
     const uint8_t acc = uint8_t(rng.percent(85) ? 7 : rng.below(8));
     const uint32_t epsn = rng.percent(30) ? kMask - uint32_t(rng.below(30)) : rng.u32() & kMask;
-    bring_up(q, state, int(rng.range(1, 5)), acc, uint32_t(rng.below(3)), uint16_t(rng.u32()), epsn);
-    gens[q].sq_psn = rng.u32() & kMask;
+    bring_up(q, state, int(rng.range(1, 5)), acc, uint32_t(rng.below(3)), uint16_t(rng.u32()), epsn,
+             uint8_t(rng.below(32)), rng.percent(20) ? kMask - rng.below(20) : rng.u32() & kMask);
   }
 
   // An MR of q's PD with the access, holding len bytes (or any MR, now and then).
@@ -1787,21 +2821,29 @@ class RxEngRandom : public RxEngBench {
     const Cfg& c = cfg[q];
     const St& s = st[q];
     const uint32_t mtu = mtu_bytes(c.mtu);
-    // requester traffic on RTS QPs
+    // requester traffic on RTS QPs. The send path reports the QP's next PSN before the
+    // first response (sent before it could be answered; now and then only just before).
+    auto sent = [&](Pkt& p) {
+      p.snd_mode = kSndCurrent;
+      p.snd_gap = rng.percent(short_gap) ? unsigned(rng.below(3)) : unsigned(rng.range(3, 6));
+    };
     if (c.state == kQpsRts && rng.percent(35)) {
-      if (!s.rd_valid && !s.err && rng.percent(60)) {
+      // one READ of a QP at a time (a READ behind one that lost all its responses is
+      // ReadResponsesBeyondAWhollyLostRead); its context is in the table before its responses
+      const bool has_ctx = ctx_any(q);
+      if (!s.rd_valid && !s.err && !has_ctx && rng.percent(60)) {
         const uint32_t len = msg_len(c.mtu);
-        const uint32_t n = npkts(len, c.mtu), first = gens[q].sq_psn;
+        const uint32_t n = npkts(len, c.mtu), first = sq_next[q];
         const uint64_t pa = rng.next() & 0x0000FFFFFFFFFFFFull;
         if (rdc_alloc(q, first, first + n - 1, pa, len - (n - 1) * mtu) < 0) return;
-        gens[q].sq_psn = (first + n + uint32_t(rng.below(3))) & kMask;
+        sq_next[q] = (first + n + uint32_t(rng.below(3))) & kMask;
         std::vector<Pkt> r;
         for (uint32_t i = 0; i < n; ++i) {
           const uint8_t op = n == 1 ? kRespOnly : i == 0 ? kRespFirst : i == n - 1 ? kRespLast : kRespMiddle;
           r.push_back(make(q, op, first + i, i == n - 1 ? len - i * mtu : mtu));
         }
         if (r.size() > 1 && rng.percent(10)) r.erase(r.begin() + long(rng.below(r.size())));  // lost
-        if (rng.percent(4)) {  // a hostile peer: one response of the wrong length or opcode
+        if (rng.percent(6)) {  // a hostile peer (or a stale response): wrong length or opcode
           Pkt& b = r[rng.below(r.size())];
           uint8_t bop = uint8_t(b.f[kRmOpcode]);
           uint32_t blen = uint32_t(b.pay.size());
@@ -1810,13 +2852,40 @@ class RxEngRandom : public RxEngBench {
           b = make(q, bop, uint32_t(b.f[kRmPsn]), blen);
         }
         if (rng.percent(8)) r.insert(r.begin() + long(rng.below(r.size() + 1)), r[rng.below(r.size())]);
+        if (rng.percent(20)) {  // an ACK among the responses: before, inside, at the end or beyond the READ
+          const uint32_t k = uint32_t(rng.below(4));
+          const uint32_t apsn = k == 0 ? first - 1 : k == 1 ? first + uint32_t(rng.below(n)) : k == 2 ? first + n - 1
+                                                                                               : sq_next[q] - 1;
+          r.insert(r.begin() + long(rng.below(r.size() + 1)), make_ack(q, apsn, kSynAck));
+        }
+        if (rng.percent(25)) r.push_back(make_ack(q, sq_next[q] - 1, kSynAck));  // all acknowledged
+        sent(r.front());
         for (auto& p : r) out.push_back(std::move(p));
       } else {
-        Pkt p = make(q, kAck, gens[q].sq_psn - uint32_t(rng.below(8)), 0);
-        static const uint8_t syns[] = {kSynAck, kSynAck, kSynAck, 0x00, 0x20, 0x3F, kSynPsn, kSynInv,
-                                       kSynAcc, kSynOp, 0x7F, 0x9F};
+        if (rng.percent(40)) sq_next[q] = (sq_next[q] + uint32_t(rng.range(1, 3))) & kMask;  // a new request
+        const uint32_t sq = sq_next[q];
+        uint32_t psn;
+        const uint32_t r = uint32_t(rng.below(100));
+        std::vector<const RdCtx*> mine;
+        for (const RdCtx& e : rdc)
+          if (e.valid && e.qpn == q) mine.push_back(&e);
+        if (!mine.empty() && r < 30) {  // around an outstanding READ: inside, its last PSN, beyond
+          const RdCtx& e = *mine[rng.below(mine.size())];
+          const uint32_t k = uint32_t(rng.below(4));
+          psn = k == 0 ? e.first + uint32_t(rng.below(((e.last - e.first) & kMask) + 1)) : e.last + k - 1;
+        } else if (r < 65) {
+          psn = sq - 1;                          // everything sent
+        } else if (r < 97) {
+          psn = sq - 2 - uint32_t(rng.below(8));
+        } else {
+          psn = sq + uint32_t(rng.below(3));     // never sent (a sequence NAK may name sq)
+        }
+        Pkt p = make_ack(q, psn & kMask, kSynAck);
+        static const uint8_t syns[] = {kSynAck, kSynAck, kSynAck, kSynAck, kSynAck, 0x00, 0x9F, 0x20,
+                                       0x3F, 0x2E, 0xA5, kSynPsn, kSynPsn, kSynInv, kSynAcc, kSynOp, 0x7F};
         p.f[kRmAethSyn] = syns[rng.below(sizeof syns)];
-        if (rng.percent(5)) p.f[kRmOpcode] = kRespMiddle;  // a stray response
+        if (rng.percent(5) && !has_ctx) p.f[kRmOpcode] = kRespMiddle;  // a stray response
+        sent(p);
         out.push_back(std::move(p));
       }
       return;
@@ -1893,7 +2962,9 @@ class RxEngRandom : public RxEngBench {
   // current for each of them (nothing is queued).
   void refill() {
     std::vector<std::vector<Pkt>> msgs;
-    std::vector<uint32_t> used;
+    // the QP of the record taken last may still be in the engine (its READ-context query
+    // answered from the table as it is): no new READ context for it now
+    std::vector<uint32_t> used = {last_pkt_q};
     for (int n = int(rng.range(1, 3)); n > 0; --n) {
       const uint32_t r = uint32_t(rng.below(100));
       if (r < 3) {  // a record for no QP, or one marked drop
@@ -1925,7 +2996,7 @@ class RxEngRandom : public RxEngBench {
     for (uint32_t q : used) queue_flushes(q);
   }
 
-  std::vector<Gen> gens;
+  unsigned short_gap = 5;  // percent of responses whose request was reported only just before
 };
 
 TEST_F(RxEngRandom, RandomTraffic) {
@@ -1942,8 +3013,13 @@ TEST_F(RxEngRandom, RandomTraffic) {
     k.cev = unsigned(rng.range(20, 100));
     k.cqe = unsigned(rng.range(20, 100));
     k.rs = unsigned(rng.range(20, 100));
+    k.tk = rng.percent(15) ? unsigned(rng.range(3, 20)) : unsigned(rng.range(30, 100));
     k.lat = unsigned(rng.range(0, 8));
     k.qerr = unsigned(rng.range(0, 3));
+    k.note = unsigned(rng.range(5, 60));
+    k.tmo = unsigned(rng.range(0, 3));
+    k.snd = rng.percent(30) ? 0 : unsigned(rng.range(1, 25));
+    short_gap = unsigned(rng.range(0, 15));
     cur_wlat = unsigned(rng.range(0, 30));
     for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) {
       if (pending.empty() && !hold_meta) refill();
@@ -1966,13 +3042,26 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(qerrs, 20u);
   EXPECT_GT(handovers, 50u);
   EXPECT_GT(flushed, 50u);
-  std::printf("[bench] %llu records, %llu W beats (%llu bytes), %zu tasks, %zu CQEs, %zu events, %zu resyncs, "
+  std::printf("[bench] %llu cycles, %llu records, %llu W beats (%llu bytes), %zu tasks, %zu CQEs, %zu events, %zu resyncs, "
               "%llu MR checks, %llu lookups; dup %llu psn_err %llu access_err %llu drop_qp %llu rx_nak %llu\n",
-              (unsigned long long)records, (unsigned long long)n_w, (unsigned long long)w_bytes, task_log.size(),
+              (unsigned long long)dut.cycle(), (unsigned long long)records, (unsigned long long)n_w, (unsigned long long)w_bytes, task_log.size(),
               cqe_log.size(), cev_log.size(), rs_log.size(), (unsigned long long)n_mr, (unsigned long long)n_lk,
               (unsigned long long)act_cnt.dup, (unsigned long long)act_cnt.psn_err,
               (unsigned long long)act_cnt.access_err, (unsigned long long)act_cnt.drop_qp,
               (unsigned long long)act_cnt.rx_nak);
+  const auto u = [](uint64_t v) { return (unsigned long long)v; };
+  std::printf("[bench] episodes: seq %llu implied %llu (ACK beyond a READ without responses %llu) rnr %llu "
+              "timeout %llu; %llu notes, %llu timeouts ignored, %llu READ responses and %llu NAKs in episodes, "
+              "%llu stale responses, %llu ACKs inside a READ, %llu ghosts; duplicate READs %llu executed %llu "
+              "dropped\n",
+              u(stats.retries[kRtSeq]), u(stats.retries[kRtImplied]), u(stats.bq_implied), u(stats.retries[kRtRnr]),
+              u(stats.retries[kRtTimeout]), u(stats.notes), u(stats.tmo_ignored), u(stats.rwp_drops),
+              u(stats.rwp_naks), u(stats.stale), u(stats.ack_inside), u(stats.ghosts), u(stats.dup_rd),
+              u(stats.dup_rd_drop));
+  std::printf("[bench] timer kicks %llu (%llu READ responses), %llu STOP; STOP withheld for a send race %llu, for a "
+              "READ context %llu; %llu cycles with a take held by a kick; %llu sends reported\n",
+              u(stats.kicks), u(stats.rd_kicks), u(stats.stops), u(stats.race_clears), u(stats.anyctx_clears),
+              u(stats.kick_holds), u(n_snd));
   EXPECT_GT(records, 5000u);
   EXPECT_GT(cqe_log.size(), 300u);
   EXPECT_GT(rs_log.size(), 10u);
@@ -1980,6 +3069,21 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(act_cnt.dup, 50u);
   EXPECT_GT(act_cnt.psn_err, 50u);
   EXPECT_GT(act_cnt.access_err, 5u);
+  for (int kind = 0; kind < 4; ++kind) EXPECT_GT(stats.retries[kind], 50u) << "episodes of kind " << kind;
+  EXPECT_GT(stats.bq_implied, 10u);
+  EXPECT_GT(stats.notes, 200u);
+  EXPECT_GT(stats.tmo_ignored, 50u);
+  EXPECT_GT(stats.rwp_drops, 25u);
+  EXPECT_GT(stats.rwp_naks, 20u);
+  EXPECT_GT(stats.stale, 10u);
+  EXPECT_GT(stats.ack_inside, 20u);
+  EXPECT_GT(stats.dup_rd, 20u);
+  EXPECT_GT(stats.kicks, 2000u);
+  EXPECT_GT(stats.rd_kicks, 500u);
+  EXPECT_GT(stats.stops, 200u);
+  EXPECT_GT(stats.race_clears, 20u);
+  EXPECT_GT(stats.anyctx_clears, 10u);
+  EXPECT_GT(stats.kick_holds, 1000u);
 }
 
 }  // namespace
