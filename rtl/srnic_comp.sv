@@ -465,9 +465,10 @@ module srnic_comp #(
         I_READ: if (cfg_v) begin
           i_c <= cfg_rsp; i_s <= st_rsp;
           if (i_rt) begin
-            // a retry episode always walks from the oldest WQE (unless the QP is failing:
-            // then it is answered with nothing to resend)
-            is <= (st_q.flushing || st_q.err_valid) ? I_WB : I_SIZE;
+            // a retry episode always walks from the oldest WQE, also when a refused WQE waits
+            // further on (its ACKs complete what they cover; rt_here is off then, so it is
+            // answered with nothing to resend); a QP being flushed answers at once
+            is <= st_q.flushing ? I_WB : I_SIZE;
           end else if (i_herr) begin
             // everything not completed is flushed; a refused WQE waiting for its turn is
             // flushed like the others
