@@ -491,7 +491,7 @@ module srnic_wqe_fetch #(
   txst_t cur_wb;
   always_comb begin
     cur_wb = cur;
-    if (srnic_pkg::psn_gt(cur.psn, cur.psn_hi)) cur_wb.psn_hi = cur.psn;
+    if (!srnic_pkg::psn_gt(cur.psn_hi, cur.psn)) cur_wb.psn_hi = cur.psn;   // not resending
   end
   assign st_wr_data = p_wr ? cur_wb : i_misc ? rw_st : a_st;
 
