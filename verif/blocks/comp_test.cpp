@@ -670,7 +670,9 @@ class CompBench : public ::testing::Test {
         // the retry episode at this WQE
         const bool rt_act = rt && !rt_done;
         const bool rt_in = psn_ge(rt_psn, s.psn) && psn_ge(last, rt_psn);
-        const bool rt_here = rt_act && !w_bad && !s.flushing && !s.err_valid &&
+        // a WQE this event's ACKs or READ data complete is not where the episode is answered
+        const bool acked = (!rd && lim_valid && psn_ge(ack_lim, last)) || (rd && has_rd && psn_ge(psn2, last));
+        const bool rt_here = rt_act && !w_bad && !s.flushing && !s.err_valid && !acked &&
                              (tmo ? s.psn != rt_psn : (rt_in || (rd && psn_ge(rt_psn, last) && rt_psn != last)));
         const uint32_t rt_to = (!tmo && rt_in) ? rt_psn : s.psn;
         const bool rt_out = rnr ? (s.rnr_retry != 7 && s.rnr_left == 0) : (s.retry_cnt != 7 && s.retry_left == 0);
@@ -685,7 +687,7 @@ class CompBench : public ::testing::Test {
         } else if (rt_fail) {
           complete = error = true;
         } else {
-          complete = (!rd && lim_valid && psn_ge(ack_lim, last)) || (rd && has_rd && psn_ge(psn2, last));
+          complete = acked;
         }
         if (!complete) {
           if (rt_act && rt_here) {
