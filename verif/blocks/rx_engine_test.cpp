@@ -2198,7 +2198,8 @@ TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
 // note: the QP's READ responses are dropped (no lookup, nothing placed), a sequence or RNR
 // NAK only acknowledges what is before its PSN, ACKs and fatal NAKs act as usual, timeouts
 // are ignored; another QP's episode is its own. After the note an RNR NAK (RT_RNR with its
-// timer code) and a timeout (RT_TIMEOUT at the next send PSN) start the next ones.
+// timer code) and a timeout (RT_TIMEOUT at the next send PSN) start the next ones. An ACK
+// beyond a READ without responses during the episode acknowledges only.
 TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -2214,6 +2215,7 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   queue(make_ack(q, 0xE20, kSynPsn));      // acknowledges up to 0xE1F
   queue(make_ack(q, 0xE21, 0x20 | 7));     // acknowledges up to 0xE20
   queue(make_ack(q, 0xE22, kSynAck));
+  queue(make_ack(q, 0xF02, kSynAck));      // beyond the READ: no second episode
   queue(make_ack(o, 0xE30, 0x20 | 9));     // o's own episode
   drain();
   ASSERT_FALSE(HasFatalFailure());
@@ -2223,7 +2225,7 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   timeout(o);
   note(q);     // q's episode is over, o's is not
   timeout(o);
-  ASSERT_EQ(cev_log.size(), 6u);
+  ASSERT_EQ(cev_log.size(), 7u);
   queue(make(q, kRespFirst, 0xF00, 512));
   queue(make(q, kRespLast, 0xF01, 100));
   queue(make_ack(q, 0xF05, 0x20 | 0x11));
@@ -2240,26 +2242,27 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   queue(make_ack(o, 0xE40, kSynPsn));
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(cev_log.size(), 12u);
+  ASSERT_EQ(cev_log.size(), 13u);
   expect_cev(0, kCevAck, q, 0xE00, 0);
   expect_retry(1, q, kRtSeq, 0xE10);
   expect_cev(2, kCevAck, q, 0xE1F, 0);
   expect_cev(3, kCevAck, q, 0xE20, 0);
   expect_cev(4, kCevAck, q, 0xE22, 0);
-  expect_retry(5, o, kRtRnr, 0xE30, 9);
-  expect_cev(6, kCevReadDone, q, 0xF01, 0);
-  expect_retry(7, q, kRtRnr, 0xF05, 0x11);
-  expect_retry(8, q, kRtTimeout, 0x1000);
-  expect_cev(9, kCevAck, q, 0xF05, 0);
-  expect_cev(10, kCevAck, q, 0xFFF, 0);
-  expect_retry(11, o, kRtSeq, 0xE40);
+  expect_cev(5, kCevAck, q, 0xF02, 0);
+  expect_retry(6, o, kRtRnr, 0xE30, 9);
+  expect_cev(7, kCevReadDone, q, 0xF01, 0);
+  expect_retry(8, q, kRtRnr, 0xF05, 0x11);
+  expect_retry(9, q, kRtTimeout, 0x1000);
+  expect_cev(10, kCevAck, q, 0xF05, 0);
+  expect_cev(11, kCevAck, q, 0xFFF, 0);
+  expect_retry(12, o, kRtSeq, 0xE40);
   EXPECT_EQ(n_lk, 1u);
   EXPECT_EQ(w_bytes, 612u);
   EXPECT_EQ(stats.tmo_ignored, 4u);
   EXPECT_EQ(act_cnt.rx_nak, 7u);
   EXPECT_EQ(act_cnt.psn_err, 0u);
-  expect_kicks(0, {{q, false}, {q, false}, {q, false}, {q, false}, {q, false}, {o, false}, {q, false},
-                   {q, false}, {q, false}, {q, false}, {q, true}, {o, false}});
+  expect_kicks(0, {{q, false}, {q, false}, {q, false}, {q, false}, {q, false}, {q, false}, {o, false},
+                   {q, false}, {q, false}, {q, false}, {q, false}, {q, true}, {o, false}});
 }
 
 // An RNR NAK's episode carries the NAK's timer code (AETH bits 4..0, bit 7 ignored) and its PSN.
@@ -2623,6 +2626,17 @@ TEST_F(RxEngBench, TimerKickStopRule) {
   queue(make_ack(o, 0x4F, kSynAck));
   drain();
   note(q);
+  // a READ whose later PSNs are not in the next send PSN yet (reported inside it): a middle
+  // response followed by the next send PSN is not the READ's last and stops nothing
+  set_snd(q, 0x122);
+  ASSERT_EQ(rdc_alloc(q, 0x120, 0x123, 0xB000, 8), 0);
+  queue(make(q, kRespFirst, 0x120, 512));
+  queue(make(q, kRespMiddle, 0x121, 512));
+  drain();
+  set_snd(q, 0x124);
+  queue(make(q, kRespMiddle, 0x122, 512));
+  queue(make(q, kRespLast, 0x123, 8));       // stop
+  drain();
   report_qerr(q);
   queue(make_ack(q, 0x115, kSynAck));        // a failed QP: no kick
   queue(make_ack(r, 0x10, kSynAck));         // not in RTS: no kick
@@ -2630,7 +2644,8 @@ TEST_F(RxEngBench, TimerKickStopRule) {
   ASSERT_FALSE(HasFatalFailure());
   expect_kicks(0, {{q, true},  {q, false}, {q, true},  {q, false}, {q, false}, {q, false}, {q, false},
                    {q, true},  {q, true},  {q, false}, {q, false}, {q, true},  {q, false}, {q, false},
-                   {q, true},  {q, false}, {q, true},  {q, false}, {q, false}, {o, true}});
+                   {q, true},  {q, false}, {q, true},  {q, false}, {q, false}, {o, true},
+                   {q, false}, {q, false}, {q, false}, {q, true}});
   EXPECT_EQ(stats.anyctx_clears, 1u);
   EXPECT_EQ(act_cnt.drop_qp, 1u);
   EXPECT_EQ(act_cnt.psn_err, 1u);
