@@ -8,7 +8,7 @@ LOCKED   := cmake/locked.sh
 SIM      := $(BUILD)/sim/srnic-sim
 RUN_ARGS ?= --op write --size 65536 --qps 1 --iters 200 --mtu 4096
 
-.PHONY: all build configure test run bench bench-scale lint regress mutate interop synth-estimate formal clean help
+.PHONY: all build configure test run bench bench-scale bench-loss lint regress mutate interop synth-estimate formal clean help
 
 all: build
 
@@ -42,6 +42,11 @@ bench-scale:
 	@$(MAKE) --no-print-directory build
 	tools/bench_scale $(SCALE_ARGS)
 
+# make bench-loss [LOSS_ARGS="--quick"]: goodput under random loss, go-back-N (docs/loss.md, docs/loss.png)
+bench-loss:
+	@$(MAKE) --no-print-directory build
+	tools/bench_loss $(LOSS_ARGS)
+
 lint:
 	@tools/lint
 
@@ -73,6 +78,7 @@ help:
 	@echo "make run          build, then run the two-host demo: $(SIM) $(RUN_ARGS)"
 	@echo "make bench        build, then tools/bench"
 	@echo "make bench-scale  build, then tools/bench_scale (SRNIC Figure 9: docs/scale.md, docs/scale.png)"
+	@echo "make bench-loss   build, then tools/bench_loss (goodput under loss, go-back-N: docs/loss.md, docs/loss.png)"
 	@echo "make lint         tools/lint (Verilator -Wall, Yosys parse, ABI generator check)"
 	@echo "make regress      tools/regress -r REGRESSION (default smoke; REGRESSION=nightly for the nightly one)"
 	@echo "make mutate       tools/mutate: RTL mutants against every test of their file (blocks, chip, smoke)"
