@@ -171,6 +171,7 @@ module srnic_core #(
   logic    req_job_valid, req_job_ready, req_pkt_ready, bad_wqe, lerr_valid, lerr_ready;
   logic    qp_stop_valid, qp_stop_ready;
   logic    rdc_qa_busy, rdc_qb_busy;
+  logic [6:0] rdc_n_free;
   logic [AW-1:0] rdc_qa_qpn, rdc_qb_qpn;
   logic [15:0] qp_stop_qpn;
   srnic_pkg::comp_ev_t lerr;
@@ -191,7 +192,7 @@ module srnic_core #(
     .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
-    .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy,
+    .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy, .rdc_free({1'b0, rdc_n_free}),
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
     .lerr_valid, .lerr, .lerr_ready);
 
@@ -217,7 +218,8 @@ module srnic_core #(
     .bq_qpn(rdc_bq_qpn), .bq_psn(rdc_bq_psn), .bq_hit(rdc_bq_hit), .bq_any(rdc_bq_any),
     .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]),
     .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn),
-    .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy));
+    .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy),
+    .n_free(rdc_n_free));
 
   logic    rsp_job_valid, rsp_job_ready, sent_ack, sent_nak;
   srnic_pkg::tx_job_t rsp_job;

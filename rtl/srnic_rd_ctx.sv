@@ -63,7 +63,9 @@ module srnic_rd_ctx #(
   input  wire logic [QPN_BITS-1:0] bq_qpn,
   input  wire logic [23:0]         bq_psn,
   output logic                     bq_hit,
-  output logic                     bq_any     // bq_qpn has any entry (its timer may not stop)
+  output logic                     bq_any,    // bq_qpn has any entry (its timer may not stop)
+  // free entries, registered: the count of one cycle earlier (an insert shows a cycle late)
+  output logic [$clog2(ENTRIES):0] n_free
 );
   localparam int IW = $clog2(ENTRIES);
   logic [ENTRIES-1:0] valid;
@@ -83,6 +85,13 @@ module srnic_rd_ctx #(
       if (!valid[i] && !have_free) begin have_free = 1'b1; free_slot = IW'(i); end
   end
   assign ins_ready = have_free && !flush_valid && !qerr_flush_valid && !rw_flush_valid;
+  localparam int CW = $clog2(ENTRIES) + 1;
+  logic [CW-1:0] free_cnt;
+  always_comb begin
+    free_cnt = '0;
+    for (int i = 0; i < ENTRIES; i++) free_cnt = free_cnt + CW'(!valid[i]);
+  end
+  always_ff @(posedge clk) n_free <= rst ? '0 : free_cnt;
 
   always_comb begin
     qa_busy = 1'b0; qb_busy = 1'b0; bq_hit = 1'b0; bq_any = 1'b0;

@@ -111,6 +111,7 @@ module srnic_wqe_fetch #(
   input  wire logic                       rdc_qa_busy,
   output logic [$clog2(NUM_QPS)-1:0]      rdc_qb_qpn,
   input  wire logic                       rdc_qb_busy,
+  input  wire logic [7:0]                 rdc_free,      // free READ contexts, one cycle late
   // packet jobs
   output logic                            job_valid,
   output srnic_pkg::tx_job_t              job,
@@ -406,9 +407,11 @@ module srnic_wqe_fetch #(
   logic [3:0]    sq_wp, sq_rp;
   wire sq_push = seg_push;
   wire sq_pop  = seg_pop;
+  logic [4:0] rd_resv;     // READs planned, not yet in srnic_rd_ctx: each has a context reserved
   always_comb begin
-    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0; seg_busy_a = 1'b0;
+    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0; seg_busy_a = 1'b0; rd_resv = '0;
     for (int i = 0; i < 16; i++) begin
+      rd_resv = rd_resv + 5'(sq_v[i] && sq_rd[i]);
       if (sq_v[i] && sq_rd[i] && sq_qpn[i] == iss_qpn) rdq_busy_a = 1'b1;
       if (sq_v[i] && sq_rd[i] && sq_qpn[i] == t.qpn) rdq_busy_p = 1'b1;
       if (sq_v[i] && sq_qpn[i] == iss_qpn) seg_busy_a = 1'b1;
@@ -437,9 +440,17 @@ module srnic_wqe_fetch #(
   // a fenced WQE not yet started while a READ of this QP is outstanding
   wire fence_now   = wq_data[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 + srnic_abi_pkg::WQE_FLAG_FENCE] &&
                      cur.off == 32'd0 && (rdc_qb_busy || rdq_busy_p);
+  // A READ is planned only with a READ context reserved for it, so the emit stage never waits
+  // for one: a READ waiting there would hold every QP's segments behind it, and with them a
+  // rewind's drain, while the contexts it waits for may be freed only by that rewind. The free
+  // count is one cycle late (an insert of the previous cycle is no longer reserved but not yet
+  // counted), hence the one context of margin. Without room the turn ends in front of the READ
+  // and the QP is requeued, like at a fence.
+  wire rdc_room    = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2;
+  wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !rdc_room;
   assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
   // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
-  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now;
+  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short;
   assign mr_access = rd_now ? 4'b0001 : 4'b0000;
   assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
   assign mr_pd  = t.cfg.pd;
@@ -518,6 +529,9 @@ module srnic_wqe_fetch #(
           if (fence_now) begin
             // stop in front of the fenced WQE; the turn ends and the QP is requeued
             cur.fwait <= 1'b1;
+            pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
+          end else if (ctx_short) begin
+            // stop in front of the READ: no context to reserve; the QP is requeued
             pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
           end else if (wqe_bad_now) begin
             lerr_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR;
@@ -653,6 +667,9 @@ module srnic_wqe_fetch #(
   a_lerr_hold: assert property (@(posedge clk) disable iff (rst)
     lerr_valid && !lerr_ready |=> lerr_valid && $stable(lerr))
     else $error("srnic_wqe_fetch: local-error event withdrawn or changed before it was taken");
+  a_read_ctx_reserved: assert property (@(posedge clk) disable iff (rst)
+    9'(rd_resv) <= {1'b0, rdc_free} + 9'd1)
+    else $error("srnic_wqe_fetch: %0d READs planned with %0d READ contexts free", rd_resv, rdc_free);
   a_read_with_ctx: assert property (@(posedge clk) disable iff (rst)
     job_valid && job_ready && e_read |-> rdc_valid && rdc_ready)
     else $error("srnic_wqe_fetch: READ request sent without its READ context");

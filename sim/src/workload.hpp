@@ -38,6 +38,7 @@ struct RunConfig {
   bool mixed = false;      // random sizes per message
   std::string pcap;        // pcap of both directions
   std::string trace;       // FST waveform (debug build only)
+  double trace_from_us = 0; // first simulated time the waveform holds
   bool json = false;
   double clock_mhz = 300;
   double pcie_latency_ns = 1100;

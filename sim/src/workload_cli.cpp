@@ -228,6 +228,9 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_flag("--mixed", cfg.mixed, "random sizes per message: 0, 1, MTU-1, MTU, MTU+1, 0..size");
   app.add_option("--pcap", cfg.pcap, "write every frame on the wire (both directions) to FILE");
   app.add_option("--trace", cfg.trace, "FST waveform to FILE (debug build srnic-sim-debug only)");
+  app.add_option("--trace-from-us", cfg.trace_from_us, "start the waveform at this simulated time in us")
+      ->check(CLI::NonNegativeNumber)
+      ->needs("--trace");
   app.add_flag("--json", cfg.json, "one JSON object with the results on stdout");
   app.add_option("--clock-mhz", cfg.clock_mhz, "core clock in MHz")
       ->check(real_range(0, 5000, "clock frequency", true))
@@ -428,6 +431,7 @@ std::string reproduce_command(const RunConfig& c) {
     o << " --inject-fault " << to_string(c.fault) << " --inject-at " << c.inject_at;
   if (!c.pcap.empty()) o << " --pcap " << c.pcap;
   if (!c.trace.empty()) o << " --trace " << c.trace;
+  if (c.trace_from_us > 0) o << " --trace-from-us " << c.trace_from_us;
   if (c.json) o << " --json";
   return o.str();
 }

@@ -145,6 +145,7 @@ void Runner::build_world() {
   wc.seed = cfg_.seed;
   wc.pcap = cfg_.pcap;
   wc.trace = cfg_.trace;
+  wc.trace_from_ns = cfg_.trace_from_us * 1000.0;
   switch (cfg_.pcie_reorder) {
     case RunConfig::WriteReorder::Off: wc.pcie.write_order = PcieConfig::WriteOrder::InOrder; break;
     case RunConfig::WriteReorder::Ids: wc.pcie.write_order = PcieConfig::WriteOrder::AcrossIds; break;
