@@ -2811,7 +2811,10 @@ TEST_F(RxEngBench, NothingTakenWhileKickWaits) {
 // from its own PSN (found through the implied-NAK query, no lookup; the completion engine
 // rewinds to READ 0x10, the first incomplete WQE) and frees both READ contexts; nothing is
 // placed, no READ_DONE for 0x12 (srnic_comp would complete READ 0x10 with it, its data never
-// written) and no timer kick; the second response is dropped (episode).
+// written) and no timer kick; the second response is dropped (episode). After the rewind
+// (both READs requested again) a late response of READ 0x11..0x12 as first sent is beyond
+// READ 0x10 again but answers a request from before the rewind: dropped, no episode; the
+// resent READs' responses are placed.
 TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -2833,6 +2836,161 @@ TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
   EXPECT_EQ(stats.bq_rsp_implied, 1u);
   EXPECT_EQ(stats.rwp_drops, 1u);
   EXPECT_FALSE(rdc_hw[0].valid || rdc_hw[1].valid) << "the episode frees the QP's READ contexts";
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x10, 0x10, 0x1000, 100), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x11, 0x12, 0x2000, 50), 1);
+  queue(make(q, kRespFirst, 0x11, 512));  // from before the rewind: dropped
+  queue(make(q, kRespOnly, 0x10, 100));
+  queue(make(q, kRespFirst, 0x11, 512));
+  queue(make(q, kRespLast, 0x12, 50));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 3u);
+  expect_cev(1, kCevReadDone, q, 0x10, 0);
+  expect_cev(2, kCevReadDone, q, 0x12, 0);
+  EXPECT_EQ(w_bytes, 662u);
+  EXPECT_EQ(n_lk, 2u);
+  EXPECT_EQ(stats.bq_rsp_implied, 1u);
+  EXPECT_EQ(stats.rcv_drops, 1u);
+  expect_kicks(0, {{q, false}, {q, false}, {q, true}});
+  EXPECT_EQ(act_cnt.psn_err, 0u);
+}
+
+// An episode frees all of its QP's READ contexts when it starts (rdc_qerr_flush with the
+// QPN, once per episode), whatever its kind, and no other QP's: q's READs fill the context
+// table but for two of o's; a timeout with a READ of q in progress frees q's 62 and the send
+// path can allocate again. During the episode neither a NAK nor a timeout frees anything (a
+// READ sent meanwhile keeps its context, also past a note without rewind); an RNR NAK after
+// the note does. A sequence NAK of o frees o's two, a gap in a READ's responses the READ's.
+TEST_F(RxEngBench, EpisodeStartFreesReadContexts) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 5, o = 6, r = 7;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);  // MTU 512
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  bring_up(r, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  auto held = [&](uint32_t x) {
+    int n = 0;
+    for (int i = 0; i < kRdEntries; ++i) n += rdc_hw[size_t(i)].valid && rdc_hw[size_t(i)].qpn == x;
+    return n;
+  };
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x101, 0x10000, 8), 0);
+  for (uint32_t i = 0; i < 61; ++i) ASSERT_GE(rdc_alloc(q, 0x102 + i, 0x102 + i, 0x20000 + 0x100 * i, 8), 0);
+  ASSERT_GE(rdc_alloc(o, 0x300, 0x300, 0x30000, 8), 0);
+  ASSERT_GE(rdc_alloc(o, 0x301, 0x301, 0x30100, 8), 0);
+  ASSERT_EQ(rdc_alloc(r, 0x400, 0x400, 0x40000, 8), -1) << "the table is full";
+  queue(make(q, kRespFirst, 0x100, 512));
+  drain();
+  timeout(q);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(q), 0);
+  EXPECT_EQ(held(o), 2);
+  EXPECT_FALSE(st[q].rd_valid);
+  const int c = rdc_alloc(q, 0x180, 0x180, 0x50000, 8);  // a READ sent before the rewind is applied
+  ASSERT_GE(c, 0);
+  queue(make_ack(q, 0x17F, kSynPsn));  // acknowledges only
+  drain();
+  timeout(q);                          // ignored
+  note(q);                             // no rewind: its context stays
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(rdc_hw[size_t(c)].valid);
+  EXPECT_EQ(held(q), 1);
+  queue(make_ack(q, 0x17F, 0x20 | 1));  // RNR: an episode
+  queue(make_ack(o, 0x2FF, kSynPsn));   // o's episode
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(q), 0);
+  EXPECT_EQ(held(o), 0);
+  ASSERT_EQ(rdc_alloc(r, 0x400, 0x402, 0x40000, 8), 0);
+  queue(make(r, kRespFirst, 0x400, 512));
+  queue(make(r, kRespLast, 0x402, 8));  // 0x401 lost
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(r), 0);
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_retry(0, q, kRtTimeout, 0x1000);
+  expect_cev(1, kCevAck, q, 0x17E, 0);
+  expect_retry(2, q, kRtRnr, 0x17F, 1);
+  expect_retry(3, o, kRtSeq, 0x2FF);
+  expect_retry(4, r, kRtImplied, 0x401);
+  EXPECT_EQ(stats.rt_frees, 4u);
+  EXPECT_EQ(stats.tmo_ignored, 1u);
+  for (int i = 0; i < kRdEntries; ++i) EXPECT_FALSE(rdc[size_t(i)].valid) << "READ context " << i;
+}
+
+// After a rewind the QP resends (rcv) until in-order progress: READ 0x100..0x102 loses its
+// middle response (an episode from 0x101); READ 0x103 and a WRITE at 0x104 follow. After the
+// note the rewind has requested 0x101..0x102 (a partial re-read) and 0x103 again, and answers
+// to what was sent before it arrive: READ 0x103's response (beyond the re-read without
+// responses) is dropped, the WRITE's ACK (beyond it) and a sequence NAK only acknowledge, READ
+// 0x100..0x102's last response (its re-read's first response missing) is dropped. The
+// re-read's first response is in-order progress: an ACK beyond READ 0x103 then opens an
+// episode again. Another QP: an RNR NAK and a timeout open episodes while it resends, a
+// sequence NAK does not; an ACK beyond no READ is in-order progress.
+TEST_F(RxEngBench, ResendingAfterARewindOpensNoEpisodeForEarlierRequests) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 3, o = 4;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);  // MTU 512
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x102, 0x10000, 40), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x103, 0x103, 0x20000, 30), 1);
+  queue(make(q, kRespFirst, 0x100, 512));
+  queue(make(q, kRespLast, 0x102, 40));  // 0x101 lost: an episode from 0x101
+  queue(make(q, kRespOnly, 0x103, 30));  // dropped (episode)
+  drain();
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x101, 0x102, 0x10200, 40), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x103, 0x103, 0x20000, 30), 1);
+  queue(make(q, kRespOnly, 0x103, 30));   // sent before the rewind: dropped
+  queue(make_ack(q, 0x104, kSynAck));     // the WRITE's ACK: acknowledges only
+  queue(make_ack(q, 0x104, kSynPsn));     // acknowledges up to 0x103 only
+  queue(make(q, kRespLast, 0x102, 40));   // READ 0x100..0x102's: dropped after its lookup
+  queue(make(q, kRespFirst, 0x101, 512));  // the re-read: in-order progress
+  queue(make(q, kRespLast, 0x102, 40));
+  queue(make_ack(q, 0x104, kSynAck));     // beyond READ 0x103: an episode again
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_retry(0, q, kRtImplied, 0x101);
+  expect_cev(1, kCevAck, q, 0x104, 0);
+  expect_cev(2, kCevAck, q, 0x103, 0);
+  expect_cev(3, kCevReadDone, q, 0x102, 0);
+  expect_retry(4, q, kRtImplied, 0x105);
+  EXPECT_EQ(w_bytes, 512u + 512u + 40u);
+  EXPECT_EQ(n_lk, 3u);
+  EXPECT_EQ(stats.rcv_drops, 2u);
+  EXPECT_EQ(stats.rcv_acks, 1u);
+  EXPECT_EQ(stats.rcv_naks, 1u);
+  EXPECT_EQ(stats.rcv_clears, 1u);
+  EXPECT_FALSE(st[q].rcv);
+  note(q, true);
+  queue(make_ack(o, 0x50, kSynPsn));      // an episode
+  drain();
+  note(o);
+  queue(make_ack(o, 0x51, 0x20 | 2));     // RNR: an episode while resending
+  drain();
+  note(o);
+  timeout(o);                             // an episode while resending
+  note(o);
+  queue(make_ack(o, 0x52, kSynPsn));      // acknowledges up to 0x51 only
+  queue(make_ack(o, 0x52, kSynAck));      // in-order progress
+  queue(make_ack(o, 0x53, kSynPsn));      // an episode
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 11u);
+  expect_retry(5, o, kRtSeq, 0x50);
+  expect_retry(6, o, kRtRnr, 0x51, 2);
+  expect_retry(7, o, kRtTimeout, 0x1000);
+  expect_cev(8, kCevAck, o, 0x51, 0);
+  expect_cev(9, kCevAck, o, 0x52, 0);
+  expect_retry(10, o, kRtSeq, 0x53);
+  EXPECT_EQ(stats.rcv_naks, 2u);
+  EXPECT_EQ(stats.rcv_clears, 2u);
   EXPECT_EQ(act_cnt.psn_err, 0u);
 }
 
