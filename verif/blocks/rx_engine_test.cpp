@@ -2273,7 +2273,7 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   EXPECT_EQ(w_bytes, 0u);
   timeout(q);  // ignored: an episode is open
   timeout(o);
-  note(q);     // q's episode is over, o's is not
+  note(q);     // q's episode is over (no rewind: the READ keeps its context), o's is not
   timeout(o);
   ASSERT_EQ(cev_log.size(), 7u);
   queue(make(q, kRespFirst, 0xF00, 512));
