@@ -10,7 +10,8 @@
 // follows the engine's frees and flushes as srnic_rd_ctx would; the send path reports each
 // request on snd_* (the QP's next send PSN), and the timers report local ACK timeouts
 // (tmo_*); the send path ends retry episodes (note_*, after a go-back-N rewind that drops
-// the QP's READ contexts); aw/w/task/cev/cqe/resync/tk see random back-pressure.
+// the READ contexts it made during the episode); aw/w/task/cev/cqe/resync/tk see random
+// back-pressure.
 // A reference of the engine's rules (responder PSN/duplicate/gap, opcode sequence,
 // access, lengths, R_Key, receive WQE and RNR (with the QP's min_rnr), error stop, MSN,
 // duplicate READs executed again; requester ACK/NAK events, READ responses in PSN order
@@ -29,12 +30,17 @@
 // which must complete with WR_FLUSH_ERR and the WQE's wr_id; WQEs fetched for packets that
 // reach a QP already in error are dropped without a resync.
 // Go-back-N: a NAK PSN sequence error (RT_SEQ), an RNR NAK (RT_RNR, its timer code), a gap
-// in a READ's responses, a READ's first response missing, a response of a later READ, or
-// an ACK/NAK beyond a READ that is not complete (RT_IMPLIED; an ACK inside a READ's range
-// is none), and a local ACK timeout (RT_TIMEOUT, the next send PSN) each start a retry
-// episode: one CEV_RETRY (rt_kind, rt_psn, rt_code), then, until note_*, the QP's READ
-// responses are dropped, NAKs only acknowledge (CEV_ACK up to the NAK's PSN - 1) and
-// timeouts are ignored (as they are for a QP in error or not in RTS). Timer kicks: one per
+// in a READ's responses, a READ's first response missing, a response of a later READ (also
+// beyond a READ without any response: from the response's PSN), or an ACK/NAK beyond a READ
+// that is not complete (RT_IMPLIED; an ACK inside a READ's range is none), and a local ACK
+// timeout (RT_TIMEOUT, the next send PSN) each start a retry episode: one CEV_RETRY (rt_kind,
+// rt_psn, rt_code), the QP's READ contexts freed (rdc_qerr_flush, after the decision), then,
+// until note_*, the QP's READ responses are dropped, NAKs only acknowledge (CEV_ACK up to the
+// NAK's PSN - 1) and timeouts are ignored (as they are for a QP in error or not in RTS). After
+// a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, a READ
+// response placed): meanwhile an ACK beyond a READ and a sequence NAK only acknowledge, and a
+// READ response beyond a READ without responses, or of a READ whose first response is
+// missing, is dropped; RNR NAKs and timeouts open episodes as before. Timer kicks: one per
 // accepted ACK/NAK of a live QP and per placed READ response, tk_stop exactly when
 // everything sent is acknowledged (the next send PSN follows the PSN, no READ in progress
 // and no READ context of the QP for an ACK, the READ's last response for a READ response)
@@ -167,6 +173,7 @@ struct St {
   int rd_mtu = 0;
   uint32_t rd_llen = 0;
   bool rwp = false;  // a retry episode is open
+  bool rcv = false;  // resending after an episode: no in-order progress seen yet
 };
 
 struct MrX {
@@ -261,6 +268,10 @@ struct Stats {
   uint64_t retries[4] = {}, kicks = 0, stops = 0, race_clears = 0, anyctx_clears = 0, rwp_drops = 0,
            rwp_naks = 0, stale = 0, dup_rd = 0, dup_rd_drop = 0, tmo_ignored = 0, notes = 0, kick_holds = 0,
            bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0;
+  // READ-context frees at an episode's start; rcv: ACKs beyond a READ and sequence NAKs that
+  // only acknowledge, READ responses dropped, in-order progress clearing it; implied NAKs for
+  // a READ response beyond a READ that got none of its responses
+  uint64_t rt_frees = 0, rcv_acks = 0, rcv_naks = 0, rcv_drops = 0, rcv_clears = 0, bq_rsp_implied = 0;
 };
 struct WqeSlot {
   RWqe w;
@@ -562,10 +573,19 @@ class RxEngBench : public ::testing::Test {
     task_x.push_back({rd, q, psn & kMask, syn, st[q].msn, addr, len, cfg[q].mtu});
   }
   void cev(uint8_t kind, uint32_t q, uint32_t psn, uint8_t status) { cev_x.push_back({kind, q, psn & kMask, status}); }
-  // A retry episode starts: one CEV_RETRY; the READ in progress is forgotten.
+  // The engine frees every READ context of q (rdc_qerr_flush, the cycle after the decision).
+  void ctx_flush(uint32_t q) {
+    qflush_x.push_back(q);
+    for (RdCtx& e : rdc)
+      if (e.valid && e.qpn == q) e.valid = false;
+  }
+  // A retry episode starts: one CEV_RETRY; the READ in progress is forgotten and the QP's READ
+  // contexts are freed (its responses are dropped until the rewind requests the READs again).
   void retry(uint32_t q, uint8_t kind, uint32_t psn, uint8_t code) {
     st[q].rwp = true;
     st[q].rd_valid = false;
+    stats.rt_frees += ctx_any(q);
+    ctx_flush(q);
     CevX e{kCevRetry, q, 0, 0};
     e.rt_kind = kind;
     e.rt_psn = psn & kMask;
@@ -618,9 +638,7 @@ class RxEngBench : public ::testing::Test {
   void predict_qerr(uint32_t q) {
     if (q >= kQps) return;
     St& s = st[q];
-    qflush_x.push_back(q);   // its READ contexts are freed whatever its state
-    for (RdCtx& e : rdc)
-      if (e.valid && e.qpn == q) e.valid = false;
+    ctx_flush(q);   // its READ contexts are freed whatever its state
     s.rd_valid = false;
     // any QP not in RESET (INIT, RTR, RTS, or ERR as the host moved it there) fails
     if (cfg[q].state == kQpsReset || s.err) return;
@@ -628,10 +646,13 @@ class RxEngBench : public ::testing::Test {
     if (s.in_msg == 1) cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
     rs_x.push_back({q, s.rq_ci, true});
   }
-  // The send path applied q's retry answer (after rewinding, which drops its READ contexts).
+  // The send path applied q's retry answer (after rewinding, which drops its READ contexts):
+  // responses to what was sent before the rewind may follow (rcv; also after a note that ends
+  // no episode).
   void predict_note(uint32_t q, bool rewind) {
     ++stats.notes;
     st[q].rwp = false;
+    st[q].rcv = true;
     if (rewind) rdc_rewind(q);
   }
   // q's local ACK timer expired: an episode from the next send PSN, unless one is open or the
@@ -808,20 +829,29 @@ class RxEngBench : public ::testing::Test {
         kick(q, all && !s.rd_valid && !bq_any);
         stats.anyctx_clears += all && !s.rd_valid && bq_any;
       }
+      const bool beyond = cur_beyond || bq_hit;
       if (cls == 0) {
-        if (!s.rwp && !s.err && (cur_beyond || bq_hit)) {
+        // while resending (rcv) an ACK beyond a READ may answer what was sent before the
+        // rewind: it only acknowledges; an ACK beyond no READ is in-order progress
+        if (!s.rwp && !s.rcv && !s.err && beyond) {
           stats.bq_implied += !cur_beyond;
           retry(q, kRtImplied, cur_beyond ? s.rd_next : psn + 1, 0);
         } else {
           stats.ack_inside += bq_any && !bq_hit;
+          stats.rcv_acks += !s.rwp && s.rcv && !s.err && beyond;
+          stats.rcv_clears += s.rcv && !beyond;
+          if (!beyond) s.rcv = false;
           cev(kCevAck, q, psn, 0);
         }
       } else if (cls == 1 || syn == kSynPsn) {
-        if (!s.rwp && !s.err) {
+        // while resending a sequence NAK may be for what was sent before the rewind (an RNR NAK
+        // is not): it only acknowledges, as every NAK during an episode
+        if (!s.rwp && !s.err && (cls == 1 || !s.rcv)) {
           retry(q, cls == 1 ? kRtRnr : kRtSeq, cur_beyond ? s.rd_next : psn, uint8_t(syn & 31));
         } else {
-          ++stats.rwp_naks;
-          cev(kCevAck, q, psn - 1, 0);  // during an episode a NAK only acknowledges
+          stats.rwp_naks += s.rwp || s.err;
+          stats.rcv_naks += !s.rwp && !s.err;
+          cev(kCevAck, q, psn - 1, 0);
         }
       } else {
         cev(kCevNak, q, psn, syn == kSynInv ? kWcRemInvReqErr : syn == kSynAcc ? kWcRemAccessErr : kWcRemOpErr);
@@ -846,9 +876,12 @@ class RxEngBench : public ::testing::Test {
       return;
     }
     // A READ of this QP that ends before this response got none of its responses (they
-    // were all lost): an implied NAK, like an ACK beyond it. (The RTL looks the response's
-    // READ up and places it instead: see ReadResponsesBeyondAWhollyLostRead.)
-    if (ctx_before(q, psn)) {
+    // were all lost): an implied NAK from the response's PSN (the completion engine rewinds to
+    // that READ), like an ACK beyond it; while resending (rcv) a response to a request sent
+    // before the rewind, dropped.
+    if (!s.rd_valid && ctx_before(q, psn)) {
+      stats.bq_rsp_implied += !s.rcv;
+      if (rcv_drop(q)) return;
       retry(q, kRtImplied, psn, 0);
       return;
     }
@@ -866,7 +899,10 @@ class RxEngBench : public ::testing::Test {
       return;
     }
     if (psn != l.first) {
-      retry(q, kRtImplied, l.first, 0);  // the READ's first responses are missing
+      // the READ's first responses are missing (while resending: a response to the READ sent
+      // before the rewind, dropped)
+      if (rcv_drop(q)) return;
+      retry(q, kRtImplied, l.first, 0);
       return;
     }
     if (!op_fits(op, psn, l.first, l.last)) {
@@ -994,13 +1030,21 @@ class RxEngBench : public ::testing::Test {
     }
   }
 
-  // READ response in order: placed, a timer kick (STOP after the READ's last when it is the
-  // last PSN sent), READ_DONE and context free after the last.
+  // A READ response that would start an implied NAK while q is resending (rcv) is dropped.
+  bool rcv_drop(uint32_t q) {
+    stats.rcv_drops += st[q].rcv;
+    return st[q].rcv;
+  }
+
+  // READ response in order: placed (in-order progress: rcv clears), a timer kick (STOP after
+  // the READ's last when it is the last PSN sent), READ_DONE and context free after the last.
   void place_resp(const Pkt& p, uint32_t q, uint64_t dst, uint32_t nxt) {
     St& s = st[q];
     const uint32_t psn = uint32_t(p.f[kRmPsn]);
     if (p.f[kRmPayLen]) place(dst, p.pay);
     s.rd_next = (psn + 1) & kMask;
+    stats.rcv_clears += s.rcv;
+    s.rcv = false;
     kick(q, psn == s.rd_last && ((psn + 1) & kMask) == nxt);
     ++stats.rd_kicks;
     if (psn == s.rd_last) {
@@ -1246,8 +1290,8 @@ class RxEngBench : public ::testing::Test {
     EXPECT_FALSE(dut->rdc_flush_valid) << at << "flush without a command";
     if (dut->rdc_qerr_flush_valid) {
       ASSERT_FALSE(qflush_x.empty()) << at << "READ contexts of QP " << unsigned(dut->rdc_qerr_flush_qpn)
-                                     << " freed without a qerr";
-      EXPECT_EQ(uint32_t(dut->rdc_qerr_flush_qpn), qflush_x.front()) << at << "qerr context flush";
+                                     << " freed without a qerr or an episode start";
+      EXPECT_EQ(uint32_t(dut->rdc_qerr_flush_qpn), qflush_x.front()) << at << "READ-context flush of a QP";
       qflush_x.pop_front();
       for (auto& e : rdc_hw)
         if (e.qpn == uint32_t(dut->rdc_qerr_flush_qpn)) e.valid = false;
@@ -1438,7 +1482,7 @@ class RxEngBench : public ::testing::Test {
                          << aw_x.size() << " AW, " << w_x.size() << " W, " << task_x.size() << " tasks, "
                          << cqe_x.size() << " CQEs, " << cev_x.size() << " events, " << rs_x.size()
                          << " resyncs" << (rs_x.empty() ? std::string() : " (first QP " + std::to_string(rs_x.front().qpn) + ")")
-                         << ", " << free_x.size() << " frees, " << qflush_x.size() << " qerr flushes, "
+                         << ", " << free_x.size() << " frees, " << qflush_x.size() << " context flushes, "
                          << tk_x.size() << " timer kicks";
     EXPECT_EQ(act_cnt.drop_qp, exp_cnt.drop_qp) << "cnt_drop_qp";
     EXPECT_EQ(act_cnt.dup, exp_cnt.dup) << "cnt_dup";
@@ -1558,7 +1602,7 @@ class RxEngBench : public ::testing::Test {
   bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false;
   uint32_t qerr_q = 0, note_q = 0, tmo_q = 0;
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
-  std::deque<uint32_t> qflush_x;   // expected qerr flushes of READ contexts
+  std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr, episode start)
   Counts exp_cnt, act_cnt;
   Stats stats;
   std::vector<AwX> aw_log;
@@ -2008,7 +2052,8 @@ TEST_F(RxEngBench, ResponsesForPsnsNeverSentAreDropped) {
 // Requester: ACK/NAK events (an RNR NAK and a sequence NAK start a retry episode, in which
 // a NAK only acknowledges); READ responses placed through one context lookup, READ_DONE and
 // the context freed after the last; a lost response starts an episode (implied NAK) that
-// keeps the context for the re-read; responses that do not fit their READ fail it.
+// frees the QP's READ contexts (the rewind requests the READs again); responses that do not
+// fit their READ fail it.
 TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -2058,13 +2103,13 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(w_bytes, 1124u + 512u);
   ASSERT_EQ(cev_log.size(), 7u);
   expect_retry(6, q2, kRtImplied, 0x301);
-  EXPECT_TRUE(rdc[0].valid) << "the READ's context is kept (the send path's rewind drops it)";
+  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid) << "the episode frees the READ's context (the rewind reads it again)";
   EXPECT_TRUE(st[q2].rwp);
   EXPECT_FALSE(st[q2].err);
   // READ 0x400 whose first response is lost, then the next READ's response: an episode from
-  // 0x400; the next READ's data is not placed (episode), its context waits for the rewind
-  ASSERT_EQ(rdc_alloc(q3, 0x400, 0x401, 0x20000, 512), 1);
-  ASSERT_EQ(rdc_alloc(q3, 0x402, 0x402, 0x30000, 20), 2);
+  // 0x400 that frees both contexts; the next READ's data is not placed (episode)
+  ASSERT_EQ(rdc_alloc(q3, 0x400, 0x401, 0x20000, 512), 0);
+  ASSERT_EQ(rdc_alloc(q3, 0x402, 0x402, 0x30000, 20), 1);
   queue(make(q3, kRespMiddle, 0x401, 512));  // first response of 0x400.. missing
   queue(make(q3, kRespOnly, 0x402, 20));
   queue(make(q3, kRespOnly, 0x777, 20));     // no READ owns it: dropped (episode)
@@ -2074,13 +2119,15 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(n_lk, 3u);                       // q's and q2's first responses, q3's 0x401
   ASSERT_EQ(cev_log.size(), 8u);
   expect_retry(7, q3, kRtImplied, 0x400);
-  EXPECT_TRUE(rdc[1].valid && rdc[2].valid);
+  EXPECT_FALSE(rdc[0].valid || rdc[1].valid || rdc_hw[0].valid || rdc_hw[1].valid);
+  // a READ q3 sends before its rewind is applied holds a context again
+  ASSERT_EQ(rdc_alloc(q3, 0x403, 0x403, 0x30000, 20), 0);
   // Responses that do not fit their READ: not placed, BAD_RESP_ERR, context freed.
   // q4: a 100-byte READ answered with a full-MTU ONLY (412 bytes would land past the buffer)
-  ASSERT_EQ(rdc_alloc(q4, 0x500, 0x500, 0x40000, 100), 3);
+  ASSERT_EQ(rdc_alloc(q4, 0x500, 0x500, 0x40000, 100), 1);
   queue(make(q4, kRespOnly, 0x500, 512));
   // q5: a 3-response READ whose LAST is one byte long where 40 are due
-  ASSERT_EQ(rdc_alloc(q5, 0x600, 0x602, 0x50000, 40), 4);
+  ASSERT_EQ(rdc_alloc(q5, 0x600, 0x602, 0x50000, 40), 2);
   queue(make(q5, kRespFirst, 0x600, 512));
   queue(make(q5, kRespMiddle, 0x601, 512));
   queue(make(q5, kRespLast, 0x602, 1));
@@ -2090,13 +2137,14 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   ASSERT_EQ(cev_log.size(), 10u);
   expect_cev(8, kCevNak, q4, 0x500, kWcBadRespErr);
   expect_cev(9, kCevNak, q5, 0x600, kWcBadRespErr);
-  EXPECT_FALSE(rdc[3].valid);
-  EXPECT_FALSE(rdc[4].valid);
-  // the completion engine reports q3 in error: its remaining contexts are freed
+  EXPECT_FALSE(rdc[1].valid);
+  EXPECT_FALSE(rdc[2].valid);
+  EXPECT_TRUE(rdc[0].valid && rdc_hw[0].valid);
+  // the completion engine reports q3 in error: its remaining context is freed
   report_qerr(q3);
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_FALSE(rdc[1].valid || rdc[2].valid);
-  EXPECT_FALSE(rdc_hw[1].valid || rdc_hw[2].valid);
+  EXPECT_FALSE(rdc[0].valid);
+  EXPECT_FALSE(rdc_hw[0].valid);
 }
 
 // Moving a QP to RESET (from RTS, without re-initialising it) frees its READ contexts, as
@@ -2199,7 +2247,8 @@ TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
 // NAK only acknowledges what is before its PSN, ACKs and fatal NAKs act as usual, timeouts
 // are ignored; another QP's episode is its own. After the note an RNR NAK (RT_RNR with its
 // timer code) and a timeout (RT_TIMEOUT at the next send PSN) start the next ones. An ACK
-// beyond a READ without responses during the episode acknowledges only.
+// beyond a READ without responses (one sent during the episode) acknowledges only. After the
+// note a sequence NAK starts an episode once an ACK showed in-order progress.
 TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -2208,9 +2257,10 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);  // MTU 512, next send PSN 0x1000
   bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(rdc_alloc(q, 0xF00, 0xF01, 0x8000, 100), 0);
   queue(make_ack(q, 0xE00, kSynAck));
   queue(make_ack(q, 0xE10, kSynPsn));      // the episode
+  drain();
+  ASSERT_EQ(rdc_alloc(q, 0xF00, 0xF01, 0x8000, 100), 0);  // a READ sent before the rewind is applied
   queue(make(q, kRespFirst, 0xF00, 512));  // dropped
   queue(make_ack(q, 0xE20, kSynPsn));      // acknowledges up to 0xE1F
   queue(make_ack(q, 0xE21, 0x20 | 7));     // acknowledges up to 0xE20
@@ -2223,7 +2273,7 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   EXPECT_EQ(w_bytes, 0u);
   timeout(q);  // ignored: an episode is open
   timeout(o);
-  note(q);     // q's episode is over, o's is not
+  note(q);     // q's episode is over (no rewind: the READ keeps its context), o's is not
   timeout(o);
   ASSERT_EQ(cev_log.size(), 7u);
   queue(make(q, kRespFirst, 0xF00, 512));
@@ -2239,10 +2289,11 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   note(q);
   note(o);
   queue(make_ack(q, 0xFFF, kSynAck));      // everything sent is acknowledged: the timer stops
+  queue(make_ack(o, 0xE3F, kSynAck));      // o's in-order progress after its rewind
   queue(make_ack(o, 0xE40, kSynPsn));
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(cev_log.size(), 13u);
+  ASSERT_EQ(cev_log.size(), 14u);
   expect_cev(0, kCevAck, q, 0xE00, 0);
   expect_retry(1, q, kRtSeq, 0xE10);
   expect_cev(2, kCevAck, q, 0xE1F, 0);
@@ -2255,14 +2306,15 @@ TEST_F(RxEngBench, RetryEpisodeOneAtATime) {
   expect_retry(9, q, kRtTimeout, 0x1000);
   expect_cev(10, kCevAck, q, 0xF05, 0);
   expect_cev(11, kCevAck, q, 0xFFF, 0);
-  expect_retry(12, o, kRtSeq, 0xE40);
+  expect_cev(12, kCevAck, o, 0xE3F, 0);
+  expect_retry(13, o, kRtSeq, 0xE40);
   EXPECT_EQ(n_lk, 1u);
   EXPECT_EQ(w_bytes, 612u);
   EXPECT_EQ(stats.tmo_ignored, 4u);
   EXPECT_EQ(act_cnt.rx_nak, 7u);
   EXPECT_EQ(act_cnt.psn_err, 0u);
   expect_kicks(0, {{q, false}, {q, false}, {q, false}, {q, false}, {q, false}, {q, false}, {o, false},
-                   {q, false}, {q, false}, {q, false}, {q, false}, {q, true}, {o, false}});
+                   {q, false}, {q, false}, {q, false}, {q, false}, {q, true}, {o, false}, {o, false}});
 }
 
 // An RNR NAK's episode carries the NAK's timer code (AETH bits 4..0, bit 7 ignored) and its PSN.
@@ -2315,7 +2367,10 @@ TEST_F(RxEngBench, ImpliedNakAndNaksBeyondReads) {
   queue(make_ack(q, 0x201, kSynAck));
   queue(make_ack(q, 0x202, kSynAck));  // beyond: everything up to 0x202 acknowledged but the READ
   drain();
-  note(q);                             // no rewind: the READ stays
+  note(q);
+  // the episode freed the READ's context: the rewind requests the READ again
+  ASSERT_EQ(rdc_alloc(q, 0x200, 0x201, 0x20000, 10), 0);
+  queue(make_ack(q, 0x1FF, kSynAck));  // in-order progress after the rewind
   queue(make_ack(q, 0x205, kSynPsn));  // beyond it: from the NAK's PSN
   drain();
   note(q, true);
@@ -2344,19 +2399,20 @@ TEST_F(RxEngBench, ImpliedNakAndNaksBeyondReads) {
   queue(make_ack(q, 0x800600, kSynAck));
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(cev_log.size(), 12u);
+  ASSERT_EQ(cev_log.size(), 13u);
   expect_cev(0, kCevAck, q, 0x101, 0);
   expect_cev(1, kCevAck, q, 0x103, 0);
   expect_retry(2, q, kRtImplied, 0x102);
   expect_cev(3, kCevAck, q, 0x200, 0);
   expect_cev(4, kCevAck, q, 0x201, 0);
   expect_retry(5, q, kRtImplied, 0x203);
-  expect_retry(6, q, kRtSeq, 0x205);
-  expect_retry(7, q, kRtSeq, 0x301);
-  expect_retry(8, q, kRtRnr, 0x402, 3);
-  expect_retry(9, q, kRtRnr, 0x501, 4);
-  expect_cev(10, kCevAck, q, 0x800601, 0);
-  expect_retry(11, q, kRtImplied, 0x800601);
+  expect_cev(6, kCevAck, q, 0x1FF, 0);
+  expect_retry(7, q, kRtSeq, 0x205);
+  expect_retry(8, q, kRtSeq, 0x301);
+  expect_retry(9, q, kRtRnr, 0x402, 3);
+  expect_retry(10, q, kRtRnr, 0x501, 4);
+  expect_cev(11, kCevAck, q, 0x800601, 0);
+  expect_retry(12, q, kRtImplied, 0x800601);
   EXPECT_EQ(w_bytes, 1024u + 512u + 1024u + 512u);
   EXPECT_EQ(stats.bq_implied, 2u);
 }
@@ -2422,8 +2478,8 @@ TEST_F(RxEngBench, ReadResponseEpisodesAndStaleResponses) {
   EXPECT_EQ(act_cnt.psn_err, 0u);
 }
 
-// Local ACK timeouts: an episode from the next send PSN (a READ in progress is forgotten: its
-// next response is looked up again and, not being its first, starts an implied NAK); none
+// Local ACK timeouts: an episode from the next send PSN (a READ in progress is forgotten and
+// its context freed: its next response finds no READ, dropped and counted); none
 // during an episode, nor for a QP in RTR, INIT, RESET, failed (qerr) or moved to ERR. The next
 // send PSN is the one the engine reads at the take: a send reported one cycle before the
 // take is not in it yet, one two cycles before is.
@@ -2441,14 +2497,16 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   queue(make(q, kRespFirst, 0x700, 512));
   drain();
   timeout(q);
+  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid);
   note(q);
   queue(make(q, kRespMiddle, 0x701, 512));
   drain();
-  note(q, true);
-  ASSERT_EQ(cev_log.size(), 3u);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(n_lk, 2u);
+  EXPECT_EQ(act_cnt.psn_err, 1u);
+  ASSERT_EQ(cev_log.size(), 2u);
   expect_retry(0, q, kRtTimeout, 0x777);
   expect_retry(1, q, kRtTimeout, 0x777);
-  expect_retry(2, q, kRtImplied, 0x700);
   EXPECT_EQ(stats.tmo_ignored, 1u);
   // QPs that do not send
   const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
@@ -2461,7 +2519,7 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   report_qerr(e);
   for (uint32_t x : {r, i, z, e, h}) timeout(x);
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_EQ(cev_log.size(), 3u);
+  EXPECT_EQ(cev_log.size(), 2u);
   EXPECT_EQ(stats.tmo_ignored, 6u);
   // the send race of the next send PSN
   auto tmo_at = [&](uint64_t x) {
@@ -2481,9 +2539,9 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   snd_sched[x - 2] = {q, 0x901};
   tmo_at(x);
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_EQ(cev_log.size(), 5u);
-  expect_retry(3, q, kRtTimeout, 0x777);
-  expect_retry(4, q, kRtTimeout, 0x901);
+  ASSERT_EQ(cev_log.size(), 4u);
+  expect_retry(2, q, kRtTimeout, 0x777);
+  expect_retry(3, q, kRtTimeout, 0x901);
 }
 
 // A duplicate READ request is executed again from its own PSN, address and length (the
@@ -2748,19 +2806,17 @@ TEST_F(RxEngBench, NothingTakenWhileKickWaits) {
   EXPECT_EQ(stats.tmo_ignored, 1u);  // o failed first
 }
 
-// RTL bug (rtl/srnic_rx_engine.sv, READ response branch of E_CLASSIFY and E_RDLK): READ
-// 0x10 (one response) lost its only response; READ 0x11..0x12, sent after it, gets both of
-// its. With no READ in progress the engine looks 0x11 up, finds READ 0x11..0x12 and places
-// it: READ_DONE for 0x12 and a timer kick with STOP (0x13 is the next send PSN) although READ
-// 0x10 still waits for its data. srnic_comp then completes READ 0x10 as well (a READ WQE is
-// complete when READ_DONE's PSN is at or after its last PSN) with its data never written, and
-// the stopped timer never recovers it. A response beyond a READ of the QP that has no
-// response is an implied NAK, as an ACK beyond it is (the implied-NAK query answers it):
-// expected a CEV_RETRY RT_IMPLIED (from the response's PSN, or 0x10), nothing placed.
+// A READ response beyond a READ of the QP that got none of its responses: READ 0x10 lost its
+// only response, READ 0x11..0x12 (sent after it) gets both of its. The first is an implied NAK
+// from its own PSN (found through the implied-NAK query, no lookup; the completion engine
+// rewinds to READ 0x10, the first incomplete WQE) and frees both READ contexts; nothing is
+// placed, no READ_DONE for 0x12 (srnic_comp would complete READ 0x10 with it, its data never
+// written) and no timer kick; the second response is dropped (episode). After the rewind
+// (both READs requested again) a late response of READ 0x11..0x12 as first sent is beyond
+// READ 0x10 again but answers a request from before the rewind: dropped, no episode; the
+// resent READs' responses are placed.
 TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
   SRNIC_BENCH_TRACE();
-  SCOPED_TRACE("READ 0x10 got no response: the responses of READ 0x11..0x12 behind it must start an implied "
-               "NAK, not complete READ 0x11..0x12 (srnic_comp would complete READ 0x10 with its data never written)");
   reset();
   auto_snd = false;
   const uint32_t q = 7;
@@ -2773,11 +2829,169 @@ TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
   drain();
   ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(cev_log.size(), 1u);
-  EXPECT_EQ(unsigned(cev_log[0].kind), unsigned(kCevRetry));
-  EXPECT_EQ(unsigned(cev_log[0].rt_kind), unsigned(kRtImplied));
-  EXPECT_TRUE(cev_log[0].rt_psn == 0x10 || cev_log[0].rt_psn == 0x11) << hex(cev_log[0].rt_psn);
+  expect_retry(0, q, kRtImplied, 0x11);
   EXPECT_EQ(w_bytes, 0u);
+  EXPECT_EQ(n_lk, 0u);
   EXPECT_TRUE(tk_log.empty());
+  EXPECT_EQ(stats.bq_rsp_implied, 1u);
+  EXPECT_EQ(stats.rwp_drops, 1u);
+  EXPECT_FALSE(rdc_hw[0].valid || rdc_hw[1].valid) << "the episode frees the QP's READ contexts";
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x10, 0x10, 0x1000, 100), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x11, 0x12, 0x2000, 50), 1);
+  queue(make(q, kRespFirst, 0x11, 512));  // from before the rewind: dropped
+  queue(make(q, kRespOnly, 0x10, 100));
+  queue(make(q, kRespFirst, 0x11, 512));
+  queue(make(q, kRespLast, 0x12, 50));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 3u);
+  expect_cev(1, kCevReadDone, q, 0x10, 0);
+  expect_cev(2, kCevReadDone, q, 0x12, 0);
+  EXPECT_EQ(w_bytes, 662u);
+  EXPECT_EQ(n_lk, 2u);
+  EXPECT_EQ(stats.bq_rsp_implied, 1u);
+  EXPECT_EQ(stats.rcv_drops, 1u);
+  expect_kicks(0, {{q, false}, {q, false}, {q, true}});
+  EXPECT_EQ(act_cnt.psn_err, 0u);
+}
+
+// An episode frees all of its QP's READ contexts when it starts (rdc_qerr_flush with the
+// QPN, once per episode), whatever its kind, and no other QP's: q's READs fill the context
+// table but for two of o's; a timeout with a READ of q in progress frees q's 62 and the send
+// path can allocate again. During the episode neither a NAK nor a timeout frees anything (a
+// READ sent meanwhile keeps its context, also past a note without rewind); an RNR NAK after
+// the note does. A sequence NAK of o frees o's two, a gap in a READ's responses the READ's.
+TEST_F(RxEngBench, EpisodeStartFreesReadContexts) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 5, o = 6, r = 7;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);  // MTU 512
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  bring_up(r, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  auto held = [&](uint32_t x) {
+    int n = 0;
+    for (int i = 0; i < kRdEntries; ++i) n += rdc_hw[size_t(i)].valid && rdc_hw[size_t(i)].qpn == x;
+    return n;
+  };
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x101, 0x10000, 8), 0);
+  for (uint32_t i = 0; i < 61; ++i) ASSERT_GE(rdc_alloc(q, 0x102 + i, 0x102 + i, 0x20000 + 0x100 * i, 8), 0);
+  ASSERT_GE(rdc_alloc(o, 0x300, 0x300, 0x30000, 8), 0);
+  ASSERT_GE(rdc_alloc(o, 0x301, 0x301, 0x30100, 8), 0);
+  ASSERT_EQ(rdc_alloc(r, 0x400, 0x400, 0x40000, 8), -1) << "the table is full";
+  queue(make(q, kRespFirst, 0x100, 512));
+  drain();
+  timeout(q);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(q), 0);
+  EXPECT_EQ(held(o), 2);
+  EXPECT_FALSE(st[q].rd_valid);
+  const int c = rdc_alloc(q, 0x180, 0x180, 0x50000, 8);  // a READ sent before the rewind is applied
+  ASSERT_GE(c, 0);
+  queue(make_ack(q, 0x17F, kSynPsn));  // acknowledges only
+  drain();
+  timeout(q);                          // ignored
+  note(q);                             // no rewind: its context stays
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(rdc_hw[size_t(c)].valid);
+  EXPECT_EQ(held(q), 1);
+  queue(make_ack(q, 0x17F, 0x20 | 1));  // RNR: an episode
+  queue(make_ack(o, 0x2FF, kSynPsn));   // o's episode
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(q), 0);
+  EXPECT_EQ(held(o), 0);
+  ASSERT_EQ(rdc_alloc(r, 0x400, 0x402, 0x40000, 8), 0);
+  queue(make(r, kRespFirst, 0x400, 512));
+  queue(make(r, kRespLast, 0x402, 8));  // 0x401 lost
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(r), 0);
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_retry(0, q, kRtTimeout, 0x1000);
+  expect_cev(1, kCevAck, q, 0x17E, 0);
+  expect_retry(2, q, kRtRnr, 0x17F, 1);
+  expect_retry(3, o, kRtSeq, 0x2FF);
+  expect_retry(4, r, kRtImplied, 0x401);
+  EXPECT_EQ(stats.rt_frees, 4u);
+  EXPECT_EQ(stats.tmo_ignored, 1u);
+  for (int i = 0; i < kRdEntries; ++i) EXPECT_FALSE(rdc[size_t(i)].valid) << "READ context " << i;
+}
+
+// After a rewind the QP resends (rcv) until in-order progress: READ 0x100..0x102 loses its
+// middle response (an episode from 0x101); READ 0x103 and a WRITE at 0x104 follow. After the
+// note the rewind has requested 0x101..0x102 (a partial re-read) and 0x103 again, and answers
+// to what was sent before it arrive: READ 0x103's response (beyond the re-read without
+// responses) is dropped, the WRITE's ACK (beyond it) and a sequence NAK only acknowledge, READ
+// 0x100..0x102's last response (its re-read's first response missing) is dropped. The
+// re-read's first response is in-order progress: an ACK beyond READ 0x103 then opens an
+// episode again. Another QP: an RNR NAK and a timeout open episodes while it resends, a
+// sequence NAK does not; an ACK beyond no READ is in-order progress.
+TEST_F(RxEngBench, ResendingAfterARewindOpensNoEpisodeForEarlierRequests) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 3, o = 4;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);  // MTU 512
+  bring_up(o, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x102, 0x10000, 40), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x103, 0x103, 0x20000, 30), 1);
+  queue(make(q, kRespFirst, 0x100, 512));
+  queue(make(q, kRespLast, 0x102, 40));  // 0x101 lost: an episode from 0x101
+  queue(make(q, kRespOnly, 0x103, 30));  // dropped (episode)
+  drain();
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x101, 0x102, 0x10200, 40), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x103, 0x103, 0x20000, 30), 1);
+  queue(make(q, kRespOnly, 0x103, 30));   // sent before the rewind: dropped
+  queue(make_ack(q, 0x104, kSynAck));     // the WRITE's ACK: acknowledges only
+  queue(make_ack(q, 0x104, kSynPsn));     // acknowledges up to 0x103 only
+  queue(make(q, kRespLast, 0x102, 40));   // READ 0x100..0x102's: dropped after its lookup
+  queue(make(q, kRespFirst, 0x101, 512));  // the re-read: in-order progress
+  queue(make(q, kRespLast, 0x102, 40));
+  queue(make_ack(q, 0x104, kSynAck));     // beyond READ 0x103: an episode again
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 5u);
+  expect_retry(0, q, kRtImplied, 0x101);
+  expect_cev(1, kCevAck, q, 0x104, 0);
+  expect_cev(2, kCevAck, q, 0x103, 0);
+  expect_cev(3, kCevReadDone, q, 0x102, 0);
+  expect_retry(4, q, kRtImplied, 0x105);
+  EXPECT_EQ(w_bytes, 512u + 512u + 40u);
+  EXPECT_EQ(n_lk, 3u);
+  EXPECT_EQ(stats.rcv_drops, 2u);
+  EXPECT_EQ(stats.rcv_acks, 1u);
+  EXPECT_EQ(stats.rcv_naks, 1u);
+  EXPECT_EQ(stats.rcv_clears, 1u);
+  EXPECT_FALSE(st[q].rcv);
+  note(q, true);
+  queue(make_ack(o, 0x50, kSynPsn));      // an episode
+  drain();
+  note(o);
+  queue(make_ack(o, 0x51, 0x20 | 2));     // RNR: an episode while resending
+  drain();
+  note(o);
+  timeout(o);                             // an episode while resending
+  note(o);
+  queue(make_ack(o, 0x52, kSynPsn));      // acknowledges up to 0x51 only
+  queue(make_ack(o, 0x52, kSynAck));      // in-order progress
+  queue(make_ack(o, 0x53, kSynPsn));      // an episode
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 11u);
+  expect_retry(5, o, kRtSeq, 0x50);
+  expect_retry(6, o, kRtRnr, 0x51, 2);
+  expect_retry(7, o, kRtTimeout, 0x1000);
+  expect_cev(8, kCevAck, o, 0x51, 0);
+  expect_cev(9, kCevAck, o, 0x52, 0);
+  expect_retry(10, o, kRtSeq, 0x53);
+  EXPECT_EQ(stats.rcv_naks, 2u);
+  EXPECT_EQ(stats.rcv_clears, 2u);
+  EXPECT_EQ(act_cnt.psn_err, 0u);
 }
 
 // ---------------------------------------------------------------- random traffic
@@ -2843,10 +3057,10 @@ class RxEngRandom : public RxEngBench {
       p.snd_gap = rng.percent(short_gap) ? unsigned(rng.below(3)) : unsigned(rng.range(3, 6));
     };
     if (c.state == kQpsRts && rng.percent(35)) {
-      // one READ of a QP at a time (a READ behind one that lost all its responses is
-      // ReadResponsesBeyondAWhollyLostRead); its context is in the table before its responses
+      // a READ when none of the QP is in progress, now and then behind READs whose responses
+      // all went missing; its context is in the table before its responses
       const bool has_ctx = ctx_any(q);
-      if (!s.rd_valid && !s.err && !has_ctx && rng.percent(60)) {
+      if (!s.rd_valid && !s.err && (!has_ctx || rng.percent(60)) && rng.percent(60)) {
         const uint32_t len = msg_len(c.mtu);
         const uint32_t n = npkts(len, c.mtu), first = sq_next[q];
         const uint64_t pa = rng.next() & 0x0000FFFFFFFFFFFFull;
@@ -2858,7 +3072,8 @@ class RxEngRandom : public RxEngBench {
           r.push_back(make(q, op, first + i, i == n - 1 ? len - i * mtu : mtu));
         }
         if (r.size() > 1 && rng.percent(10)) r.erase(r.begin() + long(rng.below(r.size())));  // lost
-        if (rng.percent(6)) {  // a hostile peer (or a stale response): wrong length or opcode
+        if (rng.percent(8)) r.clear();  // all lost
+        if (!r.empty() && rng.percent(6)) {  // a hostile peer (or a stale response): wrong length or opcode
           Pkt& b = r[rng.below(r.size())];
           uint8_t bop = uint8_t(b.f[kRmOpcode]);
           uint32_t blen = uint32_t(b.pay.size());
@@ -2866,7 +3081,7 @@ class RxEngRandom : public RxEngBench {
           else bop = uint8_t(kRespFirst + (bop - kRespFirst + 1 + rng.below(3)) % 4);
           b = make(q, bop, uint32_t(b.f[kRmPsn]), blen);
         }
-        if (rng.percent(8)) r.insert(r.begin() + long(rng.below(r.size() + 1)), r[rng.below(r.size())]);
+        if (!r.empty() && rng.percent(8)) r.insert(r.begin() + long(rng.below(r.size() + 1)), r[rng.below(r.size())]);
         if (rng.percent(20)) {  // an ACK among the responses: before, inside, at the end or beyond the READ
           const uint32_t k = uint32_t(rng.below(4));
           const uint32_t apsn = k == 0 ? first - 1 : k == 1 ? first + uint32_t(rng.below(n)) : k == 2 ? first + n - 1
@@ -2874,6 +3089,7 @@ class RxEngRandom : public RxEngBench {
           r.insert(r.begin() + long(rng.below(r.size() + 1)), make_ack(q, apsn, kSynAck));
         }
         if (rng.percent(25)) r.push_back(make_ack(q, sq_next[q] - 1, kSynAck));  // all acknowledged
+        if (r.empty()) return;
         sent(r.front());
         for (auto& p : r) out.push_back(std::move(p));
       } else {
@@ -2977,9 +3193,11 @@ class RxEngRandom : public RxEngBench {
   // current for each of them (nothing is queued).
   void refill() {
     std::vector<std::vector<Pkt>> msgs;
-    // the QP of the record taken last may still be in the engine (its READ-context query
-    // answered from the table as it is): no new READ context for it now
+    // the QP of the record or event taken last may still be in the engine (its READ-context
+    // query answered from the table as it is, or an episode about to free its READ contexts):
+    // no new READ context for it now
     std::vector<uint32_t> used = {last_pkt_q};
+    if (!take_log.empty() && take_log.back().q < kQps) used.push_back(take_log.back().q);
     for (int n = int(rng.range(1, 3)); n > 0; --n) {
       const uint32_t r = uint32_t(rng.below(100));
       if (r < 3) {  // a record for no QP, or one marked drop
@@ -3066,13 +3284,19 @@ TEST_F(RxEngRandom, RandomTraffic) {
               (unsigned long long)act_cnt.rx_nak);
   const auto u = [](uint64_t v) { return (unsigned long long)v; };
   std::printf("[bench] episodes: seq %llu implied %llu (ACK beyond a READ without responses %llu) rnr %llu "
-              "timeout %llu; %llu notes, %llu timeouts ignored, %llu READ responses and %llu NAKs in episodes, "
+              "timeout %llu; %llu notes, %llu timeouts ignored, %llu READ responses in episodes, %llu NAKs in "
+              "episodes or on failed QPs, "
               "%llu stale responses, %llu ACKs inside a READ, %llu ghosts; duplicate READs %llu executed %llu "
               "dropped\n",
               u(stats.retries[kRtSeq]), u(stats.retries[kRtImplied]), u(stats.bq_implied), u(stats.retries[kRtRnr]),
               u(stats.retries[kRtTimeout]), u(stats.notes), u(stats.tmo_ignored), u(stats.rwp_drops),
               u(stats.rwp_naks), u(stats.stale), u(stats.ack_inside), u(stats.ghosts), u(stats.dup_rd),
               u(stats.dup_rd_drop));
+  std::printf("[bench] episodes freeing READ contexts %llu; implied NAKs for a READ response beyond a READ without "
+              "responses %llu; resending after a rewind: %llu ACKs beyond a READ and %llu sequence NAKs only "
+              "acknowledged, %llu READ responses dropped, %llu cleared by in-order progress\n",
+              u(stats.rt_frees), u(stats.bq_rsp_implied), u(stats.rcv_acks), u(stats.rcv_naks), u(stats.rcv_drops),
+              u(stats.rcv_clears));
   std::printf("[bench] timer kicks %llu (%llu READ responses), %llu STOP; STOP withheld for a send race %llu, for a "
               "READ context %llu; %llu cycles with a take held by a kick; %llu sends reported\n",
               u(stats.kicks), u(stats.rd_kicks), u(stats.stops), u(stats.race_clears), u(stats.anyctx_clears),
@@ -3090,6 +3314,12 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(stats.tmo_ignored, 50u);
   EXPECT_GT(stats.rwp_drops, 25u);
   EXPECT_GT(stats.rwp_naks, 20u);
+  EXPECT_GT(stats.rt_frees, 50u);
+  EXPECT_GT(stats.bq_rsp_implied, 3u);
+  EXPECT_GT(stats.rcv_acks, 5u);
+  EXPECT_GT(stats.rcv_naks, 10u);
+  EXPECT_GT(stats.rcv_drops, 5u);
+  EXPECT_GT(stats.rcv_clears, 100u);
   EXPECT_GT(stats.stale, 10u);
   EXPECT_GT(stats.ack_inside, 20u);
   EXPECT_GT(stats.dup_rd, 20u);
