@@ -308,13 +308,14 @@ void HostAgent::check() {
 // ---------------------------------------------------------------------------------------------
 // Protocol monitor
 
-ProtocolMonitor::ProtocolMonitor(uvm::Component& parent, std::string name, uint32_t mtu)
+ProtocolMonitor::ProtocolMonitor(uvm::Component& parent, std::string name, uint32_t mtu, bool allow_retransmit)
     : Component(parent, std::move(name)),
       from_host0([this](const agents::AxisFrame& f) { on_frame(0, f); }),
       from_host1([this](const agents::AxisFrame& f) { on_frame(1, f); }),
-      checker_([mtu] {
+      checker_([mtu, allow_retransmit] {
         roce::CheckerConfig c;
         c.mtu = mtu;
+        c.allow_retransmit = allow_retransmit;
         c.keep_violations = 64;
         return c;
       }()) {}
@@ -561,7 +562,7 @@ ChipEnv::ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& pl
     : Component(parent, std::move(name)),
       plan_(plan),
       cfg_(cfg),
-      proto_(create<ProtocolMonitor>("proto", plan.mtu)),
+      proto_(create<ProtocolMonitor>("proto", plan.mtu, cfg.lossy)),
       sb_(*this, "sb", *this),
       cov_(*this, "cov"),
       dut_cov_(*this, "dut_cov"),
@@ -626,12 +627,57 @@ void ChipEnv::build() {
     }
     info("IMPAIR", what);
   }
+  if (cfg_.lossy) draw_lossy(wc.link);
   wc.seed = ctx().stream(path() + ".world").next_u64();
   wc.pcap = ctx().plusarg("pcap");
   wc.trace = ctx().plusarg("waves");
   wc.count_rtl_errors = true;
   world_ = std::make_unique<sim::World>(wc);
   world_->set_observer([this](uint64_t c) { observe(c); });
+  if (cfg_.lossy)
+    world_->link(0).set_drop_filter([this](int from, const sim::Frame& f) { return lose(from, f); });
+}
+
+// +lossy: per direction, the loss, reorder and duplication probabilities (drawn unless given).
+void ChipEnv::draw_lossy(sim::LinkConfig& link) {
+  uvm::Rng ir = ctx().stream(path() + ".lossy");
+  loss_rng_ = std::make_unique<uvm::Rng>(ctx().stream(path() + ".loss"));
+  const auto pick = [&ir](double given, uint64_t lo_ppm, uint64_t hi_ppm) {
+    const double drawn = double(ir.uniform(lo_ppm, hi_ppm)) / 1e6;  // drawn anyway: same stream either way
+    return given >= 0 ? given : drawn;
+  };
+  std::string what;
+  for (int d = 0; d < 2; ++d) {
+    sim::Impairments& im = link.impair[size_t(d)];
+    loss_[d] = pick(cfg_.loss, 1000, 30000);
+    im.reorder = pick(cfg_.reorder, 0, 10000);
+    im.reorder_delay_ns = double(ir.uniform(200, 3000));
+    im.dup = pick(cfg_.dup, 0, 10000);
+    im.dup_gap_ns = double(ir.uniform(0, 500));
+    char b[200];
+    std::snprintf(b, sizeof b, "%shost %d -> host %d: loss %.3f%%, reorder %.3f%% (held back %.0f ns), dup %.3f%% "
+                  "(copy %.0f ns later)", d ? "; " : "", d, 1 - d, 100 * loss_[d], 100 * im.reorder,
+                  im.reorder_delay_ns, 100 * im.dup, im.dup_gap_ns);
+    what += b;
+  }
+  char b[80];
+  std::snprintf(b, sizeof b, "; QP timeout %u (%.1f us), retry_cnt 7", cfg_.qp_timeout,
+                4.096 * double(1ull << cfg_.qp_timeout));
+  info("IMPAIR", what + b);
+}
+
+// The lossy link's random loss (a drop filter rather than Impairments::loss so that fatal NAKs
+// can be spared, see EnvConfig::lossy).
+bool ChipEnv::lose(int from, const sim::Frame& f) {
+  if (!loss_rng_->bernoulli(loss_[from & 1])) return false;
+  const std::vector<uint8_t>& b = f.bytes;
+  // ACK frame (Ethernet + IPv4 + UDP + BTH opcode 0x11), AETH syndrome 011xxxxx with NAK code 1..3
+  const bool ack = b.size() >= 14 + 20 + 8 + 12 + 4 && b[12] == 0x08 && b[13] == 0x00 && (b[14] & 0x0F) == 5 &&
+                   b[23] == 17 && b[36] == 0x12 && b[37] == 0xB7 && b[42] == 0x11;
+  const uint8_t syn = ack ? b[54] : 0;
+  const bool fatal_nak = ack && (syn >> 5) == 3 && (syn & 0x1F) >= 1 && (syn & 0x1F) <= 3;
+  if (!fatal_nak) ++lost_[from & 1];
+  return !fatal_nak;
 }
 
 uint32_t ChipEnv::note_post() {
@@ -785,7 +831,7 @@ void ChipEnv::setup_nics() {
 }
 
 void ChipEnv::connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn,
-                         uint32_t mtu, unsigned access, uint8_t rnr_retry) {
+                         uint32_t mtu, unsigned access, uint8_t rnr_retry, uint8_t timeout) {
   sw::QpAttr a;
   a.qp_state = sw::QpState::Init;
   a.qp_access_flags = access;
@@ -803,7 +849,7 @@ void ChipEnv::connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint3
                    sw::QpAttrMask::RqPsn | sw::QpAttrMask::MaxDestRdAtomic | sw::QpAttrMask::MinRnrTimer);
   a.qp_state = sw::QpState::Rts;
   a.sq_psn = sq_psn;
-  a.timeout = 8;
+  a.timeout = timeout;
   a.retry_cnt = 7;
   a.rnr_retry = rnr_retry;
   a.max_rd_atomic = 16;
@@ -822,7 +868,7 @@ void ChipEnv::connect_qps() {
     for (uint32_t q = 0; q < plan_.qps.size(); ++q)
       connect_qp(*me.qps[q], h, peer.qps[q]->qp_num(), me.sq_psn[q], peer.sq_psn[q], plan_.qps[q].mtu,
                  plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
-                 plan_.qps[q].rnr_retry);
+                 plan_.qps[q].rnr_retry, cfg_.qp_timeout);
   }
   for (uint32_t q = 0; q < plan_.qps.size(); ++q)
     proto_.connect_pair(kIp0, hosts_[0]->qps[q]->qp_num(), kIp0 + 1, hosts_[1]->qps[q]->qp_num());
@@ -958,6 +1004,9 @@ void ChipEnv::check() {
     for (int idx : {abi::CNT_RX_DROP_ICRC, abi::CNT_RX_DROP_MALFORMED, abi::CNT_RX_DROP_QP,
                     abi::CNT_RX_DROP_OVERFLOW, abi::CNT_CQ_OVERFLOW, abi::CNT_DB_BAD, abi::CNT_RX_DUP}) {
       if (expected_counters[h].count(idx)) continue;
+      // a lossy link duplicates requests and makes requesters resend them; resent and duplicate
+      // frames reaching a QP in ERR (after a fatal NAK or RNR exhaustion) are dropped
+      if (cfg_.lossy && (idx == abi::CNT_RX_DUP || idx == abi::CNT_RX_DROP_QP)) continue;
       // ACKs and READ responses reaching a QP the host moved to ERR are dropped and counted
       if (idx == abi::CNT_RX_DROP_QP && h == 0 && host_err_qps_) continue;
       if (a.counters[size_t(idx)])
@@ -988,6 +1037,14 @@ void ChipEnv::report() {
                 static_cast<unsigned long long>(proto_.frames()),
                 static_cast<unsigned long long>(hosts_[0]->completions_seen + hosts_[1]->completions_seen));
   info("RUN", b, uvm::verbosity::kLow);
+  if (!cfg_.lossy) return;
+  for (int d = 0; d < 2; ++d) {
+    const sim::LinkStats& st = world_->link(0).stats(d);
+    std::snprintf(b, sizeof b, "host %d -> host %d: %llu frames, %llu lost, %llu reordered, %llu duplicated", d, 1 - d,
+                  static_cast<unsigned long long>(st.frames), static_cast<unsigned long long>(lost_[d]),
+                  static_cast<unsigned long long>(st.reordered), static_cast<unsigned long long>(st.duplicated));
+    info("LINK", b, uvm::verbosity::kLow);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1003,6 +1060,14 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
   if (ctx.has_plusarg("pcie_random")) cfg_.pcie_random = true;
   if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
+  // +lossy (drawn impairments) or explicit +loss=P +reorder=P +dup=P (the rest drawn)
+  for (const char* name : {"loss", "reorder", "dup"})
+    if (ctx.has_plusarg(name)) cfg_.lossy = true;
+  if (ctx.has_plusarg("lossy")) cfg_.lossy = true;
+  if (ctx.has_plusarg("loss")) cfg_.loss = std::stod(ctx.plusarg("loss"));
+  if (ctx.has_plusarg("reorder")) cfg_.reorder = std::stod(ctx.plusarg("reorder"));
+  if (ctx.has_plusarg("dup")) cfg_.dup = std::stod(ctx.plusarg("dup"));
+  if (cfg_.lossy && cfg_.qp_timeout > 4) cfg_.qp_timeout = 4;
   if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
   if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   if (ctx.has_plusarg("host_err")) knobs_.host_err = std::stod(ctx.plusarg("host_err"));
@@ -1017,6 +1082,9 @@ void ChipTest::configure(uvm::Phaser& ph) {
   // Watchdog: 300 us plus the payload at 5 Gb/s plus 1 us per WR, in 300 MHz cycles.
   double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0 + 1000.0 * double(plan_.send_wrs + plan_.recv_wrs);
   if (cfg_.pcie_random || cfg_.pause_storm) ns *= 4;  // slower PCIe and a paused link
+  // a lossy link: every lost tail of a QP's traffic waits for a local ACK timeout (65.5 us plus
+  // up to one timer sweep), and a QP may lose several in a row
+  if (cfg_.lossy) ns = ns * 4 + 3e6;
   ph.set_watchdog_cycles(static_cast<uint64_t>(ns * 0.3) + 100000);
 }
 

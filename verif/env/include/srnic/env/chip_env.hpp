@@ -58,6 +58,15 @@ struct EnvConfig {
   bool pcie_random = false;        // PCIe read latency 0.5..3 us, jitter up to 1 us, write latency,
                                    // posted-write credit 2..16 KiB, 4..64 read tags, MMIO latency
   bool pause_storm = false;        // the link pauses each NIC's transmitter 20..60% of every 1..8 us
+  // Lossy link (+lossy, or any of +loss=P +reorder=P +dup=P): per direction, random loss (drawn
+  // 0.1..3%), reordering (0..1%, held back 0.2..3 us) and duplication (0..1%); an explicit
+  // value applies to both directions and replaces the draw. Every QP gets a short local ACK
+  // timeout (qp_timeout) and retry_cnt 7 (no limit). Fatal NAKs (invalid request, remote
+  // access, remote operational error) are never lost: their responder QP is in ERR afterwards
+  // and drops the resent request, so with unlimited retries the requester would retry forever.
+  bool lossy = false;
+  double loss = -1, reorder = -1, dup = -1;  // explicit probabilities; < 0: drawn
+  uint8_t qp_timeout = 8;          // QP timeout attribute, 4.096 us * 2^T (lossy: 4 = 65.5 us)
 };
 
 class ChipEnv;
@@ -149,7 +158,8 @@ class HostAgent : public uvm::Component {
 // fields, opcode sequences, per-QP PSN order, lengths, PadCnt).
 class ProtocolMonitor : public uvm::Component {
  public:
-  ProtocolMonitor(uvm::Component& parent, std::string name, uint32_t mtu);
+  // allow_retransmit: go-back-N resends are expected (lossy link)
+  ProtocolMonitor(uvm::Component& parent, std::string name, uint32_t mtu, bool allow_retransmit);
   uvm::SubscriberFn<agents::AxisFrame> from_host0, from_host1;
   uint64_t frames() const { return checker_.frames(); }
   const roce::ProtocolChecker& checker() const { return checker_; }
@@ -236,7 +246,7 @@ class ChipEnv : public uvm::Component {
   // Takes QP `qp` of host h through INIT/RTR/RTS towards peer_qpn on the other host (the
   // attributes every env QP uses; directed tests use it for their extra QPs).
   static void connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn,
-                         uint32_t mtu, unsigned access, uint8_t rnr_retry);
+                         uint32_t mtu, unsigned access, uint8_t rnr_retry, uint8_t timeout = 8);
   // Runs the World for n cycles outside the run phase's tick (monitors still sample).
   void run_cycles(uint64_t n);
   // Expected final values of NIC counters that a test provokes on purpose (index -> value).
@@ -263,6 +273,9 @@ class ChipEnv : public uvm::Component {
   // Host-driven ERR (Knobs::host_err): moves each such QP of host 0 to ERR when its moment
   // comes; false while one is still to come.
   bool host_errs();
+  // Lossy link (EnvConfig::lossy): draws the impairments into link, then loses frames.
+  void draw_lossy(sim::LinkConfig& link);
+  bool lose(int from, const sim::Frame& f);
 
   TrafficPlan plan_;
   EnvConfig cfg_;
@@ -285,6 +298,9 @@ class ChipEnv : public uvm::Component {
   std::vector<uint64_t> herr_due_;   // per plan QP: cycle of its host-driven ERR (0: not yet known)
   std::vector<bool> herr_done_;
   uint32_t host_err_qps_ = 0;
+  std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
+  double loss_[2] = {0, 0};             // loss probability per sending host
+  uint64_t lost_[2] = {0, 0};
   agents::Axi4Signals axi_sig_;
   agents::AxiLiteSignals axil_sig_;
   agents::AxisSignals tx_sig_, rx_sig_;
