@@ -143,6 +143,18 @@ uint64_t ProtocolChecker::ReqTrack::unwrap(uint32_t psn) const {
   return uint64_t(int64_t(next) + psn_diff(psn, uint32_t(next) & kPsnMask));
 }
 
+template <class Pred>
+std::map<uint64_t, ProtocolChecker::ReqTrack::Read>::iterator ProtocolChecker::ReqTrack::read_covering(uint64_t u,
+                                                                                                   Pred pred) {
+  // the latest READs starting at or before u (overlapping ones are a resent READ inside its original)
+  auto it = reads.upper_bound(u);
+  for (int k = 0; k < 1024 && it != reads.begin(); ++k) {
+    --it;
+    if (u < it->first + it->second.npkts && pred(it->first, it->second)) return it;
+  }
+  return reads.end();
+}
+
 uint32_t ProtocolChecker::ReqTrack::msn_through(uint64_t u) const {
   auto it = msn_at.upper_bound(u);
   return it == msn_at.begin() ? 0 : std::prev(it)->second;
@@ -163,8 +175,15 @@ void ProtocolChecker::track_request(ReqTrack& t, const DecodedPacket& p) {
   if (u + n > t.next) t.next = u + n;
   const bool ends = read || ((oi.kind == OpKind::Send || oi.kind == OpKind::Write) &&
                              (oi.position == Position::Last || oi.position == Position::Only));
-  if (ends && !t.msn_at.count(u)) t.msn_at[u] = ++t.messages;  // a retransmission counts once
-  if (read) t.reads[u] = ReqTrack::Read{p.reth.dma_len, n, u, mtu};
+  // a retransmission counts once; so does a READ resent from a later response (inside the READ)
+  const bool reread = read && cfg_.allow_retransmit && t.read_covering(u, [u](uint64_t first, const ReqTrack::Read&) {
+    return first < u;
+  }) != t.reads.end();
+  if (ends && !reread && !t.msn_at.count(u)) t.msn_at[u] = ++t.messages;
+  if (!read) return;
+  // a READ sent again at the same PSN keeps its response state (its responses may be under way)
+  const auto [it, fresh] = t.reads.try_emplace(u, ReqTrack::Read{p.reth.dma_len, n, u, mtu});
+  if (!fresh) it->second = ReqTrack::Read{p.reth.dma_len, n, it->second.expect, mtu};
 }
 
 // A response of a registered connection: ACK/NAK PSN sent by the peer, READ response matching
@@ -180,6 +199,16 @@ void ProtocolChecker::track_response(ReqTrack& t, const DecodedPacket& p, const 
       report("msn", who + ": MSN " + std::to_string(p.aeth.msn) + ", the responder completed " +
                         std::to_string(want) + " request messages up to here");
   };
+  // With retransmissions a READ may be answered again (a resent or duplicated request) after
+  // the responder completed later messages: its responses carry the responder's MSN at that
+  // time, from the messages up to the READ to the messages sent so far.
+  auto check_msn_at_least = [&](uint32_t lo) {
+    const uint32_t got = p.aeth.msn & kPsnMask;
+    if (uint32_t(got - lo) & 0x800000 || uint32_t(got - lo) > uint32_t(t.messages - lo))
+      report("msn", who + ": MSN " + std::to_string(p.aeth.msn) + ", the responder completed " +
+                        std::to_string(lo) + " request messages up to here and " + std::to_string(t.messages) +
+                        " have been sent");
+  };
   if (oi.kind == OpKind::Ack) {
     const AckType ty = aeth_type(p.aeth.syndrome);
     const bool seq = ty == AckType::Nak && aeth_value(p.aeth.syndrome) == uint8_t(NakCode::PsnSequenceError);
@@ -194,13 +223,17 @@ void ProtocolChecker::track_response(ReqTrack& t, const DecodedPacket& p, const 
     return;
   }
   if (oi.kind != OpKind::ReadResponse) return;
-  auto it = t.started ? t.reads.upper_bound(u) : t.reads.end();
-  if (it == t.reads.begin() || !t.started) {
-    it = t.reads.end();
-  } else {
-    --it;
-    if (u >= it->first + it->second.npkts) it = t.reads.end();
-  }
+  const bool starts = oi.position == Position::First || oi.position == Position::Only;
+  auto it = !t.started ? t.reads.end()
+            : !cfg_.allow_retransmit
+                ? t.read_covering(u, [](uint64_t, const ReqTrack::Read&) { return true; })
+                // With retransmissions READs overlap (one resent from a later response lies
+                // inside the original): the one this response starts or continues, else the latest.
+                : t.read_covering(u, [u, starts](uint64_t first, const ReqTrack::Read& r) {
+                    return starts ? u == first : u == r.expect && u != first;
+                  });
+  if (it == t.reads.end() && t.started && cfg_.allow_retransmit)
+    it = t.read_covering(u, [](uint64_t, const ReqTrack::Read&) { return true; });
   if (it == t.reads.end()) {
     report("read_resp_unrequested", who + ": no outstanding READ request covers this PSN (" + sent + ")");
     return;
@@ -209,6 +242,8 @@ void ProtocolChecker::track_response(ReqTrack& t, const DecodedPacket& p, const 
   const uint64_t idx = u - it->first;
   const std::string rd = "READ at " + hex24(uint32_t(it->first) & kPsnMask) + " of " + std::to_string(r.len) +
                          " bytes (" + std::to_string(r.npkts) + " responses)";
+  // a READ answered again from its first response (retransmissions)
+  if (cfg_.allow_retransmit && u == it->first) r.expect = u;
   if (u != r.expect)
     report("read_resp_psn", who + ": response " + std::to_string(idx + 1) + " of " + rd + ", expected response " +
                                 std::to_string(r.expect - it->first + 1));
@@ -223,9 +258,15 @@ void ProtocolChecker::track_response(ReqTrack& t, const DecodedPacket& p, const 
   if (p.payload_len != want_len)
     report("read_resp_length", who + ": " + std::to_string(p.payload_len) + " bytes in response " +
                                    std::to_string(idx + 1) + " of " + rd + ", expected " + std::to_string(want_len));
-  if (p.info->headers & kHdrAeth) check_msn(t.msn_through(it->first));
+  if (p.info->headers & kHdrAeth) {
+    if (cfg_.allow_retransmit)
+      check_msn_at_least(t.msn_through(it->first));
+    else
+      check_msn(t.msn_through(it->first));
+  }
   r.expect = u + 1;
-  if (idx + 1 >= r.npkts) t.reads.erase(it);
+  // (with retransmissions a READ stays known: it may be answered again)
+  if (idx + 1 >= r.npkts && !cfg_.allow_retransmit) t.reads.erase(it);
 }
 
 void ProtocolChecker::check_length(const DecodedPacket& p, const std::string& who) {

@@ -289,9 +289,10 @@ TEST(Checker, RetransmissionNeedsPermission) {
 // --- responses tied to requests (connections registered with connect) ---
 
 ProtocolChecker run_paired(const std::vector<std::vector<uint8_t>>& frames,
-                           const std::vector<std::vector<uint8_t>>& forged = {}) {
+                           const std::vector<std::vector<uint8_t>>& forged = {}, bool allow_retx = false) {
   CheckerConfig cfg;
   cfg.mtu = kMtu;
+  cfg.allow_retransmit = allow_retx;
   ProtocolChecker ch(cfg);
   const Packet b = test::vector_base();
   ch.connect_ipv4(b.ip4.src, 0x11, b.ip4.dst, 0x22);
@@ -422,6 +423,51 @@ TEST(CheckerPaired, MsnCountsCompletedMessages) {
   const ProtocolChecker ch = run_paired(d.frames);
   EXPECT_EQ(ch.violation_counts().at("msn"), 2u);  // FIRST and LAST of the READ
   EXPECT_EQ(ch.violation_count(), 2u);
+}
+
+// With retransmissions a READ the requester sent once may be answered again from its first
+// response (a duplicated request re-executed after later messages), with the responder's MSN at
+// that time: no more than the messages sent, no less than those up to the READ.
+TEST(CheckerPaired, ReadAnsweredAgainWithRetransmissions) {
+  Conv c;
+  c.read(2 * kMtu);  // PSNs 0xFFFFFE, 0xFFFFFF: MSN 1
+  c.write(4);        // MSN 2
+  const size_t again = c.frames.size();
+  for (size_t i = 1; i <= 2; ++i) c.frames.push_back(c.frames[i]);  // both responses again (MSN 1)
+  Packet first = c.resp(op::kRcReadResponseFirst, 0xFFFFFE, kMtu);  // answered again with MSN 2
+  c.push(first);
+  c.frames.push_back(c.frames[2]);
+  EXPECT_EQ(run_paired(c.frames, {}, true).violation_count(), 0u);
+  // without retransmissions: a response no outstanding READ covers
+  EXPECT_EQ(run_paired(c.frames).violation_counts().at("read_resp_unrequested"), 4u);
+  // an MSN beyond the messages sent is still wrong
+  first.aeth.msn = 3;
+  c.frames[again + 2] = first.build();
+  expect_one(run_paired(c.frames, {}, true), "msn", again + 3);
+}
+
+// A READ resent from its first missing response lies inside the original READ: its responses
+// start over (FIRST at its own PSN), it is not a new message, and the original's responses may
+// still come (re-executed from a duplicate of the original request).
+TEST(CheckerPaired, ReadResentFromAMissingResponse) {
+  Conv c;
+  const uint32_t p0 = c.psn;
+  c.read(3 * kMtu);  // MSN 1: FIRST MIDDLE LAST at p0..p0+2 (MIDDLE and LAST lost further on)
+  c.psn = psn_add(p0, 1);
+  Packet rr = c.req(op::kRcReadRequest, 0);  // resent from p0+1 for the last two MTUs
+  rr.reth.dma_len = 2 * kMtu;
+  c.push(rr);
+  c.push(c.resp(op::kRcReadResponseFirst, psn_add(p0, 1), kMtu));
+  c.push(c.resp(op::kRcReadResponseLast, psn_add(p0, 2), kMtu));
+  for (uint32_t i = 0; i < 3; ++i)  // the original answered again
+    c.push(c.resp(i == 0 ? op::kRcReadResponseFirst : i == 1 ? op::kRcReadResponseMiddle : op::kRcReadResponseLast,
+                  psn_add(p0, i), kMtu));
+  c.psn = psn_add(p0, 3);
+  c.write(4);  // MSN 2
+  const ProtocolChecker ch = run_paired(c.frames, {}, true);
+  std::ostringstream os;
+  ch.print_summary(os);
+  EXPECT_EQ(ch.violation_count(), 0u) << os.str();
 }
 
 TEST(CheckerPaired, AcksNeverGoBack) {

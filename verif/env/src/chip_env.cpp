@@ -14,6 +14,7 @@
 #endif
 #include SRNIC_SIM_TOP_HEADER
 #include "srnic/agents/verilated_bind.hpp"
+#include "srnic/roce/psn.hpp"
 #ifdef SRNIC_ENV_COVERAGE
 #include "srnic/uvm/coverage_db.hpp"
 #include "verilated_cov.h"
@@ -333,12 +334,17 @@ void ProtocolMonitor::on_frame(uint32_t host, const agents::AxisFrame& f) {
     if (op <= 0x0C) {  // RC requests
       const uint32_t dqpn = (uint32_t(bth[5]) << 16) | (uint32_t(bth[6]) << 8) | bth[7];
       const bool ackreq = (bth[8] & 0x80) != 0;
-      uint32_t& n = since_ackreq_[(uint64_t(host) << 32) | dqpn];
+      const uint32_t psn = (uint32_t(bth[9]) << 16) | (uint32_t(bth[10]) << 8) | bth[11];
+      AckReqRun& r = since_ackreq_[(uint64_t(host) << 32) | dqpn];
+      if (r.seen && !roce::psn_gt(psn, r.last)) r.n = 0;  // a go-back-N resend starts a new run
+      r.seen = true;
+      r.last = psn;
+      uint32_t& n = r.n;
       n = ackreq ? 0 : n + 1;
       if (n == 64)
         error("ACKREQ_GAP", "host " + std::to_string(host) + " QP " + hex(dqpn) +
                                 ": 64 request packets in a row without AckReq (last PSN " +
-                                hex((uint32_t(bth[9]) << 16) | (uint32_t(bth[10]) << 8) | bth[11]) + ")");
+                                hex(psn) + ")");
     }
   }
   while (reported_ < checker_.violations().size()) {

@@ -11,6 +11,12 @@
 // request messages the responder completed (a SEND/WRITE at its last packet, a READ when its
 // request is accepted). Frames injected into the wire by a test (note_forged) are not checked
 // and change no flow state; a response naming a forged request's PSN is accepted.
+//
+// With allow_retransmit (go-back-N), requests and responses may step back; a READ may be
+// answered again from its first response (a resent or duplicated request), a READ resent from a
+// later response lies inside its original (responses start over at its own PSN, it is not a new
+// message), and the MSN of a READ response lies between the messages up to the READ and the
+// messages sent so far (the responder's MSN when it answered again).
 #pragma once
 
 #include <array>
@@ -109,10 +115,14 @@ class ProtocolChecker {
       uint64_t expect;                   // next response PSN
       uint32_t mtu;                      // the connection's path MTU
     };
-    std::map<uint64_t, Read> reads;      // outstanding READs by request PSN
+    std::map<uint64_t, Read> reads;      // outstanding READs by request PSN (allow_retransmit: all)
     std::set<uint64_t> forged;           // PSNs of forged requests
     uint64_t unwrap(uint32_t psn) const;
     uint32_t msn_through(uint64_t u) const;  // messages completed at PSNs <= u
+    // The latest of the READs whose responses cover PSN u (among the 1024 starting last at or
+    // before u) for which pred(first PSN, read) holds; reads.end() if none.
+    template <class Pred>
+    std::map<uint64_t, Read>::iterator read_covering(uint64_t u, Pred pred);
   };
   static FlowKey key_of(const DecodedPacket& p);
   void track_request(ReqTrack& t, const DecodedPacket& p);

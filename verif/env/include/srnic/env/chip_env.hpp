@@ -176,7 +176,12 @@ class ProtocolMonitor : public uvm::Component {
   void on_frame(uint32_t host, const agents::AxisFrame& f);
   roce::ProtocolChecker checker_;
   size_t reported_ = 0;
-  std::map<uint64_t, uint32_t> since_ackreq_;  // (host << 32 | dest QPN) -> requests since AckReq
+  struct AckReqRun {
+    uint32_t n = 0;      // request packets since the last AckReq
+    uint32_t last = 0;   // PSN of the last request packet
+    bool seen = false;
+  };
+  std::map<uint64_t, AckReqRun> since_ackreq_;  // (host << 32 | dest QPN)
 };
 
 // Live and final comparison against the reference model.
