@@ -992,6 +992,7 @@ void ChipEnv::end_of_run() {
     a.counters.clear();
     for (int i = 0; i < abi::NUM_COUNTERS; ++i) a.counters.push_back(a.dev->read_counter(i));
     cov_.sample_rx(a.counters);
+    dut_cov_.sample_counters(a.counters);
   }
 }
 
@@ -1026,7 +1027,7 @@ void ChipEnv::check() {
 
 std::vector<uvm::Covergroup*> ChipEnv::covergroups() {
   std::vector<uvm::Covergroup*> v = {&cov_.cg_wr,       &cov_.cg_cqe,      &cov_.cg_rx,     &cov_.cg_doorbell,
-                                     &dut_cov_.cg_wire, &dut_cov_.cg_dma, &dut_cov_.cg_err};
+                                     &dut_cov_.cg_wire, &dut_cov_.cg_dma, &dut_cov_.cg_err, &dut_cov_.cg_recovery};
   for (HostAgent* h : hosts_) {
     v.push_back(&h->axi.coverage());
     v.push_back(&h->axil.coverage());

@@ -19,6 +19,17 @@ namespace {
 enum WireDir : int64_t { kSent = 0, kReceived = 1 };
 enum Syndrome : int64_t { kSynAck, kSynRnr, kSynPsnSeq, kSynInvReq, kSynRemAccess, kSynRemOp };
 enum PsnWrap : int64_t { kWrapReqStart, kWrapReqInside, kWrapReadResp, kWrapAck };
+// a frame the NIC sent at a PSN not beyond the last of its stream (go-back-N)
+enum Resend : int64_t { kResendRequest, kResendReadResponse, kResendAck };
+// cg_recovery: NIC counters of the recovery machinery, and how far each got in a run
+struct RecoveryCounter {
+  int index;
+  const char* name;
+};
+constexpr RecoveryCounter kRecoveryCounters[] = {
+    {abi::CNT_TX_RETRANSMIT, "tx_retransmit"}, {abi::CNT_REWIND, "rewind"},      {abi::CNT_ACK_TIMEOUT, "ack_timeout"},
+    {abi::CNT_RX_DUP, "rx_dup"},               {abi::CNT_RX_PSN_ERR, "rx_psn_err"}, {abi::CNT_TX_NAK, "tx_nak"},
+    {abi::CNT_RX_NAK, "rx_nak"}};
 // cg_dma
 enum DmaKind : int64_t { kWqeFetch, kRqWqeFetch, kPayloadRead, kPayloadWrite, kCqeWrite, kCompRefetch };
 enum Align : int64_t { kAlign64, kAlign4, kAlignOdd };
@@ -52,7 +63,11 @@ int64_t position(const roce::OpcodeInfo* oi) {
 }  // namespace
 
 DutCoverage::DutCoverage(uvm::Component& parent, std::string name)
-    : Component(parent, std::move(name)), cg_wire("cg_wire", this), cg_dma("cg_dma", this), cg_err("cg_err", this) {
+    : Component(parent, std::move(name)),
+      cg_wire("cg_wire", this),
+      cg_dma("cg_dma", this),
+      cg_err("cg_err", this),
+      cg_recovery("cg_recovery", this) {
   for (uint32_t h = 0; h < 2; ++h) {
     tx_[h] = std::make_unique<uvm::SubscriberFn<agents::AxisFrame>>(
         [this, h](const agents::AxisFrame& f) { on_frame(h, false, f); });
@@ -93,7 +108,17 @@ DutCoverage::DutCoverage(uvm::Component& parent, std::string name)
     if (b[2] != "err") return false;
     return b[0] == "sent" || (b[1].rfind("read_resp", 0) != 0 && b[1] != "ack");
   });
+  auto& resend = cg_wire.coverpoint("resent");
+  resend.bin("request", kResendRequest).bin("read_response", kResendReadResponse).bin("ack", kResendAck);
   cg_wire.cross("dir_x_syndrome", {&dir, &syn});
+  cg_wire.cross("resent_x_opcode", {&resend, &op}).ignore_if([](const std::vector<std::string>& b) {
+    // requests are resent as requests, READs answered again with READ responses, duplicates
+    // acknowledged again with ACKs
+    const bool req = b[1].rfind("send", 0) == 0 || b[1].rfind("write", 0) == 0 || b[1] == "read_request";
+    if (b[0] == "request") return !req;
+    if (b[0] == "read_response") return b[1].rfind("read_resp", 0) != 0;
+    return b[1] != "ack";
+  });
   cg_wire.cross("dir_x_psn_wrap", {&dir, &wrap});
 
   // ---- cg_dma: {kind, align, cross_4k, wstrb, ring_wrap, phase_flip}
@@ -135,6 +160,13 @@ DutCoverage::DutCoverage(uvm::Component& parent, std::string name)
     return b[0] == "recv" && (b[1] == "loc_prot_err" || b[1] == "rnr_retry_exc_err" || b[1] == "bad_resp_err" ||
                               b[1] == "retry_exc_err" || b[1] == "rem_op_err");
   });
+  // ---- cg_recovery: {counter, amount} per NIC at the end of a run
+  auto& rc = cg_recovery.coverpoint("counter");
+  for (const RecoveryCounter& c : kRecoveryCounters) rc.bin(c.name, c.index);
+  auto& ra = cg_recovery.coverpoint("amount");
+  ra.range("1-15", 1, 15).range("16+", 16, int64_t(1) << 32);
+  cg_recovery.cross("counter_x_amount", {&rc, &ra});
+
   cg_err.cross("status_x_batch_pos_x_packets", {&es, &bp, &pk}).ignore_if([](const std::vector<std::string>& b) {
     // the failing WQE's own status (flushed ones are not failing); statuses the random
     // traffic cannot provoke (malformed WQEs, lost or forged responses, receive buffers without
@@ -201,10 +233,18 @@ void DutCoverage::on_frame(uint32_t h, bool received, const agents::AxisFrame& f
     else
       wrap = bth.opcode == roce::op::kRcAck ? kWrapAck : kWrapReadResp;
   }
+  // go-back-N on the NIC's own output: a request sent again, a READ answered again, an ACK
+  // repeated for a duplicate request
+  int64_t resent = kNa;
+  if (!received && s.seen && !roce::psn_gt(bth.psn, s.last)) {
+    if (request) resent = kResendRequest;
+    else if (bth.opcode != roce::op::kRcAck) resent = kResendReadResponse;
+    else if (syn == kSynAck) resent = kResendAck;
+  }
   if (!s.seen || roce::psn_gt(bth.psn, s.last)) s.last = bth.psn;
   s.seen = true;
 
-  cg_wire.sample({received ? kReceived : kSent, int64_t(bth.opcode), state, position(oi), syn, wrap});
+  cg_wire.sample({received ? kReceived : kSent, int64_t(bth.opcode), state, position(oi), syn, wrap, resent});
 
   // A READ request received: the NIC reads the named range of its memory for the responses.
   if (received && bth.opcode == roce::op::kRcReadRequest && b.size() >= 54 + roce::Reth::kSize) {
@@ -437,6 +477,12 @@ void DutCoverage::apply_command(uint32_t h) {
   }
 }
 
+void DutCoverage::sample_counters(const std::vector<uint32_t>& counters) {
+  for (const RecoveryCounter& c : kRecoveryCounters)
+    if (size_t(c.index) < counters.size() && counters[size_t(c.index)])
+      cg_recovery.sample({c.index, int64_t(counters[size_t(c.index)])});
+}
+
 void DutCoverage::end_of_run() {
   for (Host& hs : host_) {
     for (const auto& [end, r] : hs.runs) close_run(r);
@@ -445,7 +491,7 @@ void DutCoverage::end_of_run() {
 }
 
 void DutCoverage::report() {
-  for (uvm::Covergroup* g : {&cg_wire, &cg_dma, &cg_err}) {
+  for (uvm::Covergroup* g : {&cg_wire, &cg_dma, &cg_err, &cg_recovery}) {
     char b[160];
     std::snprintf(b, sizeof b, "%s: %.1f%% (%llu samples)", g->name().c_str(), g->coverage(),
                   static_cast<unsigned long long>(g->samples()));

@@ -11,8 +11,13 @@
 //            crossing; WSTRB patterns of payload writes; ring wraps (SQ and RQ WQE fetch, CQE
 //            writes, SQ doorbells whose WQEs run past the ring end) and CQ phase flips in the
 //            CQEs written
+//   cg_wire  also go-back-N on each NIC's output: a request sent again (PSN not beyond the last
+//            one sent on the QP), a READ answered again, an ACK repeated for a duplicate, x opcode
 //   cg_err   per error CQE the NIC wrote: queue x status; for the failing send WQE: status x
 //            position in its doorbell batch x single/multi-packet message
+//   cg_recovery per NIC at the end of a run, from its counters (abi.hpp CNT_*): the recovery
+//            events it counted (resent packets, rewinds, local ACK timeouts, duplicate and
+//            out-of-sequence requests, NAKs sent and received) x how many (1-15, 16+)
 //
 // QP state: tracked from the NIC's interfaces, not from the RTL's context RAM: the state of an
 // accepted QP_MODIFY command (CMD_STATUS read back without error), then ERR from the first NIC
@@ -37,7 +42,7 @@ class DutCoverage : public uvm::Component {
  public:
   DutCoverage(uvm::Component& parent, std::string name);
 
-  uvm::Covergroup cg_wire, cg_dma, cg_err;
+  uvm::Covergroup cg_wire, cg_dma, cg_err, cg_recovery;
 
   // Connect: host h's tx/rx AxisMonitor, Axi4Monitor read/write ports, AxiLiteMonitor.
   uvm::Subscriber<agents::AxisFrame>& tx(uint32_t h) { return *tx_[h]; }
@@ -52,6 +57,8 @@ class DutCoverage : public uvm::Component {
   uint64_t ring_wraps() const { return ring_wraps_; }
   uint64_t phase_flips() const { return phase_flips_; }
 
+  // The NIC's counters (abi::NUM_COUNTERS, read at the end of the run): cg_recovery.
+  void sample_counters(const std::vector<uint32_t>& counters);
   void end_of_run() override;  // closes the open payload-write ranges
   void report() override;
 
