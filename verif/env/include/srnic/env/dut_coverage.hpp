@@ -17,7 +17,7 @@
 //            position in its doorbell batch x single/multi-packet message
 //   cg_recovery per NIC at the end of a run, from its counters (abi.hpp CNT_*): the recovery
 //            events it counted (resent packets, rewinds, local ACK timeouts, duplicate and
-//            out-of-sequence requests, NAKs sent and received) x how many (1-15, 16+)
+//            out-of-sequence requests, NAKs sent and received, RNR waits) x how many (1-15, 16+)
 //
 // QP state: tracked from the NIC's interfaces, not from the RTL's context RAM: the state of an
 // accepted QP_MODIFY command (CMD_STATUS read back without error), then ERR from the first NIC
