@@ -54,6 +54,12 @@
 // the responder does not repeat is recovered by the timer). A READ response whose opcode does
 // not fit its position is dropped as stale (a response to a READ before a partial re-read);
 // one with the right opcode and a wrong length still fails the READ.
+// After the note the QP resends (rcv) until in-order progress (a READ response placed, or an
+// ACK beyond no unfinished READ): meanwhile responses to what was sent before the rewind
+// (an ACK beyond a READ, a sequence NAK, a READ response beyond one without responses) open
+// no episode. An episode that freed READ contexts marks the QP (rrd): until it holds a READ
+// context again (the resend requested its first READ again) no context shows that an ACK
+// is beyond a READ the rewind requests again, so ACKs are no progress then.
 // A duplicate READ request is executed again from its own PSN, address and length after the
 // R_Key check (a requester re-reading what it lost); it changes no responder state. RNR
 // NAKs carry the QP's min_rnr_timer.

@@ -37,8 +37,9 @@
 // rt_psn, rt_code), the QP's READ contexts freed (rdc_qerr_flush, after the decision), then,
 // until note_*, the QP's READ responses are dropped, NAKs only acknowledge (CEV_ACK up to the
 // NAK's PSN - 1) and timeouts are ignored (as they are for a QP in error or not in RTS). After
-// a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, a READ
-// response placed): meanwhile an ACK beyond a READ and a sequence NAK only acknowledge, and a
+// a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, once
+// the QP holds a READ context again if its episode freed any (rrd), or a READ response
+// placed): meanwhile an ACK beyond a READ and a sequence NAK only acknowledge, and a
 // READ response beyond a READ without responses, or of a READ whose first response is
 // missing, is dropped; RNR NAKs and timeouts open episodes as before. Timer kicks: one per
 // accepted ACK/NAK of a live QP and per placed READ response, tk_stop exactly when
