@@ -54,6 +54,12 @@
 // the responder does not repeat is recovered by the timer). A READ response whose opcode does
 // not fit its position is dropped as stale (a response to a READ before a partial re-read);
 // one with the right opcode and a wrong length still fails the READ.
+// After the note the QP resends (rcv) until in-order progress (a READ response placed, or an
+// ACK beyond no unfinished READ): meanwhile responses to what was sent before the rewind
+// (an ACK beyond a READ, a sequence NAK, a READ response beyond one without responses) open
+// no episode. An episode that freed READ contexts marks the QP (rrd): until it holds a READ
+// context again (the resend requested its first READ again) no context shows that an ACK
+// is beyond a READ the rewind requests again, so ACKs are no progress then.
 // A duplicate READ request is executed again from its own PSN, address and length after the
 // R_Key check (a requester re-reading what it lost); it changes no responder state. RNR
 // NAKs carry the QP's min_rnr_timer.
@@ -212,6 +218,8 @@ module srnic_rx_engine #(
     logic [12:0] rd_llen;    // payload bytes of its last response
     logic        rwp;        // a retry episode is open (rewind pending)
     logic        rcv;        // resending after an episode: no in-order progress seen yet
+    logic        rrd;        // an episode freed READ contexts: an ACK is in-order progress only
+                             // once the QP holds a READ context again
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -566,6 +574,7 @@ module srnic_rx_engine #(
   task automatic retry(input logic [1:0] kind, input logic [23:0] psn, input logic [4:0] code);
     s.rwp          <= 1'b1;
     s.rd_valid     <= 1'b0;
+    if (rdc_bq_any) s.rrd <= 1'b1;   // READs the rewind requests again lose their contexts
     rt_flush       <= 1'b1;
     cev_q          <= '0;
     cev_q.kind     <= srnic_pkg::CEV_RETRY;
@@ -725,7 +734,13 @@ module srnic_rx_engine #(
                 if (!s.rwp && !s.rcv && !s.err && rd_beyond)
                   retry(srnic_pkg::RT_IMPLIED, rd_cur_beyond ? s.rd_next : m.psn + 24'd1, 5'd0);
                 else begin
-                  if (!rd_beyond) s.rcv <= 1'b0;   // in-order progress
+                  // in-order progress; after an episode that freed READ contexts only once the
+                  // resend has requested a READ again (until then no context shows that the
+                  // ACK is beyond a READ the rewind requests again)
+                  if (!rd_beyond && (!s.rrd || rdc_bq_any)) begin
+                    s.rcv <= 1'b0;
+                    if (!s.rwp) s.rrd <= 1'b0;   // (READs sent during an episode are dropped at its rewind)
+                  end
                   cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV;
                 end
               end else if (m.aeth_syn[6:5] == 2'b01 || m.aeth_syn == srnic_pkg::AETH_NAK_PSN) begin
@@ -921,6 +936,7 @@ module srnic_rx_engine #(
           if (is_resp) begin
             s.rd_next <= m.psn + 24'd1;
             s.rcv     <= 1'b0;       // in-order progress
+            s.rrd     <= 1'b0;
             tk_valid  <= 1'b1;       // a READ response placed: restart the timer (stop after the last)
             tk_stop   <= m.psn == s.rd_last && m.psn + 24'd1 == snd_nxt && !snd_seen && !snd_now;
             if (m.psn == s.rd_last) begin

@@ -126,7 +126,7 @@ void World::dump(double t_ns) {
 #ifdef SRNIC_SIM_TRACE
   if (tfp_) {
     ctx_->time(static_cast<uint64_t>(t_ns * 1000.0));
-    if (t_ns >= cfg_.trace_from_ns) tfp_->dump(ctx_->time());
+    if (t_ns >= cfg_.trace_from_ns && t_ns <= cfg_.trace_to_ns) tfp_->dump(ctx_->time());
   }
 #else
   (void)t_ns;

@@ -37,8 +37,9 @@
 // rt_psn, rt_code), the QP's READ contexts freed (rdc_qerr_flush, after the decision), then,
 // until note_*, the QP's READ responses are dropped, NAKs only acknowledge (CEV_ACK up to the
 // NAK's PSN - 1) and timeouts are ignored (as they are for a QP in error or not in RTS). After
-// a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, a READ
-// response placed): meanwhile an ACK beyond a READ and a sequence NAK only acknowledge, and a
+// a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, once
+// the QP holds a READ context again if its episode freed any (rrd), or a READ response
+// placed): meanwhile an ACK beyond a READ and a sequence NAK only acknowledge, and a
 // READ response beyond a READ without responses, or of a READ whose first response is
 // missing, is dropped; RNR NAKs and timeouts open episodes as before. Timer kicks: one per
 // accepted ACK/NAK of a live QP and per placed READ response, tk_stop exactly when
@@ -174,6 +175,7 @@ struct St {
   uint32_t rd_llen = 0;
   bool rwp = false;  // a retry episode is open
   bool rcv = false;  // resending after an episode: no in-order progress seen yet
+  bool rrd = false;  // an episode freed READ contexts: ACKs end rcv only once q holds one again
 };
 
 struct MrX {
@@ -272,6 +274,7 @@ struct Stats {
   // only acknowledge, READ responses dropped, in-order progress clearing it; implied NAKs for
   // a READ response beyond a READ that got none of its responses
   uint64_t rt_frees = 0, rcv_acks = 0, rcv_naks = 0, rcv_drops = 0, rcv_clears = 0, bq_rsp_implied = 0;
+  uint64_t rrd_holds = 0;  // ACKs beyond no READ that did not end rcv: READs freed by an episode
 };
 struct WqeSlot {
   RWqe w;
@@ -585,6 +588,7 @@ class RxEngBench : public ::testing::Test {
     st[q].rwp = true;
     st[q].rd_valid = false;
     stats.rt_frees += ctx_any(q);
+    if (ctx_any(q)) st[q].rrd = true;
     ctx_flush(q);
     CevX e{kCevRetry, q, 0, 0};
     e.rt_kind = kind;
@@ -839,8 +843,15 @@ class RxEngBench : public ::testing::Test {
         } else {
           stats.ack_inside += bq_any && !bq_hit;
           stats.rcv_acks += !s.rwp && s.rcv && !s.err && beyond;
-          stats.rcv_clears += s.rcv && !beyond;
-          if (!beyond) s.rcv = false;
+          // (after an episode that freed READ contexts, only once the resend requested a READ
+          // again: until then an ACK beyond a READ requested again looks like none)
+          const bool progress = !beyond && (!s.rrd || bq_any);
+          stats.rcv_clears += s.rcv && progress;
+          stats.rrd_holds += s.rcv && !beyond && !progress;
+          if (progress) {
+            s.rcv = false;
+            if (!s.rwp) s.rrd = false;
+          }
           cev(kCevAck, q, psn, 0);
         }
       } else if (cls == 1 || syn == kSynPsn) {
@@ -1045,6 +1056,7 @@ class RxEngBench : public ::testing::Test {
     s.rd_next = (psn + 1) & kMask;
     stats.rcv_clears += s.rcv;
     s.rcv = false;
+    s.rrd = false;
     kick(q, psn == s.rd_last && ((psn + 1) & kMask) == nxt);
     ++stats.rd_kicks;
     if (psn == s.rd_last) {
@@ -2994,6 +3006,56 @@ TEST_F(RxEngBench, ResendingAfterARewindOpensNoEpisodeForEarlierRequests) {
   EXPECT_EQ(act_cnt.psn_err, 0u);
 }
 
+// A READ's only response is lost; the requests after it up to `top` are acknowledged. An ACK
+// beyond the READ opens an episode, which frees the READ's context; the rewind requests the
+// READ and everything after it again. Duplicate ACKs of `top` (the responder acknowledging
+// requests it had, sent before the rewind) arrive before the READ has left again, when no
+// context says the ACK is beyond an unfinished READ, and after it: neither is in-order
+// progress (rcv stays until the re-read's response is placed), so neither opens another
+// episode, and the re-read's response completes the READ. Once below and once across the
+// 24-bit PSN wrap (READ at 0xFFFFD6, `top` 0x000016).
+TEST_F(RxEngBench, AckBeyondAReadNotYetRequestedAgainIsNoProgress) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  uint32_t q = 2;
+  for (const uint32_t rd : {0x000100u, 0xFFFFD6u}) {
+    const uint32_t top = (rd + 0x40) & kMask;
+    bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, (top + 1) & kMask);  // MTU 512
+    ASSERT_FALSE(HasFatalFailure());
+    const size_t c0 = cev_log.size();
+    const uint64_t w0 = w_bytes;
+    ASSERT_GE(rdc_alloc(q, rd, rd, 0x10000, 446), 0);
+    queue(make_ack(q, rd + 6, kSynAck));  // beyond the READ: an episode
+    drain();
+    note(q, true);                        // the READ's context is dropped
+    queue(make_ack(q, top, kSynAck));     // the READ not yet sent again: acknowledges only
+    drain();
+    ASSERT_FALSE(HasFatalFailure());
+    EXPECT_TRUE(st[q].rcv);
+    ASSERT_GE(rdc_alloc(q, rd, rd, 0x10000, 446), 0);  // the re-read leaves
+    queue(make_ack(q, top, kSynAck));     // beyond it while resending: acknowledges only
+    queue(make(q, kRespOnly, rd, 446));   // the re-read's response: placed
+    queue(make_ack(q, top, kSynAck));
+    drain();
+    ASSERT_FALSE(HasFatalFailure());
+    ASSERT_EQ(cev_log.size(), c0 + 5u);
+    expect_retry(c0, q, kRtImplied, (rd + 7) & kMask);
+    expect_cev(c0 + 1, kCevAck, q, top, 0);
+    expect_cev(c0 + 2, kCevAck, q, top, 0);
+    expect_cev(c0 + 3, kCevReadDone, q, rd, 0);
+    expect_cev(c0 + 4, kCevAck, q, top, 0);
+    EXPECT_EQ(w_bytes - w0, 446u);
+    EXPECT_FALSE(st[q].rcv);
+    EXPECT_FALSE(st[q].rrd);
+    ++q;
+  }
+  EXPECT_EQ(stats.rrd_holds, 2u);
+  EXPECT_EQ(stats.rcv_acks, 2u);
+  EXPECT_EQ(act_cnt.psn_err, 0u);
+  for (int i = 0; i < kRdEntries; ++i) EXPECT_FALSE(rdc[size_t(i)].valid) << "READ context " << i;
+}
+
 // ---------------------------------------------------------------- random traffic
 
 class RxEngRandom : public RxEngBench {
@@ -3294,9 +3356,10 @@ TEST_F(RxEngRandom, RandomTraffic) {
               u(stats.dup_rd_drop));
   std::printf("[bench] episodes freeing READ contexts %llu; implied NAKs for a READ response beyond a READ without "
               "responses %llu; resending after a rewind: %llu ACKs beyond a READ and %llu sequence NAKs only "
-              "acknowledged, %llu READ responses dropped, %llu cleared by in-order progress\n",
+              "acknowledged, %llu READ responses dropped, %llu cleared by in-order progress, %llu ACKs beyond no "
+              "READ held while READs freed by an episode wait\n",
               u(stats.rt_frees), u(stats.bq_rsp_implied), u(stats.rcv_acks), u(stats.rcv_naks), u(stats.rcv_drops),
-              u(stats.rcv_clears));
+              u(stats.rcv_clears), u(stats.rrd_holds));
   std::printf("[bench] timer kicks %llu (%llu READ responses), %llu STOP; STOP withheld for a send race %llu, for a "
               "READ context %llu; %llu cycles with a take held by a kick; %llu sends reported\n",
               u(stats.kicks), u(stats.rd_kicks), u(stats.stops), u(stats.race_clears), u(stats.anyctx_clears),

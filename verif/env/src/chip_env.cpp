@@ -637,6 +637,8 @@ void ChipEnv::build() {
   wc.seed = ctx().stream(path() + ".world").next_u64();
   wc.pcap = ctx().plusarg("pcap");
   wc.trace = ctx().plusarg("waves");
+  if (ctx().has_plusarg("waves_from_us")) wc.trace_from_ns = 1000.0 * std::stod(ctx().plusarg("waves_from_us"));
+  if (ctx().has_plusarg("waves_to_us")) wc.trace_to_ns = 1000.0 * std::stod(ctx().plusarg("waves_to_us"));
   wc.count_rtl_errors = true;
   world_ = std::make_unique<sim::World>(wc);
   world_->set_observer([this](uint64_t c) { observe(c); });

@@ -41,6 +41,7 @@ struct WorldConfig {
   std::string pcap;            // all links' frames, if set
   std::string trace;           // FST file (only when trace_supported())
   double trace_from_ns = 0;    // dump only from this simulated time on
+  double trace_to_ns = 1e300;  // ... up to this one
   unsigned reset_cycles = 16;
   // RTL $error and failed assertions (debug build: --assert) are counted instead of
   // aborting at the first one (Verilator's default); rtl_errors() tells the caller.
