@@ -46,8 +46,7 @@
 // the timers). Each starts a retry episode: a CEV_RETRY event names where to resend from
 // (the first missing READ response PSN when a READ is partly placed, else the NAK's PSN; for a
 // timeout the next send PSN, so the completion engine can tell whether anything is
-// outstanding), the QP's READ contexts are freed (its READ responses are dropped until the
-// rewind, which requests those READs again), and the QP is marked (rwp) until the send path
+// outstanding), and the QP is marked (rwp) until the send path
 // has applied the completion engine's answer (note_*). Meanwhile the QP's READ responses are dropped (the send path
 // drops its READ contexts when it rewinds, and no READ may complete from responses that a
 // resend will bring again) and further NAKs only acknowledge (one episode at a time; a NAK
@@ -507,11 +506,10 @@ module srnic_rx_engine #(
   // a QP moved to RESET (from any state: no error flush need have freed anything) and a QP
   // initialised again free every READ context the QP still holds
   assign rdc_flush_valid = qp_cmd_ready && (qp_cmd.init_idx || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET));
-  // a QP in error, and a QP whose retry episode starts (the cycle after retry()), lose their
-  // READ contexts: responses are dropped until the rewind, which requests the READs again (so
-  // the contexts cannot hold up the send path the rewind waits for)
-  logic rt_flush;
-  assign rdc_qerr_flush_valid = (est == E_CLASSIFY && is_qerr) || rt_flush;
+  // a QP in error loses its READ contexts. A retry episode keeps them until the rewind (the
+  // send path drops them when it applies it): a fence waits for them, so a fenced WQE cannot
+  // leave with what an unfinished READ has not placed yet (decision 47)
+  assign rdc_qerr_flush_valid = est == E_CLASSIFY && is_qerr;
   assign rdc_qerr_flush_qpn   = qpn;
   always_ff @(posedge clk) begin
     if (rst || est != E_RDLK) rdlk_sent <= 1'b0;
@@ -566,7 +564,6 @@ module srnic_rx_engine #(
   task automatic retry(input logic [1:0] kind, input logic [23:0] psn, input logic [4:0] code);
     s.rwp          <= 1'b1;
     s.rd_valid     <= 1'b0;
-    rt_flush       <= 1'b1;
     cev_q          <= '0;
     cev_q.kind     <= srnic_pkg::CEV_RETRY;
     cev_q.qpn      <= srnic_pkg::QPN_W'(qpn);
@@ -613,10 +610,9 @@ module srnic_rx_engine #(
   always_ff @(posedge clk) begin
     if (rst) begin
       est <= E_IDLE; mv_active <= 1'b0; beats_left <= '0; mr_go <= 1'b0;
-      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0; rt_flush <= 1'b0;
+      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
     end else begin
       if (tk_valid && tk_ready) tk_valid <= 1'b0;
-      rt_flush <= 1'b0;
       if (snd_now) snd_seen <= 1'b1;
       // ---------------- mover
       if (mv_fill) begin

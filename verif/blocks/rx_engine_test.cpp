@@ -34,7 +34,7 @@
 // beyond a READ without any response: from the response's PSN), or an ACK/NAK beyond a READ
 // that is not complete (RT_IMPLIED; an ACK inside a READ's range is none), and a local ACK
 // timeout (RT_TIMEOUT, the next send PSN) each start a retry episode: one CEV_RETRY (rt_kind,
-// rt_psn, rt_code), the QP's READ contexts freed (rdc_qerr_flush, after the decision), then,
+// rt_psn, rt_code; the QP's READ contexts stay until the rewind's note), then,
 // until note_*, the QP's READ responses are dropped, NAKs only acknowledge (CEV_ACK up to the
 // NAK's PSN - 1) and timeouts are ignored (as they are for a QP in error or not in RTS). After
 // a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, a READ
@@ -268,10 +268,10 @@ struct Stats {
   uint64_t retries[4] = {}, kicks = 0, stops = 0, race_clears = 0, anyctx_clears = 0, rwp_drops = 0,
            rwp_naks = 0, stale = 0, dup_rd = 0, dup_rd_drop = 0, tmo_ignored = 0, notes = 0, kick_holds = 0,
            bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0;
-  // READ-context frees at an episode's start; rcv: ACKs beyond a READ and sequence NAKs that
+  // episodes that kept READ contexts (none frees them); rcv: ACKs beyond a READ and sequence NAKs that
   // only acknowledge, READ responses dropped, in-order progress clearing it; implied NAKs for
   // a READ response beyond a READ that got none of its responses
-  uint64_t rt_frees = 0, rcv_acks = 0, rcv_naks = 0, rcv_drops = 0, rcv_clears = 0, bq_rsp_implied = 0;
+  uint64_t rt_kept = 0, rcv_acks = 0, rcv_naks = 0, rcv_drops = 0, rcv_clears = 0, bq_rsp_implied = 0;
 };
 struct WqeSlot {
   RWqe w;
@@ -579,13 +579,13 @@ class RxEngBench : public ::testing::Test {
     for (RdCtx& e : rdc)
       if (e.valid && e.qpn == q) e.valid = false;
   }
-  // A retry episode starts: one CEV_RETRY; the READ in progress is forgotten and the QP's READ
-  // contexts are freed (its responses are dropped until the rewind requests the READs again).
+  // A retry episode starts: one CEV_RETRY; the READ in progress is forgotten; the QP's READ
+  // contexts stay (its responses are dropped until the rewind drops them and requests the READs
+  // again; decision 47).
   void retry(uint32_t q, uint8_t kind, uint32_t psn, uint8_t code) {
     st[q].rwp = true;
     st[q].rd_valid = false;
-    stats.rt_frees += ctx_any(q);
-    ctx_flush(q);
+    stats.rt_kept += ctx_any(q);
     CevX e{kCevRetry, q, 0, 0};
     e.rt_kind = kind;
     e.rt_psn = psn & kMask;
@@ -2856,13 +2856,13 @@ TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
   EXPECT_EQ(act_cnt.psn_err, 0u);
 }
 
-// An episode frees all of its QP's READ contexts when it starts (rdc_qerr_flush with the
-// QPN, once per episode), whatever its kind, and no other QP's: q's READs fill the context
-// table but for two of o's; a timeout with a READ of q in progress frees q's 62 and the send
-// path can allocate again. During the episode neither a NAK nor a timeout frees anything (a
-// READ sent meanwhile keeps its context, also past a note without rewind); an RNR NAK after
-// the note does. A sequence NAK of o frees o's two, a gap in a READ's responses the READ's.
-TEST_F(RxEngBench, EpisodeStartFreesReadContexts) {
+// An episode keeps its QP's READ contexts (decision 47): the engine frees none when it starts,
+// whatever its kind, so a fence behind an unfinished READ keeps waiting; the send path drops
+// them when it applies the rewind (note with rewind). q's READs fill the context table but for
+// two of o's; a timeout with a READ of q in progress keeps q's 62 (its responses are dropped
+// until the note); a note without rewind keeps them, the rewind's note drops them. A sequence
+// NAK of o and a gap in r's READ keep theirs too.
+TEST_F(RxEngBench, EpisodeKeepsReadContexts) {
   SRNIC_BENCH_TRACE();
   reset();
   auto_snd = false;
@@ -2885,39 +2885,35 @@ TEST_F(RxEngBench, EpisodeStartFreesReadContexts) {
   drain();
   timeout(q);
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_EQ(held(q), 0);
+  EXPECT_EQ(held(q), 62);
   EXPECT_EQ(held(o), 2);
   EXPECT_FALSE(st[q].rd_valid);
-  const int c = rdc_alloc(q, 0x180, 0x180, 0x50000, 8);  // a READ sent before the rewind is applied
-  ASSERT_GE(c, 0);
-  queue(make_ack(q, 0x17F, kSynPsn));  // acknowledges only
+  queue(make(q, kRespLast, 0x101, 8));  // dropped during the episode
+  queue(make_ack(q, 0x17F, kSynPsn));   // acknowledges only
   drain();
-  timeout(q);                          // ignored
-  note(q);                             // no rewind: its context stays
+  timeout(q);                           // ignored
+  note(q);                              // no rewind: the contexts stay
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_TRUE(rdc_hw[size_t(c)].valid);
-  EXPECT_EQ(held(q), 1);
-  queue(make_ack(q, 0x17F, 0x20 | 1));  // RNR: an episode
+  EXPECT_EQ(held(q), 62);
+  note(q, true);                        // the rewind drops them
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(held(q), 0);
   queue(make_ack(o, 0x2FF, kSynPsn));   // o's episode
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_EQ(held(q), 0);
-  EXPECT_EQ(held(o), 0);
+  EXPECT_EQ(held(o), 2);
   ASSERT_EQ(rdc_alloc(r, 0x400, 0x402, 0x40000, 8), 0);
   queue(make(r, kRespFirst, 0x400, 512));
   queue(make(r, kRespLast, 0x402, 8));  // 0x401 lost
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_EQ(held(r), 0);
-  ASSERT_EQ(cev_log.size(), 5u);
+  EXPECT_EQ(held(r), 1);
+  ASSERT_EQ(cev_log.size(), 4u);
   expect_retry(0, q, kRtTimeout, 0x1000);
   expect_cev(1, kCevAck, q, 0x17E, 0);
-  expect_retry(2, q, kRtRnr, 0x17F, 1);
-  expect_retry(3, o, kRtSeq, 0x2FF);
-  expect_retry(4, r, kRtImplied, 0x401);
-  EXPECT_EQ(stats.rt_frees, 4u);
+  expect_retry(2, o, kRtSeq, 0x2FF);
+  expect_retry(3, r, kRtImplied, 0x401);
   EXPECT_EQ(stats.tmo_ignored, 1u);
-  for (int i = 0; i < kRdEntries; ++i) EXPECT_FALSE(rdc[size_t(i)].valid) << "READ context " << i;
 }
 
 // After a rewind the QP resends (rcv) until in-order progress: READ 0x100..0x102 loses its
@@ -3292,10 +3288,10 @@ TEST_F(RxEngRandom, RandomTraffic) {
               u(stats.retries[kRtTimeout]), u(stats.notes), u(stats.tmo_ignored), u(stats.rwp_drops),
               u(stats.rwp_naks), u(stats.stale), u(stats.ack_inside), u(stats.ghosts), u(stats.dup_rd),
               u(stats.dup_rd_drop));
-  std::printf("[bench] episodes freeing READ contexts %llu; implied NAKs for a READ response beyond a READ without "
+  std::printf("[bench] episodes keeping READ contexts %llu; implied NAKs for a READ response beyond a READ without "
               "responses %llu; resending after a rewind: %llu ACKs beyond a READ and %llu sequence NAKs only "
               "acknowledged, %llu READ responses dropped, %llu cleared by in-order progress\n",
-              u(stats.rt_frees), u(stats.bq_rsp_implied), u(stats.rcv_acks), u(stats.rcv_naks), u(stats.rcv_drops),
+              u(stats.rt_kept), u(stats.bq_rsp_implied), u(stats.rcv_acks), u(stats.rcv_naks), u(stats.rcv_drops),
               u(stats.rcv_clears));
   std::printf("[bench] timer kicks %llu (%llu READ responses), %llu STOP; STOP withheld for a send race %llu, for a "
               "READ context %llu; %llu cycles with a take held by a kick; %llu sends reported\n",
@@ -3314,7 +3310,7 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(stats.tmo_ignored, 50u);
   EXPECT_GT(stats.rwp_drops, 25u);
   EXPECT_GT(stats.rwp_naks, 20u);
-  EXPECT_GT(stats.rt_frees, 50u);
+  EXPECT_GT(stats.rt_kept, 50u);
   EXPECT_GT(stats.bq_rsp_implied, 3u);
   EXPECT_GT(stats.rcv_acks, 5u);
   EXPECT_GT(stats.rcv_naks, 10u);
