@@ -13,6 +13,8 @@
 // for any QPNs, every cycle. The implied-NAK query: bq_hit == some valid entry of QPN bq_qpn
 // has a last PSN strictly before bq_psn (circular: (bq_psn - last) mod 2^24 in [1, 2^23));
 // bq_any == some valid entry has QPN bq_qpn.
+// The free count: n_free == the number of entries that were not valid one cycle earlier (0 in
+// the cycle after a reset cycle), every cycle.
 // Environment assumption: an inserted READ spans fewer than 2^23 PSNs ((last - first) mod
 // 2^24 < 2^23), as any PSN window must; the table keeps that for its valid entries (proved).
 `default_nettype none
@@ -53,6 +55,7 @@ module f_rd_ctx (
   logic [2:0]  lk_mtu;
   logic [12:0] lk_last_len;
   logic        qa_busy, qb_busy, bq_hit, bq_any;
+  logic [2:0]  n_free;
   srnic_rd_ctx #(.ENTRIES(E), .QPN_BITS(QB)) dut (
     .clk, .rst,
     .ins_valid, .ins_ready, .ins_qpn, .ins_first, .ins_last, .ins_pa, .ins_mtu, .ins_last_len,
@@ -60,7 +63,7 @@ module f_rd_ctx (
     .lk_mtu, .lk_last_len,
     .free_valid, .free_idx, .free_qpn, .rw_flush_valid, .rw_flush_qpn,
     .flush_valid, .flush_qpn, .qerr_flush_valid, .qerr_flush_qpn,
-    .qa_qpn, .qa_busy, .qb_qpn, .qb_busy, .bq_qpn, .bq_psn, .bq_hit, .bq_any);
+    .qa_qpn, .qa_busy, .qb_qpn, .qb_busy, .bq_qpn, .bq_psn, .bq_hit, .bq_any, .n_free);
 
   // probes: the table
   logic [E-1:0]    p_valid;
@@ -104,6 +107,15 @@ module f_rd_ctx (
       b_d = bq_psn - p_last[i * 24 +: 24];
       b_match[i] = p_valid[i] && p_qpn[i * QB +: QB] == bq_qpn && b_d != 24'd0 && !b_d[23];
     end
+
+  // entries not valid this cycle
+  logic [2:0] n_invalid;
+  always_comb begin
+    n_invalid = 3'd0;
+    for (int i = 0; i < E; i++) n_invalid = n_invalid + 3'(!p_valid[i]);
+  end
+  always_ff @(posedge clk)
+    if (!f_init) assert(n_free == ($past(rst) ? 3'd0 : $past(n_invalid)));
 
   // the search happens in the cycle after lk_valid
   logic        s_lk;
@@ -161,6 +173,8 @@ module f_rd_ctx (
       cover(!qa_busy && p_valid == '1);
       cover(lk_rsp && lk_hit && lk_first > lk_last);       // a hit on a range that wraps
       cover(lk_rsp && !lk_hit && r_match == '0 && p_valid != '0);
+      cover(n_free == 3'd0 && p_valid != '1);             // a full table, an entry freed since
+      cover(n_free == 3'd4 && p_valid != '0);             // an empty table, an insert since
     end
   end
 `endif

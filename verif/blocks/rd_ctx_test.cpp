@@ -14,7 +14,8 @@
 // strictly before bq_psn (24-bit serial arithmetic: bq_psn - last in 1 .. 2^23 - 1), probed
 // around each entry's last PSN (last, +1, +2^23 - 1, +2^23, -1), across the PSN wrap; and
 // bq_any iff bq_qpn has any valid entry (whatever bq_psn), after inserts, frees, stale frees
-// and each kind of flush.
+// and each kind of flush. n_free, every cycle: the free entries of the table as it stood in the
+// previous cycle (0 in the first cycle after reset), whatever inserted, freed or flushed them.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -54,12 +55,14 @@ struct RdCtxModel {
   std::vector<Entry> t = std::vector<Entry>(kEntries);
   bool lk1 = false;
   uint32_t lk1_qpn = 0, lk1_psn = 0;
-  Answer out;  // what the outputs show this cycle
+  Answer out;      // what the outputs show this cycle
+  int n_free = 0;  // what n_free shows this cycle
 
   void reset() {
     for (auto& e : t) e.valid = false;
     lk1 = false;
     out = {};
+    n_free = 0;
   }
   int free_slot() const {
     for (int i = 0; i < kEntries; ++i)
@@ -106,6 +109,7 @@ struct RdCtxModel {
     if (lk1) next = search(lk1_qpn, lk1_psn);
     else next.rsp = false;
     out = next;
+    n_free = kEntries - used();
     lk1 = lk;
     lk1_qpn = lk_qpn;
     lk1_psn = lk_psn;
@@ -196,6 +200,9 @@ class RdCtxBench : public ::testing::Test {
     ++(any ? any_yes : any_no);
     bq_any_psn_only += any && !bq;  // an entry of the QP, none before bq_psn
     ASSERT_EQ(bool(dut->ins_ready), model.ins_ready(fl, qfl, rwf)) << "cycle " << c << ", " << model.used() << " used";
+    ASSERT_EQ(int(dut->n_free), model.n_free) << "cycle " << c << ": free entries (as of the previous cycle; "
+                                              << kEntries - model.used() << " free now)";
+    ++n_free_seen[size_t(model.n_free)];
     ASSERT_EQ(bool(dut->lk_rsp), model.out.rsp) << "cycle " << c;
     if (model.out.rsp) {
       ++answers;
@@ -284,6 +291,7 @@ class RdCtxBench : public ::testing::Test {
   uint64_t inserts = 0, answers = 0, hits = 0, busy_yes = 0, busy_no = 0, bq_yes = 0, bq_no = 0;
   uint64_t any_yes = 0, any_no = 0, bq_any_psn_only = 0;
   uint64_t frees = 0, stale_frees = 0;  // frees of valid entries naming their QP / another QP
+  std::vector<uint64_t> n_free_seen = std::vector<uint64_t>(kEntries + 1);  // cycles n_free showed each count
   int force_query = -1;                 // all three query ports ask for this QPN (-1: random)
   int64_t force_bq_psn = -1;            // the implied-NAK query asks for this PSN (-1: random)
 };
@@ -488,6 +496,11 @@ TEST_F(RdCtxBench, RandomTraffic) {
   EXPECT_GT(bq_any_psn_only, 5000u) << "bq_any never set without bq_hit";
   EXPECT_GT(stale_frees, 500u) << "no free naming another QP";
   EXPECT_GT(frees, 5000u);
+  int counts = 0;
+  for (uint64_t n : n_free_seen) counts += n > 0;
+  EXPECT_GT(n_free_seen[0], 100u) << "n_free never 0";
+  EXPECT_GT(counts, kEntries / 2) << "n_free showed few of the counts";
+  std::printf("[bench] n_free showed %d of the %d counts\n", counts, kEntries + 1);
   std::printf("[bench] %llu inserts, %llu lookups (%llu hits), %llu frees, %llu ignored frees of another QP's entry, "
               "implied-NAK query %llu hit / %llu not, bq_any %llu set / %llu not (%llu without a hit)\n",
               (unsigned long long)inserts, (unsigned long long)answers, (unsigned long long)hits,
@@ -676,6 +689,55 @@ TEST_F(RdCtxBench, AnyEntryQuery) {
     step(false, {}, false, 0, 0, false, 0, way == 0, q, way == 1, q, way == 2, q);
     EXPECT_FALSE(any(q, 0x000300)) << "after flush " << way;
     EXPECT_TRUE(any(o, 0x000300)) << "the neighbour's entry flushed by flush " << way;
+  }
+}
+
+// n_free: 0 in the first cycle after reset, then the free entries of the table as it stood in
+// the previous cycle: an insert, a free and each kind of flush (QP reset, error, rewind) show one
+// cycle after the cycle they were made in; an insert and a free in one cycle cancel out; a full
+// table shows 0. (step() also compares n_free with the model in every cycle.)
+TEST_F(RdCtxBench, FreeCountOneCycleLate) {
+  SRNIC_BENCH_TRACE();
+  const uint32_t q = uint32_t(rng.below(kQpns)), o = (q + 1) % kQpns;
+  auto shows = [&]() {
+    dut.eval();
+    return int(dut->n_free);
+  };
+  for (int rep = 0; rep < 3 && !HasFatalFailure(); ++rep) {
+    reset();
+    EXPECT_EQ(shows(), 0) << "first cycle after reset";
+    idle(1);
+    EXPECT_EQ(shows(), kEntries);
+    for (int i = 0; i < kEntries && !HasFatalFailure(); ++i) {
+      const Entry e = make(i % 3 ? q : o, 4);
+      step(true, e, false, 0, 0);
+      advance(e);
+      EXPECT_EQ(shows(), kEntries - i) << "insert " << i << " shows in the cycle after the next";
+    }
+    idle(1);
+    EXPECT_EQ(shows(), 0) << "full table";
+    // a free, then an insert and a free in one cycle
+    step(false, {}, false, 0, 0, true, 1);
+    EXPECT_EQ(shows(), 0);
+    idle(1);
+    EXPECT_EQ(shows(), 1);
+    const Entry e = make(q, 2);
+    step(true, e, false, 0, 0, true, 2);
+    advance(e);
+    EXPECT_EQ(shows(), 1);
+    idle(1);
+    EXPECT_EQ(shows(), 1) << "an insert and a free in one cycle";
+    // one kind of flush per round, of the QP with about two thirds of the entries
+    const int used = model.used();
+    int of_q = 0;
+    for (const auto& x : model.t) of_q += x.valid && x.qpn == q;
+    ASSERT_GT(of_q, 1);
+    step(false, {}, false, 0, 0, false, 0, rep == 0, q, rep == 1, q, rep == 2, q);
+    EXPECT_EQ(shows(), kEntries - used) << "flush " << rep << " shows a cycle late";
+    const int left = model.used();
+    EXPECT_EQ(left, used - of_q);
+    idle(1);
+    EXPECT_EQ(shows(), kEntries - left) << "after flush " << rep;
   }
 }
 
