@@ -1290,7 +1290,7 @@ class RxEngBench : public ::testing::Test {
     EXPECT_FALSE(dut->rdc_flush_valid) << at << "flush without a command";
     if (dut->rdc_qerr_flush_valid) {
       ASSERT_FALSE(qflush_x.empty()) << at << "READ contexts of QP " << unsigned(dut->rdc_qerr_flush_qpn)
-                                     << " freed without a qerr or an episode start";
+                                     << " freed without a qerr";
       EXPECT_EQ(uint32_t(dut->rdc_qerr_flush_qpn), qflush_x.front()) << at << "READ-context flush of a QP";
       qflush_x.pop_front();
       for (auto& e : rdc_hw)
@@ -1602,7 +1602,7 @@ class RxEngBench : public ::testing::Test {
   bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false;
   uint32_t qerr_q = 0, note_q = 0, tmo_q = 0;
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
-  std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr, episode start)
+  std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr)
   Counts exp_cnt, act_cnt;
   Stats stats;
   std::vector<AwX> aw_log;
@@ -2052,8 +2052,8 @@ TEST_F(RxEngBench, ResponsesForPsnsNeverSentAreDropped) {
 // Requester: ACK/NAK events (an RNR NAK and a sequence NAK start a retry episode, in which
 // a NAK only acknowledges); READ responses placed through one context lookup, READ_DONE and
 // the context freed after the last; a lost response starts an episode (implied NAK) that
-// frees the QP's READ contexts (the rewind requests the READs again); responses that do not
-// fit their READ fail it.
+// keeps the QP's READ contexts until the rewind drops them (decision 47: a fence waits for
+// them; the rewind requests the READs again); responses that do not fit their READ fail it.
 TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   SRNIC_BENCH_TRACE();
   reset();
@@ -2103,11 +2103,14 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(w_bytes, 1124u + 512u);
   ASSERT_EQ(cev_log.size(), 7u);
   expect_retry(6, q2, kRtImplied, 0x301);
-  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid) << "the episode frees the READ's context (the rewind reads it again)";
+  EXPECT_TRUE(rdc[0].valid && rdc_hw[0].valid) << "the episode keeps the READ's context until the rewind";
   EXPECT_TRUE(st[q2].rwp);
   EXPECT_FALSE(st[q2].err);
+  note(q2, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid) << "the rewind drops the READ's context (it reads it again)";
   // READ 0x400 whose first response is lost, then the next READ's response: an episode from
-  // 0x400 that frees both contexts; the next READ's data is not placed (episode)
+  // 0x400 that keeps both contexts until the rewind; the next READ's data is not placed (episode)
   ASSERT_EQ(rdc_alloc(q3, 0x400, 0x401, 0x20000, 512), 0);
   ASSERT_EQ(rdc_alloc(q3, 0x402, 0x402, 0x30000, 20), 1);
   queue(make(q3, kRespMiddle, 0x401, 512));  // first response of 0x400.. missing
@@ -2119,8 +2122,12 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(n_lk, 3u);                       // q's and q2's first responses, q3's 0x401
   ASSERT_EQ(cev_log.size(), 8u);
   expect_retry(7, q3, kRtImplied, 0x400);
-  EXPECT_FALSE(rdc[0].valid || rdc[1].valid || rdc_hw[0].valid || rdc_hw[1].valid);
-  // a READ q3 sends before its rewind is applied holds a context again
+  EXPECT_TRUE(rdc[0].valid && rdc[1].valid && rdc_hw[0].valid && rdc_hw[1].valid)
+      << "the episode keeps both contexts until the rewind";
+  note(q3, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_FALSE(rdc[0].valid || rdc[1].valid || rdc_hw[0].valid || rdc_hw[1].valid) << "the rewind drops both";
+  // a READ q3 sends after its rewind holds a context again
   ASSERT_EQ(rdc_alloc(q3, 0x403, 0x403, 0x30000, 20), 0);
   // Responses that do not fit their READ: not placed, BAD_RESP_ERR, context freed.
   // q4: a 100-byte READ answered with a full-MTU ONLY (412 bytes would land past the buffer)
@@ -2367,8 +2374,12 @@ TEST_F(RxEngBench, ImpliedNakAndNaksBeyondReads) {
   queue(make_ack(q, 0x201, kSynAck));
   queue(make_ack(q, 0x202, kSynAck));  // beyond: everything up to 0x202 acknowledged but the READ
   drain();
-  note(q);
-  // the episode freed the READ's context: the rewind requests the READ again
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(rdc[0].valid && rdc_hw[0].valid) << "the episode keeps the READ's context until the rewind";
+  note(q, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid) << "the rewind drops the READ's context";
+  // the rewind requests the READ again
   ASSERT_EQ(rdc_alloc(q, 0x200, 0x201, 0x20000, 10), 0);
   queue(make_ack(q, 0x1FF, kSynAck));  // in-order progress after the rewind
   queue(make_ack(q, 0x205, kSynPsn));  // beyond it: from the NAK's PSN
@@ -2478,8 +2489,9 @@ TEST_F(RxEngBench, ReadResponseEpisodesAndStaleResponses) {
   EXPECT_EQ(act_cnt.psn_err, 0u);
 }
 
-// Local ACK timeouts: an episode from the next send PSN (a READ in progress is forgotten and
-// its context freed: its next response finds no READ, dropped and counted); none
+// Local ACK timeouts: an episode from the next send PSN (a READ in progress is forgotten; its
+// context stays until the rewind drops it, then its next response finds no READ, dropped and
+// counted); none
 // during an episode, nor for a QP in RTR, INIT, RESET, failed (qerr) or moved to ERR. The next
 // send PSN is the one the engine reads at the take: a send reported one cycle before the
 // take is not in it yet, one two cycles before is.
@@ -2497,8 +2509,11 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   queue(make(q, kRespFirst, 0x700, 512));
   drain();
   timeout(q);
-  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid);
-  note(q);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(rdc[0].valid && rdc_hw[0].valid) << "the episode keeps the READ's context until the rewind";
+  note(q, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_FALSE(rdc[0].valid || rdc_hw[0].valid) << "the rewind drops the READ's context";
   queue(make(q, kRespMiddle, 0x701, 512));
   drain();
   ASSERT_FALSE(HasFatalFailure());
@@ -2809,8 +2824,8 @@ TEST_F(RxEngBench, NothingTakenWhileKickWaits) {
 // A READ response beyond a READ of the QP that got none of its responses: READ 0x10 lost its
 // only response, READ 0x11..0x12 (sent after it) gets both of its. The first is an implied NAK
 // from its own PSN (found through the implied-NAK query, no lookup; the completion engine
-// rewinds to READ 0x10, the first incomplete WQE) and frees both READ contexts; nothing is
-// placed, no READ_DONE for 0x12 (srnic_comp would complete READ 0x10 with it, its data never
+// rewinds to READ 0x10, the first incomplete WQE) and keeps both READ contexts until the
+// rewind drops them; nothing is placed, no READ_DONE for 0x12 (srnic_comp would complete READ 0x10 with it, its data never
 // written) and no timer kick; the second response is dropped (episode). After the rewind
 // (both READs requested again) a late response of READ 0x11..0x12 as first sent is beyond
 // READ 0x10 again but answers a request from before the rewind: dropped, no episode; the
@@ -2835,8 +2850,10 @@ TEST_F(RxEngBench, ReadResponsesBeyondAWhollyLostRead) {
   EXPECT_TRUE(tk_log.empty());
   EXPECT_EQ(stats.bq_rsp_implied, 1u);
   EXPECT_EQ(stats.rwp_drops, 1u);
-  EXPECT_FALSE(rdc_hw[0].valid || rdc_hw[1].valid) << "the episode frees the QP's READ contexts";
+  EXPECT_TRUE(rdc_hw[0].valid && rdc_hw[1].valid) << "the episode keeps the QP's READ contexts until the rewind";
   note(q, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_FALSE(rdc_hw[0].valid || rdc_hw[1].valid) << "the rewind drops the QP's READ contexts";
   ASSERT_EQ(rdc_alloc(q, 0x10, 0x10, 0x1000, 100), 0);
   ASSERT_EQ(rdc_alloc(q, 0x11, 0x12, 0x2000, 50), 1);
   queue(make(q, kRespFirst, 0x11, 512));  // from before the rewind: dropped
