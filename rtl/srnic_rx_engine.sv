@@ -46,8 +46,7 @@
 // the timers). Each starts a retry episode: a CEV_RETRY event names where to resend from
 // (the first missing READ response PSN when a READ is partly placed, else the NAK's PSN; for a
 // timeout the next send PSN, so the completion engine can tell whether anything is
-// outstanding), the QP's READ contexts are freed (its READ responses are dropped until the
-// rewind, which requests those READs again), and the QP is marked (rwp) until the send path
+// outstanding), and the QP is marked (rwp) until the send path
 // has applied the completion engine's answer (note_*). Meanwhile the QP's READ responses are dropped (the send path
 // drops its READ contexts when it rewinds, and no READ may complete from responses that a
 // resend will bring again) and further NAKs only acknowledge (one episode at a time; a NAK
@@ -57,8 +56,8 @@
 // After the note the QP resends (rcv) until in-order progress (a READ response placed, or an
 // ACK beyond no unfinished READ): meanwhile responses to what was sent before the rewind
 // (an ACK beyond a READ, a sequence NAK, a READ response beyond one without responses) open
-// no episode. An episode that freed READ contexts marks the QP (rrd): until it holds a READ
-// context again (the resend requested its first READ again) no context shows that an ACK
+// no episode. An episode of a QP holding READ contexts marks it (rrd; its rewind drops
+// them): until it holds a READ context again (the resend requested its first READ again) no context shows that an ACK
 // is beyond a READ the rewind requests again, so ACKs are no progress then.
 // A duplicate READ request is executed again from its own PSN, address and length after the
 // R_Key check (a requester re-reading what it lost); it changes no responder state. RNR
@@ -218,7 +217,7 @@ module srnic_rx_engine #(
     logic [12:0] rd_llen;    // payload bytes of its last response
     logic        rwp;        // a retry episode is open (rewind pending)
     logic        rcv;        // resending after an episode: no in-order progress seen yet
-    logic        rrd;        // an episode freed READ contexts: an ACK is in-order progress only
+    logic        rrd;        // an episode's rewind drops READ contexts: an ACK is progress only
                              // once the QP holds a READ context again
   } rxst_t;
   rxcfg_t cmd_cfg;
@@ -515,11 +514,10 @@ module srnic_rx_engine #(
   // a QP moved to RESET (from any state: no error flush need have freed anything) and a QP
   // initialised again free every READ context the QP still holds
   assign rdc_flush_valid = qp_cmd_ready && (qp_cmd.init_idx || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET));
-  // a QP in error, and a QP whose retry episode starts (the cycle after retry()), lose their
-  // READ contexts: responses are dropped until the rewind, which requests the READs again (so
-  // the contexts cannot hold up the send path the rewind waits for)
-  logic rt_flush;
-  assign rdc_qerr_flush_valid = (est == E_CLASSIFY && is_qerr) || rt_flush;
+  // a QP in error loses its READ contexts. A retry episode keeps them until the rewind (the
+  // send path drops them when it applies it): a fence waits for them, so a fenced WQE cannot
+  // leave with what an unfinished READ has not placed yet (decision 47)
+  assign rdc_qerr_flush_valid = est == E_CLASSIFY && is_qerr;
   assign rdc_qerr_flush_qpn   = qpn;
   always_ff @(posedge clk) begin
     if (rst || est != E_RDLK) rdlk_sent <= 1'b0;
@@ -575,7 +573,6 @@ module srnic_rx_engine #(
     s.rwp          <= 1'b1;
     s.rd_valid     <= 1'b0;
     if (rdc_bq_any) s.rrd <= 1'b1;   // READs the rewind requests again lose their contexts
-    rt_flush       <= 1'b1;
     cev_q          <= '0;
     cev_q.kind     <= srnic_pkg::CEV_RETRY;
     cev_q.qpn      <= srnic_pkg::QPN_W'(qpn);
@@ -622,10 +619,9 @@ module srnic_rx_engine #(
   always_ff @(posedge clk) begin
     if (rst) begin
       est <= E_IDLE; mv_active <= 1'b0; beats_left <= '0; mr_go <= 1'b0;
-      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0; rt_flush <= 1'b0;
+      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
     end else begin
       if (tk_valid && tk_ready) tk_valid <= 1'b0;
-      rt_flush <= 1'b0;
       if (snd_now) snd_seen <= 1'b1;
       // ---------------- mover
       if (mv_fill) begin
