@@ -219,6 +219,10 @@ module srnic_comp #(
     else lim = srnic_pkg::psn_ge(r, a) ? r : a;
     rt_limit = lim;
   endfunction
+  // an RNR wait ended (a timeout episode that uses no retry; its answer unparks the QP)
+  function automatic logic rnr_end(input logic [1:0] kind, input logic [4:0] code);
+    rnr_end = kind == srnic_pkg::RT_TIMEOUT && code == srnic_pkg::RTC_RNR_END;
+  endfunction
 
   // ------------------------------------------------------------------ issue stage
   typedef enum logic [2:0] {I_IDLE, I_READ, I_HERR, I_SIZE, I_AR, I_WB} istate_e;
@@ -325,6 +329,7 @@ module srnic_comp #(
   wire  is_rt    = ev.kind == srnic_pkg::CEV_ACKS && ev.has_rt && !rt_done;
   wire  rt_tmo   = ev.rt_kind == srnic_pkg::RT_TIMEOUT;
   wire  rt_rnr   = ev.rt_kind == srnic_pkg::RT_RNR;
+  wire  rt_end   = rnr_end(ev.rt_kind, ev.rt_code);
   wire  rt_in    = srnic_pkg::psn_ge(ev.rt_psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.rt_psn);
   // the head WQE is complete by this event's ACKs or READ data: the episode is not at it
   wire  w_acked  = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
@@ -333,7 +338,8 @@ module srnic_comp #(
                    (rt_tmo ? s.psn != ev.rt_psn : (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))));
   wire [23:0] rt_to = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
   wire [31:0] rt_off = {8'd0, rt_to - s.psn} << srnic_pkg::mtu_log2(c.mtu);
-  wire  rt_out   = rt_rnr ? (c.rnr_retry != 3'd7 && s.rnr_left == 3'd0) : (c.retry_cnt != 3'd7 && s.retry_left == 3'd0);
+  wire  rt_out   = rt_rnr ? (c.rnr_retry != 3'd7 && s.rnr_left == 3'd0) :
+                   (!rt_end && c.retry_cnt != 3'd7 && s.retry_left == 3'd0);
   wire  rt_fail  = rt_here && rt_out;  // no retry left: the head WQE fails
   wire fatal   = is_nak || rt_fail;     // the head WQE fails and stops the QP's send side
   // what to do with the WQE at the head of the run
@@ -410,8 +416,10 @@ module srnic_comp #(
     if (w_wb) begin
       rw_in = rt_done ? rw_d : '0;
       rw_in.qpn = srnic_pkg::QPN_W'(ev.qpn);
+      rw_in.up  = rnr_end(ev.rt_kind, ev.rt_code);
     end else begin
       rw_in.qpn = srnic_pkg::QPN_W'(i_ev.qpn);
+      rw_in.up  = rnr_end(i_ev.rt_kind, i_ev.rt_code);
     end
   end
   assign rw_push = (w_wb && w_owes) || (i_wb && i_owes);
@@ -519,7 +527,7 @@ module srnic_comp #(
                 rw_d.apply <= 1'b1; rw_d.ci <= s.ci; rw_d.off <= rt_off; rw_d.psn <= rt_to;
                 rw_d.rnr <= rt_rnr; rw_d.code <= ev.rt_code;
                 if (rt_rnr) s.rnr_left <= (c.rnr_retry == 3'd7) ? 3'd7 : s.rnr_left - 3'd1;
-                else s.retry_left <= (c.retry_cnt == 3'd7) ? 3'd7 : s.retry_left - 3'd1;
+                else if (!rt_end) s.retry_left <= (c.retry_cnt == 3'd7) ? 3'd7 : s.retry_left - 3'd1;
               end
             end
           end else if (walk_go) begin

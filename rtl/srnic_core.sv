@@ -156,9 +156,9 @@ module srnic_core #(
   logic          s_valid, s_ready, done_valid, done_more, done_ready, db_overflow;
   logic [AW-1:0] s_qpn, done_qpn;
   // go-back-N between the completion engine, the send path, the RX engine and the timers
-  logic          rw_valid, rw_ready, unpark_valid, unpark_ready, note_valid, note_ready;
-  logic          kick_valid, kick_ready, rnr_valid, rnr_ready, tmo_valid, tmo_ready, rdc_rw_flush;
-  logic [AW-1:0] unpark_qpn, note_qpn, kick_qpn, rnr_qpn, tmo_qpn, rdc_rw_flush_qpn;
+  logic          rw_valid, rw_ready, note_valid, note_ready;
+  logic          kick_valid, kick_ready, rnr_valid, rnr_ready, tmo_valid, tmo_rnr, tmo_ready, rdc_rw_flush;
+  logic [AW-1:0] note_qpn, kick_qpn, rnr_qpn, tmo_qpn, rdc_rw_flush_qpn;
   logic [4:0]    rnr_code;
   logic          tkx_valid, tkx_ready, tkx_room, rxk_valid, rxk_ready, rxk_stop;
   logic [AW-1:0] tkx_qpn, rxk_qpn;
@@ -181,7 +181,7 @@ module srnic_core #(
     .s_valid, .s_qpn, .s_ready,
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_ready(qp_stop_ready),
     .hstop_valid(herr_valid), .hstop_qpn(herr_qpn), .hstop_ready(herr_ready),
-    .rw_valid, .rw, .rw_ready, .unpark_valid, .unpark_qpn, .unpark_ready,
+    .rw_valid, .rw, .rw_ready,
     .note_valid, .note_qpn, .note_ready, .kick_valid, .kick_qpn, .kick_ready,
     .rnr_valid, .rnr_qpn, .rnr_code, .rnr_ready, .rdc_rw_flush, .rdc_rw_flush_qpn,
     .done_valid, .done_qpn, .done_more, .done_ready,
@@ -296,7 +296,7 @@ module srnic_core #(
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
-    .qerr_valid, .qerr_qpn, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_ready,
+    .qerr_valid, .qerr_qpn, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
     .rd_busy(rx_rd_busy), .rd_busy_qpn(rx_rd_qpn),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
@@ -334,8 +334,8 @@ module srnic_core #(
   // the send path (rnr_*), the RX engine's restart/stop on an accepted response (rxk_*), and a
   // restart for every request packet leaving the send path (tkx_*, a FIFO the send path
   // waits on when full). The RX engine's stop is STOP_ACK: an RNR wait is never cancelled by
-  // a response. Expiries go to the send path (an RNR wait ended: unpark) or to the RX engine
-  // (a local ACK timeout: a retry episode). QP_MODIFY sets the QP's timeout attribute and
+  // a response. Expiries go to the RX engine as retry episodes (a local ACK timeout, or the
+  // end of an RNR wait, whose answer unparks the QP: decision 48). QP_MODIFY sets the QP's timeout attribute and
   // stops its timer.
   logic          tm_kick_valid, tm_kick_ready, tm_fire_valid, tm_fire_ready, tm_fire_rnr;
   logic [AW-1:0] tm_kick_qpn, tm_fire_qpn;
@@ -356,11 +356,10 @@ module srnic_core #(
     .kick_valid(tm_kick_valid), .kick_qpn(tm_kick_qpn), .kick_kind(tm_kick_kind), .kick_rnr(rnr_code),
     .kick_ready(tm_kick_ready),
     .fire_valid(tm_fire_valid), .fire_qpn(tm_fire_qpn), .fire_rnr(tm_fire_rnr), .fire_ready(tm_fire_ready));
-  assign unpark_valid  = tm_fire_valid && tm_fire_rnr;
-  assign unpark_qpn    = tm_fire_qpn;
-  assign tmo_valid     = tm_fire_valid && !tm_fire_rnr;
+  assign tmo_valid     = tm_fire_valid;
+  assign tmo_rnr       = tm_fire_rnr;
   assign tmo_qpn       = tm_fire_qpn;
-  assign tm_fire_ready = tm_fire_rnr ? unpark_ready : tmo_ready;
+  assign tm_fire_ready = tmo_ready;
 
   // ---------------------------------------------------------------- CQ writer
   logic        cq_aw_valid, cq_w_valid, cq_w_last, cq_overflow;
@@ -403,7 +402,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_RX_ACCESS_ERR]     = cnt_access_err;
     cnt_inc[srnic_abi_pkg::CNT_TX_RETRANSMIT]     = sent_again;
     cnt_inc[srnic_abi_pkg::CNT_REWIND]            = rdc_rw_flush;
-    cnt_inc[srnic_abi_pkg::CNT_ACK_TIMEOUT]       = tmo_valid && tmo_ready;
+    cnt_inc[srnic_abi_pkg::CNT_ACK_TIMEOUT]       = tmo_valid && tmo_ready && !tmo_rnr;
     cnt_inc[srnic_abi_pkg::CNT_RNR_WAIT]          = rnr_valid && rnr_ready;
   end
   /* verilator lint_off UNUSEDSIGNAL */

@@ -185,7 +185,8 @@ package srnic_pkg;
     logic             has_rd;    // CEV_ACKS: psn2 is valid
     logic             has_rt;    // CEV_ACKS: a retry episode (rt_*) follows the ACKs
     logic [1:0]       rt_kind;   // RT_SEQ, RT_IMPLIED, RT_RNR, RT_TIMEOUT
-    logic [4:0]       rt_code;   // RT_RNR: the NAK's RNR timer code
+    logic [4:0]       rt_code;   // RT_RNR: the NAK's RNR timer code; RT_TIMEOUT: RTC_RNR_END
+                                 // marks the end of an RNR wait (no retry is charged)
     logic [23:0]      rt_psn;    // SEQ/IMPLIED/RNR: resend from here (everything before is
                                  // acknowledged); TIMEOUT: the send path's next PSN
   } comp_ev_t;
@@ -195,11 +196,15 @@ package srnic_pkg;
   localparam logic [1:0] RT_SEQ     = 2'd0;  // NAK PSN sequence error
   localparam logic [1:0] RT_IMPLIED = 2'd1;  // READ responses missing (gap, or ACK beyond a READ)
   localparam logic [1:0] RT_RNR     = 2'd2;  // RNR NAK: resend after the RNR timer
-  localparam logic [1:0] RT_TIMEOUT = 2'd3;  // local ACK timeout
+  localparam logic [1:0] RT_TIMEOUT = 2'd3;  // local ACK timeout (or, with rt_code RTC_RNR_END,
+                                             // the end of an RNR wait)
+  localparam logic [4:0] RTC_RNR_END = 5'd1;
 
   // The completion engine's answer to a retry episode, for the send path: rewind the QP's send
   // state to WQE ci, byte offset off, PSN psn (apply = 0: nothing to resend, or the retries ran
-  // out); rnr: park the QP until the RNR timer (code) expires.
+  // out); rnr (with apply): an RNR NAK, the send state does not move, the QP is parked until
+  // the RNR timer (code) expires; up: the answer to the end of an RNR wait, the QP is unparked
+  // (after the rewind, if any).
   typedef struct packed {
     logic [QPN_W-1:0] qpn;
     logic             apply;
@@ -208,6 +213,7 @@ package srnic_pkg;
     logic [23:0]      psn;
     logic             rnr;
     logic [4:0]       code;
+    logic             up;
   } rewind_t;
 
 

@@ -112,6 +112,7 @@ module srnic_rx_engine #(
   output logic              note_ready,
   input  wire logic         tmo_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] tmo_qpn,
+  input  wire logic         tmo_rnr,      // not a timeout: the QP's RNR wait ended
   output logic              tmo_ready,
   // a READ response of rd_busy_qpn is being taken or placed (from its take until its payload
   // is written); srnic_comp holds that QP's failed and flushed READ completions meanwhile
@@ -219,6 +220,7 @@ module srnic_rx_engine #(
     logic        rcv;        // resending after an episode: no in-order progress seen yet
     logic        rrd;        // an episode's rewind drops READ contexts: an ACK is progress only
                              // once the QP holds a READ context again
+    logic        rxp;        // an RNR wait ended during an episode: its episode follows the note
   } rxst_t;
   rxcfg_t cmd_cfg;
   rxst_t  cmd_st;
@@ -390,6 +392,7 @@ module srnic_rx_engine #(
   logic        is_qerr;     // not a packet: the completion engine reports the QP in error
   logic        is_note;     // not a packet: the QP's retry episode was answered
   logic        is_tmo;      // not a packet: the QP's local ACK timeout expired
+  logic        is_rnr_end;  // ... or, with is_tmo, its RNR wait ended
   logic        dup_rd;      // a duplicate READ request, executed again
   logic        err0;        // the receive side was in error when the packet started
   logic        acc_fail;    // WRITE ONLY with immediate, bad R_Key: its receive WQE completes in error
@@ -666,7 +669,7 @@ module srnic_rx_engine #(
           snd_seen <= (snd_wr && snd_wr_qpn == rd_qpn) || (snd_valid && snd_qpn == rd_qpn);
           if (ev_take) begin
             m <= '0;
-            is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready;
+            is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready; is_rnr_end <= tmo_rnr;
             wqe_owed <= 1'b0;
             beats_left <= '0;
             qpn <= rd_qpn;
@@ -702,12 +705,21 @@ module srnic_rx_engine #(
           end else if (is_note) begin
             s.rwp <= 1'b0;           // the episode is over: READ responses count again
             s.rcv <= 1'b1;           // responses to what was sent before the rewind may follow
-            est <= E_WB;
+            s.rxp <= 1'b0;
+            // an RNR wait that ended during the episode gets its own episode now
+            if (s.rxp && qp_tx_ok && !s.err) retry(srnic_pkg::RT_TIMEOUT, snd_nxt, srnic_pkg::RTC_RNR_END);
+            else est <= E_WB;
           end else if (is_tmo) begin
             // local ACK timeout: resend what is outstanding (the completion engine compares
-            // the oldest incomplete WQE with the next send PSN)
-            if (qp_tx_ok && !s.err && !s.rwp) retry(srnic_pkg::RT_TIMEOUT, snd_nxt, 5'd0);
-            else est <= E_WB;
+            // the oldest incomplete WQE with the next send PSN); the end of an RNR wait: the
+            // same without using a retry, and the answer unparks the QP (decision 48). An
+            // open episode covers a timeout; an RNR wait's end waits for its note.
+            if (qp_tx_ok && !s.err && !s.rwp)
+              retry(srnic_pkg::RT_TIMEOUT, snd_nxt, is_rnr_end ? srnic_pkg::RTC_RNR_END : 5'd0);
+            else begin
+              if (qp_tx_ok && !s.err && is_rnr_end) s.rxp <= 1'b1;
+              est <= E_WB;
+            end
           end else if (m.rq_flush) begin
             est <= E_FLUSH;
           end else if (is_resp) begin

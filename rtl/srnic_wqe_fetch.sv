@@ -22,8 +22,12 @@
 // the send state moves back to WQE ci, offset off, PSN psn. Jobs whose PSN is below the
 // highest PSN sent so far (psn_hi) are marked resend. A READ resumed inside its range is
 // requested for the rest only (partial re-read: PSN, remote address and length advanced). An
-// RNR rewind parks the QP (turns end without work) until its RNR timer fires (unpark).
-// Every answer, applied or not, is passed on to the RX engine (note_*), which ends the episode.
+// RNR answer parks the QP (turns end without work) without moving the send state (drained and
+// its READ contexts dropped like a rewind) and starts its RNR wait; where to resume is decided
+// when the wait ends: the RX engine opens an episode for that (decision 48), and its answer
+// (marked up: a rewind, or nothing to resend) unparks the QP. Other rewinds leave a park as it
+// is. Every answer, applied or not, is passed on to the RX engine (note_*), which ends the
+// episode.
 // Issue, plan and emit stages overlap across QPs (turns of different QPs in flight), and
 // WQE data space is reserved before each read so the shared AXI R channel never stalls.
 `default_nettype none
@@ -49,13 +53,10 @@ module srnic_wqe_fetch #(
   input  wire logic                       hstop_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] hstop_qpn,
   output logic                            hstop_ready,
-  // go-back-N: rewinds from the completion engine, RNR timer expiries
+  // go-back-N: rewinds from the completion engine (also the answers that end RNR waits)
   input  wire logic                       rw_valid,
   input  var srnic_pkg::rewind_t          rw,
   output logic                            rw_ready,
-  input  wire logic                       unpark_valid,
-  input  wire logic [$clog2(NUM_QPS)-1:0] unpark_qpn,
-  output logic                            unpark_ready,
   // ... and what they cause: the episode ends (RX engine), the QP is queued again
   // (scheduler), its RNR wait starts (timers), its READ contexts are dropped
   output logic                            note_valid,
@@ -222,7 +223,7 @@ module srnic_wqe_fetch #(
 
   logic          iss_busy;         // a read of the QP state is in flight
   logic [AW-1:0] iss_qpn;
-  logic          iss_stop, iss_host, iss_rw, iss_up;
+  logic          iss_stop, iss_host, iss_rw;
   srnic_pkg::rewind_t iss_rwd;
   logic          seg_busy_a;              // segments of iss_qpn planned, not yet emitted
   logic          rdq_busy_a, rdq_busy_p;   // READs planned, not yet in srnic_rd_ctx (below)
@@ -232,20 +233,17 @@ module srnic_wqe_fetch #(
   logic [$clog2(WBUF):0] wbuf_resv;      // beats reserved (requested, not yet consumed)
   logic          idle_done;              // issue stage reports a turn with nothing to do
 
-  // stop requests go before host stops, host stops before rewinds, rewinds before unparks,
-  // unparks before scheduler turns
+  // stop requests go before host stops, host stops before rewinds, rewinds before scheduler
+  // turns
   wire   take_stop  = stop_valid;
   wire   take_hstop = !stop_valid && hstop_valid;
   wire   take_rw    = !stop_valid && !hstop_valid && rw_valid;
-  wire   take_up    = !stop_valid && !hstop_valid && !rw_valid && unpark_valid;
-  assign rd_req  = (stop_valid || hstop_valid || rw_valid || unpark_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
-  assign rd_qpn  = take_stop ? stop_qpn : take_hstop ? hstop_qpn : take_rw ? rw.qpn[AW-1:0] :
-                   take_up ? unpark_qpn : s_qpn;
-  assign s_ready = rd_req && !take_stop && !take_hstop && !take_rw && !take_up;
+  assign rd_req  = (stop_valid || hstop_valid || rw_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
+  assign rd_qpn  = take_stop ? stop_qpn : take_hstop ? hstop_qpn : take_rw ? rw.qpn[AW-1:0] : s_qpn;
+  assign s_ready = rd_req && !take_stop && !take_hstop && !take_rw;
   assign stop_ready  = rd_req && take_stop;
   assign hstop_ready = rd_req && take_hstop;
   assign rw_ready     = rd_req && take_rw;
-  assign unpark_ready = rd_req && take_up;
 
   // the state read is captured when it returns and held until the turn is issued
   sqcfg_t      a_cfg;
@@ -270,11 +268,11 @@ module srnic_wqe_fetch #(
   // and the QP is requeued (no WQE read until the READs are done)
   wire a_fence = a_st.fwait && (rdc_qa_busy || rdq_busy_a);
   wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop &&
-                !a_st.park && !iss_rw && !iss_up;
+                !a_st.park && !iss_rw;
   wire a_work = a_go && !a_fence;
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
-  wire a_flush = !iss_rw && !iss_up && ((a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err) || iss_host);
+  wire a_flush = !iss_rw && ((a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err) || iss_host);
   // hold the response until it can be issued
   logic a_valid;
   always_comb begin
@@ -296,30 +294,33 @@ module srnic_wqe_fetch #(
   // a turn without work ends here; it competes with the process stage for done
   assign idle_done = a_valid && !a_work && !a_flush;
   // Rewind: applied to a QP that is in RTS and not stopped, once none of its segments waits
-  // to be emitted; then the RX engine is told (the episode ends), the QP is queued again or
-  // its RNR wait starts. Unpark: the RNR wait is over, the QP is queued again.
+  // to be emitted; then the RX engine is told (the episode ends), and the QP is queued again
+  // (unless it stays parked), or, for an RNR answer, parked with the send state where it is
+  // and its RNR wait started. An answer marked up (an RNR wait ended) unparks the QP, which
+  // is queued again if it was parked.
   wire   rw_apply = iss_rw && iss_rwd.apply && a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && !a_st.err;
   wire   rw_park  = rw_apply && iss_rwd.rnr;
-  wire   up_kick  = iss_up && a_st.park;
+  wire   rw_move  = rw_apply && !iss_rwd.rnr;
   txst_t rw_st;
   always_comb begin
     rw_st = a_st;
-    if (rw_apply) begin
-      rw_st.ci = iss_rwd.ci; rw_st.off = iss_rwd.off; rw_st.psn = iss_rwd.psn;
-      rw_st.park = iss_rwd.rnr; rw_st.fwait = 1'b0;
+    if (rw_move) begin
+      rw_st.ci = iss_rwd.ci; rw_st.off = iss_rwd.off; rw_st.psn = iss_rwd.psn; rw_st.fwait = 1'b0;
       if (srnic_pkg::psn_gt(a_st.psn, a_st.psn_hi)) rw_st.psn_hi = a_st.psn;
     end
-    if (iss_up) rw_st.park = 1'b0;
+    if (rw_park) rw_st.park = 1'b1;
+    if (iss_rw && iss_rwd.up) rw_st.park = 1'b0;
   end
+  wire   rw_kick  = !rw_st.park && (rw_move || (iss_rw && iss_rwd.up && a_st.park));
 
   // No new read is issued while a turn waits in the issue stage (iss_busy).
   always_ff @(posedge clk) begin
     if (rst) begin
-      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0; iss_host <= 1'b0; iss_rw <= 1'b0; iss_up <= 1'b0;
+      iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0; iss_host <= 1'b0; iss_rw <= 1'b0;
     end else begin
       if (rd_req) begin
         iss_busy <= 1'b1; iss_qpn <= rd_qpn; iss_stop <= take_stop || take_hstop; iss_host <= take_hstop;
-        iss_rw <= take_rw; iss_up <= take_up; iss_rwd <= rw;
+        iss_rw <= take_rw; iss_rwd <= rw;
       end
       if (cfg_rsp_v) a_valid <= 1'b1;
       if (ctx_push || i_wr) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
@@ -473,25 +474,24 @@ module srnic_wqe_fetch #(
   // Stop requests write back but tell the scheduler nothing (the QP is not its turn).
   wire p_done = pst == P_END;
   wire p_wr   = p_done && (t.stop || done_ready);
-  // Rewind and unpark outputs (see above): only in a cycle in which the issue stage can write
-  // the send state back (the plan stage's turn end has the write port first), so each goes
-  // out exactly once, together with that write.
+  // Rewind outputs (see above): only in a cycle in which the issue stage can write the send
+  // state back (the plan stage's turn end has the write port first), so each goes out exactly
+  // once, together with that write.
   wire   misc_ok  = a_valid && !p_done;
-  wire   rw_go    = misc_ok && iss_rw && !(rw_apply && seg_busy_a) && note_ready &&
-                    (!rw_park || rnr_ready) && (!rw_apply || rw_park || kick_ready);
-  wire   up_go    = misc_ok && iss_up && (!up_kick || kick_ready);
-  assign note_valid = misc_ok && iss_rw && !(rw_apply && seg_busy_a) && (!rw_park || rnr_ready) &&
-                      (!rw_apply || rw_park || kick_ready);
+  wire   rw_wait  = rw_apply && seg_busy_a;   // the QP's planned segments still leave first
+  wire   rw_go    = misc_ok && iss_rw && !rw_wait && note_ready && (!rw_park || rnr_ready) &&
+                    (!rw_kick || kick_ready);
+  assign note_valid = misc_ok && iss_rw && !rw_wait && (!rw_park || rnr_ready) && (!rw_kick || kick_ready);
   assign note_qpn   = iss_qpn;
   assign rnr_valid  = misc_ok && rw_park && !seg_busy_a && note_ready;
   assign rnr_qpn    = iss_qpn;
   assign rnr_code   = iss_rwd.code;
-  assign kick_valid = (misc_ok && rw_apply && !rw_park && !seg_busy_a && note_ready) || (misc_ok && up_kick);
+  assign kick_valid = misc_ok && rw_kick && !rw_wait && note_ready;
   assign kick_qpn   = iss_qpn;
   assign rdc_rw_flush     = rw_go && rw_apply;
   assign rdc_rw_flush_qpn = iss_qpn;
-  wire i_misc = iss_rw || iss_up;
-  wire i_wr   = idle_done && !p_done && (i_misc ? (rw_go || up_go) : (iss_stop || done_ready));
+  wire i_misc = iss_rw;
+  wire i_wr   = idle_done && !p_done && (i_misc ? rw_go : (iss_stop || done_ready));
   assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop && !i_misc);
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
   assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : (a_go && a_fence);

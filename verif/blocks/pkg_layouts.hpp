@@ -32,8 +32,8 @@ enum CompEvF { kCeKind, kCeQpn, kCePsn, kCeStatus, kCePsn2, kCeHasAck, kCeHasRd,
 constexpr Layout<11> kCompEv{{3, 16, 24, 8, 24, 1, 1, 1, 2, 5, 24}};
 
 // srnic_pkg::rewind_t
-enum RewindF { kRwQpn, kRwApply, kRwCi, kRwOff, kRwPsn, kRwRnr, kRwCode };
-constexpr Layout<7> kRewind{{16, 1, 16, 32, 24, 1, 5}};
+enum RewindF { kRwQpn, kRwApply, kRwCi, kRwOff, kRwPsn, kRwRnr, kRwCode, kRwUp };
+constexpr Layout<8> kRewind{{16, 1, 16, 32, 24, 1, 5, 1}};
 
 // srnic_pkg::mr_entry_t
 enum MrEntryF { kMrIova, kMrLength, kMrPa, kMrKey, kMrPd, kMrAccess, kMrValid };
