@@ -15,7 +15,9 @@
 //                    before rt_psn that got no (or not all) responses; a local ACK timeout
 //                    resends the oldest incomplete WQE from its start, if anything was
 //                    sent. Each episode uses one retry (rnr_retry for RNR NAKs, retry_cnt
-//                    otherwise; 7 = no limit; a WQE completed successfully restores both);
+//                    otherwise; 7 = no limit; a WQE completed successfully restores both),
+//                    except the end of an RNR wait (a timeout marked RTC_RNR_END), which uses
+//                    none and whose answer is marked up (the send path unparks the QP);
 //                    when none is left the WQE completes with RETRY_EXC_ERR or
 //                    RNR_RETRY_EXC_ERR and the QP fails like on a fatal NAK. Every episode
 //                    gets exactly one answer on rw_* (apply = 0 when nothing is resent), which

@@ -62,6 +62,9 @@
 // A duplicate READ request is executed again from its own PSN, address and length after the
 // R_Key check (a requester re-reading what it lost); it changes no responder state. RNR
 // NAKs carry the QP's min_rnr_timer.
+// The end of a QP's RNR wait (tmo_rnr) opens a timeout episode marked RTC_RNR_END (no retry
+// used; its answer unparks the QP, decision 48); if an episode is open it is kept (rxp) and
+// opened when that episode's note comes.
 //
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
 // and written back at its end; packets are processed strictly in order, so two packets of
