@@ -310,7 +310,7 @@ class RxEngBench : public ::testing::Test {
     dut->meta_valid = dut->d_valid = dut->qp_cmd_valid = dut->mr_rsp = dut->wqe_valid = 0;
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
     dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
-    dut->note_valid = dut->tmo_valid = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
+    dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
     dut.reset();
   }
 
@@ -339,7 +339,7 @@ class RxEngBench : public ::testing::Test {
     put(kCSqPsn, sqv);
     // nothing else is offered meanwhile (held events are offered again afterwards)
     dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = dut->qerr_valid = 0;
-    dut->snd_valid = dut->note_valid = dut->tmo_valid = dut->tk_ready = 0;
+    dut->snd_valid = dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {
