@@ -16,8 +16,10 @@
 //                    resends the oldest incomplete WQE from its start, if anything was
 //                    sent. Each episode uses one retry (rnr_retry for RNR NAKs, retry_cnt
 //                    otherwise; 7 = no limit; a WQE completed successfully restores both),
-//                    except the end of an RNR wait (a timeout marked RTC_RNR_END), which uses
-//                    none and whose answer is marked up (the send path unparks the QP);
+//                    except the end of an RNR wait (a timeout marked RTC_RNR_END, also sent
+//                    when the send path found a reused WQE slot), which uses none, always
+//                    moves the send state to the start of the oldest incomplete WQE, and
+//                    whose answer is marked up (the send path unparks the QP);
 //                    when none is left the WQE completes with RETRY_EXC_ERR or
 //                    RNR_RETRY_EXC_ERR and the QP fails like on a fatal NAK. Every episode
 //                    gets exactly one answer on rw_* (apply = 0 when nothing is resent), which
@@ -336,8 +338,12 @@ module srnic_comp #(
   // the head WQE is complete by this event's ACKs or READ data: the episode is not at it
   wire  w_acked  = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
                    (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
-  wire  rt_here  = is_rt && !w_bad && !s.flushing && !s.err_valid && !w_acked &&
-                   (rt_tmo ? s.psn != ev.rt_psn : (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))));
+  // The end of an RNR wait (or a reused WQE slot found by the send path, decision 49) always
+  // moves the send state to the head WQE's start: the send state may be behind it (the slot
+  // it was about to read again completed meanwhile), and the head need not be posted yet.
+  wire  rt_here  = is_rt && !s.flushing && !s.err_valid && !w_acked &&
+                   (rt_end || (!w_bad && (rt_tmo ? s.psn != ev.rt_psn :
+                                          (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))))));
   wire [23:0] rt_to = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
   wire [31:0] rt_off = {8'd0, rt_to - s.psn} << srnic_pkg::mtu_log2(c.mtu);
   wire  rt_out   = rt_rnr ? (c.rnr_retry != 3'd7 && s.rnr_left == 3'd0) :

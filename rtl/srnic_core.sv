@@ -159,6 +159,8 @@ module srnic_core #(
   logic          rw_valid, rw_ready, note_valid, note_ready;
   logic          kick_valid, kick_ready, rnr_valid, rnr_ready, tmo_valid, tmo_rnr, tmo_ready, rdc_rw_flush;
   logic [AW-1:0] note_qpn, kick_qpn, rnr_qpn, tmo_qpn, rdc_rw_flush_qpn;
+  logic          stale_valid, stale_ready;
+  logic [AW-1:0] stale_qpn;
   logic [4:0]    rnr_code;
   logic          tkx_valid, tkx_ready, tkx_room, rxk_valid, rxk_ready, rxk_stop;
   logic [AW-1:0] tkx_qpn, rxk_qpn;
@@ -184,6 +186,7 @@ module srnic_core #(
     .rw_valid, .rw, .rw_ready,
     .note_valid, .note_qpn, .note_ready, .kick_valid, .kick_qpn, .kick_ready,
     .rnr_valid, .rnr_qpn, .rnr_code, .rnr_ready, .rdc_rw_flush, .rdc_rw_flush_qpn,
+    .stale_valid, .stale_qpn, .stale_ready,
     .done_valid, .done_qpn, .done_more, .done_ready,
     .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
@@ -335,8 +338,9 @@ module srnic_core #(
   // restart for every request packet leaving the send path (tkx_*, a FIFO the send path
   // waits on when full). The RX engine's stop is STOP_ACK: an RNR wait is never cancelled by
   // a response. Expiries go to the RX engine as retry episodes (a local ACK timeout, or the
-  // end of an RNR wait, whose answer unparks the QP: decision 48). QP_MODIFY sets the QP's timeout attribute and
-  // stops its timer.
+  // end of an RNR wait, whose answer unparks the QP: decision 48). The send path's reports of
+  // a reused WQE slot (stale_*, decision 49) take the same way as an RNR wait's end, before
+  // the expiries. QP_MODIFY sets the QP's timeout attribute and stops its timer.
   logic          tm_kick_valid, tm_kick_ready, tm_fire_valid, tm_fire_ready, tm_fire_rnr;
   logic [AW-1:0] tm_kick_qpn, tm_fire_qpn;
   logic [1:0]    tm_kick_kind;
@@ -356,10 +360,11 @@ module srnic_core #(
     .kick_valid(tm_kick_valid), .kick_qpn(tm_kick_qpn), .kick_kind(tm_kick_kind), .kick_rnr(rnr_code),
     .kick_ready(tm_kick_ready),
     .fire_valid(tm_fire_valid), .fire_qpn(tm_fire_qpn), .fire_rnr(tm_fire_rnr), .fire_ready(tm_fire_ready));
-  assign tmo_valid     = tm_fire_valid;
-  assign tmo_rnr       = tm_fire_rnr;
-  assign tmo_qpn       = tm_fire_qpn;
-  assign tm_fire_ready = tmo_ready;
+  assign tmo_valid     = stale_valid || tm_fire_valid;
+  assign tmo_rnr       = stale_valid || tm_fire_rnr;
+  assign tmo_qpn       = stale_valid ? stale_qpn : tm_fire_qpn;
+  assign stale_ready   = tmo_ready;
+  assign tm_fire_ready = tmo_ready && !stale_valid;
 
   // ---------------------------------------------------------------- CQ writer
   logic        cq_aw_valid, cq_w_valid, cq_w_last, cq_overflow;
@@ -404,6 +409,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_REWIND]            = rdc_rw_flush;
     cnt_inc[srnic_abi_pkg::CNT_ACK_TIMEOUT]       = tmo_valid && tmo_ready && !tmo_rnr;
     cnt_inc[srnic_abi_pkg::CNT_RNR_WAIT]          = rnr_valid && rnr_ready;
+    cnt_inc[srnic_abi_pkg::CNT_STALE_WQE]         = stale_valid && stale_ready;
   end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};

@@ -69,6 +69,11 @@ module srnic_wqe_fetch #(
   output logic [$clog2(NUM_QPS)-1:0]      rnr_qpn,
   output logic [4:0]                      rnr_code,
   input  wire logic                       rnr_ready,
+  // a WQE slot read for a resend held a newer WQE (decision 49): the QP is parked and the RX
+  // engine opens an episode whose answer moves the send state to the oldest incomplete WQE
+  output logic                            stale_valid,
+  output logic [$clog2(NUM_QPS)-1:0]      stale_qpn,
+  input  wire logic                       stale_ready,
   output logic                            rdc_rw_flush,
   output logic [$clog2(NUM_QPS)-1:0]      rdc_rw_flush_qpn,
   output logic                            done_valid,
@@ -436,11 +441,20 @@ module srnic_wqe_fetch #(
 
   wire [7:0]  wq_op  = wq_data[srnic_abi_pkg::SQWQE_OPCODE_OFF*8 +: 8];
   wire [31:0] wq_len = wq_data[srnic_abi_pkg::SQWQE_LENGTH_OFF*8 +: 32];
-  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000;
+  // Every WQE carries its running index (decision 49). One that is not the index read for is
+  // either a newer WQE in the slot (same slot, up to 2^15 ahead: the host reused the slot after
+  // its WQE completed, which happens when acknowledgements complete WQEs a rewind is about to
+  // send again) or a WQE the host wrote wrongly (refused like a malformed one).
+  wire [15:0] wq_idx   = wq_data[srnic_abi_pkg::SQWQE_IDX_OFF*8 +: 16];
+  wire [15:0] idx_ahead = wq_idx - cur.ci;
+  wire [15:0] idx_mask  = (16'd1 << t.cfg.log_sq) - 16'd1;
+  wire stale_now   = wq_idx != cur.ci && (idx_ahead & idx_mask) == 16'd0 && !idx_ahead[15];
+  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000 ||
+                     (wq_idx != cur.ci && !stale_now);
   wire rd_now      = wq_op == srnic_abi_pkg::WR_READ;
   // a fenced WQE not yet started while a READ of this QP is outstanding
   wire fence_now   = wq_data[srnic_abi_pkg::SQWQE_FLAGS_OFF*8 + srnic_abi_pkg::WQE_FLAG_FENCE] &&
-                     cur.off == 32'd0 && (rdc_qb_busy || rdq_busy_p);
+                     cur.off == 32'd0 && (rdc_qb_busy || rdq_busy_p) && !stale_now;
   // A READ is planned only with a READ context reserved for it, so the emit stage never waits
   // for one: a READ waiting there would hold every QP's segments behind it, and with them a
   // rewind's drain, while the contexts it waits for may be freed only by that rewind. The free
@@ -448,10 +462,10 @@ module srnic_wqe_fetch #(
   // counted), hence the one context of margin. Without room the turn ends in front of the READ
   // and the QP is requeued, like at a fence.
   wire rdc_room    = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2;
-  wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !rdc_room;
+  wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !stale_now && !rdc_room;
   assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
   // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
-  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short;
+  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short && !stale_now;
   assign mr_access = rd_now ? 4'b0001 : 4'b0000;
   assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
   assign mr_pd  = t.cfg.pd;
@@ -473,7 +487,11 @@ module srnic_wqe_fetch #(
   // (and its lock released) at every end; a turn without work writes back what it read.
   // Stop requests write back but tell the scheduler nothing (the QP is not its turn).
   wire p_done = pst == P_END;
-  wire p_wr   = p_done && (t.stop || done_ready);
+  logic t_stale;             // this turn found a newer WQE in a slot: the QP parks
+  wire p_go   = t.stop || (done_ready && (!t_stale || stale_ready));
+  wire p_wr   = p_done && p_go;
+  assign stale_valid = p_done && t_stale && !t.stop && done_ready;
+  assign stale_qpn   = t.qpn;
   // Rewind outputs (see above): only in a cycle in which the issue stage can write the send
   // state back (the plan stage's turn end has the write port first), so each goes out exactly
   // once, together with that write.
@@ -492,9 +510,9 @@ module srnic_wqe_fetch #(
   assign rdc_rw_flush_qpn = iss_qpn;
   wire i_misc = iss_rw;
   wire i_wr   = idle_done && !p_done && (i_misc ? rw_go : (iss_stop || done_ready));
-  assign done_valid = (p_done && !t.stop) || (idle_done && !p_done && !iss_stop && !i_misc);
+  assign done_valid = (p_done && !t.stop && (!t_stale || stale_ready)) || (idle_done && !p_done && !iss_stop && !i_misc);
   assign done_qpn   = p_done ? t.qpn : iss_qpn;
-  assign done_more  = p_done ? (cur.ci != t.pi && !cur.err) : (a_go && a_fence);
+  assign done_more  = p_done ? (cur.ci != t.pi && !cur.err && !t_stale) : (a_go && a_fence);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
   // a turn's write-back carries psn_hi along once the send state passes it, so it never falls
@@ -513,7 +531,7 @@ module srnic_wqe_fetch #(
       case (pst)
         P_IDLE: if (ctx_valid) begin
           t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0;
-          cur.fwait <= 1'b0;
+          cur.fwait <= 1'b0; t_stale <= 1'b0;
           lerr_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
           pst <= ctx.st.err ? P_LERR : P_WQE;     // stopped QP: report new WQEs to flush
         end
@@ -526,7 +544,12 @@ module srnic_wqe_fetch #(
           w_rkey  <= wq_data[srnic_abi_pkg::SQWQE_RKEY_OFF*8 +: 32];
           w_pa    <= '0;
           taken_n <= taken_n + 4'd1;
-          if (fence_now) begin
+          if (stale_now) begin
+            // a newer WQE in the slot: the one read for completed meanwhile; park until the
+            // completion engine names the oldest incomplete WQE (an RNR-end episode)
+            cur.park <= 1'b1; t_stale <= 1'b1;
+            pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
+          end else if (fence_now) begin
             // stop in front of the fenced WQE; the turn ends and the QP is requeued
             cur.fwait <= 1'b1;
             pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
@@ -565,7 +588,7 @@ module srnic_wqe_fetch #(
           cur.fl_pi <= t.pi;
           pst <= (taken_n == t.n) ? P_END : P_DRAIN;
         end
-        P_END: if (t.stop || done_ready) pst <= P_IDLE;
+        P_END: if (p_go) pst <= P_IDLE;
         default: pst <= P_IDLE;
       endcase
     end

@@ -221,6 +221,7 @@ int QueuePair::post_send(const SendWr* wr, const SendWr** bad_wr) {
   for (const SendWr* w = wr; w; w = w->next) {
     abi::SqWqe q{};
     q.opcode = uint8_t(w->opcode);
+    q.idx = uint16_t(sq_pi_);
     q.flags = uint8_t(w->send_flags | (sq_sig_all_ ? unsigned(SendFlags::Signaled) : 0u));
     std::memcpy(q.imm, &w->imm_data, 4);
     q.wr_id = w->wr_id;

@@ -54,7 +54,8 @@ constexpr int CNT_TX_RETRANSMIT     = 14;  // request packets sent again after a
 constexpr int CNT_REWIND            = 15;  // send-side rewinds: NAK PSN sequence error, implied NAK (READ response gap), local ACK timeout, RNR retry
 constexpr int CNT_ACK_TIMEOUT       = 16;  // local ACK timeouts that fired
 constexpr int CNT_RNR_WAIT          = 17;  // RNR NAKs that started an RNR wait
-constexpr int NUM_COUNTERS          = 18;
+constexpr int CNT_STALE_WQE         = 18;  // WQE slots read for a resend that already held a newer WQE (the send state moved on to the oldest incomplete WQE)
+constexpr int NUM_COUNTERS          = 19;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -77,6 +78,7 @@ constexpr const char* counter_name(int idx) {
     case 15: return "REWIND";
     case 16: return "ACK_TIMEOUT";
     case 17: return "RNR_WAIT";
+    case 18: return "STALE_WQE";
     default: return nullptr;
   }
 }
@@ -168,7 +170,7 @@ struct QpContext {
 struct SqWqe {
   uint8_t opcode;      // +0  WR_*: 0 WRITE, 1 WRITE_WITH_IMM, 2 SEND, 3 SEND_WITH_IMM, 4 READ
   uint8_t flags;       // +1  WQE_FLAG_*: bit0 FENCE, bit1 SIGNALED, bit2 SOLICITED
-  uint8_t rsvd2[2];    // +2
+  uint16_t idx;        // +2  the WQE's running index (the SQ producer index it is posted at, mod 2^16); a slot that holds another one is not executed (decision 49)
   uint8_t imm[4];      // +4  wire bytes; ImmDt
   uint64_t wr_id;      // +8  returned in the CQE
   uint64_t laddr;      // +16 local virtual address (within the MR named by lkey)
@@ -250,7 +252,7 @@ static_assert(offsetof(QpContext, rsvd59) == 59, "QpContext::rsvd59");
 static_assert(sizeof(SqWqe) == 64, "SqWqe size");
 static_assert(offsetof(SqWqe, opcode) == 0, "SqWqe::opcode");
 static_assert(offsetof(SqWqe, flags) == 1, "SqWqe::flags");
-static_assert(offsetof(SqWqe, rsvd2) == 2, "SqWqe::rsvd2");
+static_assert(offsetof(SqWqe, idx) == 2, "SqWqe::idx");
 static_assert(offsetof(SqWqe, imm) == 4, "SqWqe::imm");
 static_assert(offsetof(SqWqe, wr_id) == 8, "SqWqe::wr_id");
 static_assert(offsetof(SqWqe, laddr) == 16, "SqWqe::laddr");
