@@ -1114,13 +1114,14 @@ class WqeFetchBench : public ::testing::Test {
       for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(k);
     }
   }
-  // Random traffic with a small READ context table (2..10 entries) and mostly READs on six QPs.
+  // Random traffic with a small READ context table (2..10 entries, 2..6 with rewinds: their
+  // flushes keep the table emptier) and mostly READs on six QPs.
   void run_few_contexts(bool rewinds) {
     burst = uint32_t(rng.range(256, 6000));
     wqes_per_turn = uint8_t(rng.range(2, 8));
     fence_pct = unsigned(rng.range(0, 20));
     rd_hold = rng.range(20, 400);
-    rd_cap = size_t(rng.range(2, 10));
+    rd_cap = size_t(rng.range(2, rewinds ? 6 : 10));
     read_pct = int(rng.range(40, 80));
     dodge = rewinds;
     auto_free = !rewinds;
@@ -1133,8 +1134,8 @@ class WqeFetchBench : public ::testing::Test {
                 "in front of a READ, %llu READ jobs, %llu fence stops\n",
                 rd_cap, (unsigned long long)ctx_checks, (unsigned long long)ctx_stops, (unsigned long long)read_jobs,
                 (unsigned long long)fence_stops);
-    EXPECT_GT(ctx_stops, 150u);
-    EXPECT_GT(ctx_checks, 1500u);
+    EXPECT_GT(ctx_stops, 50u);
+    EXPECT_GT(ctx_checks, 800u);
     EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
     EXPECT_FALSE(dut.rtl_error());
   }
@@ -1284,8 +1285,8 @@ TEST_F(WqeFetchBench, RandomTrafficFewReadContexts) {
   run_few_contexts(false);
 }
 
-// The same with go-back-N rewinds: a rewind drops the QP's READ contexts (rdc_rw_flush) and
-// its READs are requested again, each with a context reserved anew.
+// The same with go-back-N rewinds (and 2..6 contexts): a rewind drops the QP's READ contexts
+// (rdc_rw_flush) and its READs are requested again, each with a context reserved anew.
 TEST_F(WqeFetchBench, RandomTrafficWithRewindsFewReadContexts) {
   SRNIC_BENCH_TRACE();
   run_few_contexts(true);
