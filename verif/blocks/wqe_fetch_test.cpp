@@ -1540,7 +1540,8 @@ TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
   for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(k);
   EXPECT_EQ(read_jobs, sent) << "a READ started without a context";
   EXPECT_GT(ctx_stops, stops + 5) << "the QP was not requeued in front of the READ";
-  EXPECT_GT(qps[q].reads, reads0 + 5);
+  const uint64_t held_reads = qps[q].reads - reads0;
+  EXPECT_GT(held_reads, 5u);
   release_reads(10);
   settle();
   EXPECT_EQ(read_jobs, 10u);
@@ -1552,8 +1553,9 @@ TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
     EXPECT_EQ(j.idx, i) << "job " << i;
     EXPECT_EQ(j.psn_u, first + 4u * i) << "job " << i;
   }
-  std::printf("[bench] %llu of 10 READs sent with 4 contexts held, %llu turns stopped in front of a READ\n",
-              (unsigned long long)sent, (unsigned long long)ctx_stops);
+  std::printf("[bench] %llu of 10 READs sent with 4 contexts held, %llu turns stopped in front of a READ, %llu WQE "
+              "reads in 300 cycles held\n",
+              (unsigned long long)sent, (unsigned long long)ctx_stops, (unsigned long long)held_reads);
 }
 
 // Two READ contexts held by QP a's READs: QP b's READ waits in its turn (and b's WRITE behind
@@ -1571,7 +1573,7 @@ TEST_F(WqeFetchRewindBench, ReadWithoutContextHoldsOnlyItsQp) {
   ASSERT_TRUE(post(a, 0, kRead, 0, 1000));
   ring = int(a);
   for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  ASSERT_EQ(read_jobs, 1u) << "two contexts: one READ at a time";
+  EXPECT_EQ(read_jobs, 1u) << "two contexts: one READ at a time";
   ASSERT_TRUE(post(b, 0, kRead, 0, 100));
   ASSERT_TRUE(post(b, 0, kWrite, 0, 100));
   ring = int(b);
