@@ -42,18 +42,18 @@
 // READ contexts (srnic_rd_ctx's n_free, the plan stage's reservation): the bench's table has
 // rd_cap entries (64 as in srnic_core, more than the tests that keep it ever hold: there the
 // rule does not trigger; a few tests ask for 2..10); rdc_ready only while an entry is free,
-// rdc_free the free count of the previous cycle. A WQE the plan stage starts asks the MR table (mr_req), so the MR requests
-// belong, in order, to the turn at the plan stage's head (turns with a WQE read, in hand-out
-// order) and name its WQEs (key, address, length, rights checked). The reference plans each
-// turn at hand-out, keeping the send state before each WQE it starts; when a turn ends after
-// fewer MR requests than the reference starts, the first WQE left out must be a READ (the DUT
-// stopped in front of it for want of a context, reporting more work) and the reference rolls
-// the turn back to the state before it (send state, planned segments, READs outstanding, fence
-// stop). Checked from what the ports show: at each READ's MR request rdc_free >= (READs whose
-// MR request was seen and whose context insert was not) + 2; each stop in front of a READ had
-// a cycle, after the turn's previous MR request, the READ's WQE beat and the previous turn's
-// end, with rdc_free below that + 2 (no needless stop); no READ request waits for a context
-// (rdc_valid never with the table full); every READ is sent in the end (settle).
+// rdc_free the free count of the previous cycle. A WQE the plan stage starts asks the MR table
+// (mr_req), so the MR requests belong, in order, to the turn at the plan stage's head (turns
+// with a WQE read, in hand-out order) and name its WQEs (key, address, length, rights checked).
+// The reference plans each turn at hand-out, keeping the send state before each WQE it starts;
+// when a turn ends after fewer MR requests than the reference starts, the first WQE left out
+// must be a READ (the DUT stopped in front of it for want of a context, reporting more work) and
+// the reference rolls the turn back to the state before it (send state, planned segments, READs
+// outstanding, fence stop). Checked from what the ports show: at each READ's MR request rdc_free
+// >= (READs whose MR request was seen and whose context insert was not) + 2; each stop in front
+// of a READ had a cycle, after the turn's previous MR request, the READ's WQE beat and the
+// previous turn's end, with rdc_free below that + 2 (no needless stop); no READ request waits
+// for a context (rdc_valid never with the table full); every READ is sent in the end (settle).
 #include <algorithm>
 #include <cstring>
 #include <deque>
