@@ -567,7 +567,7 @@ TEST_F(RdCtxBench, RewindFlushRemovesOnlyThatQp) {
   reset();
   const uint32_t qs[4] = {0, 1 % kQpns, 2 % kQpns, kQpns - 1};
   for (int rep = 0; rep < 6 && !HasFatalFailure(); ++rep) {
-    while (model.free_slot() >= 0) {
+    while (model.free_slot() >= 0 && !HasFatalFailure()) {
       const Entry e = make(qs[rng.below(4)], 6);
       step(true, e, false, 0, 0);
       advance(e);

@@ -42,18 +42,18 @@
 // READ contexts (srnic_rd_ctx's n_free, the plan stage's reservation): the bench's table has
 // rd_cap entries (64 as in srnic_core, more than the tests that keep it ever hold: there the
 // rule does not trigger; a few tests ask for 2..10); rdc_ready only while an entry is free,
-// rdc_free the free count of the previous cycle. A WQE the plan stage starts asks the MR table (mr_req), so the MR requests
-// belong, in order, to the turn at the plan stage's head (turns with a WQE read, in hand-out
-// order) and name its WQEs (key, address, length, rights checked). The reference plans each
-// turn at hand-out, keeping the send state before each WQE it starts; when a turn ends after
-// fewer MR requests than the reference starts, the first WQE left out must be a READ (the DUT
-// stopped in front of it for want of a context, reporting more work) and the reference rolls
-// the turn back to the state before it (send state, planned segments, READs outstanding, fence
-// stop). Checked from what the ports show: at each READ's MR request rdc_free >= (READs whose
-// MR request was seen and whose context insert was not) + 2; each stop in front of a READ had
-// a cycle, after the turn's previous MR request, the READ's WQE beat and the previous turn's
-// end, with rdc_free below that + 2 (no needless stop); no READ request waits for a context
-// (rdc_valid never with the table full); every READ is sent in the end (settle).
+// rdc_free the free count of the previous cycle. A WQE the plan stage starts asks the MR table
+// (mr_req), so the MR requests belong, in order, to the turn at the plan stage's head (turns
+// with a WQE read, in hand-out order) and name its WQEs (key, address, length, rights checked).
+// The reference plans each turn at hand-out, keeping the send state before each WQE it starts;
+// when a turn ends after fewer MR requests than the reference starts, the first WQE left out
+// must be a READ (the DUT stopped in front of it for want of a context, reporting more work) and
+// the reference rolls the turn back to the state before it (send state, planned segments, READs
+// outstanding, fence stop). Checked from what the ports show: at each READ's MR request rdc_free
+// >= (READs whose MR request was seen and whose context insert was not) + 2; each stop in front
+// of a READ had a cycle, after the turn's previous MR request, the READ's WQE beat and the
+// previous turn's end, with rdc_free below that + 2 (no needless stop); no READ request waits
+// for a context (rdc_valid never with the table full); every READ is sent in the end (settle).
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -1114,13 +1114,14 @@ class WqeFetchBench : public ::testing::Test {
       for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(k);
     }
   }
-  // Random traffic with a small READ context table (2..10 entries) and mostly READs on six QPs.
+  // Random traffic with a small READ context table (2..10 entries, 2..6 with rewinds: their
+  // flushes keep the table emptier) and mostly READs on six QPs.
   void run_few_contexts(bool rewinds) {
     burst = uint32_t(rng.range(256, 6000));
     wqes_per_turn = uint8_t(rng.range(2, 8));
     fence_pct = unsigned(rng.range(0, 20));
     rd_hold = rng.range(20, 400);
-    rd_cap = size_t(rng.range(2, 10));
+    rd_cap = size_t(rng.range(2, rewinds ? 6 : 10));
     read_pct = int(rng.range(40, 80));
     dodge = rewinds;
     auto_free = !rewinds;
@@ -1133,8 +1134,8 @@ class WqeFetchBench : public ::testing::Test {
                 "in front of a READ, %llu READ jobs, %llu fence stops\n",
                 rd_cap, (unsigned long long)ctx_checks, (unsigned long long)ctx_stops, (unsigned long long)read_jobs,
                 (unsigned long long)fence_stops);
-    EXPECT_GT(ctx_stops, 150u);
-    EXPECT_GT(ctx_checks, 1500u);
+    EXPECT_GT(ctx_stops, 50u);
+    EXPECT_GT(ctx_checks, 800u);
     EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
     EXPECT_FALSE(dut.rtl_error());
   }
@@ -1284,8 +1285,8 @@ TEST_F(WqeFetchBench, RandomTrafficFewReadContexts) {
   run_few_contexts(false);
 }
 
-// The same with go-back-N rewinds: a rewind drops the QP's READ contexts (rdc_rw_flush) and
-// its READs are requested again, each with a context reserved anew.
+// The same with go-back-N rewinds (and 2..6 contexts): a rewind drops the QP's READ contexts
+// (rdc_rw_flush) and its READs are requested again, each with a context reserved anew.
 TEST_F(WqeFetchBench, RandomTrafficWithRewindsFewReadContexts) {
   SRNIC_BENCH_TRACE();
   run_few_contexts(true);
@@ -1539,7 +1540,8 @@ TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
   for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(k);
   EXPECT_EQ(read_jobs, sent) << "a READ started without a context";
   EXPECT_GT(ctx_stops, stops + 5) << "the QP was not requeued in front of the READ";
-  EXPECT_GT(qps[q].reads, reads0 + 5);
+  const uint64_t held_reads = qps[q].reads - reads0;
+  EXPECT_GT(held_reads, 5u);
   release_reads(10);
   settle();
   EXPECT_EQ(read_jobs, 10u);
@@ -1551,8 +1553,9 @@ TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
     EXPECT_EQ(j.idx, i) << "job " << i;
     EXPECT_EQ(j.psn_u, first + 4u * i) << "job " << i;
   }
-  std::printf("[bench] %llu of 10 READs sent with 4 contexts held, %llu turns stopped in front of a READ\n",
-              (unsigned long long)sent, (unsigned long long)ctx_stops);
+  std::printf("[bench] %llu of 10 READs sent with 4 contexts held, %llu turns stopped in front of a READ, %llu WQE "
+              "reads in 300 cycles held\n",
+              (unsigned long long)sent, (unsigned long long)ctx_stops, (unsigned long long)held_reads);
 }
 
 // Two READ contexts held by QP a's READs: QP b's READ waits in its turn (and b's WRITE behind
@@ -1570,7 +1573,7 @@ TEST_F(WqeFetchRewindBench, ReadWithoutContextHoldsOnlyItsQp) {
   ASSERT_TRUE(post(a, 0, kRead, 0, 1000));
   ring = int(a);
   for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  ASSERT_EQ(read_jobs, 1u) << "two contexts: one READ at a time";
+  EXPECT_EQ(read_jobs, 1u) << "two contexts: one READ at a time";
   ASSERT_TRUE(post(b, 0, kRead, 0, 100));
   ASSERT_TRUE(post(b, 0, kWrite, 0, 100));
   ring = int(b);

@@ -218,14 +218,11 @@ Knobs host_err() {
 // (sequence NAKs inside a message, READ response gaps) and small ones (tails recovered by the
 // local ACK timeout) mixed.
 Knobs lossy() {
-  Knobs k = ops();
+  Knobs k = ops();  // its WRs per QP and size classes
   k.min_qps = 4;
   k.max_qps = 24;
-  k.min_wrs = 4;
-  k.max_wrs = 16;
   k.bidir = 0.5;
   k.op_weight = {2, 1, 2, 1, 2};
-  k.size_weight = sizes(1, 1, 1, 1, 1, 4, 3, 1, 0);
   k.large_max = 65536;
   return k;
 }
