@@ -19,10 +19,11 @@
 namespace srnic::verif::blocks {
 
 // One 64-byte SQ WQE (driver ABI layout) as the 16 words of a 512-bit AXI beat; `rsvd`
-// (optional, 20 bytes) fills the reserved bytes 44..63, its first two also bytes 2..3.
+// (optional, 20 bytes) fills the reserved bytes 44..63, its first two also bytes 2..3 (the
+// running index) unless `idx` (0..65535) is given.
 inline void encode_sq_wqe(uint8_t op, uint8_t flags, uint32_t imm, uint64_t wr_id, uint64_t laddr,
                           uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, uint32_t* beat,
-                          const uint8_t* rsvd = nullptr) {
+                          const uint8_t* rsvd = nullptr, int32_t idx = -1) {
   abi::SqWqe w{};
   w.opcode = op;
   w.flags = flags;
@@ -39,6 +40,10 @@ inline void encode_sq_wqe(uint8_t op, uint8_t flags, uint32_t imm, uint64_t wr_i
     b[2] = rsvd[0];
     b[3] = rsvd[1];
     std::memcpy(b + 44, rsvd, 20);
+  }
+  if (idx >= 0) {
+    b[2] = uint8_t(idx);
+    b[3] = uint8_t(idx >> 8);
   }
   std::memcpy(beat, b, 64);
 }

@@ -78,7 +78,7 @@ constexpr uint8_t kWrite = 0, kWriteImm = 1, kSend = 2, kSendImm = 3, kRead = 4;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
 constexpr uint8_t kFence = 1;  // WQE_FLAG_FENCE
-constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcFlushErr = 5;
+constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcFlushErr = 5, kWcLocQpOpErr = 2;
 constexpr uint8_t kOpReadReq = 0x0C;
 
 struct Wqe {
@@ -87,6 +87,7 @@ struct Wqe {
   uint64_t wr_id, laddr, raddr;
   bool planned = false;  // its first packet was planned once: first_u is its PSN
   uint64_t first_u = 0;  // first PSN, not wrapped
+  bool done = false;     // left whole once (a READ: its context freed, not dropped): acknowledgeable
 };
 struct Job {
   uint8_t opcode;
@@ -113,6 +114,7 @@ struct Seg {
 struct Ev {
   uint8_t kind;
   uint32_t q, psn, psn2;
+  uint8_t status = 5;  // WC_WR_FLUSH_ERR
 };
 // an entry of the bench's READ context table (srnic_rd_ctx)
 struct RdEntry {
@@ -129,16 +131,18 @@ struct Rewind {
   uint32_t off;
   uint64_t psn_u;
   uint8_t code;
+  bool up = false;  // the answer to an RNR wait's end or a reused-slot report: unparks
 };
-// a rewind or unpark whose state read was taken: what its end must show
+// a rewind whose state read was taken: what its end must show
 struct Pending {
   bool active = false;
-  bool unpark = false;
+  bool up = false;
   uint32_t q = 0;
   bool note = false, kick = false, rnr = false, flush = false;
   uint8_t code = 0;
   uint64_t taken = 0;
-  uint16_t ci = 0;  // rewind: the WQE it resends from
+  uint16_t ci = 0;  // the WQE the send state moved to
+  bool move = false;
 };
 // a WQE the reference started in a turn, with the send state before it (what the turn rolls
 // back to when the DUT ends the turn in front of it)
@@ -154,6 +158,7 @@ struct Step {
 struct TurnRec {
   bool work = false;             // a WQE read: the turn goes through the plan stage
   bool fence_stop = false;       // the plan ends in front of a fenced WQE
+  bool stale = false;            // the plan ends in front of a reused slot: the QP parks
   std::vector<Step> steps;       // the WQEs the plan starts, in order
   std::vector<uint64_t> beat_at; // the cycle each WQE beat was delivered
   size_t mr = 0;                 // MR requests seen: the DUT started steps[0 .. mr)
@@ -170,14 +175,19 @@ struct Qp {
   uint64_t psn_u = 0;  // next PSN, not wrapped
   uint64_t hi_u = 0;   // highest next PSN planned so far: PSNs below it are resends
   bool park = false;
-  std::deque<Wqe> wqes;  // posted and not acknowledged, index ci_base + i
-  uint16_t ci_base = 0;  // index of wqes.front()
+  // the SQ ring as host memory holds it: each slot's WQE and the running index written in it
+  // (slots not yet written hold index ~0 of no posted WQE); posted and not acknowledged:
+  // indices ci_base .. posted - 1
+  std::vector<Wqe> ring;
+  std::vector<uint16_t> ring_idx;
+  uint16_t ci_base = 0;  // the oldest WQE not acknowledged
+  uint64_t acked_u = 0;  // its first PSN (the completion engine's), not wrapped
   uint16_t posted = 0;
   std::deque<Seg> segs;  // planned, not yet all emitted, in order
   uint64_t planned = 0, emitted = 0;  // jobs
-  uint16_t emit_ci = 0;  // WQEs before it have left whole since the last rewind
   // bench scheduler
   bool queued = false, busy = false, pending = false, exp_more = false;
+  uint16_t turn_ci0 = 0, turn_n = 0;  // the WQEs the turn in flight reads
   uint16_t pi_seen = 0;
   // fence: READs planned or in the table (incl. injected entries), frees allowed while a
   // turn is in flight (the outstanding count must not reach 0 under a turn)
@@ -205,7 +215,7 @@ class WqeFetchBench : public ::testing::Test {
     dut->lerr_ready = 1;
     dut->stop_valid = 0;  // no stop requests in this bench
     dut->hstop_valid = 0;
-    dut->rw_valid = dut->unpark_valid = 0;
+    dut->rw_valid = dut->stale_ready = 0;
     dut->note_ready = dut->kick_ready = dut->rnr_ready = 0;
     dut->rdc_qa_busy = dut->rdc_qb_busy = 0;
     dut->rdc_free = 0;
@@ -229,7 +239,9 @@ class WqeFetchBench : public ::testing::Test {
     const uint32_t p24 = psn >= 0                ? uint32_t(psn) & kPsnMask
                          : rng.percent(40) ? kPsnMask - uint32_t(rng.below(50))
                                            : rng.u32() & kPsnMask;
-    s.psn_u = s.hi_u = (uint64_t(1) << 32) + p24;  // unwrapped, far from 0 both ways
+    s.psn_u = s.hi_u = s.acked_u = (uint64_t(1) << 32) + p24;  // unwrapped, far from 0 both ways
+    s.ring.assign(size_t(1) << log_sq, Wqe{});
+    s.ring_idx.assign(size_t(1) << log_sq, uint16_t(0xFFFF));
     for (size_t i = 0; i < 24; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
     auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
     put(kCQpn, q);
@@ -262,7 +274,10 @@ class WqeFetchBench : public ::testing::Test {
   bool post(uint32_t q, unsigned p_big, int op = -1, int flags = -1, int64_t len = -1) {
     Qp& s = qps[q];
     const uint32_t size = 1u << s.log_sq;
-    if (uint16_t(s.posted - s.ci_base) >= size) return false;
+    if (unacked(s) >= size) return false;
+    // a slot the QP's turn in flight reads is not written: the reference planned the turn
+    // from the slots as they were at hand-out
+    if (s.busy && uint16_t(s.posted - size - s.turn_ci0) < s.turn_n) return false;
     Wqe w{};
     w.op = op >= 0         ? uint8_t(op)
            : read_pct < 0  ? uint8_t(rng.below(5))
@@ -284,13 +299,31 @@ class WqeFetchBench : public ::testing::Test {
     w.wr_id = rng.next();
     w.laddr = rng.next() >> 8;
     w.raddr = rng.next();
-    s.wqes.push_back(w);
+    const size_t slot = s.posted & (size - 1);
+    s.ring[slot] = w;
+    s.ring_idx[slot] = s.posted;
     ++s.posted;
     return true;
   }
 
-  Wqe& wqe_at(Qp& s, uint16_t idx) { return s.wqes.at(uint16_t(idx - s.ci_base)); }
-  bool posted_idx(const Qp& s, uint16_t idx) const { return uint16_t(idx - s.ci_base) < s.wqes.size(); }
+  static uint16_t unacked(const Qp& s) { return uint16_t(s.posted - s.ci_base); }
+  // the send state lies behind the oldest WQE not acknowledged (after a rewind that
+  // acknowledgements overtook)
+  static bool behind(const Qp& s) { return uint16_t(s.ci - s.ci_base) > unacked(s); }
+  // WQE idx as its slot holds it (posted, or acknowledged and its slot not yet reused)
+  Wqe& wqe_at(Qp& s, uint16_t idx) {
+    const size_t slot = idx & (s.ring.size() - 1);
+    if (s.ring_idx.at(slot) != idx)
+      ADD_FAILURE() << "bench: WQE " << idx << " is no longer in its slot (" << s.ring_idx[slot] << ")";
+    return s.ring[slot];
+  }
+  bool posted_idx(const Qp& s, uint16_t idx) const { return uint16_t(idx - s.ci_base) < unacked(s); }
+  // marks WQE idx acknowledgeable, if its slot still holds it (a resent WQE may have been
+  // acknowledged, from its first transmission, and its slot reused while its jobs leave)
+  static void mark_done(Qp& s, uint16_t idx) {
+    const size_t slot = idx & (s.ring.size() - 1);
+    if (s.ring_idx[slot] == idx) s.ring[slot].done = true;
+  }
 
   // One planned segment of WQE idx: [off, off + seg) of a SEND/WRITE, or the rest of a READ
   // from off (one request).
@@ -423,6 +456,22 @@ class WqeFetchBench : public ::testing::Test {
     int started = 0;
     uint64_t bytes = 0;
     for (int k = 0; k < n; ++k) {
+      const uint16_t held = s.ring_idx[s.ci & (size - 1)];
+      if (held != s.ci) {
+        const uint16_t ahead = uint16_t(held - s.ci);
+        if ((ahead & (size - 1)) == 0 && !(ahead & 0x8000)) {
+          // a newer WQE in the slot (the one read for was acknowledged): stop in front of it,
+          // park, report
+          s.park = true;
+          s.rec.stale = true;
+        } else {
+          // a wrong index: refused like a malformed WQE, the QP stops
+          ev_expect.push_back({kCevLerr, q, uint32_t(s.psn_u) & kPsnMask, s.pi, kWcLocQpOpErr});
+          s.err = true;
+          s.fl_pi = s.pi;
+        }
+        break;
+      }
       const Wqe& w = wqe_at(s, s.ci);
       if ((w.flags & kFence) && s.off == 0 && s.rd_busy > 0) {
         s.fwait = true;  // stop in front of it
@@ -455,7 +504,7 @@ class WqeFetchBench : public ::testing::Test {
     }
     EXPECT_LE(started, int(wqes_per_turn));
     EXPECT_LE(bytes, uint64_t(burst) + m);
-    s.exp_more = s.ci != s.pi;
+    s.exp_more = s.ci != s.pi && !s.rec.stale && !s.err;
     ++work_turns;
     return t;
   }
@@ -551,6 +600,10 @@ class WqeFetchBench : public ::testing::Test {
       s.fwait = false;
       r.fence_stop = false;
     }
+    if (r.stale) {  // so did the reused slot (a turn with work starts unparked)
+      s.park = false;
+      r.stale = false;
+    }
     s.exp_more = true;  // the READ is left
     r.steps.resize(k);
   }
@@ -562,8 +615,11 @@ class WqeFetchBench : public ::testing::Test {
     unsigned rw_zero = 10;      // % of random rewinds with apply 0
     unsigned rw_rnr = 30;       // % of random rewinds that park the QP (RNR)
     unsigned note = 70, kick = 70, rnr = 70;  // readiness of the RX engine, scheduler, timers
-    unsigned up_stray = 0;      // per-cycle chance of an unpark for a QP that is not parked
+    unsigned up_stray = 0;      // per-cycle chance of an unparking answer for a QP that is not parked
     unsigned ack = 0;           // per-cycle chance of acknowledging WQEs of a QP
+    bool reuse = false;         // acknowledgements may overtake rewinds (slots reused behind the send state)
+    unsigned stale = 70;        // readiness of the RX engine for reused-slot reports
+    unsigned up_zero = 0;       // % of unparking answers with apply 0
   };
 
   // The bench's READ context table: frees due entries (not below one outstanding READ of a
@@ -574,6 +630,7 @@ class WqeFetchBench : public ::testing::Test {
       Qp& s = qps[e.q];
       if (e.free_at <= c && (!s.busy || s.free_ok > 0)) {
         if (s.busy) --s.free_ok;
+        if (e.real) mark_done(s, e.idx);  // its responses are in
         --s.rd_busy;
         ++rd_frees;
         last_free_cycle = c;
@@ -599,7 +656,7 @@ class WqeFetchBench : public ::testing::Test {
   // srnic_rd_ctx: a partial re-read). False if q has none to offer now.
   bool pick_rewind(uint32_t q, const Knobs& k, Rewind& r) {
     Qp& s = qps[q];
-    if (s.rw_open || s.err || !s.rts) return false;
+    if (s.rw_open || s.err || !s.rts || behind(s)) return false;
     const uint32_t m = mtu_b(s);
     auto pos = [&](uint16_t i) { return uint16_t(i - s.ci_base); };
     // the last WQE that may be resent, and how many of its packets (from its start)
@@ -648,6 +705,7 @@ class WqeFetchBench : public ::testing::Test {
     for (size_t f = 0; f < 7; ++f) put(f, rng.next());  // fields a rewind with apply 0 does not use
     put(kRwQpn, r.q);
     put(kRwApply, r.apply);
+    put(kRwUp, r.up);
     if (r.apply) {
       put(kRwCi, r.ci);
       put(kRwOff, r.off);
@@ -657,21 +715,31 @@ class WqeFetchBench : public ::testing::Test {
     }
   }
 
-  // The completion engine acknowledges WQEs that left whole: their ring slots are free (not
-  // while a rewind of the QP is open).
-  void ack_some(uint32_t q) {
+  // The completion engine acknowledges WQEs that left whole (a READ: its responses are in), in
+  // order; their ring slots are free. Without `reuse` never at or after the send state nor
+  // while a rewind of the QP is open; with it also beyond (what was sent before a rewind).
+  void ack_some(uint32_t q, bool reuse) {
     Qp& s = qps[q];
-    if (s.rw_open) return;
-    uint16_t n = uint16_t(s.emit_ci - s.ci_base);
-    if (n == 0 || n > s.wqes.size()) return;
-    for (const RdEntry& e : rd_table)  // a READ is done when its responses are
-      if (e.q == q && e.real && uint16_t(e.idx - s.ci_base) < n) n = uint16_t(e.idx - s.ci_base);
+    if (s.rw_open && !reuse) return;
+    const uint16_t lim = reuse ? unacked(s) : behind(s) ? uint16_t(0) : uint16_t(s.ci - s.ci_base);
+    uint16_t n = 0;
+    while (n < lim && wqe_at(s, uint16_t(s.ci_base + n)).done) ++n;
     if (n == 0) return;
-    for (uint16_t k = uint16_t(rng.range(1, n)); k > 0; --k) {
-      s.wqes.pop_front();
-      ++s.ci_base;
-      ++acked;
-    }
+    for (uint16_t k = uint16_t(rng.range(1, n)); k > 0; --k) ack_one(s);
+  }
+  void ack_one(Qp& s) {
+    const Wqe& w = wqe_at(s, s.ci_base);
+    EXPECT_TRUE(w.planned && w.first_u == s.acked_u) << "bench: WQE " << s.ci_base << " acknowledged, first PSN "
+                                                     << w.first_u << " != " << s.acked_u;
+    s.acked_u = w.first_u + npk_of(w.len, mtu_b(s));
+    ++s.ci_base;
+    ++acked;
+  }
+  // The completion engine's answer to an RNR wait's end or a reused-slot report: the oldest
+  // WQE not acknowledged, from its start (apply 0 now and then: a QP being flushed).
+  Rewind up_answer(uint32_t q, const Knobs& k) {
+    const Qp& s = qps[q];
+    return Rewind{q, !rng.percent(k.up_zero), false, s.ci_base, 0, s.acked_u, uint8_t(rng.below(32)), true};
   }
 
   void cycle(const Knobs& k) {
@@ -697,7 +765,20 @@ class WqeFetchBench : public ::testing::Test {
     dut->db_qpn = db_q;
     dut->db_pi = qps[db_q].posted;
     // completion engine: acknowledgements and rewinds; timers: RNR waits
-    if (k.ack && !hot.empty() && rng.percent(k.ack)) ack_some(hot[rng.below(hot.size())]);
+    if (k.ack && !hot.empty() && rng.percent(k.ack)) ack_some(hot[rng.below(hot.size())], k.reuse);
+    // RNR waits that ended and reused slots reported: answered once no rewind of the QP is open
+    if (rw_q.empty() && !hold_unparks) {
+      for (auto it = up_q.begin(); it != up_q.end(); ++it)
+        if (it->second <= c && !qps[it->first].rw_open) {
+          offer_rewind(up_answer(it->first, k));
+          up_q.erase(it);
+          break;
+        }
+    }
+    if (rw_q.empty() && k.up_stray && !hot.empty() && rng.percent(k.up_stray)) {
+      const uint32_t q = hot[rng.below(hot.size())];
+      if (!qps[q].rw_open) offer_rewind(up_answer(q, k));
+    }
     if (k.rw && rw_q.empty() && !hot.empty() && rng.percent(k.rw)) {
       Rewind r{};
       if (pick_rewind(hot[rng.below(hot.size())], k, r)) offer_rewind(r);
@@ -707,16 +788,7 @@ class WqeFetchBench : public ::testing::Test {
       drive_rw(rw_q.front());
       rw_driven = true;
     }
-    if (!up_hold && !hold_unparks && !up_q.empty() && up_q.front().second <= c) {
-      up_hold = true;
-      up_cur = up_q.front().first;
-      up_q.pop_front();
-    } else if (!up_hold && k.up_stray && !hot.empty() && rng.percent(k.up_stray)) {
-      up_hold = true;
-      up_cur = hot[rng.below(hot.size())];
-    }
-    dut->unpark_valid = up_hold;
-    dut->unpark_qpn = up_cur;
+    dut->stale_ready = rng.percent(k.stale);
     dut->note_ready = rng.percent(k.note);
     dut->kick_ready = rng.percent(k.kick);
     dut->rnr_ready = rng.percent(k.rnr);
@@ -755,7 +827,7 @@ class WqeFetchBench : public ::testing::Test {
       dut.eval();
     }
 
-    ASSERT_FALSE(dut->bad_wqe) << "cycle " << c;
+    if (!allow_bad) ASSERT_FALSE(dut->bad_wqe) << "cycle " << c;
     if (dut->rdc_free < rd_resv + 2) last_short = c;
     // a READ at the emit stage's head never waits for a context: every READ started has one
     if (dut->rdc_valid && rd_table.size() >= rd_cap) {
@@ -772,7 +844,7 @@ class WqeFetchBench : public ::testing::Test {
       EXPECT_EQ(kCompEv.get(dut->lerr, kCeQpn), e.q) << at;
       EXPECT_EQ(kCompEv.get(dut->lerr, kCePsn), e.psn) << at << " PSN";
       EXPECT_EQ(kCompEv.get(dut->lerr, kCePsn2), e.psn2) << at << " producer index";
-      EXPECT_EQ(kCompEv.get(dut->lerr, kCeStatus), kWcFlushErr) << at << " status";
+      EXPECT_EQ(kCompEv.get(dut->lerr, kCeStatus), e.status) << at << " status";
       ++events;
     }
     // WQE reads
@@ -790,8 +862,8 @@ class WqeFetchBench : public ::testing::Test {
         b.at = c + 1 + lat + uint64_t(i);
         b.q = t.q;
         b.k = size_t(i);
-        const Wqe& w = wqe_at(s, uint16_t(t.ci0 + i));
-        encode(w, b.data);
+        const size_t slot = uint16_t(t.ci0 + i) & (s.ring.size() - 1);  // as the slot holds it
+        encode(s.ring[slot], s.ring_idx[slot], b.data);
         rbeats.push_back(b);
       }
       ++reads;
@@ -841,7 +913,8 @@ class WqeFetchBench : public ::testing::Test {
       s.fl_pi = s.pi;
       ++hstops;
     }
-    // a rewind's state read: the reference applies it to a QP in RTS that is not stopped
+    // a rewind's state read: the reference applies it to a QP in RTS that is not stopped. An
+    // RNR answer parks the QP without moving its send state; an answer marked up unparks it.
     if (dut->rw_valid && dut->rw_ready) {
       ASSERT_FALSE(pend.active) << "cycle " << c << ": rewind taken while the last one has not ended";
       const Rewind rw = rw_q.front();
@@ -849,33 +922,28 @@ class WqeFetchBench : public ::testing::Test {
       rw_driven = false;
       Qp& s = qps[rw.q];
       const bool applies = rw.apply && s.rts && !s.err;
-      pend = Pending{true, false, rw.q, true, applies && !rw.rnr, applies && rw.rnr, applies, rw.code, c, rw.ci};
-      if (applies) {
+      const bool move = applies && !rw.rnr, park0 = s.park;
+      if (move) {
         s.ci = rw.ci;
         s.off = rw.off;
         s.psn_u = rw.psn_u;
-        s.park = rw.rnr;
         s.fwait = false;
-        ++rw_applied;
       }
+      if (applies && rw.rnr) s.park = true;
+      if (rw.up) {
+        s.park = false;
+        ++(park0 ? unparks : stray_unparks);
+      }
+      const bool kick = !s.park && (move || (rw.up && park0));
+      pend = Pending{true, rw.up, rw.q, true, kick, applies && rw.rnr, applies, rw.code, c, rw.ci, move};
+      if (applies) ++rw_applied;
       ++rw_taken;
     }
-    if (dut->unpark_valid && dut->unpark_ready) {
-      ASSERT_FALSE(pend.active) << "cycle " << c << ": unpark taken while a rewind or unpark has not ended";
-      Qp& s = qps[up_cur];
-      // a parked QP is kicked; for any other the unpark ends without a sign
-      if (s.park) {
-        pend = Pending{true, true, up_cur, false, true, false, false, 0, c};
-        ++unparks;
-      } else {
-        ++stray_unparks;
-      }
-      s.park = false;
-      up_hold = false;
-    }
-    // the end of a rewind or unpark: note, kick, rnr and flush together, as expected
+    // the end of a rewind: note, kick, rnr and flush together, as expected
     end_of_pending(c);
     if (HasFatalFailure()) return;
+    if (dut->stale_valid && dut->stale_ready && !(dut->done_valid && dut->done_ready))
+      ADD_FAILURE() << "cycle " << c << ": reused-slot report without its turn end";
     // turn ends
     if (dut->done_valid && dut->done_ready) {
       const uint32_t q = dut->done_qpn;
@@ -884,6 +952,14 @@ class WqeFetchBench : public ::testing::Test {
       ASSERT_TRUE(s.busy) << "cycle " << c << ": turn end for QP " << q << " without a turn";
       end_turn(q, c);
       if (HasFatalFailure()) return;
+      // a reused slot is reported with the end of the turn that found it
+      const bool stale = dut->stale_valid && dut->stale_ready;
+      EXPECT_EQ(stale, s.rec.stale) << "cycle " << c << " QP " << q << ": reused-slot report";
+      if (stale) {
+        EXPECT_EQ(unsigned(dut->stale_qpn), q) << "cycle " << c << ": reused-slot report QPN";
+        ++stale_reports;
+        up_q.push_back({q, c + rng.range(0, up_delay)});
+      }
       ASSERT_EQ(bool(dut->done_more), s.exp_more) << "cycle " << c << " QP " << q << ": turn-end report (ci "
                                                    << s.ci << ", pi at turn start " << s.pi_seen << ")";
       s.busy = false;
@@ -900,6 +976,8 @@ class WqeFetchBench : public ::testing::Test {
       s.busy = true;
       s.pi_seen = s.pi;
       const Turn t = plan(hand_q);
+      s.turn_ci0 = t.ci0;
+      s.turn_n = uint16_t(t.work ? t.n : 0);
       if (t.work) {
         ar_expect.push_back(t);
         plan_q.push_back(hand_q);
@@ -912,23 +990,20 @@ class WqeFetchBench : public ::testing::Test {
     dut.tick();
   }
 
-  // Checks note, kick, rnr and rdc_rw_flush this cycle against the rewind or unpark taken.
+  // Checks note, kick, rnr and rdc_rw_flush this cycle against the rewind taken.
   void end_of_pending(uint64_t c) {
     const bool note = dut->note_valid && dut->note_ready, kick = dut->kick_valid && dut->kick_ready;
     const bool rnr = dut->rnr_valid && dut->rnr_ready, flush = dut->rdc_rw_flush;
     if (!note && !kick && !rnr && !flush) return;
     ASSERT_TRUE(pend.active) << "cycle " << c << ": note " << note << " kick " << kick << " rnr " << rnr << " flush "
                              << flush << " (QP " << unsigned(note ? dut->note_qpn : dut->kick_qpn)
-                             << ") without a rewind or unpark (the last one, of QP " << last_end_q
-                             << ", ended at cycle " << last_end << ")";
+                             << ") without a rewind (the last one, of QP " << last_end_q << ", ended at cycle "
+                             << last_end << ")";
     const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(pend.q) +
-                           (pend.unpark ? ": unpark" : ": rewind") + " taken at cycle " + std::to_string(pend.taken);
-    if (!pend.unpark) {
-      ASSERT_TRUE(note) << at << ": kick/rnr/flush without its note";
-      EXPECT_EQ(unsigned(dut->note_qpn), pend.q) << at << ": note QPN";
-    } else {
-      ASSERT_FALSE(note || rnr || flush) << at << ": note/rnr/flush for an unpark";
-    }
+                           (pend.up ? ": unparking answer" : ": rewind") + " taken at cycle " +
+                           std::to_string(pend.taken);
+    ASSERT_TRUE(note) << at << ": kick/rnr/flush without its note";
+    EXPECT_EQ(unsigned(dut->note_qpn), pend.q) << at << ": note QPN";
     EXPECT_EQ(kick, pend.kick) << at << ": kick";
     EXPECT_EQ(rnr, pend.rnr) << at << ": rnr";
     EXPECT_EQ(flush, pend.flush) << at << ": rdc_rw_flush";
@@ -949,8 +1024,6 @@ class WqeFetchBench : public ::testing::Test {
     if (pend.flush) {
       // applied only once every job of the QP planned before has left
       EXPECT_TRUE(s.segs.empty()) << at << ": applied with " << s.planned - s.emitted << " planned jobs not sent";
-      // the WQEs from the one resent from leave again
-      if (uint16_t(pend.ci - s.ci_base) < uint16_t(s.emit_ci - s.ci_base)) s.emit_ci = pend.ci;
       // srnic_rd_ctx drops the QP's READ contexts
       for (size_t i = 0; i < rd_table.size();) {
         if (rd_table[i].q == pend.q) {
@@ -967,11 +1040,9 @@ class WqeFetchBench : public ::testing::Test {
       ++kicks;
       doorbell_kick(pend.q);
     }
-    if (note) {
-      s.rw_open = false;
-      ++notes;
-      note_cycles.push_back(c);
-    }
+    s.rw_open = false;
+    ++notes;
+    note_cycles.push_back(c);
     pend.active = false;
   }
 
@@ -1048,17 +1119,16 @@ class WqeFetchBench : public ::testing::Test {
     ++s.emitted;
     ++jobs;
     if (e.wqe_end) {
-      if (e.idx == s.emit_ci) s.emit_ci = uint16_t(e.idx + 1);
+      if (!e.read) mark_done(s, e.idx);
       if (auto_free) {  // without rewinds: the ring slot is free once the WQE left
         EXPECT_EQ(e.idx, s.ci_base) << at << ": WQEs leave in order";
-        s.wqes.pop_front();
-        ++s.ci_base;
+        ack_one(s);
       }
     }
   }
 
-  static void encode(const Wqe& w, uint32_t* d) {
-    encode_sq_wqe(w.op, w.flags, w.imm, w.wr_id, w.laddr, w.len, w.lkey, w.raddr, w.rkey, d);
+  static void encode(const Wqe& w, uint16_t idx, uint32_t* d) {
+    encode_sq_wqe(w.op, w.flags, w.imm, w.wr_id, w.laddr, w.len, w.lkey, w.raddr, w.rkey, d, nullptr, idx);
   }
 
   // Runs idle until every turn has ended, every planned job has left and every rewind and
@@ -1069,11 +1139,11 @@ class WqeFetchBench : public ::testing::Test {
     k.post = 0;
     k.done = k.ar = k.rdc = k.job = 100;
     k.hand = 100;
-    k.note = k.kick = k.rnr = 100;
+    k.note = k.kick = k.rnr = k.stale = 100;
     for (int i = 0; i < max_cycles && !HasFatalFailure(); ++i) {
       cycle(k);
       bool quiet = ready_q.empty() && !handing && hstop_q.empty() && rw_q.empty() && !pend.active &&
-                   (up_q.empty() || hold_unparks) && !up_hold;
+                   (up_q.empty() || hold_unparks);
       for (uint32_t q : hot) quiet = quiet && !qps[q].busy && qps[q].segs.empty();
       if (quiet) break;
     }
@@ -1091,7 +1161,7 @@ class WqeFetchBench : public ::testing::Test {
 
   // `phases` phases of 4000 cycles, each with random readiness everywhere (and random rewinds,
   // acknowledgements, RNR waits and stray unparks if `rewinds`).
-  void random_phases(int phases, bool rewinds) {
+  void random_phases(int phases, bool rewinds, bool reuse = false) {
     for (int phase = 0; phase < phases && !HasFatalFailure(); ++phase) {
       Knobs k;
       k.post = unsigned(rng.range(2, 40));
@@ -1109,6 +1179,9 @@ class WqeFetchBench : public ::testing::Test {
         k.rnr = unsigned(rng.range(10, 100));
         k.ack = unsigned(rng.range(1, 20));
         k.up_stray = rng.percent(30) ? 1 : 0;
+        k.up_zero = unsigned(rng.range(0, 15));
+        k.stale = unsigned(rng.range(10, 100));
+        k.reuse = reuse;
         up_delay = rng.range(0, 600);
       }
       for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(k);
@@ -1142,12 +1215,12 @@ class WqeFetchBench : public ::testing::Test {
   void print_rewind_stats() const {
     std::printf("[bench] %llu rewinds (%llu applied), %llu notes, %llu kicks, %llu unparks (%llu stray), %llu READ "
                 "contexts dropped, %llu jobs (%llu resent, %llu inside a message, %llu partial re-reads), %llu parked "
-                "turns, %llu WQEs acknowledged\n",
+                "turns, %llu WQEs acknowledged, %llu reused slots reported\n",
                 (unsigned long long)rw_taken, (unsigned long long)rw_applied, (unsigned long long)notes,
                 (unsigned long long)kicks, (unsigned long long)unparks, (unsigned long long)stray_unparks,
                 (unsigned long long)rd_flushed, (unsigned long long)jobs, (unsigned long long)resent,
                 (unsigned long long)resumed_mid, (unsigned long long)partial_reads, (unsigned long long)parked_turns,
-                (unsigned long long)acked);
+                (unsigned long long)acked, (unsigned long long)stale_reports);
   }
 
   struct Beat {
@@ -1178,15 +1251,14 @@ class WqeFetchBench : public ::testing::Test {
   std::vector<RdEntry> rd_table;
   std::deque<Rewind> rw_q;                           // rewinds to offer, in order
   bool rw_driven = false;                            // rw_q.front() is on the port
-  std::deque<std::pair<uint32_t, uint64_t>> up_q;    // RNR waits: QP, unpark cycle
-  bool up_hold = false;
-  uint32_t up_cur = 0;
+  std::deque<std::pair<uint32_t, uint64_t>> up_q;    // RNR waits and reused slots: QP, answer cycle
   bool hold_unparks = false;                         // a test holds the RNR waits
   uint64_t up_delay = 300;
   Pending pend;
   std::vector<Taken> job_log;
   std::vector<uint64_t> note_cycles;
   bool dodge = false;      // no note/kick ready while a turn end is offered
+  bool allow_bad = false;  // a directed test writes a WQE the DUT refuses
   bool log_jobs = false;   // keep every job taken in job_log
   bool auto_free = true;   // ring slots freed when the WQE left (no rewinds)
   unsigned fence_pct = 25;
@@ -1204,6 +1276,7 @@ class WqeFetchBench : public ::testing::Test {
   uint64_t last_free_cycle = 0, last_fenced_cycle = 0;
   uint64_t rw_taken = 0, rw_applied = 0, notes = 0, kicks = 0, unparks = 0, rd_flushed = 0, acked = 0;
   uint64_t resent = 0, partial_reads = 0, resumed_mid = 0, parked_turns = 0, stray_unparks = 0, flushes = 0;
+  uint64_t stale_reports = 0;
   uint64_t last_end = 0;
   uint32_t last_end_q = 0;
   Mr mr_pipe[2] = {};
@@ -1270,6 +1343,33 @@ TEST_F(WqeFetchBench, RandomTrafficWithRewinds) {
   EXPECT_GT(rd_flushed, 20u);
   EXPECT_GT(parked_turns, 10u);
   EXPECT_GT(fenced_started, 50u);
+  EXPECT_GT(acked, 2000u);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// The same with acknowledgements that overtake rewinds (what was sent before a rewind is
+// acknowledged meanwhile, and the host reuses the slots): resends that find a newer WQE in a
+// slot park the QP and report it; the answer moves the send state forward to the oldest WQE
+// not acknowledged. Small rings so that slots are reused soon.
+TEST_F(WqeFetchBench, RandomTrafficWithRewindsAndReusedSlots) {
+  SRNIC_BENCH_TRACE();
+  burst = uint32_t(rng.range(256, 6000));
+  wqes_per_turn = uint8_t(rng.range(2, 8));
+  fence_pct = unsigned(rng.range(0, 20));
+  rd_hold = rng.range(20, 400);
+  dodge = true;
+  auto_free = false;
+  reset();
+  const int nq = std::min(kQps, 5);
+  for (int i = 0; i < nq && !HasFatalFailure(); ++i)
+    configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(1, 3)), true);
+  random_phases(80, true, true);
+  settle(60000);
+  print_rewind_stats();
+  EXPECT_EQ(notes, rw_taken);
+  EXPECT_GT(stale_reports, 20u);
+  EXPECT_GT(rw_applied, 300u);
+  EXPECT_GT(resent, 1000u);
   EXPECT_GT(acked, 2000u);
   EXPECT_FALSE(dut.rtl_error());
 }
@@ -1479,12 +1579,13 @@ class WqeFetchRewindBench : public WqeFetchBench {
  public:
   uint32_t q = 0;
   Knobs k;
+  int log_sq = 4;
   void start(int64_t psn = -1, bool rts = true) {
     auto_free = false;
     log_jobs = true;
     reset();
     q = uint32_t(rng.below(kQps));
-    configure(q, 1, 4, rts, psn);
+    configure(q, 1, log_sq, rts, psn);
     k.post = 0;
     k.hand = k.done = k.ar = k.rdc = k.job = 100;
     k.note = k.kick = k.rnr = 100;
@@ -1685,16 +1786,18 @@ TEST_F(WqeFetchRewindBench, WaitsForPlannedJobs) {
   EXPECT_LT(note_cycles[0], job_log[n0 + 6].cycle);
 }
 
-// RNR rewind: rnr with the code, no kick; the QP is parked: doorbells give turns without
-// work, nothing is sent; an unpark of another QP does nothing; the QP's unpark kicks it and
-// the resend starts, then the new WQE.
-TEST_F(WqeFetchRewindBench, RnrParksUntilUnpark) {
+// RNR answer (at packet 1 of WQE 0): rnr with the code, no kick, the send state stays; the QP
+// is parked: doorbells give turns without work, nothing is sent. An unparking answer with
+// apply 0 for a QP that is not parked gives a note alone. The RNR wait's end is answered
+// from the oldest WQE not acknowledged (WQE 0, from its start): the QP is kicked, resends it
+// whole, then the new WQE.
+TEST_F(WqeFetchRewindBench, RnrParksUntilAnswered) {
   SRNIC_BENCH_TRACE();
   start();
   send(kWrite, 3 * 256);
   const size_t n0 = job_log.size();
   hold_unparks = true;
-  rewind(0, 0, true, true, 0x15);
+  rewind(0, 1, true, true, 0x15);
   settle();
   ASSERT_EQ(notes, 1u);
   EXPECT_EQ(kicks, 0u) << "a parked QP was kicked";
@@ -1707,13 +1810,12 @@ TEST_F(WqeFetchRewindBench, RnrParksUntilUnpark) {
   }
   EXPECT_EQ(job_log.size(), n0) << "a parked QP sent";
   EXPECT_GE(parked_turns, 5u);
-  // an unpark for a QP that is not parked: no kick
   const uint32_t other = (q + 1) % kQps;
   configure(other, 1, 2, true);
-  up_hold = true;
-  up_cur = other;
+  offer_rewind(Rewind{other, false, false, 0, 0, 0, 0, true});
   for (int i = 0; i < 50 && !HasFatalFailure(); ++i) cycle(k);
   EXPECT_EQ(stray_unparks, 1u);
+  EXPECT_EQ(notes, 2u);
   EXPECT_EQ(kicks, 0u);
   hold_unparks = false;
   settle();
@@ -1722,6 +1824,118 @@ TEST_F(WqeFetchRewindBench, RnrParksUntilUnpark) {
   const uint64_t first = wqe_at(qps[q], 0).first_u;
   expect_jobs(n0, {{0x06, uint32_t(first), true}, {0x07, uint32_t(first + 1), true},
                    {0x08, uint32_t(first + 2), true}, {0x04, uint32_t(first + 3), false}});
+}
+
+// An RNR answer leaves the send state where it was: when the wait's end is answered with
+// apply 0 (the completion engine had nothing to resend from) the QP goes on after the last
+// packet it had planned, not from the RNR NAK's packet.
+TEST_F(WqeFetchRewindBench, RnrAnswerKeepsTheSendState) {
+  SRNIC_BENCH_TRACE();
+  start();
+  send(kWrite, 3 * 256);
+  const size_t n0 = job_log.size();
+  hold_unparks = true;
+  rewind(0, 1, true, true, 2);
+  settle();
+  ASSERT_EQ(up_q.size(), 1u);
+  up_q.clear();
+  ASSERT_TRUE(post(q, 0, kSend, 0, 100));
+  ring = int(q);
+  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+  EXPECT_EQ(job_log.size(), n0) << "a parked QP sent";
+  offer_rewind(Rewind{q, false, false, 0, 0, 0, 0, true});
+  hold_unparks = false;
+  settle();
+  EXPECT_EQ(unparks, 1u);
+  EXPECT_EQ(kicks, 1u);
+  const uint64_t first = wqe_at(qps[q], 0).first_u;
+  expect_jobs(n0, {{0x04, uint32_t(first + 3), false}});
+}
+
+// Reused slots (decision 49). Four one-packet WRITEs in a ring of four; a rewind to WQE 0 is
+// applied while the scheduler holds the QP; then all four are acknowledged (answers to what
+// was sent before the rewind) and the host posts WQEs 4 and 5 into slots 0 and 1. The resend's
+// read finds WQE 4 in the slot of WQE 0: no job, the QP parks and the slot is reported with
+// the turn end (no more work reported). Answered from the oldest WQE not acknowledged (WQE
+// 4, at the PSN after WQE 3), the QP is kicked and sends WQEs 4 and 5 as new packets.
+TEST_F(WqeFetchRewindBench, ReusedSlotParksUntilAnswered) {
+  SRNIC_BENCH_TRACE();
+  log_sq = 2;
+  start();
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ring = int(q);
+  settle();
+  const size_t n0 = job_log.size();
+  ASSERT_EQ(n0, 4u);
+  const uint64_t first = wqe_at(qps[q], 0).first_u;
+  k.hand = 0;
+  rewind(0, 0);
+  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+  ASSERT_EQ(notes, 1u);
+  for (int i = 0; i < 4; ++i) ack_one(qps[q]);
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ring = int(q);
+  hold_unparks = true;
+  k.hand = 100;
+  for (int i = 0; i < 200 && !HasFatalFailure(); ++i) cycle(k);
+  EXPECT_EQ(stale_reports, 1u);
+  EXPECT_EQ(job_log.size(), n0) << "a reused slot was sent";
+  EXPECT_TRUE(qps[q].park);
+  ASSERT_EQ(up_q.size(), 1u);
+  hold_unparks = false;
+  settle();
+  EXPECT_EQ(unparks, 1u);
+  expect_jobs(n0, {{0x0A, uint32_t(first + 4), false}, {0x0A, uint32_t(first + 5), false}});
+}
+
+// Acknowledged but not reused: the slot still holds the WQE read for, which is sent again
+// (the responder answers it as a duplicate); no report.
+TEST_F(WqeFetchRewindBench, AcknowledgedSlotNotReusedIsSentAgain) {
+  SRNIC_BENCH_TRACE();
+  log_sq = 2;
+  start();
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ring = int(q);
+  settle();
+  const size_t n0 = job_log.size();
+  const uint64_t first = wqe_at(qps[q], 0).first_u;
+  k.hand = 0;
+  rewind(0, 0);
+  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+  for (int i = 0; i < 2; ++i) ack_one(qps[q]);
+  k.hand = 100;
+  settle();
+  EXPECT_EQ(stale_reports, 0u);
+  expect_jobs(n0, {{0x0A, uint32_t(first), true}, {0x0A, uint32_t(first + 1), true},
+                   {0x0A, uint32_t(first + 2), true}, {0x0A, uint32_t(first + 3), true}});
+}
+
+// A WQE whose index is neither its own nor a newer one of its slot is refused like a malformed
+// one: LOC_QP_OP_ERR at its PSN, the QP stops (its later WQEs reported for flushing).
+TEST_F(WqeFetchRewindBench, WrongIndexIsRefused) {
+  SRNIC_BENCH_TRACE();
+  allow_bad = true;
+  start();
+  send(kWrite, 100);
+  const size_t n0 = job_log.size();
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  Qp& s = qps[q];
+  s.ring_idx[1] = uint16_t(1 + 3);  // not a multiple of the ring size ahead
+  ring = int(q);
+  settle();
+  EXPECT_EQ(events, 1u);
+  EXPECT_TRUE(ev_expect.empty());
+  EXPECT_EQ(job_log.size(), n0);
+  EXPECT_TRUE(s.err);
+  // an index behind (the host wrote the slot of an older WQE)
+  configure(q, 1, 2, true);
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  qps[q].ring_idx[0] = uint16_t(0 - 4);
+  ring = int(q);
+  settle();
+  EXPECT_EQ(events, 2u);
+  EXPECT_TRUE(qps[q].err);
 }
 
 // Rewinds that do not apply give a note alone and leave the send state: apply 0; a QP not in
@@ -1790,8 +2004,8 @@ TEST_F(WqeFetchRewindBench, RewindBesideTurnEndNotesOnce) {
   EXPECT_EQ(flushes, 1u);
 }
 
-// The same on the unpark path: an unpark of a parked QP whose kick comes while the plan stage
-// offers a turn end kicks the scheduler once, with its write-back.
+// The same for an unparking answer: an RNR wait's end answered for a parked QP while the plan
+// stage offers a turn end kicks the scheduler once, with its write-back.
 TEST_F(WqeFetchRewindBench, UnparkBesideTurnEndKicksOnce) {
   SRNIC_BENCH_TRACE();
   start();
@@ -1817,6 +2031,7 @@ TEST_F(WqeFetchRewindBench, UnparkBesideTurnEndKicksOnce) {
   k.done = 100;
   settle();
   EXPECT_EQ(unparks, 1u);
+  EXPECT_EQ(notes, 2u);
   EXPECT_EQ(kicks, 1u);
 }
 
@@ -1844,7 +2059,7 @@ TEST_F(WqeFetchRewindBench, ResendMarkAfterHalfTheWindow) {
   uint64_t marked = 0;
   // only jobs move meanwhile (every other handshake waits for cycle())
   dut->job_ready = 1;
-  dut->db_valid = dut->s_valid = dut->rw_valid = dut->unpark_valid = dut->hstop_valid = 0;
+  dut->db_valid = dut->s_valid = dut->rw_valid = dut->hstop_valid = 0;
   dut->ar_ready = dut->r_valid = dut->mr_rsp = dut->done_ready = dut->rdc_ready = 0;
   dut->note_ready = dut->kick_ready = dut->rnr_ready = 0;
   while (s.emitted < bulk && !HasFatalFailure()) {
