@@ -721,7 +721,10 @@ class WqeFetchBench : public ::testing::Test {
   void ack_some(uint32_t q, bool reuse) {
     Qp& s = qps[q];
     if (s.rw_open && !reuse) return;
-    const uint16_t lim = reuse ? unacked(s) : behind(s) ? uint16_t(0) : uint16_t(s.ci - s.ci_base);
+    // (the reference's send state has moved past the turn in flight, which may still end in
+    // front of a READ: without reuse only what lies before that turn)
+    const uint16_t at = s.busy ? s.turn_ci0 : s.ci;
+    const uint16_t lim = reuse ? unacked(s) : uint16_t(at - s.ci_base) > unacked(s) ? uint16_t(0) : uint16_t(at - s.ci_base);
     uint16_t n = 0;
     while (n < lim && wqe_at(s, uint16_t(s.ci_base + n)).done) ++n;
     if (n == 0) return;
