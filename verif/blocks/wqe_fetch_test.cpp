@@ -830,7 +830,9 @@ class WqeFetchBench : public ::testing::Test {
       dut.eval();
     }
 
-    if (!allow_bad) ASSERT_FALSE(dut->bad_wqe) << "cycle " << c;
+    if (!allow_bad) {
+      ASSERT_FALSE(dut->bad_wqe) << "cycle " << c;
+    }
     if (dut->rdc_free < rd_resv + 2) last_short = c;
     // a READ at the emit stage's head never waits for a context: every READ started has one
     if (dut->rdc_valid && rd_table.size() >= rd_cap) {
