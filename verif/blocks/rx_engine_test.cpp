@@ -1580,6 +1580,18 @@ class RxEngBench : public ::testing::Test {
     ASSERT_FALSE(hold_tmo) << "timeout of QP " << q << " not taken";
     drain();
   }
+  // QPs 11..15, none of which sends: in RTR, in INIT, never set up (RESET), in RTS failed by a
+  // qerr, in RTS moved to ERR by the host
+  std::vector<uint32_t> non_senders() {
+    const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
+    bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
+    bring_up(i, kQpsInit, 2, 0, 0, 0, 0);
+    bring_up(e, kQpsRts, 2, 0, 0, 0, 0);
+    bring_up(h, kQpsRts, 2, 0, 0, 0, 0);
+    qp_modify(h, kQpsErr, 2, 0, 0, 0, 0, false, false);
+    if (!HasFatalFailure()) report_qerr(e);
+    return {r, i, z, e, h};
+  }
   void report_qerr(uint32_t q) {
     hold_qerr = true;
     qerr_q = q;
@@ -2585,16 +2597,9 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   expect_retry(0, q, kRtTimeout, 0x777);
   expect_retry(1, q, kRtTimeout, 0x777);
   EXPECT_EQ(stats.tmo_ignored, 1u);
-  // QPs that do not send
-  const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
-  bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
-  bring_up(i, kQpsInit, 2, 0, 0, 0, 0);
-  bring_up(e, kQpsRts, 2, 0, 0, 0, 0);
-  bring_up(h, kQpsRts, 2, 0, 0, 0, 0);
-  qp_modify(h, kQpsErr, 2, 0, 0, 0, 0, false, false);
+  const std::vector<uint32_t> idle = non_senders();
   ASSERT_FALSE(HasFatalFailure());
-  report_qerr(e);
-  for (uint32_t x : {r, i, z, e, h}) timeout(x);
+  for (uint32_t x : idle) timeout(x);
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(cev_log.size(), 2u);
   EXPECT_EQ(stats.tmo_ignored, 6u);
@@ -2673,20 +2678,13 @@ TEST_F(RxEngBench, RnrWaitEndEpisodes) {
   EXPECT_EQ(stats.rxp_kept, 2u);
   EXPECT_EQ(stats.rxp_opened, 1u);
   EXPECT_EQ(stats.tmo_ignored, 1u);
-  // QPs that do not send
-  const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
-  bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
-  bring_up(i, kQpsInit, 2, 0, 0, 0, 0);
-  bring_up(e, kQpsRts, 2, 0, 0, 0, 0);
-  bring_up(h, kQpsRts, 2, 0, 0, 0, 0);
-  qp_modify(h, kQpsErr, 2, 0, 0, 0, 0, false, false);
+  const std::vector<uint32_t> idle = non_senders();
   ASSERT_FALSE(HasFatalFailure());
-  report_qerr(e);
-  for (uint32_t x : {r, i, z, e, h}) timeout(x, true);
+  for (uint32_t x : idle) timeout(x, true);
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(cev_log.size(), 4u);
   EXPECT_EQ(stats.rnr_end_ignored, 5u);
-  for (uint32_t x : {r, i, z, e, h}) EXPECT_FALSE(st[x].rxp || st[x].rwp) << "QP " << x;
+  for (uint32_t x : idle) EXPECT_FALSE(st[x].rxp || st[x].rwp) << "QP " << x;
   // a kept end dropped at the note: the QP failed (qerr), or the host moved it to ERR
   const uint32_t f = 6, g = 7;
   bring_up(f, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x500);
