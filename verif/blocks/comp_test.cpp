@@ -734,7 +734,8 @@ class CompBench : public ::testing::Test {
         const bool rt_in = psn_ge(rt_psn, s.psn) && psn_ge(last, rt_psn);
         // a WQE this event's ACKs or READ data complete is not where the episode is answered
         // (a malformed one never is: its PSN range means nothing)
-        const bool acked = !w_bad && ((!rd && lim_valid && psn_ge(ack_lim, last)) || (rd && has_rd && psn_ge(psn2, last)));
+        const bool acked =
+            !w_bad && ((!rd && lim_valid && psn_ge(ack_lim, last)) || (rd && has_rd && psn_ge(psn2, last)));
         const bool rt_here = rt_act && !s.flushing && !s.err_valid && !acked &&
                              (end || (!w_bad && (tmo ? s.psn != rt_psn
                                                      : (rt_in || (rd && psn_ge(rt_psn, last) && rt_psn != last)))));
