@@ -8,10 +8,10 @@
 // entry of rdc_bq_qpn whose last PSN is strictly before rdc_bq_psn in 24-bit serial
 // arithmetic; bq_any: any valid entry of that QP), from its own copy of the table, which
 // follows the engine's frees and flushes as srnic_rd_ctx would; the send path reports each
-// request on snd_* (the QP's next send PSN), and the timers report local ACK timeouts
-// (tmo_*); the send path ends retry episodes (note_*, after a go-back-N rewind that drops
-// the READ contexts it made during the episode); aw/w/task/cev/cqe/resync/tk see random
-// back-pressure.
+// request on snd_* (the QP's next send PSN), and the timers report local ACK timeouts and
+// the ends of RNR waits (tmo_*, tmo_rnr; random while no expiry is offered); the send path
+// ends retry episodes (note_*, after a go-back-N rewind that drops the READ contexts it made
+// during the episode); aw/w/task/cev/cqe/resync/tk see random back-pressure.
 // A reference of the engine's rules (responder PSN/duplicate/gap, opcode sequence,
 // access, lengths, R_Key, receive WQE and RNR (with the QP's min_rnr), error stop, MSN,
 // duplicate READs executed again; requester ACK/NAK events, READ responses in PSN order
@@ -36,7 +36,11 @@
 // timeout (RT_TIMEOUT, the next send PSN) each start a retry episode: one CEV_RETRY (rt_kind,
 // rt_psn, rt_code; the QP's READ contexts stay until the rewind's note), then,
 // until note_*, the QP's READ responses are dropped, NAKs only acknowledge (CEV_ACK up to the
-// NAK's PSN - 1) and timeouts are ignored (as they are for a QP in error or not in RTS). After
+// NAK's PSN - 1) and timeouts are ignored (as they are for a QP in error or not in RTS). The
+// end of an RNR wait (tmo_rnr) opens an RT_TIMEOUT episode marked RTC_RNR_END from the next
+// send PSN; during an episode it is kept (rxp) and the note opens it at once (from the next
+// send PSN read then), unless the QP failed or left RTS meanwhile; a QP in error or not in
+// RTS ignores it. After
 // a note the QP resends (rcv) until in-order progress (an ACK beyond no unfinished READ, once
 // the QP holds a READ context again if its episode freed any (rrd), or a READ response
 // placed): meanwhile an ACK beyond a READ and a sequence NAK only acknowledge, and a
@@ -78,6 +82,7 @@ constexpr uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02, kSend
 constexpr uint8_t kSynAck = 0x1F, kSynRnr = 0x2E, kSynPsn = 0x60, kSynInv = 0x61, kSynAcc = 0x62, kSynOp = 0x63;
 constexpr uint8_t kCevAck = 0, kCevReadDone = 1, kCevRetry = 2, kCevNak = 3;
 constexpr uint8_t kRtSeq = 0, kRtImplied = 1, kRtRnr = 2, kRtTimeout = 3;
+constexpr uint8_t kRtcRnrEnd = 1;  // srnic_pkg::RTC_RNR_END: with RT_TIMEOUT, an RNR wait's end
 constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRtr = 2, kQpsRts = 3, kQpsErr = 6;
 constexpr uint8_t kAccLocalWrite = 1, kAccRemoteWrite = 2, kAccRemoteRead = 4;
 constexpr uint8_t kWcRecv = 128, kWcRecvImm = 129;
@@ -176,6 +181,7 @@ struct St {
   bool rwp = false;  // a retry episode is open
   bool rcv = false;  // resending after an episode: no in-order progress seen yet
   bool rrd = false;  // an episode freed READ contexts: ACKs end rcv only once q holds one again
+  bool rxp = false;  // an RNR wait ended during the episode: its episode opens at the note
 };
 
 struct MrX {
@@ -275,6 +281,10 @@ struct Stats {
   // a READ response beyond a READ that got none of its responses
   uint64_t rt_kept = 0, rcv_acks = 0, rcv_naks = 0, rcv_drops = 0, rcv_clears = 0, bq_rsp_implied = 0;
   uint64_t rrd_holds = 0;  // ACKs beyond no READ that did not end rcv: READs dropped by the rewind
+  // RNR waits' ends (tmo_rnr): episodes opened at once, kept during an episode (rxp), opened at
+  // that episode's note, dropped at the note (the QP failed or left RTS meanwhile), ignored
+  // (not RTS, failed)
+  uint64_t rnr_ends = 0, rxp_kept = 0, rxp_opened = 0, rxp_dropped = 0, rnr_end_ignored = 0;
 };
 struct WqeSlot {
   RWqe w;
@@ -294,6 +304,7 @@ struct Knobs {
   unsigned qerr = 0;     // per-mille chance per cycle that the completion engine reports a QP in error
   unsigned note = 0;     // per mille: the send path ends a QP's retry episode
   unsigned tmo = 0;      // per mille: a QP's local ACK timer expires
+  unsigned rnr = 0;      // percent of those that are the end of an RNR wait (tmo_rnr)
   unsigned snd = 0;      // percent: a request of some QP (often the one in the engine) leaves the send path
   unsigned lat_min = 0;  // MR answers take at least this many cycles more
 };
@@ -652,24 +663,51 @@ class RxEngBench : public ::testing::Test {
   }
   // The send path applied q's retry answer (after rewinding, which drops its READ contexts):
   // responses to what was sent before the rewind may follow (rcv; also after a note that ends
-  // no episode).
+  // no episode). An RNR wait that ended during the episode (rxp) opens its episode now, from
+  // the next send PSN read for the note, if the QP can still send.
   void predict_note(uint32_t q, bool rewind) {
     ++stats.notes;
-    st[q].rwp = false;
-    st[q].rcv = true;
+    St& s = st[q];
+    s.rwp = false;
+    s.rcv = true;
     if (rewind) rdc_rewind(q);
+    if (!s.rxp) return;
+    s.rxp = false;
+    if (cfg[q].state != kQpsRts || s.err) {
+      ++stats.rxp_dropped;
+      return;
+    }
+    ++stats.rxp_opened;
+    rnr_end_retry(q);
   }
-  // q's local ACK timer expired: an episode from the next send PSN, unless one is open or the
-  // QP cannot send (not RTS, or failed).
-  void predict_tmo(uint32_t q) {
-    const St& s = st[q];
-    if (cfg[q].state != kQpsRts || s.err || s.rwp) {
+  // q's local ACK timer expired (rnr: its RNR wait ended): an episode from the next send PSN
+  // (marked RTC_RNR_END for an RNR wait's end), unless the QP cannot send (not RTS, or failed)
+  // or one is open: then a timeout is dropped and an RNR wait's end kept for the note (rxp).
+  void predict_tmo(uint32_t q, bool rnr) {
+    St& s = st[q];
+    if (cfg[q].state != kQpsRts || s.err || (s.rwp && !rnr)) {
       ++stats.tmo_ignored;
+      stats.rnr_end_ignored += rnr;
+      return;
+    }
+    if (s.rwp) {
+      s.rxp = true;
+      ++stats.rxp_kept;
+      return;
+    }
+    if (rnr) {
+      ++stats.rnr_ends;
+      rnr_end_retry(q);
       return;
     }
     uint32_t nxt = 0;
     ASSERT_TRUE(snd_value(q, now, nxt)) << "bench: QP " << q << " in RTS without a next send PSN";
     retry(q, kRtTimeout, nxt, 0);
+  }
+  void rnr_end_retry(uint32_t q) {
+    uint32_t nxt = 0;
+    ASSERT_TRUE(snd_value(q, now, nxt)) << "bench: QP " << q << " in RTS without a next send PSN";
+    retry(q, kRtTimeout, nxt, kRtcRnrEnd);
   }
 
   void respond(const Pkt& p, uint32_t q, bool& owed) {
@@ -1166,7 +1204,15 @@ class RxEngBench : public ::testing::Test {
     }
     if (!hold_tmo && rng.below(1000) < k.tmo) {
       hold_tmo = true;
+      tmo_rnr = rng.percent(k.rnr);
       tmo_q = uint32_t(rng.below(kQps));
+      if (tmo_rnr && rng.percent(85)) {  // mostly during an open episode (kept for its note)
+        std::vector<uint32_t> open;
+        for (uint32_t q = 0; q < kQps; ++q)
+          if (st[q].rwp && !(hold_note && note_q == q)) open.push_back(q);
+        if (!open.empty()) tmo_q = open[rng.below(open.size())];
+        else hold_tmo = rng.percent(30);
+      }
     }
     dut->qerr_valid = hold_qerr;
     dut->qerr_qpn = qerr_q;
@@ -1174,6 +1220,7 @@ class RxEngBench : public ::testing::Test {
     dut->note_qpn = note_q;
     dut->tmo_valid = hold_tmo;
     dut->tmo_qpn = tmo_q;
+    dut->tmo_rnr = hold_tmo ? tmo_rnr : rng.below(2);  // random while no expiry is offered
     dut.eval();
     // the READ-context table's implied-NAK query answers combinationally
     {
@@ -1245,7 +1292,7 @@ class RxEngBench : public ::testing::Test {
       hold_note = false;
     }
     if (t_tmo) {
-      predict_tmo(tmo_q);
+      predict_tmo(tmo_q, tmo_rnr);
       take_log.push_back({kTakeTmo, tmo_q, c});
       hold_tmo = false;
     }
@@ -1524,12 +1571,26 @@ class RxEngBench : public ::testing::Test {
     ASSERT_FALSE(hold_note) << "note for QP " << q << " not taken";
     drain();
   }
-  void timeout(uint32_t q) {
+  // q's local ACK timer expires (rnr: its RNR wait ends)
+  void timeout(uint32_t q, bool rnr = false) {
     hold_tmo = true;
     tmo_q = q;
+    tmo_rnr = rnr;
     for (int i = 0; i < 200 && hold_tmo && !HasFatalFailure(); ++i) cycle(Knobs{});
     ASSERT_FALSE(hold_tmo) << "timeout of QP " << q << " not taken";
     drain();
+  }
+  // QPs 11..15, none of which sends: in RTR, in INIT, never set up (RESET), in RTS failed by a
+  // qerr, in RTS moved to ERR by the host
+  std::vector<uint32_t> non_senders() {
+    const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
+    bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
+    bring_up(i, kQpsInit, 2, 0, 0, 0, 0);
+    bring_up(e, kQpsRts, 2, 0, 0, 0, 0);
+    bring_up(h, kQpsRts, 2, 0, 0, 0, 0);
+    qp_modify(h, kQpsErr, 2, 0, 0, 0, 0, false, false);
+    if (!HasFatalFailure()) report_qerr(e);
+    return {r, i, z, e, h};
   }
   void report_qerr(uint32_t q) {
     hold_qerr = true;
@@ -1612,6 +1673,7 @@ class RxEngBench : public ::testing::Test {
   uint64_t rd_busy_writes = 0;  // payload beats and bursts of READ responses seen with rd_busy
   uint64_t ctx_flushes = 0;     // READ-context flushes by QP_MODIFY
   bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false;
+  bool tmo_rnr = false;  // the expiry offered is an RNR wait's end
   uint32_t qerr_q = 0, note_q = 0, tmo_q = 0;
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
   std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr)
@@ -2535,16 +2597,9 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   expect_retry(0, q, kRtTimeout, 0x777);
   expect_retry(1, q, kRtTimeout, 0x777);
   EXPECT_EQ(stats.tmo_ignored, 1u);
-  // QPs that do not send
-  const uint32_t r = 11, i = 12, z = 13, e = 14, h = 15;
-  bring_up(r, kQpsRtr, 2, 0, 0, 0, 0);
-  bring_up(i, kQpsInit, 2, 0, 0, 0, 0);
-  bring_up(e, kQpsRts, 2, 0, 0, 0, 0);
-  bring_up(h, kQpsRts, 2, 0, 0, 0, 0);
-  qp_modify(h, kQpsErr, 2, 0, 0, 0, 0, false, false);
+  const std::vector<uint32_t> idle = non_senders();
   ASSERT_FALSE(HasFatalFailure());
-  report_qerr(e);
-  for (uint32_t x : {r, i, z, e, h}) timeout(x);
+  for (uint32_t x : idle) timeout(x);
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(cev_log.size(), 2u);
   EXPECT_EQ(stats.tmo_ignored, 6u);
@@ -2569,6 +2624,88 @@ TEST_F(RxEngBench, TimeoutEpisodes) {
   ASSERT_EQ(cev_log.size(), 4u);
   expect_retry(2, q, kRtTimeout, 0x777);
   expect_retry(3, q, kRtTimeout, 0x901);
+}
+
+// The end of an RNR wait (tmo_rnr): with no episode open it opens one at once, a timeout
+// episode marked RTC_RNR_END from the next send PSN (rwp: the QP's READ responses are then
+// dropped). During an episode it is kept (rxp; no event, two ends are one), a plain timeout
+// is dropped, and the note opens the kept one at once (a CEV_RETRY right after the note, from
+// the next send PSN read for the note, not the one at the expiry) and clears rxp (the next
+// note opens nothing). A QP that does not send (RTR, INIT, RESET, failed by qerr, moved to
+// ERR) ignores it, and a kept one is dropped at the note when the QP failed or left RTS
+// meanwhile. tmo_rnr is random whenever no expiry is offered.
+TEST_F(RxEngBench, RnrWaitEndEpisodes) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 5;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1234);
+  ASSERT_FALSE(HasFatalFailure());
+  timeout(q, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(st[q].rwp);
+  note(q, true);
+  timeout(q);                          // a plain timeout: its own episode (code 0)
+  timeout(q, true);                    // kept
+  timeout(q, true);                    // kept (the same)
+  timeout(q);                          // dropped
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(st[q].rxp);
+  ASSERT_EQ(cev_log.size(), 2u);
+  set_snd(q, 0x1300);                  // the send path moved on meanwhile
+  note(q, true);                       // opens the kept RNR end
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 3u);
+  EXPECT_TRUE(st[q].rwp);
+  EXPECT_FALSE(st[q].rxp);
+  EXPECT_EQ(take_log.back().kind, kTakeNote) << "the episode must come from the note";
+  ASSERT_EQ(rdc_alloc(q, 0x1300, 0x1300, 0x9000, 10), 0);
+  queue(make(q, kRespOnly, 0x1300, 10));  // dropped: the episode the note opened is open
+  drain();
+  EXPECT_EQ(n_lk, 0u);
+  EXPECT_EQ(w_bytes, 0u);
+  note(q, true);                       // ends it: nothing kept, nothing opened
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(cev_log.size(), 3u);
+  timeout(q);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 4u);
+  expect_retry(0, q, kRtTimeout, 0x1234, kRtcRnrEnd);
+  expect_retry(1, q, kRtTimeout, 0x1234);
+  expect_retry(2, q, kRtTimeout, 0x1300, kRtcRnrEnd);
+  expect_retry(3, q, kRtTimeout, 0x1300);
+  EXPECT_EQ(stats.rnr_ends, 1u);
+  EXPECT_EQ(stats.rxp_kept, 2u);
+  EXPECT_EQ(stats.rxp_opened, 1u);
+  EXPECT_EQ(stats.tmo_ignored, 1u);
+  const std::vector<uint32_t> idle = non_senders();
+  ASSERT_FALSE(HasFatalFailure());
+  for (uint32_t x : idle) timeout(x, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(cev_log.size(), 4u);
+  EXPECT_EQ(stats.rnr_end_ignored, 5u);
+  for (uint32_t x : idle) EXPECT_FALSE(st[x].rxp || st[x].rwp) << "QP " << x;
+  // a kept end dropped at the note: the QP failed (qerr), or the host moved it to ERR
+  const uint32_t f = 6, g = 7;
+  bring_up(f, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x500);
+  bring_up(g, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x600);
+  ASSERT_FALSE(HasFatalFailure());
+  queue(make_ack(f, 0x4FF, 0x20 | 3));  // RNR NAK: an episode
+  queue(make_ack(g, 0x5FF, kSynPsn));   // sequence NAK: an episode
+  drain();
+  timeout(f, true);
+  timeout(g, true);
+  report_qerr(f);
+  qp_modify(g, kQpsErr, 2, 0, 0, 0, 0, false, false);
+  note(f);
+  note(g);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 6u);
+  expect_retry(4, f, kRtRnr, 0x4FF, 3);
+  expect_retry(5, g, kRtSeq, 0x5FF);
+  EXPECT_EQ(stats.rxp_kept, 4u);
+  EXPECT_EQ(stats.rxp_dropped, 2u);
+  for (uint32_t x : {f, g}) EXPECT_FALSE(st[x].rxp || st[x].rwp) << "QP " << x;
 }
 
 // A duplicate READ request is executed again from its own PSN, address and length (the
@@ -3324,8 +3461,10 @@ TEST_F(RxEngRandom, RandomTraffic) {
     k.tk = rng.percent(15) ? unsigned(rng.range(3, 20)) : unsigned(rng.range(30, 100));
     k.lat = unsigned(rng.range(0, 8));
     k.qerr = unsigned(rng.range(0, 3));
-    k.note = unsigned(rng.range(5, 60));
+    // now and then the send path is slow to end episodes: RNR waits end while they are open
+    k.note = rng.percent(30) ? unsigned(rng.range(1, 4)) : unsigned(rng.range(5, 60));
     k.tmo = unsigned(rng.range(0, 3));
+    k.rnr = unsigned(rng.range(0, 60));
     k.snd = rng.percent(30) ? 0 : unsigned(rng.range(1, 25));
     short_gap = unsigned(rng.range(0, 15));
     cur_wlat = unsigned(rng.range(0, 30));
@@ -3373,6 +3512,10 @@ TEST_F(RxEngRandom, RandomTraffic) {
               "READ held while READs dropped by a rewind wait\n",
               u(stats.rt_kept), u(stats.bq_rsp_implied), u(stats.rcv_acks), u(stats.rcv_naks), u(stats.rcv_drops),
               u(stats.rcv_clears), u(stats.rrd_holds));
+  std::printf("[bench] RNR waits' ends: %llu episodes opened at once, %llu kept during an episode, %llu opened at its "
+              "note, %llu dropped at the note, %llu ignored\n",
+              u(stats.rnr_ends), u(stats.rxp_kept), u(stats.rxp_opened), u(stats.rxp_dropped),
+              u(stats.rnr_end_ignored));
   std::printf("[bench] timer kicks %llu (%llu READ responses), %llu STOP; STOP withheld for a send race %llu, for a "
               "READ context %llu; %llu cycles with a take held by a kick; %llu sends reported\n",
               u(stats.kicks), u(stats.rd_kicks), u(stats.stops), u(stats.race_clears), u(stats.anyctx_clears),
@@ -3388,6 +3531,10 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(stats.bq_implied, 10u);
   EXPECT_GT(stats.notes, 200u);
   EXPECT_GT(stats.tmo_ignored, 50u);
+  EXPECT_GT(stats.rnr_ends, 30u);
+  EXPECT_GT(stats.rxp_kept, 20u);
+  EXPECT_GT(stats.rxp_opened, 15u);
+  EXPECT_GT(stats.rnr_end_ignored, 20u);
   EXPECT_GT(stats.rwp_drops, 25u);
   EXPECT_GT(stats.rwp_naks, 20u);
   EXPECT_GT(stats.rt_kept, 50u);
