@@ -1607,6 +1607,39 @@ class WqeFetchRewindBench : public WqeFetchBench {
     ASSERT_TRUE(w.planned);
     offer_rewind(Rewind{q, apply, rnr, ci, kp * 256, w.first_u + kp, code});
   }
+  // Four one-packet WRITEs in a ring of four, all sent; then a rewind to WQE 0, applied while
+  // the scheduler holds the QP (k.hand stays 0). Returns the first PSN.
+  uint64_t four_sent_then_rewind() {
+    log_sq = 2;
+    start();
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(post(q, 0, kWrite, 0, 100));
+    ring = int(q);
+    settle();
+    EXPECT_EQ(job_log.size(), 4u);
+    k.hand = 0;
+    rewind(0, 0);
+    for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+    EXPECT_EQ(notes, 1u);
+    return wqe_at(qps[q], 0).first_u;
+  }
+  // After three packets of a WRITE: an RNR answer at packet 1 parks the QP (the wait's end held
+  // back); a SEND posted and rung meanwhile sends nothing.
+  void park_by_rnr(uint8_t code) {
+    send(kWrite, 3 * 256);
+    const size_t n0 = job_log.size();
+    hold_unparks = true;
+    rewind(0, 1, true, true, code);
+    settle();
+    EXPECT_EQ(kicks, 0u) << "a parked QP was kicked";
+    ASSERT_EQ(up_q.size(), 1u) << "no RNR wait started";
+    EXPECT_EQ(up_q.front().first, q);
+    ASSERT_TRUE(post(q, 0, kSend, 0, 100));
+    for (int rep = 0; rep < 5 && !HasFatalFailure(); ++rep) {
+      ring = int(q);
+      for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+    }
+    EXPECT_EQ(job_log.size(), n0) << "a parked QP sent";
+  }
   // Frees every READ context held `after` cycles from now; later ones live 1..after cycles.
   void release_reads(uint64_t after) {
     for (RdEntry& e : rd_table) e.free_at = dut.cycle() + after;
@@ -1799,21 +1832,9 @@ TEST_F(WqeFetchRewindBench, WaitsForPlannedJobs) {
 TEST_F(WqeFetchRewindBench, RnrParksUntilAnswered) {
   SRNIC_BENCH_TRACE();
   start();
-  send(kWrite, 3 * 256);
-  const size_t n0 = job_log.size();
-  hold_unparks = true;
-  rewind(0, 1, true, true, 0x15);
-  settle();
+  const size_t n0 = job_log.size() + 3;
+  park_by_rnr(0x15);
   ASSERT_EQ(notes, 1u);
-  EXPECT_EQ(kicks, 0u) << "a parked QP was kicked";
-  ASSERT_EQ(up_q.size(), 1u) << "no RNR wait started";
-  EXPECT_EQ(up_q.front().first, q);
-  ASSERT_TRUE(post(q, 0, kSend, 0, 100));
-  for (int rep = 0; rep < 5 && !HasFatalFailure(); ++rep) {
-    ring = int(q);
-    for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  }
-  EXPECT_EQ(job_log.size(), n0) << "a parked QP sent";
   EXPECT_GE(parked_turns, 5u);
   const uint32_t other = (q + 1) % kQps;
   configure(other, 1, 2, true);
@@ -1837,17 +1858,9 @@ TEST_F(WqeFetchRewindBench, RnrParksUntilAnswered) {
 TEST_F(WqeFetchRewindBench, RnrAnswerKeepsTheSendState) {
   SRNIC_BENCH_TRACE();
   start();
-  send(kWrite, 3 * 256);
-  const size_t n0 = job_log.size();
-  hold_unparks = true;
-  rewind(0, 1, true, true, 2);
-  settle();
-  ASSERT_EQ(up_q.size(), 1u);
+  const size_t n0 = job_log.size() + 3;
+  park_by_rnr(2);
   up_q.clear();
-  ASSERT_TRUE(post(q, 0, kSend, 0, 100));
-  ring = int(q);
-  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  EXPECT_EQ(job_log.size(), n0) << "a parked QP sent";
   offer_rewind(Rewind{q, false, false, 0, 0, 0, 0, true});
   hold_unparks = false;
   settle();
@@ -1865,18 +1878,9 @@ TEST_F(WqeFetchRewindBench, RnrAnswerKeepsTheSendState) {
 // 4, at the PSN after WQE 3), the QP is kicked and sends WQEs 4 and 5 as new packets.
 TEST_F(WqeFetchRewindBench, ReusedSlotParksUntilAnswered) {
   SRNIC_BENCH_TRACE();
-  log_sq = 2;
-  start();
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
-  ring = int(q);
-  settle();
+  const uint64_t first = four_sent_then_rewind();
   const size_t n0 = job_log.size();
-  ASSERT_EQ(n0, 4u);
-  const uint64_t first = wqe_at(qps[q], 0).first_u;
-  k.hand = 0;
-  rewind(0, 0);
-  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  ASSERT_EQ(notes, 1u);
+  ASSERT_FALSE(HasFailure());
   for (int i = 0; i < 4; ++i) ack_one(qps[q]);
   ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
   ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
@@ -1898,16 +1902,9 @@ TEST_F(WqeFetchRewindBench, ReusedSlotParksUntilAnswered) {
 // (the responder answers it as a duplicate); no report.
 TEST_F(WqeFetchRewindBench, AcknowledgedSlotNotReusedIsSentAgain) {
   SRNIC_BENCH_TRACE();
-  log_sq = 2;
-  start();
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
-  ring = int(q);
-  settle();
+  const uint64_t first = four_sent_then_rewind();
   const size_t n0 = job_log.size();
-  const uint64_t first = wqe_at(qps[q], 0).first_u;
-  k.hand = 0;
-  rewind(0, 0);
-  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+  ASSERT_FALSE(HasFailure());
   for (int i = 0; i < 2; ++i) ack_one(qps[q]);
   k.hand = 100;
   settle();
