@@ -336,8 +336,9 @@ module srnic_comp #(
   wire  rt_end   = rnr_end(ev.rt_kind, ev.rt_code);
   wire  rt_in    = srnic_pkg::psn_ge(ev.rt_psn, s.psn) && srnic_pkg::psn_ge(w_last, ev.rt_psn);
   // the head WQE is complete by this event's ACKs or READ data: the episode is not at it
-  wire  w_acked  = (!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
-                   (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last));
+  // (never a malformed slot: its PSN span is meaningless and may wrap past the ACK limit)
+  wire  w_acked  = !w_bad && ((!w_read && srnic_pkg::psn_ge(ack_lim, w_last)) ||
+                              (w_read && ev.has_rd && srnic_pkg::psn_ge(ev.psn2, w_last)));
   // The end of an RNR wait (or a reused WQE slot found by the send path, decision 49) always
   // moves the send state to the head WQE's start: the send state may be behind it (the slot
   // it was about to read again completed meanwhile), and the head need not be posted yet.
@@ -423,6 +424,12 @@ module srnic_comp #(
     rw_in = '0;
     if (w_wb) begin
       rw_in = rt_done ? rw_d : '0;
+      // an RNR wait's end whose merged ACKs completed the whole run (the walk never read the
+      // next WQE) still moves the send state to the head: the WQE after the run, from its start
+      if (!rt_done && rnr_end(ev.rt_kind, ev.rt_code) && !s.flushing && !s.err_valid) begin
+        rw_in.apply = 1'b1; rw_in.ci = s.ci; rw_in.off = '0; rw_in.psn = s.psn;
+        rw_in.code = ev.rt_code;
+      end
       rw_in.qpn = srnic_pkg::QPN_W'(ev.qpn);
       rw_in.up  = rnr_end(ev.rt_kind, ev.rt_code);
     end else begin

@@ -39,7 +39,8 @@
 // codes are no RNR end). TimeoutWithoutAcksAcknowledgesNothing and RetryAcksOnQpWithRefusedWqe
 // pin two RTL bugs fixed since (the random tests now send timeouts without ACK news with
 // random psn/psn2, and episodes while a refused WQE is pending);
-// DISABLED_RnrEndAfterAcksCompletingTheRun pins one that is not (kRtlNoEndAnswerAfterRun).
+// RnrEndAfterAcksCompletingTheRun and RnrEndAtAnOverlongHead pin two more fixed since (an RNR
+// wait's end answered without a rewind).
 // QP failures: the first error CQE of a QP (the bad WQE's LERR status, a fatal NAK's status,
 // RETRY_EXC_ERR / RNR_RETRY_EXC_ERR; not the WR_FLUSH_ERR ones after it) must push its QPN
 // into the qerr FIFO in the cycle that CQE is taken, a NAK or exhausted retries also into
@@ -82,13 +83,6 @@ constexpr size_t kEvN = 11;  // comp_ev_t fields (CompEvF)
 constexpr uint8_t kAcks = 5, kNak = 3, kLerr = 6, kHerr = 7;
 constexpr uint8_t kRtSeq = 0, kRtImplied = 1, kRtRnr = 2, kRtTimeout = 3;
 constexpr uint8_t kRtcRnrEnd = 1;  // srnic_pkg::RTC_RNR_END: with RT_TIMEOUT, an RNR wait's end
-// RTL BUG (CompRetryBench.DISABLED_RnrEndAfterAcksCompletingTheRun): srnic_comp answers an episode
-// at the head WQE only if its walk reads it. When the ACKs merged with an RNR wait's end complete
-// every WQE the run read and cover nothing further (the run is sized by the ACKs' PSN reach), the
-// walk stage writes back without reading the next WQE and answers apply 0 (up 1): the QP is
-// unparked without the rewind decision 49 promises. While this is true the reference follows
-// the RTL there (counted as run_end), so the random tests keep RNR ends with merged ACKs.
-constexpr bool kRtlNoEndAnswerAfterRun = true;
 constexpr uint8_t kWrWrite = 0, kWrWriteImm = 1, kWrSend = 2, kWrSendImm = 3, kWrRead = 4;
 constexpr uint8_t kWcSend = 0, kWcWrite = 1, kWcRead = 2;
 constexpr uint8_t kWcFlushErr = 5, kWcRetryExcErr = 12, kWcRnrRetryExcErr = 13;
@@ -453,8 +447,7 @@ class CompBench : public ::testing::Test {
     answer(q, k, int(rng.range(0, 2)));
     const uint16_t limit = sent_limit(s);
     const bool any = s.resp != limit;
-    // (none while an over-long malformed WQE may become the head: DISABLED_RnrEndAtAnOverlongHead)
-    const bool end = !(s.overlong && s.bad >= 0 && !s.lerr_sent) && rng.percent(s.rnr_wait ? 80 : k.rnr_end);
+    const bool end = rng.percent(s.rnr_wait ? 80 : k.rnr_end);
     uint8_t kind = any && !end ? uint8_t(rng.below(4)) : kRtTimeout;
     uint32_t rt_psn = 0;
     if (kind == kRtTimeout) {
@@ -822,9 +815,10 @@ class CompBench : public ::testing::Test {
       if (!(was_fl || (lim_valid && psn_ge(lim, s.psn)) || (s.err_valid && s.psn == s.err_psn) ||
             (rt && !rt_done && !tmo && psn_ge(rt_psn, s.psn)))) {
         if (rt && !rt_done && end && !s.flushing && !s.err_valid) {
-          // the head WQE was not read: see kRtlNoEndAnswerAfterRun
+          // the walk did not read the head WQE (the run ended at the ACKs' reach): the answer
+          // is made at the write-back, from the state the run left
           ++end_st.run_end;
-          if (!kRtlNoEndAnswerAfterRun) answer(true, s.ci, 0, s.psn);
+          answer(true, s.ci, 0, s.psn);
         }
         return;
       }
@@ -1168,11 +1162,10 @@ class CompBench : public ::testing::Test {
     const auto u = [](uint64_t v) { return (unsigned long long)v; };
     std::printf("[bench] RNR wait ends: %llu resent (%llu with nothing sent after the head's start, %llu at a "
                 "malformed head, %llu at a head not posted, %llu with no retry left, %llu after merged ACKs "
-                "completed WQEs), nothing resent: %llu refused WQE reported, %llu QP failing, %llu other; %llu "
-                "where the merged ACKs completed the whole run (kRtlNoEndAnswerAfterRun); %llu late episodes of "
-                "failing QPs\n",
+                "completed WQEs, %llu after they completed the whole run), nothing resent: %llu refused WQE reported, "
+                "%llu QP failing, %llu other; %llu late episodes of failing QPs\n",
                 u(end_st.applied), u(end_st.idle), u(end_st.bad), u(end_st.unposted), u(end_st.no_retry),
-                u(end_st.after_acks), u(end_st.refused), u(end_st.flushing), u(end_st.none), u(end_st.run_end),
+                u(end_st.after_acks), u(end_st.run_end), u(end_st.refused), u(end_st.flushing), u(end_st.none),
                 u(late_sent));
     std::printf("[bench] %llu events, %llu WQE reads, %llu CQEs (%llu failed: %llu flushed, %llu retries exhausted), "
                 "%zu qerr and %zu stop requests, %llu qerr holds, %llu cycles a failure waited on a full qerr FIFO\n",
@@ -1218,7 +1211,7 @@ class CompBench : public ::testing::Test {
   // the episode, the QP failing, other), and resending where a plain timeout would not:
   // nothing sent after the head's start (rt_psn is its first PSN), the head malformed or not
   // posted, no retry left; after ACKs merged with it completed WQEs; run_end: the merged ACKs
-  // completed every WQE the walk read (kRtlNoEndAnswerAfterRun)
+  // completed every WQE the walk read (answered at the write-back)
   struct {
     uint64_t applied = 0, none = 0, refused = 0, flushing = 0, run_end = 0;
     uint64_t idle = 0, bad = 0, unposted = 0, no_retry = 0, after_acks = 0;
@@ -2126,109 +2119,14 @@ TEST_F(CompRetryBench, RnrNakWithCodeOneIsNoRnrEnd) {
   expect_cqes({{0, kWcRnrRetryExcErr}});
 }
 
-// The head WQE's slot holds garbage (an unknown opcode, any length below 2 GiB; nothing
-// posted): a plain timeout resends nothing there, the end of an RNR wait moves the send state
-// to it anyway (index 0, offset 0, the QP's PSN). Then a malformed WQE is posted there (not reported
-// yet by the send path): the same. Once the send path reports it (CEV_LERR) it completes with
-// its status, and the QP is failing: an RNR end gets apply 0, still up.
-TEST_F(CompRetryBench, RnrEndAtAMalformedOrUnpostedHead) {
-  SRNIC_BENCH_TRACE();
-  start(3, 3, uint32_t(rng.below(0x1000000)));
-  const uint32_t psn0 = qps[q].psn;
-  Wqe& g = qps[q].ring[0];
-  g.op = uint8_t(rng.range(5, 255));
-  g.len = rng.u32() & 0x7FFFFFFF;
-  retry(kRtTimeout, psn0 + 3);
-  rnr_end(psn0 + 3);
-  drain(true);
-  ASSERT_EQ(rw_log.size(), 2u);
-  expect_rw(0, -1);
-  expect_rw(1, 0, 0, psn0, false, 0, true);
-  Wqe b = random_wqe(qps[q], 0, false);
-  b.op = uint8_t(rng.range(5, 255));
-  post_wqe(q, b, true);
-  rnr_end(psn0);
-  drain(true);
-  expect_rw(2, 0, 0, psn0, false, 0, true);
-  EXPECT_TRUE(cqe_log.empty());
-  uint64_t ev[kEvN] = {};
-  lerr_event(q, qps[q].bad_psn, ev);
-  push_event(ev);
-  rnr_end(psn0);
-  drain(true);
-  ASSERT_EQ(rw_log.size(), 4u);
-  expect_rw(3, -1, 0, 0, false, 0, true);
-  expect_cqes({{0, qps[q].err_status}});
-  EXPECT_EQ(qerr_f.taken.size(), 1u);
-  EXPECT_TRUE(stop_f.taken.empty());
-}
-
-// ACK news merged with the end of an RNR wait complete WQEs first; the answer is at the first
-// WQE they leave incomplete, from its start: a WRITE and a READ complete (the READ by its
-// READ-done PSN), the SEND acknowledged in part is resent from its start. Then ACKs covering
-// everything sent: the answer names the next WQE, not posted yet.
-TEST_F(CompRetryBench, RnrEndAfterMergedAcksRewindsToTheFirstIncomplete) {
-  SRNIC_BENCH_TRACE();
-  start(0, 0, 0xFFFFFE);
-  post(kWrWrite, 256);
-  const Posted r1 = post(kWrRead, 3 * 256);
-  const Posted w2 = post(kWrSend, 3 * 256);
-  const Posted w3 = post(kWrWrite, 10);
-  const uint32_t next = (w3.last + 1) & kPsnMask;
-  rnr_end(next, true, w2.first + 1, true, r1.last);
-  drain(true);
-  expect_cqes({{0, 0}, {1, 0}});
-  ASSERT_EQ(rw_log.size(), 1u);
-  expect_rw(0, 2, 0, w2.first, false, 0, true);
-  rnr_end(w2.first, true, w3.last);
-  drain(true);
-  expect_cqes({{0, 0}, {1, 0}, {2, 0}, {3, 0}});
-  ASSERT_EQ(rw_log.size(), 2u);
-  expect_rw(1, 4, 0, next, false, 0, true);
-  EXPECT_TRUE(qerr_f.taken.empty());
-}
-
-// RTL BUG (fails; kRtlNoEndAnswerAfterRun): the ACK merged with the end of an RNR wait
-// completes W0 (one packet), W1 (sent) is the oldest incomplete WQE: decision 49 says the
-// answer moves the send state to W1's start (apply 1, ci 1, offset 0, W1's first PSN, up). In
-// srnic_comp.sv the issue stage sizes the run by the ACK's reach (need_ak = 1 PSN: one WQE), the
-// walk completes W0, `more` is false (the ACK covers nothing after it), so the walk stage goes
-// to W_WB without reading W1; rt_done is 0 there and rw_in is '0 (apply 0) with up 1: the send
-// path unparks the QP without the rewind. After an RNR wait it then resumes from its next PSN,
-// past the packets the responder refused (the gap costs a sequence NAK and a retry, or a
-// RETRY_EXC_ERR with retry_cnt 0); after a reused WQE slot it reads the stale slot again and
-// reports it once more. Expectations written out (no reference).
-TEST_F(CompRetryBench, DISABLED_RnrEndAfterAcksCompletingTheRun) {
-  SRNIC_BENCH_TRACE();
-  start(3, 3, uint32_t(rng.below(0x1000000)));
-  const Posted w0 = post(kWrWrite, 100);
-  const Posted w1 = post(kWrWrite, 200);
-  manual = true;
-  manual_q = q;
-  rnr_end(w1.last + 1, true, w0.last);
-  const Wqe& w = qps[q].ring[0];
-  Cqe c0{qps[q].cqn, q, w.wr_id, w.len, 0, kWcWrite, 0};
-  c0.gen = qps[q].gen;
-  c0.seq = 1;
-  cqe_expect.push_back(c0);
-  rw_expect.push_back(Rw{q, true, 1, 0, w1.first, false, kRtcRnrEnd, qps[q].gen, 1, kRtTimeout, true});
-  drain(true);
-  expect_cqes({{0, 0}});
-  ASSERT_EQ(rw_log.size(), 1u);
-  expect_rw(0, 1, 0, w1.first, false, 0, true);
-}
-
-// RTL BUG (fails): the head WQE's slot holds garbage with a length above 2 GiB (an unknown
-// opcode, 3 GiB; nothing posted; MTU 256): the end of an RNR wait must move the send state to
-// it (index 0, offset 0, the QP's PSN), as for any malformed head. In srnic_comp.sv rt_here
-// requires !w_acked, and w_acked compares the ACK limit with w_last computed from the garbage
-// length: 3 GiB / 256 = 0xC00000 packets, so w_last lies 0xBFFFFF after the QP's PSN and the
-// limit of an event without ACKs (rt_limit's `none`, the PSN before the QP's PSN; merged ACKs
-// give the same or earlier) is after it in 24-bit serial arithmetic: the head counts as
-// acknowledged and the answer is apply 0 (up 1): the QP is unparked without the rewind. Any
-// slot whose length is above 2^31 at MTU 256 does this (the PSN span exceeds 2^23).
-// Expectations written out (no reference).
-TEST_F(CompRetryBench, DISABLED_RnrEndAtAnOverlongHead) {
+// Pins an RTL bug fixed since: the head WQE's slot holds garbage with a length above 2 GiB (an
+// unknown opcode, 3 GiB; nothing posted; MTU 256). The end of an RNR wait moves the send state
+// to it (index 0, offset 0, the QP's PSN), as for any malformed head. The head's last PSN,
+// computed from the garbage length, lay 0xBFFFFF after the QP's PSN, so the ACK limit (the PSN
+// before the QP's) was after it in 24-bit serial arithmetic: the head counted as acknowledged
+// and the answer was apply 0. A malformed slot is now never acknowledged. Expectations written
+// out (no reference).
+TEST_F(CompRetryBench, RnrEndAtAnOverlongHead) {
   SRNIC_BENCH_TRACE();
   start(3, 3, uint32_t(rng.below(0x1000000)));
   const uint32_t psn0 = qps[q].psn;
