@@ -203,13 +203,12 @@ module srnic_rx_engine #(
     logic [1:0]  in_msg;     // 0 none, 1 SEND, 2 WRITE
     logic        nak_sent;
     logic        err;
-    logic [63:0] wr_pa;      // WRITE: next destination byte
-    logic [31:0] wr_resid;
-    logic [31:0] wr_len;
-    logic [63:0] rcv_wrid;
-    logic [63:0] rcv_pa;     // SEND: receive buffer start
-    logic [31:0] rcv_len;
-    logic [31:0] rcv_done;   // bytes received into it
+    // the message in progress (in_msg), WRITE or SEND alike: one set of fields, since a
+    // message starts only when none is in progress
+    logic [63:0] m_pa;       // next destination byte
+    logic [31:0] m_len;      // WRITE: the RETH's DMA length; SEND: the receive buffer's length
+    logic [31:0] m_done;     // bytes placed so far
+    logic [63:0] rcv_wrid;   // the receive WQE a SEND (or WRITE with immediate) consumes
     logic [15:0] rcv_idx;
     logic        rd_valid;   // requester READ context
     logic [63:0] rd_pa;
@@ -339,13 +338,14 @@ module srnic_rx_engine #(
   wire        acc_ok    = is_write ? c.access[srnic_abi_pkg::ACC_REMOTE_WRITE] :
                           is_rreq ? c.access[srnic_abi_pkg::ACC_REMOTE_READ] : 1'b1;
   // payload length rules
+  wire [31:0] wr_resid  = s.m_len - s.m_done;   // WRITE: bytes still to come
   wire        len_ok    = is_send ? ((is_last || m.pay_len == mtu_b) && m.pay_len <= mtu_b) :
                           is_write ? (is_first ? (is_last ? {19'd0, m.pay_len} == m.reth_len
                                                           : (m.pay_len == mtu_b && m.reth_len > {19'd0, mtu_b}))
-                                               : (is_last ? {19'd0, m.pay_len} == s.wr_resid
-                                                          : (m.pay_len == mtu_b && s.wr_resid > {19'd0, mtu_b}))) :
+                                               : (is_last ? {19'd0, m.pay_len} == wr_resid
+                                                          : (m.pay_len == mtu_b && wr_resid > {19'd0, mtu_b}))) :
                           m.pay_len == 13'd0;
-  wire        rcv_fits  = {19'd0, m.pay_len} + s.rcv_done <= s.rcv_len;
+  wire        rcv_fits  = {19'd0, m.pay_len} + s.m_done <= s.m_len;
   // A READ response fits its READ [first, last] (path MTU, last response length) when its
   // opcode is the one its PSN's position calls for and its payload has the exact length.
   function automatic logic rsp_fits(input logic [7:0] opc, input logic [23:0] psn,
@@ -833,7 +833,7 @@ module srnic_rx_engine #(
               rd_pa_q <= '0;
               est <= is_rreq ? E_FINISH : E_FINISH;
               place <= 1'b0;
-              if (is_write) begin s.wr_pa <= '0; s.wr_resid <= '0; s.wr_len <= '0; end
+              if (is_write) begin s.m_pa <= '0; s.m_len <= '0; s.m_done <= '0; end
               if (is_write && has_imm) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
                 else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
@@ -855,7 +855,7 @@ module srnic_rx_engine #(
               ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
               want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
             end else begin
-              dst <= is_send ? s.rcv_pa + {32'd0, s.rcv_done} : s.wr_pa;
+              dst <= s.m_pa;
               place <= m.pay_len != 13'd0;
               est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
             end
@@ -874,7 +874,7 @@ module srnic_rx_engine #(
             end else if (is_rreq) begin
               rd_pa_q <= mr_pa; est <= E_FINISH;
             end else begin
-              s.wr_pa <= mr_pa; s.wr_resid <= m.reth_len; s.wr_len <= m.reth_len;
+              s.m_pa <= mr_pa; s.m_len <= m.reth_len; s.m_done <= '0;
               dst <= mr_pa; place <= m.pay_len != 13'd0;
               if (has_imm && is_last) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
@@ -896,12 +896,13 @@ module srnic_rx_engine #(
         E_RQ_USE: begin
           s.rcv_wrid <= rw_wrid; s.rcv_idx <= s.rq_ci;
           s.rq_ci <= s.rq_ci + 16'd1;
-          s.rcv_pa <= rw_pa; s.rcv_len <= rq_len; s.rcv_done <= '0;
+          // a WRITE with immediate keeps its message fields: the WQE only supplies wr_id
+          if (!is_write) begin s.m_pa <= rw_pa; s.m_len <= rq_len; s.m_done <= '0; end
           if (acc_fail) begin
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_ACCESS_ERR; est <= E_CQE;
           end else if (is_write) begin
             // WRITE with immediate: the receive WQE only supplies wr_id
-            dst <= s.wr_pa; place <= m.pay_len != 13'd0;
+            dst <= s.m_pa; place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
           end else if (!rw_ok && m.pay_len != 13'd0) begin
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_OP; s.err <= 1'b1;
@@ -970,15 +971,11 @@ module srnic_rx_engine #(
             end else begin
               s.nak_sent <= 1'b0;
               s.epsn <= s.epsn + 24'd1;
-              if (is_write) begin
-                s.wr_pa <= s.wr_pa + {51'd0, m.pay_len};
-                s.wr_resid <= s.wr_resid - {19'd0, m.pay_len};
-              end else begin
-                s.rcv_done <= s.rcv_done + {19'd0, m.pay_len};
-              end
+              s.m_pa   <= s.m_pa + {51'd0, m.pay_len};
+              s.m_done <= s.m_done + {19'd0, m.pay_len};
               s.in_msg <= is_last ? 2'd0 : (is_send ? 2'd1 : 2'd2);
               if (is_last) s.msn <= s.msn + 24'd1;
-              total_len <= is_write ? s.wr_len : s.rcv_done + {19'd0, m.pay_len};
+              total_len <= is_write ? s.m_len : s.m_done + {19'd0, m.pay_len};
               want_cqe <= is_last && (is_send || has_imm);
               ack <= m.ackreq; ack_syn <= srnic_pkg::AETH_ACK; ack_psn <= m.psn;
               est <= m.ackreq ? E_TASK : ((is_last && (is_send || has_imm)) ? E_CQE : E_WB);
