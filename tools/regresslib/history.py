@@ -5,6 +5,7 @@ build/regress/history.jsonl); the report shows the trend of the regression as a 
 
 import datetime
 import json
+import math
 import os
 import subprocess
 
@@ -94,15 +95,17 @@ def plot(recs, regression, path):
     try:
         import matplotlib
         matplotlib.use("Agg")
-        import matplotlib.dates as mdates
         import matplotlib.pyplot as plt
     except ImportError:
         return "no plot: matplotlib is not installed (tools/setup installs it)"
 
-    def when(r):
-        return datetime.datetime.fromisoformat(r["date"])
-
-    x = [when(r) for r in runs]
+    # x: the regression runs in file order, evenly spaced; a mutation run half-way between the
+    # regression runs it came between
+    pos, n = [], 0
+    for r in recs:
+        pos.append(n if r["kind"] == "regress" else n - 0.5)
+        n += r["kind"] == "regress"
+    x = [p for p, r in zip(pos, recs) if r["kind"] == "regress"]
     fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(8, 7), sharex=True)
     ax1.plot(x, [r["passed"] for r in runs], "o-", color="tab:green", label="passed")
     ax1.plot(x, [r["failed"] for r in runs], "o-", color="tab:red", label="failed")
@@ -117,8 +120,8 @@ def plot(recs, regression, path):
         if pts:
             any_pct = True
             ax2.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=label)
-    kills = [(when(r), r["kill_rate_pct"]) for r in recs
-             if r["kind"] == "mutate" and r.get("kill_rate_pct") is not None and x[0] <= when(r) <= x[-1]]
+    kills = [(p, r["kill_rate_pct"]) for p, r in zip(pos, recs)
+             if r["kind"] == "mutate" and r.get("kill_rate_pct") is not None]
     if kills:
         any_pct = True
         ax2.plot([k[0] for k in kills], [k[1] for k in kills], "s--", color="black", label="kill rate")
@@ -132,8 +135,11 @@ def plot(recs, regression, path):
     ax3.plot(x, [r["wall_s"] / 60 for r in runs], "o-", color="tab:gray")
     ax3.set_ylabel("wall time (min)")
     ax3.set_ylim(bottom=0)
-    ax3.xaxis.set_major_formatter(mdates.DateFormatter("%m-%d %H:%M"))
-    fig.autofmt_xdate()
+    step = max(1, math.ceil(len(runs) / 10))         # at most ~10 labelled runs
+    ticks = list(range(0, len(runs), step))
+    ax3.set_xticks([x[i] for i in ticks])
+    ax3.set_xticklabels([f"{runs[i]['date'][5:16].replace('T', ' ')}\n{runs[i].get('git_rev', '')}"
+                         for i in ticks], fontsize="small")
     fig.suptitle(f"regression {regression}: {len(runs)} runs in the history")
     fig.tight_layout()
     fig.savefig(path, dpi=80)
