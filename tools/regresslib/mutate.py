@@ -302,7 +302,7 @@ def run_regression(opts, seed, d, log):
     rdir = os.path.join(d, "regress")
     cmd = [sys.executable, os.path.join(ROOT, "tools", "regress"), "--regression", opts.regression,
            "--build", "fast", "--no-build", "--build-dir", opts.build_dir, "--prog-fast", opts.prog_fast,
-           "--no-rerun", "--jobs", str(opts.jobs), "--seed", str(seed), "--out", rdir,
+           "--no-rerun", "--no-history", "--jobs", str(opts.jobs), "--seed", str(seed), "--out", rdir,
            "--regressions-file", opts.regressions_file]
     if opts.timeout:
         cmd += ["--timeout", str(opts.timeout)]

@@ -206,8 +206,9 @@ class SlurmSession:
             f.write("#!/bin/sh\n"
                     f"# tools/regress --backend slurm: array task i runs shard i of {name}.json\n"
                     f"cd {shlex.quote(ROOT)} || exit 1\n"
-                    f"PYTHONPATH={shlex.quote(os.path.join(ROOT, 'tools'))} exec "
-                    f"{shlex.quote(self.python)} -m regresslib.slurm {shlex.quote(manifest)}\n")
+                    f"PYTHONPATH={shlex.quote(os.path.join(ROOT, 'tools'))}\n"
+                    "export PYTHONPATH\n"
+                    f"exec {shlex.quote(self.python)} -m regresslib.slurm {shlex.quote(manifest)}\n")
         os.chmod(script, 0o755)
         minutes = max(task_minutes(s, self.opts) for s in shards)
         job = self.cli.submit(script, len(shards), self.opts, minutes,
