@@ -112,26 +112,26 @@ def plot(recs, regression, path):
     ax1.set_ylabel("runs")
     ax1.set_ylim(bottom=0)
     ax1.legend(loc="best", fontsize="small")
-    any_pct = False
+    pct_values = []
     for key, label, color in (("line_pct", "line (rtl/)", "tab:blue"),
                               ("toggle_pct", "toggle (rtl/)", "tab:orange"),
                               ("functional_pct", "functional", "tab:purple")):
         pts = [(xi, r[key]) for xi, r in zip(x, runs) if r.get(key) is not None]
         if pts:
-            any_pct = True
+            pct_values += [p[1] for p in pts]
             ax2.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=label)
     kills = [(p, r["kill_rate_pct"]) for p, r in zip(pos, recs)
              if r["kind"] == "mutate" and r.get("kill_rate_pct") is not None]
     if kills:
-        any_pct = True
+        pct_values += [k[1] for k in kills]
         ax2.plot([k[0] for k in kills], [k[1] for k in kills], "s--", color="black", label="kill rate")
-    if any_pct:
+    if pct_values:
         ax2.legend(loc="best", fontsize="small")
     else:
         ax2.text(0.5, 0.5, "no coverage collected, no mutation runs", ha="center", va="center",
                  transform=ax2.transAxes, color="gray")
     ax2.set_ylabel("coverage, kill rate (%)")
-    ax2.set_ylim(0, 100)
+    ax2.set_ylim(max(0, 10 * math.floor((min(pct_values, default=0) - 5) / 10)), 100)   # zoomed on the data
     ax3.plot(x, [r["wall_s"] / 60 for r in runs], "o-", color="tab:gray")
     ax3.set_ylabel("wall time (min)")
     ax3.set_ylim(bottom=0)
