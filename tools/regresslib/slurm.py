@@ -17,7 +17,6 @@ import getpass
 import json
 import math
 import os
-import re
 import shlex
 import signal
 import socket
@@ -245,7 +244,7 @@ class SlurmExecutor:
         try:
             while True:
                 self._collect(runs, waiting)
-                self._check_stop(t0, runs, tasks, stop_file)
+                self._check_stop(t0, tasks, stop_file)
                 active = [t for t in tasks if not t.done]
                 if not active:
                     break
@@ -322,7 +321,7 @@ class SlurmExecutor:
         if self.on_done:
             self.on_done(r)
 
-    def _check_stop(self, t0, runs, tasks, stop_file):
+    def _check_stop(self, t0, tasks, stop_file):
         if (not self.stop_reason and self.budget_s is not None
                 and time.monotonic() - t0 > self.budget_s):
             self.stop_reason = f"budget of {self.budget_s / 60:g} min spent"
