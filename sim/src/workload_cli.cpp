@@ -301,7 +301,7 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_option("--link-delay-ns", cfg.link_delay_ns, "cable propagation delay each way in ns")
       ->check(real_range(0, 1e9, "link delay"))
       ->capture_default_str();
-  app.add_option("--timeout", cfg.timeout, "QP local ACK timeout attribute: 4.096 us * 2^T (0: no timer)")
+  app.add_option("-u,--qp-timeout,--timeout", cfg.timeout, "QP local ACK timeout attribute: 4.096 us * 2^T (0: no timer)")
       ->check(uint_range(0, 31, "timeout"))
       ->capture_default_str();
   app.add_option("--retry-cnt", cfg.retry_cnt, "QP retry_cnt: timeouts and sequence NAKs per WQE before RETRY_EXC_ERR (7: no limit)")
@@ -358,6 +358,35 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
          "test option: iteration of QP 0 that --inject-fault hits (default: iters / 2)")
       ->group("Test options");
 
+  // perftest options that have no meaning in a simulation of two NICs in one process: named in
+  // the help and refused with the reason, rather than "not expected".
+  std::vector<std::string> not_modelled;
+  const std::string refused_group = "perftest options srnic-sim refuses (they do not apply to a simulation)";
+  auto refuse = [&](const std::string& names, const std::string& what, const std::string& why, bool flag = false) {
+    const std::string head = names.substr(0, names.find(',')) + " (perftest's " + what + "): " + why;
+    if (flag)
+      app.add_flag_callback(names, [&not_modelled, head] { not_modelled.push_back(head); }, what + ": " + why)
+          ->group(refused_group);
+    else
+      app.add_option_function<std::string>(
+             names, [&not_modelled, head](const std::string&) { not_modelled.push_back(head); }, what + ": " + why)
+          ->group(refused_group);
+  };
+  refuse("-d,--ib-dev", "device", "srnic-sim simulates its two srnic NICs itself");
+  refuse("-i,--ib-port", "device port", "each simulated NIC has one");
+  refuse("-p,--port", "TCP port", "both hosts run in this one process");
+  refuse("-x,--gid-index", "GID index", "the simulated hosts use fixed IPv4 addresses");
+  refuse("-c,--connection", "transport", "srnic implements RC only");
+  refuse("-I,--inline_size", "inline size", "srnic fetches every payload by DMA");
+  refuse("-o,--outs", "outstanding READs", "srnic's QPs are set up for 16");
+  refuse("-R,--rdma_cm", "rdma_cm", "the QPs are connected through the host library", true);
+  app.add_option_function<std::string>(
+         "server",
+         [&](const std::string& v) {
+           not_modelled.push_back("'" + v + "' (perftest's server address): srnic-sim runs both hosts itself");
+         },
+         "perftest's server address: srnic-sim runs both hosts itself")
+      ->group(refused_group);
   all_opt->excludes("--size");
   dur_opt->excludes("--iters");
   post_list_opt->excludes(post_batch_opt);
@@ -417,6 +446,7 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
     return {false, 2, "srnic-sim: --inject-at must be below --iters (" + std::to_string(cfg.iters) + ")"};
 
   auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
+  if (!not_modelled.empty()) return bad(not_modelled.front() + "; drop it");
   // The latency tools' default message size.
   if (cfg.latency && !app.count("--size") && !cfg.all_sizes) cfg.size = 2;
   if (!duration_s.empty()) {

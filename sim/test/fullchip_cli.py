@@ -28,6 +28,8 @@ CASES = [
     (["-l", "4", "--post-batch", "4"], "excludes"),
     (["-l", "256", "-t", "128", "-n", "1000"], "-l 256 exceeds the 128 WRs in flight"),
     (["-q", "16382", "-s", "512", "-D", "1"], "above --max-ram-gib"),
+    (["-d", "mlx5_0", "-s", "64"], "-d (perftest's device): srnic-sim simulates its two srnic NICs itself"),
+    (["-s", "64", "192.0.2.1"], "'192.0.2.1' (perftest's server address)"),
     (["--mode", "ext"], "not supported until the SRNIC header extensions exist"),
     (["--loss", "2"], "loss probability"),
     # Link impairments: bad values named.

@@ -78,6 +78,7 @@ TEST(PerftestCli, ShortOptionsHavePerftestsMeanings) {
   EXPECT_EQ(d.post_list, 4u);
   EXPECT_TRUE(d.bidir);
   EXPECT_EQ(d.post_batch, 1u);
+  EXPECT_EQ(ok({"-u", "10"}).timeout, 10u);  // perftest's QP timeout attribute
 
   // perftest's long names, with = as getopt takes them.
   const RunConfig e = ok({"--size=512", "--iters=7", "--qp=3", "--mtu=2048", "--tx-depth=16", "--bidirectional",
@@ -175,6 +176,13 @@ TEST(PerftestCli, BadInputIsOneLineExitTwo) {
   refused({"-s", "1048576", "-q", "128"}, "needs --mem-mib 128 or more");
   refused({"-n", "10000000", "-q", "10"}, "above --max-ram-gib 16");
   refused({"--max-ram-gib", "0"}, "memory limit must be > 0");
+  // perftest options that do not apply to a simulation: named, with the reason.
+  refused({"-d", "rxe0"}, "-d (perftest's device): srnic-sim simulates its two srnic NICs itself; drop it");
+  refused({"-s", "64", "192.168.1.2"}, "'192.168.1.2' (perftest's server address): srnic-sim runs both hosts itself");
+  refused({"-c", "UD"}, "-c (perftest's transport): srnic implements RC only");
+  refused({"-x", "3"}, "-x (perftest's GID index)");
+  refused({"-R"}, "-R (perftest's rdma_cm)");
+  refused({"-I", "64"}, "-I (perftest's inline size)");
   // What the budgets allow.
   ok({"--size", "1073741824", "--mem-mib", "1024", "-n", "1"});
   ok({"-a", "-q", "16", "--mem-mib", "128"});
