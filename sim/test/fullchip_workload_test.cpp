@@ -8,30 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_util.hpp"
 #include "workload.hpp"
 #include "workload_cli.hpp"
 
 using namespace srnic::sim;
 
-namespace {
-
-CliResult parse(std::vector<std::string> args, RunConfig& cfg) {
-  args.insert(args.begin(), "srnic-sim");
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  return parse_cli(static_cast<int>(argv.size()), argv.data(), cfg);
-}
-
-void expect_usage_error(std::vector<std::string> args, const std::string& needle) {
-  RunConfig cfg;
-  const CliResult r = parse(args, cfg);
-  EXPECT_FALSE(r.run) << needle;
-  EXPECT_EQ(r.code, 2) << r.message;
-  EXPECT_EQ(r.message.find('\n'), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find(needle), std::string::npos) << "message: " << r.message;
-}
-
-}  // namespace
+using test::expect_usage_error;
+using test::parse;
 
 TEST(Cli, DefaultsAndValues) {
   RunConfig cfg;
@@ -195,19 +179,8 @@ TEST(Cli, ReproduceCommandCarriesTheRun) {
   EXPECT_NE(cmd.find("--seed 5"), std::string::npos) << cmd;
   EXPECT_NE(cmd.find("--mixed"), std::string::npos) << cmd;
   // The command parses back into the same configuration.
-  std::vector<std::string> words;
-  std::string w;
-  for (char c : cmd.substr(cmd.find(' ') + 1)) {
-    if (c == ' ') {
-      words.push_back(w);
-      w.clear();
-    } else {
-      w += c;
-    }
-  }
-  words.push_back(w);
   RunConfig back;
-  ASSERT_TRUE(parse(words, back).run);
+  ASSERT_TRUE(parse(test::words(cmd), back).run);
   EXPECT_EQ(back.op, cfg.op);
   EXPECT_EQ(back.seed, cfg.seed);
   EXPECT_EQ(back.mixed, cfg.mixed);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_util.hpp"
 #include "workload.hpp"
 #include "workload_cli.hpp"
 
@@ -14,18 +15,9 @@ using namespace srnic::sim;
 
 namespace {
 
-std::string command(const std::vector<std::string>& args) {
-  std::string c = "srnic-sim";
-  for (const auto& a : args) c += " " + a;
-  return c;
-}
-
-CliResult parse(std::vector<std::string> args, RunConfig& cfg) {
-  args.insert(args.begin(), "srnic-sim");
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  return parse_cli(static_cast<int>(argv.size()), argv.data(), cfg);
-}
+using test::command;
+using test::parse;
+using test::words;
 
 RunConfig ok(const std::vector<std::string>& args) {
   RunConfig cfg;
@@ -34,31 +26,7 @@ RunConfig ok(const std::vector<std::string>& args) {
   return cfg;
 }
 
-void refused(const std::vector<std::string>& args, const std::string& needle) {
-  RunConfig cfg;
-  const CliResult r = parse(args, cfg);
-  const std::string repro = "reproduce: " + command(args);
-  EXPECT_FALSE(r.run) << repro;
-  EXPECT_EQ(r.code, 2) << repro << "\n" << r.message;
-  EXPECT_EQ(r.message.find('\n'), std::string::npos) << repro << "\n" << r.message;
-  EXPECT_EQ(r.message.rfind("srnic-sim: ", 0), 0u) << repro << "\n" << r.message;
-  EXPECT_NE(r.message.find(needle), std::string::npos) << repro << "\nmessage: " << r.message << "\nwanted: " << needle;
-}
-
-std::vector<std::string> words(const std::string& cmd) {
-  std::vector<std::string> w;
-  std::string cur;
-  for (char c : cmd.substr(cmd.find(' ') + 1)) {
-    if (c == ' ') {
-      w.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  w.push_back(cur);
-  return w;
-}
+void refused(const std::vector<std::string>& args, const std::string& needle) { test::expect_usage_error(args, needle); }
 
 }  // namespace
 

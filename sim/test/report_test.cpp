@@ -46,11 +46,13 @@ std::pair<RunConfig, RunResult> sample_run() {
   return {c, r};
 }
 
-std::string text(void (*fn)(std::FILE*, const RunConfig&, const RunResult&), const RunConfig& c, const RunResult& r) {
+// What fn prints into a FILE.
+template <typename Fn>
+std::string printed(Fn fn) {
   char* buf = nullptr;
   size_t len = 0;
   std::FILE* f = open_memstream(&buf, &len);
-  fn(f, c, r);
+  fn(f);
   std::fclose(f);
   std::string s(buf, len);
   std::free(buf);
@@ -58,14 +60,7 @@ std::string text(void (*fn)(std::FILE*, const RunConfig&, const RunResult&), con
 }
 
 std::string header(const RunConfig& c, const RunResult& r) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  print_header(f, c, r, "Vtest");
-  std::fclose(f);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
+  return printed([&](std::FILE* f) { print_header(f, c, r, "Vtest"); });
 }
 
 }  // namespace
@@ -172,7 +167,7 @@ TEST(ReportText, PerftestColumns) {
   EXPECT_NE(h.find(" local address: LID 0000 QPN 0x0002 PSN 0x000100"), std::string::npos) << h;
   EXPECT_NE(h.find(" remote address: LID 0000 QPN 0x0003"), std::string::npos) << h;
   // The row's numbers start under their titles.
-  const std::string row = text(print_row, c, r);
+  const std::string row = printed([&](std::FILE* f) { print_row(f, c, r); });
   EXPECT_EQ(row, " 4096       10             16.00              8.00                 2.000000\n") << row;
   c.report_gbits = false;
   EXPECT_NE(header(c, r).find("BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"), std::string::npos);
