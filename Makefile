@@ -38,7 +38,7 @@ run: build
 bench:
 	@if [ ! -x tools/bench ]; then echo "make bench: tools/bench does not exist yet"; exit 1; fi
 	@$(MAKE) --no-print-directory build
-	tools/bench --out $(BENCH_OUT) $(BENCH_ARGS)
+	tools/bench $(if $(DOCS),--docs,--out $(BENCH_OUT)) $(BENCH_ARGS)
 
 # make bench-scale [DOCS=1] [SCALE_ARGS="--qps 128,1024"]: SRNIC Figure 9 (scale.md, scale.png)
 bench-scale:

@@ -206,15 +206,16 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   auto* dur_opt =
       app.add_option("-D,--duration", duration_s,
                      "post for this much SIMULATED time instead of --iters messages: seconds as perftest "
-                     "(0.001) or with a unit (2ms, 50us, 20000ns); one simulated ms takes about a second "
-                     "of wall time")
+                     "(0.001) or with a unit (2ms, 50us, 20000ns); one simulated ms takes 1-3 s of wall "
+                     "time")
           ->type_name("TIME")
           ->check(CLI::Validator(
               [](std::string& s) -> std::string {
                 double us = 0;
                 return parse_duration(s, us);
               },
-              "TIME"));
+              "TIME")
+                     .description(""));
   app.add_flag("-b,--bidirectional", cfg.bidir, "both hosts post on every QP; BW is the sum of both directions");
   app.add_flag("-F,--CPU-freq", "accepted as perftest does; simulated time has no CPU frequency to check");
   app.add_flag("--report_gbits", cfg.report_gbits, "report bandwidth in Gb/s (default MB/s, 2^20 bytes/s, as perftest)");
@@ -380,13 +381,8 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   refuse("-I,--inline_size", "inline size", "srnic fetches every payload by DMA");
   refuse("-o,--outs", "outstanding READs", "srnic's QPs are set up for 16");
   refuse("-R,--rdma_cm", "rdma_cm", "the QPs are connected through the host library", true);
-  app.add_option_function<std::string>(
-         "server",
-         [&](const std::string& v) {
-           not_modelled.push_back("'" + v + "' (perftest's server address): srnic-sim runs both hosts itself");
-         },
-         "perftest's server address: srnic-sim runs both hosts itself")
-      ->group(refused_group);
+  // Words left over: perftest's server address, or options srnic-sim does not have.
+  app.allow_extras();
   all_opt->excludes("--size");
   dur_opt->excludes("--iters");
   post_list_opt->excludes(post_batch_opt);
@@ -447,6 +443,13 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
 
   auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
   if (!not_modelled.empty()) return bad(not_modelled.front() + "; drop it");
+  if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
+    if (extra[0].empty() || extra[0][0] != '-')
+      return bad("'" + extra[0] + "' (perftest's server address): srnic-sim runs both hosts itself; drop it");
+    std::string all;
+    for (const std::string& x : extra) all += (all.empty() ? "" : " ") + x;
+    return bad("unknown option: " + all + " (srnic-sim --help lists the options)");
+  }
   // The latency tools' default message size.
   if (cfg.latency && !app.count("--size") && !cfg.all_sizes) cfg.size = 2;
   if (!duration_s.empty()) {

@@ -150,6 +150,7 @@ TEST(PerftestCli, BadInputIsOneLineExitTwo) {
   refused({"-c", "UD"}, "-c (perftest's transport): srnic implements RC only");
   refused({"-x", "3"}, "-x (perftest's GID index)");
   refused({"-R"}, "-R (perftest's rdma_cm)");
+  refused({"--bogus", "3"}, "unknown option: --bogus 3 (srnic-sim --help lists the options)");
   refused({"-I", "64"}, "-I (perftest's inline size)");
   // What the budgets allow.
   ok({"--size", "1073741824", "--mem-mib", "1024", "-n", "1"});
@@ -177,6 +178,7 @@ TEST(PerftestCli, HelpTellsTheTruth) {
   ASSERT_NE(loss, std::string::npos);
   EXPECT_EQ(t.substr(loss, 120).find("refused"), std::string::npos) << t.substr(loss, 120);
   EXPECT_NE(t.find("SIMULATED time"), std::string::npos);
+  EXPECT_NE(t.find("Usage: srnic-sim [OPTIONS]\n"), std::string::npos) << t.substr(0, 200);
 }
 
 TEST(PerftestCli, MemoryEstimate) {
