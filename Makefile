@@ -7,6 +7,8 @@ CMAKE    ?= cmake
 LOCKED   := cmake/locked.sh
 SIM      := $(BUILD)/sim/srnic-sim
 RUN_ARGS ?= --op write --size 65536 --qps 1 --iters 200 --mtu 4096
+# Benchmarks write into $(BUILD)/bench/; DOCS=1 refreshes the tracked results in docs/.
+BENCH_OUT := $(if $(DOCS),docs,$(BUILD)/bench)
 
 .PHONY: all build build-sim configure test run bench bench-scale bench-loss lint regress regress-slurm-test mutate interop synth-estimate formal clean help
 
@@ -39,20 +41,21 @@ run: build-sim
 	@if [ ! -x $(SIM) ]; then echo "make run: $(SIM) does not exist (the sim/ target srnic-sim is not built yet)"; exit 1; fi
 	$(SIM) $(RUN_ARGS)
 
+# make bench [DOCS=1] [BENCH_ARGS="--quick"]: sizes, QP counts, fairness, latency (bench.md + plots)
 bench:
 	@if [ ! -x tools/bench ]; then echo "make bench: tools/bench does not exist yet"; exit 1; fi
 	@$(MAKE) --no-print-directory build
-	tools/bench
+	tools/bench $(if $(DOCS),--docs,--out $(BENCH_OUT)) $(BENCH_ARGS)
 
-# make bench-scale [SCALE_ARGS="--qps 128,1024"]: SRNIC Figure 9 (docs/scale.md, docs/scale.png)
+# make bench-scale [DOCS=1] [SCALE_ARGS="--qps 128,1024"]: SRNIC Figure 9 (scale.md, scale.png)
 bench-scale:
 	@$(MAKE) --no-print-directory build
-	tools/bench_scale $(SCALE_ARGS)
+	tools/bench_scale --out $(BENCH_OUT) $(SCALE_ARGS)
 
-# make bench-loss [LOSS_ARGS="--quick"]: goodput under random loss, go-back-N (docs/loss.md, docs/loss.png)
+# make bench-loss [DOCS=1] [LOSS_ARGS="--quick"]: goodput under random loss, go-back-N (loss.md, loss.png)
 bench-loss:
 	@$(MAKE) --no-print-directory build
-	tools/bench_loss $(LOSS_ARGS)
+	tools/bench_loss --out $(BENCH_OUT) $(LOSS_ARGS)
 
 lint:
 	@tools/lint
@@ -88,9 +91,9 @@ help:
 	@echo "make [all]        configure (CMake + Ninja in $(BUILD)/) and build, -j$(JOBS)"
 	@echo "make test         build, then run the CTest tests labelled ci"
 	@echo "make run          build srnic-sim only, then run the two-host demo: $(SIM) $(RUN_ARGS)"
-	@echo "make bench        build, then tools/bench"
-	@echo "make bench-scale  build, then tools/bench_scale (SRNIC Figure 9: docs/scale.md, docs/scale.png)"
-	@echo "make bench-loss   build, then tools/bench_loss (goodput under loss, go-back-N: docs/loss.md, docs/loss.png)"
+	@echo "make bench        build, then tools/bench into $(BUILD)/bench/ (DOCS=1: docs/)"
+	@echo "make bench-scale  build, then tools/bench_scale (SRNIC Figure 9: scale.md, scale.png; DOCS=1: docs/)"
+	@echo "make bench-loss   build, then tools/bench_loss (goodput under loss, go-back-N: loss.md, loss.png; DOCS=1: docs/)"
 	@echo "make lint         tools/lint (Verilator -Wall, Yosys parse, ABI generator check)"
 	@echo "make regress      tools/regress -r REGRESSION (default smoke; REGRESSION=nightly for the nightly one; BACKEND=slurm: a Slurm job array)"
 	@echo "make regress-slurm-test   tools/slurm_selftest: the Slurm backend against a real Slurm on localhost (as root)"
