@@ -303,6 +303,7 @@ TEST_F(QpTest, PostSendWritesWqeBytesAndOneDoorbell) {
   const uint8_t* p = be.host(qp->sq_base(), 64);
   EXPECT_EQ(p[0], abi::WR_WRITE_IMM);
   EXPECT_EQ(p[1], 0x4);
+  EXPECT_EQ(p[2] | p[3] << 8, 0) << "running WQE index (idx)";
   EXPECT_EQ(0, std::memcmp(p + 4, imm, 4));
   EXPECT_EQ(le64(p + 8), 7u);
   EXPECT_EQ(le64(p + 16), 0x100001000ull);
@@ -318,7 +319,7 @@ TEST_F(QpTest, PostSendWritesWqeBytesAndOneDoorbell) {
   EXPECT_EQ(le64(p + 32), 0xDEAD0000BEEFull);
   EXPECT_EQ(le32(p + 40), 0x3301u);
   for (int i = 44; i < 64; ++i) EXPECT_EQ(p[i], 0) << i;
-  EXPECT_EQ(p[2] | p[3], 0);
+  EXPECT_EQ(p[2] | p[3] << 8, 1) << "running WQE index (idx)";
 
   ASSERT_EQ(be.writes.size(), 1u) << "exactly one doorbell and nothing else per post";
   EXPECT_EQ(be.writes[0].off, abi::REG_DB_SQ);
