@@ -2,6 +2,8 @@
 #include "workload.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -101,7 +103,8 @@ Plan make_plan(const RunConfig& cfg) {
     p.slots = 2;
     p.inflight = 1;
   } else {
-    const uint64_t budget = (cfg.mem_mib << 20) / nq;
+    // The budget is shared by the host's regions: one per QP, two when both hosts send.
+    const uint64_t budget = (cfg.mem_mib << 20) / (uint64_t(nq) * (both_send(cfg) ? 2 : 1));
     const uint64_t fit = p.stride ? budget / p.stride : cfg.tx_depth;
     const uint64_t cap = std::min<uint64_t>(cfg.iters, cfg.tx_depth);
     p.slots = static_cast<uint32_t>(std::max<uint64_t>(1, std::min(fit, cap)));
@@ -111,11 +114,95 @@ Plan make_plan(const RunConfig& cfg) {
   p.sq_entries = 2;
   while (p.sq_entries < p.inflight) p.sq_entries <<= 1;
   const bool two_sided = cfg.op == Op::Send;
-  const bool ping_pong = cfg.latency && cfg.op != Op::Read;
   // Requester completions: one per signaled WR; receives always complete.
   const uint64_t sig = cfg.latency ? cfg.iters : (cfg.iters + cfg.signal_every - 1) / cfg.signal_every;
-  p.expected_completions = uint64_t(nq) * (sig + (two_sided ? cfg.iters : 0)) * (ping_pong ? 2 : 1);
+  p.expected_completions = uint64_t(nq) * (sig + (two_sided ? cfg.iters : 0)) * (both_send(cfg) ? 2 : 1);
   return p;
+}
+
+std::vector<uint64_t> perftest_sizes() {
+  std::vector<uint64_t> v;
+  for (uint64_t s = 2; s <= (uint64_t(1) << 23); s <<= 1) v.push_back(s);
+  return v;
+}
+
+uint64_t duration_iters(const RunConfig& cfg) {
+  const uint64_t smallest = cfg.mixed ? 0 : cfg.size;
+  const double ns_per_msg = static_cast<double>(wire_bytes(cfg.op, smallest, cfg.mtu)) * 8.0 / 100.0;
+  const double n = std::ceil(cfg.duration_us * 1000.0 / ns_per_msg) + cfg.tx_depth;
+  return n >= double(uint64_t(1) << 40) ? uint64_t(1) << 40 : static_cast<uint64_t>(n);
+}
+
+MemoryEstimate estimate_memory(const RunConfig& cfg) {
+  MemoryEstimate e;
+  const uint64_t nq = cfg.latency ? 1 : cfg.qps;
+  const uint64_t senders = both_send(cfg) ? 2 : 1;
+  // Regions per host: WRITE/SEND/READ one per QP (a source on one host, a destination on the
+  // other), two when both hosts send (regions()).
+  e.regions_per_host = nq * senders;
+  e.min_slots = cfg.latency ? 2 : 1;
+  e.slot_bytes = cfg.mixed ? std::max<uint64_t>(cfg.size, cfg.mtu + 1) : cfg.size;
+  const Plan shape = [&] {
+    // The slots make_plan chooses, without planning every message.
+    Plan p;
+    p.stride = e.slot_bytes;
+    if (cfg.latency) {
+      p.slots = 2;
+    } else {
+      const uint64_t budget = (cfg.mem_mib << 20) / e.regions_per_host;
+      const uint64_t fit = p.stride ? budget / p.stride : cfg.tx_depth;
+      p.slots = static_cast<uint32_t>(std::max<uint64_t>(1, std::min({fit, cfg.iters, uint64_t(cfg.tx_depth)})));
+    }
+    return p;
+  }();
+  const uint64_t region = std::max<uint64_t>(64, shape.slots * shape.stride);
+  e.buffer_bytes = e.regions_per_host * ((region + shape.guard + 63) & ~uint64_t(63));
+  e.messages = nq * cfg.iters * senders * (cfg.op == Op::Send ? 2 : 1);
+  // Measured: every buffer byte is held about five times over both hosts (host memory, the
+  // initial image, the predicted image, its determinacy byte; docs/large-messages.md), every
+  // work request about 512 bytes (plan, WR lists, expected completion, writer record), plus the
+  // model and its tables.
+  e.ram_bytes = 5.0 * 2.0 * static_cast<double>(e.buffer_bytes) + 512.0 * static_cast<double>(e.messages) +
+                double(uint64_t(64) << 20);
+  return e;
+}
+
+namespace {
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int k = 0;
+  while (b >= 1024 && k < 6) {
+    b /= 1024;
+    ++k;
+  }
+  char t[32];
+  std::snprintf(t, sizeof t, "%.3g %s", b, unit[k]);
+  return t;
+}
+
+}  // namespace
+
+std::string check_memory(const RunConfig& cfg) {
+  const MemoryEstimate e = estimate_memory(cfg);
+  const uint64_t need = e.regions_per_host * e.min_slots * e.slot_bytes;
+  const uint64_t budget = cfg.mem_mib << 20;
+  if (need > budget) {
+    const uint64_t mib = (need + (uint64_t(1) << 20) - 1) >> 20;
+    return "a " + std::to_string(e.slot_bytes) + "-byte message needs --mem-mib " + std::to_string(mib) +
+           " or more (" + std::to_string(e.regions_per_host) + " data region(s) per host of " +
+           std::to_string(e.min_slots) + " slot(s) each); --mem-mib is " + std::to_string(cfg.mem_mib);
+  }
+  const double limit = cfg.max_ram_gib * double(uint64_t(1) << 30);
+  if (e.ram_bytes > limit) {
+    char lim[32];
+    std::snprintf(lim, sizeof lim, "%g", cfg.max_ram_gib);
+    return "the run would need about " + human_bytes(e.ram_bytes) + " of memory (" + std::to_string(e.messages) +
+           " work requests in the reference model, 2 x " + human_bytes(double(e.buffer_bytes)) +
+           " of data buffers), above --max-ram-gib " + lim +
+           "; use fewer --iters or --qps, a shorter -D or smaller messages";
+  }
+  return {};
 }
 
 void fill_random(uint64_t seed, uint64_t stream, uint8_t* dst, size_t n) {
@@ -193,7 +280,7 @@ int64_t MessageBytes::first_difference(const MessageRef& m, uint64_t len, uint64
 std::vector<RegionRef> regions(const RunConfig& cfg) {
   std::vector<RegionRef> r;
   const uint32_t nq = cfg.latency ? 1 : cfg.qps;
-  const bool both = cfg.latency && cfg.op != Op::Read;  // ping-pong: each host sends
+  const bool both = both_send(cfg);  // ping-pong or bidirectional: each host sends
   for (uint32_t q = 0; q < nq; ++q) {
     for (uint32_t h = 0; h < 2; ++h) {
       if (both) {
@@ -261,7 +348,8 @@ verif::RecvWr make_recv(const RunConfig& cfg, const Plan& plan, const QpSide& me
 
 verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
                                     const std::vector<QpSide>& a, const std::vector<QpSide>& b,
-                                    const std::vector<std::vector<uint8_t>>& init) {
+                                    const std::vector<std::vector<uint8_t>>& init,
+                                    const std::array<std::vector<uint64_t>, 2>* posted) {
   const std::vector<RegionRef> regs = regions(cfg);
   if (init.size() != regs.size()) throw std::invalid_argument("make_verif_workload: init size");
   verif::Workload w;
@@ -304,7 +392,8 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
   w.fill = [bytes](const verif::HostStore& st, uint64_t offset, uint8_t* dst, size_t n) {
     bytes.fill(MessageBytes::from_tag(st.tag), st.len, offset, dst, n);
   };
-  const bool ping_pong = cfg.latency && cfg.op != Op::Read;
+  const bool both = both_send(cfg);
+  auto count = [&](uint32_t h, uint32_t q) { return posted ? (*posted)[h][q] : cfg.iters; };
   for (uint32_t q = 0; q < nq; ++q) {
     for (uint32_t h = 0; h < 2; ++h) {
       const QpSide& me = (h == 0 ? a : b)[q];
@@ -316,15 +405,17 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
       qs.peer_host = 1 - h;
       qs.peer_qpn = peer.qpn;
       qs.mtu = cfg.mtu;
-      const bool sends = h == 0 || ping_pong;
-      const bool recvs = cfg.op == Op::Send && (h == 1 || ping_pong);
+      const bool sends = h == 0 || both;
+      const bool recvs = cfg.op == Op::Send && (h == 1 || both);
       if (sends) {
-        qs.send.reserve(cfg.iters);
-        for (uint64_t i = 0; i < cfg.iters; ++i) qs.send.push_back(make_send(cfg, plan, h, me, peer, q, i));
+        const uint64_t n = count(h, q);
+        qs.send.reserve(n);
+        for (uint64_t i = 0; i < n; ++i) qs.send.push_back(make_send(cfg, plan, h, me, peer, q, i));
       }
       if (recvs) {
-        qs.recv.reserve(cfg.iters);
-        for (uint64_t i = 0; i < cfg.iters; ++i) qs.recv.push_back(make_recv(cfg, plan, me, q, i));
+        const uint64_t n = count(1 - h, q);  // one receive per message the peer sends
+        qs.recv.reserve(n);
+        for (uint64_t i = 0; i < n; ++i) qs.recv.push_back(make_recv(cfg, plan, me, q, i));
       }
       w.hosts[h].qps.push_back(std::move(qs));
     }
@@ -332,7 +423,7 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
   return w;
 }
 
-double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu) {
+uint64_t wire_bytes(Op op, uint64_t size, uint32_t mtu) {
   const uint64_t pkts = size == 0 ? 1 : (size + mtu - 1) / mtu;
   const uint64_t headers = 14 + 20 + 8 + 12 + 4;  // Ethernet, IPv4, UDP, BTH, ICRC
   const uint64_t framing = 4 + 8 + 12;             // FCS, preamble/SFD, IFG
@@ -344,7 +435,11 @@ double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu) {
     if (op == Op::Read && (k == 0 || k + 1 == pkts)) frame += 4; // AETH
     wire += std::max<uint64_t>(frame, 60) + framing;
   }
-  return size == 0 ? 0.0 : 100.0 * static_cast<double>(size) / static_cast<double>(wire);
+  return wire;
+}
+
+double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu) {
+  return size == 0 ? 0.0 : 100.0 * static_cast<double>(size) / static_cast<double>(wire_bytes(op, size, mtu));
 }
 
 }  // namespace srnic::sim

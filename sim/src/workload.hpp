@@ -16,6 +16,10 @@ namespace srnic::sim {
 enum class Op { Write, Read, Send };
 enum class WireMode { Std, Ext };
 
+// QPs a run can use on each NIC: srnic_core's NUM_QPS (16384) minus QPN 0 and 1, which IB
+// reserves for its special QPs (sw::DeviceCaps::first_qpn).
+constexpr uint32_t kUsableQps = 16384 - 2;
+
 const char* to_string(Op op);
 const char* to_string(WireMode m);
 
@@ -23,8 +27,8 @@ const char* to_string(WireMode m);
 struct RunConfig {
   Op op = Op::Write;
   uint64_t size = 65536;   // message size in bytes (0 .. 1 GiB)
-  uint32_t qps = 1;        // connected QP pairs
-  uint64_t iters = 100;    // messages per QP
+  uint32_t qps = 1;        // connected QP pairs (1 .. kUsableQps)
+  uint64_t iters = 100;    // messages per QP (per host with bidir; the planned bound with duration)
   uint32_t mtu = 4096;     // path MTU in payload bytes
   WireMode mode = WireMode::Std;
   double loss = 0;         // link frame loss probability, both directions
@@ -51,6 +55,17 @@ struct RunConfig {
   uint32_t post_batch = 1;     // refill a QP's send queue once this many slots are free
   double watchdog_us = 0;      // 0: automatic (grows with the message size)
   uint64_t mem_mib = 64;       // data-buffer budget per host
+  double max_ram_gib = 16;     // refuse a run whose estimated memory use is above this
+  // perftest's modes: -b both hosts post requests on every QP (bidirectional); -D post for this
+  // much simulated time instead of a number of messages (iters is then the planned bound, see
+  // duration_iters); -l post the WRs in lists of this many, one doorbell each (0: refill a QP
+  // in one list, see post_batch); --report_gbits Gb/s instead of MB/s (2^20 bytes/s); -a every
+  // size of perftest_sizes() (handled by srnic-sim's main, one run per size).
+  bool bidir = false;
+  double duration_us = 0;
+  uint32_t post_list = 0;
+  bool report_gbits = false;
+  bool all_sizes = false;
   uint32_t poll_cycles = 4;    // host software runs every N core cycles
   bool protocol_check = true;  // live RoCE protocol checker on the wire
   // PCIe root complex: let posted writes of different AXI IDs (Ids) or any posted writes (All)
@@ -74,12 +89,34 @@ struct RunConfig {
 LinkConfig link_config(const RunConfig& cfg);
 // True when the run's link may lose, corrupt, reorder, duplicate or delay a frame.
 bool impairs(const RunConfig& cfg);
-// The first link impairment of cfg that the NIC cannot take yet, named as its option
-// ("--loss > 0", "--burst-loss", ...), or nullptr. parse_cli refuses a run that has one; lifting
-// a refusal is a change in this function only (see workload.cpp).
 
 const char* to_string(RunConfig::Fault f);
 const char* to_string(RunConfig::WriteReorder r);
+
+// True when both hosts post requests: ping-pong latency (WRITE, SEND) and bidirectional runs.
+inline bool both_send(const RunConfig& cfg) { return cfg.bidir || (cfg.latency && cfg.op != Op::Read); }
+
+// perftest's -a sizes: 2, 4, ..., 2^23 bytes.
+std::vector<uint64_t> perftest_sizes();
+
+// Messages per QP a -D run plans for: what one direction of the 100GE link could carry in the
+// duration (the smallest possible message of the run, back to back) plus a full send queue.
+// The run stops posting after the duration, so it never uses more.
+uint64_t duration_iters(const RunConfig& cfg);
+
+// What a run will hold in memory, estimated before anything is allocated.
+struct MemoryEstimate {
+  uint64_t regions_per_host = 0;  // data regions on each host (QPs x 1, or x 2 when both send)
+  uint64_t min_slots = 1;         // slots a region needs at least (ping-pong: 2)
+  uint64_t slot_bytes = 0;        // the largest message the run can post
+  uint64_t buffer_bytes = 0;      // data buffers per host (regions x slots x slot + guards)
+  uint64_t messages = 0;          // work requests planned (sends and receives, both hosts)
+  double ram_bytes = 0;           // the whole process, about
+};
+MemoryEstimate estimate_memory(const RunConfig& cfg);
+// Empty when the run fits --mem-mib and --max-ram-gib, else a one-line reason with the option
+// to change.
+std::string check_memory(const RunConfig& cfg);
 
 // Message sizes, buffer slots and limits derived from a RunConfig.
 struct Plan {
@@ -169,10 +206,13 @@ std::vector<RegionRef> regions(const RunConfig& cfg);
 // contents come from `init` (one vector per region, in regions() order; a buffer may extend past
 // the region, e.g. a guard). Regions sharing a key form one MR spanning their buffers, so such
 // buffers must be contiguous. Send WRs are signaled as signaled() says; each carries the host
-// store of its message's bytes into its source slot (MessageBytes).
+// store of its message's bytes into its source slot (MessageBytes). `posted`, if given, limits
+// the send WRs of host h's QP q to the first posted[h][q] (a -D run that stopped posting; the
+// peer's receives follow); else every QP posts cfg.iters.
 verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
                                     const std::vector<QpSide>& a, const std::vector<QpSide>& b,
-                                    const std::vector<std::vector<uint8_t>>& init);
+                                    const std::vector<std::vector<uint8_t>>& init,
+                                    const std::array<std::vector<uint64_t>, 2>* posted = nullptr);
 
 // Send WR i of QP q as the reference model sees it (host `host`, side `me`, towards `peer`),
 // with the store of its bytes into its source slot; the runner makes the same store and posts
@@ -184,6 +224,10 @@ verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, uint32_t host, c
 inline bool signaled(const RunConfig& cfg, uint64_t i) {
   return (i + 1) % cfg.signal_every == 0 || i + 1 == cfg.iters;
 }
+// Signaled WRs among the first n of a QP (n <= iters).
+inline uint64_t signaled_count(const RunConfig& cfg, uint64_t n) {
+  return n / cfg.signal_every + (n == cfg.iters && n % cfg.signal_every ? 1 : 0);
+}
 
 // wr_id of message i of QP q (requester side) and of receive i.
 inline uint64_t send_wr_id(uint32_t q, uint64_t i) { return (uint64_t(q) << 40) | i; }
@@ -193,5 +237,7 @@ inline uint64_t recv_wr_id(uint32_t q, uint64_t i) { return (uint64_t(1) << 63) 
 // payload plus per-packet Ethernet/IPv4/UDP/BTH (+RETH on the first packet of a WRITE or the
 // READ request), ICRC, FCS, preamble and IFG.
 double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu);
+// Bytes on the 100GE wire (framing included) of the data frames of one message.
+uint64_t wire_bytes(Op op, uint64_t size, uint32_t mtu);
 
 }  // namespace srnic::sim

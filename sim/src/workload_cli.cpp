@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -127,6 +128,30 @@ std::string burst_text(const BurstLoss& b) {
   return t;
 }
 
+// -D value: simulated time, a number with an optional unit s, ms, us or ns (no unit: seconds,
+// as perftest's -D). Empty and `us` set, or the message.
+std::string parse_duration(const std::string& s, double& us) {
+  static const std::pair<const char*, double> units[] = {{"ms", 1e3}, {"us", 1.0}, {"ns", 1e-3}, {"s", 1e6}};
+  std::string num = s;
+  double scale = 1e6;
+  for (const auto& [u, f] : units) {
+    const size_t n = std::strlen(u);
+    if (s.size() > n && s.compare(s.size() - n, n, u) == 0) {
+      num = s.substr(0, s.size() - n);
+      scale = f;
+      break;
+    }
+  }
+  double v = 0;
+  if (!CLI::detail::lexical_cast(num, v) || !(v > 0))
+    return "duration must be a positive simulated time such as 0.001 (seconds), 2ms, 50us or 20000ns, got '" + s +
+           "'";
+  us = v * scale;
+  if (us < 0.001 || us > 3600e6)
+    return "duration must be between 1 ns and 3600 s of simulated time, got '" + s + "'";
+  return {};
+}
+
 std::string one_line(std::string s) {
   for (char& c : s)
     if (c == '\n') c = ' ';
@@ -143,6 +168,8 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   const std::map<std::string, WireMode> modes{{"std", WireMode::Std}, {"ext", WireMode::Ext}};
   std::string op_s = to_string(cfg.op), mode_s = to_string(cfg.mode);
 
+  // perftest's options with perftest's meanings (ib_write_bw, ib_read_bw, ib_send_bw; the
+  // latency tools ib_*_lat with --latency), beside the long names srnic-sim always had.
   app.add_option("--op", op_s, "operation: write | read | send (ib_write_bw / ib_read_bw / ib_send_bw)")
       ->check(CLI::Validator(
           [&](std::string& s) -> std::string {
@@ -150,16 +177,17 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
           },
           "write|read|send"))
       ->capture_default_str();
-  app.add_option("--size", cfg.size, "message size in bytes (0 .. 1 GiB)")
+  app.add_option("-s,--size", cfg.size, "message size in bytes, 0 .. 1 GiB (default 65536; 2 with --latency)")
       ->check(uint_range(0, 1ull << 30, "message size"))
       ->capture_default_str();
-  app.add_option("--qps", cfg.qps, "connected QP pairs (1..16383)")
-      ->check(uint_range(1, 16383, "number of QPs"))
+  app.add_option("-q,--qps,--qp", cfg.qps,
+                 "connected QP pairs, 1.." + std::to_string(kUsableQps) + " (the NIC's QPs minus QPN 0 and 1)")
+      ->check(uint_range(1, kUsableQps, "number of QPs"))
       ->capture_default_str();
-  app.add_option("--iters", cfg.iters, "messages per QP (>= 1)")
+  app.add_option("-n,--iters", cfg.iters, "messages per QP (per host with -b); the memory they need is checked")
       ->check(uint_range(1, 1ull << 40, "iterations"))
       ->capture_default_str();
-  app.add_option("--mtu", cfg.mtu, "path MTU: 256 | 512 | 1024 | 2048 | 4096")
+  app.add_option("-m,--mtu", cfg.mtu, "path MTU: 256 | 512 | 1024 | 2048 | 4096")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
             uint64_t v = 0;
@@ -169,7 +197,38 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
           },
           "256..4096"))
       ->capture_default_str();
-  app.add_option("--mode", mode_s, "wire mode: std (RoCEv2) | ext")
+  app.add_option("-t,--tx-depth", cfg.tx_depth, "outstanding WRs per QP (1..32768)")
+      ->check(uint_range(1, 32768, "tx depth"))
+      ->capture_default_str();
+  auto* all_opt = app.add_flag("-a,--all", cfg.all_sizes,
+                               "run every size 2, 4, .. 2^23 bytes, one simulation per size, one line each");
+  std::string duration_s;
+  auto* dur_opt =
+      app.add_option("-D,--duration", duration_s,
+                     "post for this much SIMULATED time instead of --iters messages: seconds as perftest "
+                     "(0.001) or with a unit (2ms, 50us, 20000ns); one simulated ms takes 1-3 s of wall "
+                     "time")
+          ->type_name("TIME")
+          ->check(CLI::Validator(
+              [](std::string& s) -> std::string {
+                double us = 0;
+                return parse_duration(s, us);
+              },
+              "TIME")
+                     .description(""));
+  app.add_flag("-b,--bidirectional", cfg.bidir, "both hosts post on every QP; BW is the sum of both directions");
+  app.add_flag("-F,--CPU-freq", "accepted as perftest does; simulated time has no CPU frequency to check");
+  app.add_flag("--report_gbits", cfg.report_gbits, "report bandwidth in Gb/s (default MB/s, 2^20 bytes/s, as perftest)");
+  app.add_option("-Q,--cq-mod,--signal-every", cfg.signal_every,
+                 "signal every Nth WR (and the last): one completion per N WRs")
+      ->check(uint_range(1, 32768, "CQ moderation"))
+      ->capture_default_str();
+  auto* post_list_opt =
+      app.add_option("-l,--post_list", cfg.post_list, "post WRs in lists of N, one doorbell per list")
+          ->check(uint_range(1, 32768, "post list"));
+  app.add_option("--mode", mode_s,
+                 "wire mode: std (standard RoCEv2, go-back-N); ext (SRNIC header extensions) is refused "
+                 "until the NIC has them")
       ->check(CLI::Validator(
           [&](std::string& s) -> std::string {
             return modes.count(s) ? std::string() : "unknown mode '" + s + "' (use std or ext)";
@@ -224,7 +283,9 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
                  },
                  "RULE"));
   app.add_option("--seed", cfg.seed, "seed of every random choice")->capture_default_str();
-  app.add_flag("--latency", cfg.latency, "ping-pong latency test (1 QP) instead of bandwidth");
+  app.add_flag("--latency", cfg.latency,
+               "latency test as ib_write_lat / ib_send_lat (ping-pong, half the round trip) and ib_read_lat "
+               "(post to completion), 1 QP; prints t_min .. 99.9% percentile");
   app.add_flag("--mixed", cfg.mixed, "random sizes per message: 0, 1, MTU-1, MTU, MTU+1, 0..size");
   app.add_option("--pcap", cfg.pcap, "write every frame on the wire (both directions) to FILE");
   app.add_option("--trace", cfg.trace, "FST waveform to FILE (debug build srnic-sim-debug only)");
@@ -241,7 +302,7 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_option("--link-delay-ns", cfg.link_delay_ns, "cable propagation delay each way in ns")
       ->check(real_range(0, 1e9, "link delay"))
       ->capture_default_str();
-  app.add_option("--timeout", cfg.timeout, "QP local ACK timeout attribute: 4.096 us * 2^T (0: no timer)")
+  app.add_option("-u,--qp-timeout,--timeout", cfg.timeout, "QP local ACK timeout attribute: 4.096 us * 2^T (0: no timer)")
       ->check(uint_range(0, 31, "timeout"))
       ->capture_default_str();
   app.add_option("--retry-cnt", cfg.retry_cnt, "QP retry_cnt: timeouts and sequence NAKs per WQE before RETRY_EXC_ERR (7: no limit)")
@@ -249,24 +310,23 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
       ->capture_default_str();
   app.add_option("--max-cycles", cfg.max_cycles, "stop with an error after N core cycles (0: no limit)")
       ->capture_default_str();
-  app.add_option("--tx-depth", cfg.tx_depth, "outstanding WRs per QP (1..32768)")
-      ->check(uint_range(1, 32768, "tx depth"))
-      ->capture_default_str();
   app.add_option("--watchdog-us", cfg.watchdog_us,
                  "stop when nothing completes for this much simulated time (0: 200 us + size at 10 Gb/s)")
       ->check(real_range(0, 1e12, "watchdog"))
       ->capture_default_str();
-  app.add_option("--mem-mib", cfg.mem_mib, "data buffer budget per host in MiB (sets the slots per QP)")
+  app.add_option("--mem-mib", cfg.mem_mib,
+                 "data buffer budget per host in MiB: sets the slots per QP; a message that does not fit is refused")
       ->check(uint_range(1, 65536, "memory budget"))
+      ->capture_default_str();
+  app.add_option("--max-ram-gib", cfg.max_ram_gib,
+                 "refuse a run whose estimated memory (reference model, buffers) is above this many GiB")
+      ->check(real_range(0, 1e6, "memory limit", true))
       ->capture_default_str();
   app.add_option("--poll-cycles", cfg.poll_cycles, "host software runs every N core cycles")
       ->check(uint_range(1, 1000000, "poll interval"))
       ->capture_default_str();
-  app.add_option("--signal-every", cfg.signal_every, "signal every Nth WR (and the last) instead of every WR")
-      ->check(uint_range(1, 32768, "signal interval"))
-      ->capture_default_str();
-  app.add_option("--post-batch", cfg.post_batch,
-                 "refill a QP once N WRs can be posted (one doorbell per batch)")
+  auto* post_batch_opt = app.add_option("--post-batch", cfg.post_batch,
+                 "refill a QP once N WRs can be posted, all of them in one list (one doorbell)")
       ->check(uint_range(1, 32768, "post batch"))
       ->capture_default_str();
   bool no_check = false;
@@ -298,6 +358,34 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
          },
          "test option: iteration of QP 0 that --inject-fault hits (default: iters / 2)")
       ->group("Test options");
+
+  // perftest options that have no meaning in a simulation of two NICs in one process: named in
+  // the help and refused with the reason, rather than "not expected".
+  std::vector<std::string> not_modelled;
+  const std::string refused_group = "perftest options srnic-sim refuses (they do not apply to a simulation)";
+  auto refuse = [&](const std::string& names, const std::string& what, const std::string& why, bool flag = false) {
+    const std::string head = names.substr(0, names.find(',')) + " (perftest's " + what + "): " + why;
+    if (flag)
+      app.add_flag_callback(names, [&not_modelled, head] { not_modelled.push_back(head); }, what + ": " + why)
+          ->group(refused_group);
+    else
+      app.add_option_function<std::string>(
+             names, [&not_modelled, head](const std::string&) { not_modelled.push_back(head); }, what + ": " + why)
+          ->group(refused_group);
+  };
+  refuse("-d,--ib-dev", "device", "srnic-sim simulates its two srnic NICs itself");
+  refuse("-i,--ib-port", "device port", "each simulated NIC has one");
+  refuse("-p,--port", "TCP port", "both hosts run in this one process");
+  refuse("-x,--gid-index", "GID index", "the simulated hosts use fixed IPv4 addresses");
+  refuse("-c,--connection", "transport", "srnic implements RC only");
+  refuse("-I,--inline_size", "inline size", "srnic fetches every payload by DMA");
+  refuse("-o,--outs", "outstanding READs", "srnic's QPs are set up for 16");
+  refuse("-R,--rdma_cm", "rdma_cm", "the QPs are connected through the host library", true);
+  // Words left over: perftest's server address, or options srnic-sim does not have.
+  app.allow_extras();
+  all_opt->excludes("--size");
+  dur_opt->excludes("--iters");
+  post_list_opt->excludes(post_batch_opt);
 
   try {
     app.parse(argc, argv);
@@ -354,6 +442,21 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
     return {false, 2, "srnic-sim: --inject-at must be below --iters (" + std::to_string(cfg.iters) + ")"};
 
   auto bad = [](const std::string& m) { return CliResult{false, 2, "srnic-sim: " + m}; };
+  if (!not_modelled.empty()) return bad(not_modelled.front() + "; drop it");
+  if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
+    if (extra[0].empty() || extra[0][0] != '-')
+      return bad("'" + extra[0] + "' (perftest's server address): srnic-sim runs both hosts itself; drop it");
+    std::string all;
+    for (const std::string& x : extra) all += (all.empty() ? "" : " ") + x;
+    return bad("unknown option: " + all + " (srnic-sim --help lists the options)");
+  }
+  // The latency tools' default message size.
+  if (cfg.latency && !app.count("--size") && !cfg.all_sizes) cfg.size = 2;
+  if (!duration_s.empty()) {
+    parse_duration(duration_s, cfg.duration_us);
+    if (cfg.latency) return bad("-D is for the bandwidth tests; --latency runs --iters round trips");
+    if (cfg.fault != RunConfig::Fault::None) return bad("--inject-fault needs --iters, not -D");
+  }
   // The NIC speaks standard RoCEv2 only: refuse what it cannot do rather than run something
   // else under that name.
   if (cfg.mode == WireMode::Ext)
@@ -361,24 +464,51 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   if (cfg.latency) {
     if (cfg.qps != 1) return bad("--latency runs one QP pair; use --qps 1");
     if (cfg.mixed) return bad("--latency and --mixed cannot be combined");
-    if (cfg.op == Op::Write && cfg.size == 0)
-      return bad("--latency --op write needs --size >= 1 (the receiver polls the last byte)");
+    if (cfg.bidir) return bad("-b is for the bandwidth tests; a latency test is a ping-pong already");
+    if (cfg.post_list) return bad("--latency posts one WR at a time; drop -l");
   }
-  if (cfg.latency && cfg.signal_every != 1) return bad("--latency signals every WR; drop --signal-every");
-  if (cfg.signal_every > 1) {
-    const Plan p = make_plan(cfg);
-    if (cfg.signal_every > p.inflight && cfg.iters > p.inflight)
-      return bad("--signal-every " + std::to_string(cfg.signal_every) + " exceeds the " +
-                 std::to_string(p.inflight) + " WRs in flight per QP (raise --tx-depth or --mem-mib)");
+  if (cfg.latency && cfg.signal_every != 1) return bad("--latency signals every WR; drop -Q/--signal-every");
+  if (cfg.all_sizes && cfg.mixed) return bad("-a and --mixed cannot be combined");
+  if (cfg.all_sizes && cfg.fault != RunConfig::Fault::None) return bad("--inject-fault needs one size, not -a");
+  // Every size of the run (-a: each of perftest's sizes) must fit the memory budgets and the
+  // send queue.
+  const std::vector<uint64_t> sizes = cfg.all_sizes ? perftest_sizes() : std::vector<uint64_t>{cfg.size};
+  for (uint64_t size : sizes) {
+    RunConfig one = cfg;
+    one.size = size;
+    const std::string at = cfg.all_sizes ? "-a size " + std::to_string(size) + ": " : std::string();
+    if (one.latency && one.op == Op::Write && one.size == 0)
+      return bad("--latency --op write needs --size >= 1 (the receiver polls the last byte)");
+    if (one.duration_us > 0) one.iters = duration_iters(one);
+    if (const std::string why = check_memory(one); !why.empty()) return bad(at + why);
+    if (one.signal_every > 1 || one.post_list > 1) {
+      const Plan p = make_plan(one);
+      if (one.signal_every > p.inflight && one.iters > p.inflight)
+        return bad(at + "-Q/--signal-every " + std::to_string(one.signal_every) + " exceeds the " +
+                   std::to_string(p.inflight) + " WRs in flight per QP (raise --tx-depth or --mem-mib)");
+      if (one.post_list > p.inflight && one.iters > p.inflight)
+        return bad(at + "-l " + std::to_string(one.post_list) + " exceeds the " + std::to_string(p.inflight) +
+                   " WRs in flight per QP (raise --tx-depth or --mem-mib)");
+    }
+    if (!cfg.all_sizes) cfg.iters = one.iters;
   }
   return {true, 0, {}};
 }
 
 std::string reproduce_command(const RunConfig& c) {
   std::ostringstream o;
-  o << "srnic-sim --op " << to_string(c.op) << " --size " << c.size << " --qps " << c.qps
-    << " --iters " << c.iters << " --mtu " << c.mtu << " --mode " << to_string(c.mode)
-    << " --seed " << c.seed;
+  o << "srnic-sim --op " << to_string(c.op);
+  if (c.all_sizes)
+    o << " -a";
+  else
+    o << " --size " << c.size;
+  o << " --qps " << c.qps;
+  if (c.duration_us > 0)
+    o << " -D " << num(c.duration_us) << "us";
+  else
+    o << " --iters " << c.iters;
+  o << " --mtu " << c.mtu << " --mode " << to_string(c.mode) << " --seed " << c.seed;
+  if (c.bidir) o << " -b";
   if (c.loss > 0) o << " --loss " << num(c.loss);
   // Impairments: one plain option when both directions agree, else one per direction.
   const Impairments none;
@@ -421,6 +551,9 @@ std::string reproduce_command(const RunConfig& c) {
   if (c.tx_depth != d.tx_depth) o << " --tx-depth " << c.tx_depth;
   if (c.signal_every != d.signal_every) o << " --signal-every " << c.signal_every;
   if (c.post_batch != d.post_batch) o << " --post-batch " << c.post_batch;
+  if (c.post_list) o << " -l " << c.post_list;
+  if (c.report_gbits) o << " --report_gbits";
+  if (c.max_ram_gib != d.max_ram_gib) o << " --max-ram-gib " << num(c.max_ram_gib);
   if (c.watchdog_us != d.watchdog_us) o << " --watchdog-us " << c.watchdog_us;
   if (c.mem_mib != d.mem_mib) o << " --mem-mib " << c.mem_mib;
   if (c.poll_cycles != d.poll_cycles) o << " --poll-cycles " << c.poll_cycles;

@@ -3,6 +3,7 @@
 #include "workload_run.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -82,11 +83,19 @@ class Runner {
                   std::vector<std::vector<uint8_t>>& init);
   void connect();
   bool post_sends(uint32_t h, uint32_t q, uint64_t max_n);
+  void refill(uint32_t h, uint32_t q);
   void post_recvs(uint32_t h, uint32_t q);
+  bool sends(uint32_t h) const { return h == 0 || both_send(cfg_); }
+  // -D: posting stops once the duration has passed since the first post (each QP up to its
+  // next signaled WR); the run ends when every posted WR has completed.
+  bool in_window(double t) const { return cfg_.duration_us <= 0 || t <= res_.t_first_ns + cfg_.duration_us * 1000; }
+  uint64_t expected_posted() const;
+  bool bandwidth_done() const;
   void poll_host(uint32_t h);
   void poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind);
   bool check_limits();
   void bandwidth_loop();
+  void retire(uint32_t q, uint64_t len);
   void latency_loop();
   void drain();
   void collect(RunResult& r, double main_wall_s, uint64_t main_cycles);
@@ -127,8 +136,12 @@ class Runner {
   std::vector<sw::SendWr> wr_scratch_;
   std::vector<sw::Sge> sge_scratch_;
   std::vector<sw::RecvWr> rwr_scratch_;
-  std::vector<uint32_t> dirty_;
-  std::vector<uint8_t> is_dirty_;
+  std::vector<uint32_t> dirty_[2];   // per host: QPs with a send completion since the last refill
+  std::vector<uint8_t> is_dirty_[2];
+  std::vector<double> post_ns_, done_ns_;  // each message posted / retired, in time order (BW peak)
+  std::vector<QpResult> qp_;
+  std::vector<std::vector<uint8_t>> init_;  // -D: the regions' initial contents, for the final check
+  bool stopped_ = false;                    // -D: the duration has passed
   sw::WorkCompletion wc_[kPollBatch];
   double last_progress_ns_ = 0;
   bool t_first_set_ = false;
@@ -320,7 +333,12 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
   const HostCtx& peer = host_[1 - h];
   sw::QueuePair& qp = *hc.qps[q];
   const uint64_t room = qp.sq_size() - qp.sq_outstanding();
-  const uint64_t n = std::min({max_n, cfg_.iters - hc.next_send[q], room});
+  uint64_t n = std::min({max_n, cfg_.iters - hc.next_send[q], room});
+  if (stopped_) {
+    // After the duration only up to the next signaled WR, whose completion retires the rest.
+    const uint64_t se = cfg_.signal_every;
+    n = std::min(n, (se - hc.next_send[q] % se) % se);
+  }
   if (n == 0) return false;
   const QpSide& me = hc.sides[q];
   const QpSide& pe = peer.sides[q];
@@ -362,12 +380,67 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
          std::to_string(err) + ")");
     return false;
   }
+  const double now = world_->now_ns();
   if (!t_first_set_) {
-    res_.t_first_ns = world_->now_ns();
+    res_.t_first_ns = now;
     t_first_set_ = true;
   }
+  if (qp_[q].first_post_ns < 0) qp_[q].first_post_ns = now;
+  post_ns_.insert(post_ns_.end(), n, now);
+  res_.posted += n;
   hc.next_send[q] += n;
   return true;
+}
+
+// Posts what QP q of host h may post now: with -l lists of exactly post_list WRs (the last of
+// a QP may be shorter), else everything that fits once post_batch WRs can be posted, in one list.
+void Runner::refill(uint32_t h, uint32_t q) {
+  const HostCtx& hc = host_[h];
+  auto room = [&] { return plan_.inflight - (hc.next_send[q] - hc.done_send[q]); };
+  auto left = [&] { return cfg_.iters - hc.next_send[q]; };
+  if (cfg_.post_list) {
+    while (left() && room() >= std::min<uint64_t>(cfg_.post_list, left()))
+      if (!post_sends(h, q, cfg_.post_list)) break;
+    return;
+  }
+  const uint64_t batch = std::min<uint64_t>(cfg_.post_batch, plan_.inflight);
+  if (room() && room() >= std::min(batch, left())) post_sends(h, q, room());
+}
+
+// A requester message of QP q with `len` bytes completed now.
+void Runner::retire(uint32_t q, uint64_t len) {
+  const double now = world_->now_ns();
+  done_ns_.push_back(now);
+  if (!in_window(now)) return;
+  QpResult& r = qp_[q];
+  r.bytes += len;
+  ++r.messages;
+  r.last_done_ns = now;
+  res_.bytes += len;
+  ++res_.messages;
+}
+
+uint64_t Runner::expected_posted() const {
+  uint64_t n = 0;
+  for (uint32_t h = 0; h < 2; ++h) {
+    if (!sends(h)) continue;
+    for (uint32_t q = 0; q < nq_; ++q) {
+      const uint64_t posted = host_[h].next_send[q];
+      n += signaled_count(cfg_, posted) + (cfg_.op == Op::Send ? posted : 0);
+    }
+  }
+  return n;
+}
+
+bool Runner::bandwidth_done() const {
+  if (cfg_.duration_us <= 0) return res_.completions >= plan_.expected_completions;
+  if (!stopped_) return false;
+  for (uint32_t h = 0; h < 2; ++h)
+    for (uint32_t q = 0; sends(h) && q < nq_; ++q) {
+      const uint64_t n = host_[h].next_send[q];
+      if (n % cfg_.signal_every && n < cfg_.iters) return false;  // its last WR is not signaled yet
+    }
+  return res_.completions >= expected_posted();
 }
 
 void Runner::post_recvs(uint32_t h, uint32_t q) {
@@ -426,6 +499,7 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
         fail("host " + std::to_string(h) + ": completion for unknown QPN " + std::to_string(wc.qp_num));
         continue;
       }
+      ++qp_[q].completions;
       if (kind == verif::QueueKind::Send) {
         // A completion also retires the unsignaled WRs before it.
         const uint64_t i = wc.wr_id & ((uint64_t(1) << 40) - 1);
@@ -437,8 +511,7 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
             // WRITE: the bytes at the responder; READ: the local destination (SEND: at the
             // receive completion).
             if (cfg_.op != Op::Send) check_polled(dh, h, q, k);
-            res_.bytes += plan_.sizes[q][k];
-            ++res_.messages;
+            retire(q, plan_.sizes[q][k]);
           }
           hc.done_send[q] = i + 1;
         } else {
@@ -452,9 +525,9 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
         }
         ++hc.done_recv[q];
       }
-      if (h == 0 && kind == verif::QueueKind::Send && !is_dirty_[q]) {
-        is_dirty_[q] = 1;
-        dirty_.push_back(q);
+      if (kind == verif::QueueKind::Send && sends(h) && !is_dirty_[h][q]) {
+        is_dirty_[h][q] = 1;
+        dirty_[h].push_back(q);
       }
       if (kind == verif::QueueKind::Recv && !cfg_.latency) post_recvs(h, q);
     }
@@ -492,23 +565,30 @@ bool Runner::check_limits() {
 }
 
 void Runner::bandwidth_loop() {
+  // Receivers: host 1, and host 0 too when both send (-b).
   if (cfg_.op == Op::Send)
-    for (uint32_t q = 0; q < nq_; ++q) post_recvs(1, q);
-  for (uint32_t q = 0; q < nq_; ++q) post_sends(0, q, plan_.inflight);
-  HostCtx& req = host_[0];
-  while (res_.completions < plan_.expected_completions) {
+    for (uint32_t h = 0; h < 2; ++h)
+      for (uint32_t q = 0; sends(1 - h) && q < nq_; ++q) post_recvs(h, q);
+  for (uint32_t h = 0; h < 2; ++h)
+    for (uint32_t q = 0; sends(h) && q < nq_; ++q) refill(h, q);
+  while (!bandwidth_done()) {
     for (uint32_t k = 0; k < cfg_.poll_cycles; ++k) world_->step();
+    if (cfg_.duration_us > 0 && !stopped_ && !in_window(world_->now_ns())) {
+      // The duration is over: let every QP post up to its next signaled WR, and no further.
+      stopped_ = true;
+      for (uint32_t h = 0; h < 2; ++h)
+        for (uint32_t q = 0; sends(h) && q < nq_; ++q) refill(h, q);
+    }
     poll_host(0);
     poll_host(1);
     // Refill a QP once a batch of slots is free (or the rest of its messages fit).
-    const uint64_t batch = std::min<uint64_t>(cfg_.post_batch, plan_.inflight);
-    for (uint32_t q : dirty_) {
-      is_dirty_[q] = 0;
-      const uint64_t room = plan_.inflight - (req.next_send[q] - req.done_send[q]);
-      const uint64_t left = cfg_.iters - req.next_send[q];
-      if (room && room >= std::min(batch, left)) post_sends(0, q, room);
+    for (uint32_t h = 0; h < 2; ++h) {
+      for (uint32_t q : dirty_[h]) {
+        is_dirty_[h][q] = 0;
+        refill(h, q);
+      }
+      dirty_[h].clear();
     }
-    dirty_.clear();
     if (!check_limits()) return;
   }
   res_.finished = true;
@@ -575,22 +655,7 @@ void Runner::latency_loop() {
     if (!check_limits()) return;
   }
   res_.finished = true;
-  std::sort(samples.begin(), samples.end());
-  LatencyStats& l = res_.latency;
-  l.samples = samples.size();
-  if (!samples.empty()) {
-    auto pct = [&](double p) {
-      const size_t idx = static_cast<size_t>(std::ceil(p * samples.size())) - 1;
-      return samples[std::min(idx, samples.size() - 1)] / 1000.0;
-    };
-    l.p50_us = pct(0.50);
-    l.p99_us = pct(0.99);
-    l.min_us = samples.front() / 1000.0;
-    l.max_us = samples.back() / 1000.0;
-    double sum = 0;
-    for (double s : samples) sum += s;
-    l.mean_us = sum / samples.size() / 1000.0;
-  }
+  res_.latency = summarize_latency(std::move(samples));
   res_.has_latency = true;
 }
 
@@ -601,12 +666,35 @@ void Runner::drain() {
 }
 
 void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
-  r.expected_completions = plan_.expected_completions;
-  const double span = r.t_last_ns - r.t_first_ns;
+  r.expected_completions = cfg_.duration_us > 0 && !cfg_.latency ? expected_posted() : plan_.expected_completions;
+  // Goodput over the first post .. last completion, or with -D over the duration.
+  const double span = cfg_.duration_us > 0 ? cfg_.duration_us * 1000.0 : r.t_last_ns - r.t_first_ns;
+  r.measured_ns = span > 0 ? span : 0;
   if (span > 0 && r.messages) {
     r.goodput_gbps = static_cast<double>(r.bytes) * 8.0 / span;
     r.msg_rate_mrps = static_cast<double>(r.messages) / span * 1000.0;
   }
+  if (!cfg_.latency && !done_ns_.empty()) {
+    uint64_t all_bytes = 0;
+    for (uint32_t q = 0; q < nq_; ++q)
+      for (uint32_t h = 0; h < 2; ++h)
+        for (uint64_t i = 0; sends(h) && i < host_[h].done_send[q] && i < plan_.sizes[q].size(); ++i)
+          all_bytes += plan_.sizes[q][i];
+    const double rate = peak_msg_rate_per_ns(post_ns_, done_ns_);
+    r.peak_msg_rate_mrps = rate * 1000.0;
+    r.peak_gbps = rate * 8.0 * static_cast<double>(all_bytes) / static_cast<double>(done_ns_.size());
+  }
+  std::vector<double> goodputs;
+  for (QpResult& q : qp_) {
+    const double own = cfg_.duration_us > 0 ? span : q.last_done_ns - q.first_post_ns;
+    if (own > 0 && q.messages) {
+      q.goodput_gbps = static_cast<double>(q.bytes) * 8.0 / own;
+      q.msg_rate_mrps = static_cast<double>(q.messages) / own * 1000.0;
+    }
+    goodputs.push_back(q.goodput_gbps);
+  }
+  r.per_qp = qp_;
+  r.jain_index = jain_index(goodputs);
   r.sim_cycles = world_->cycle();
   r.sim_time_us = world_->now_ns() / 1000.0;
   r.cycles_per_s = main_wall_s > 0 ? main_cycles / main_wall_s : 0;
@@ -635,6 +723,7 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
       hr.sq_psns.push_back(host_[h].sq_psn[q]);
       hr.sq_bases.push_back(host_[h].qps[q]->sq_base());
     }
+    hr.sides = host_[h].sides;
   }
   // NIC counters last: reading them advances the simulation.
   for (uint32_t h = 0; h < 2; ++h) {
@@ -864,13 +953,17 @@ RunResult Runner::run() {
     setup_host(1, regs, init);
     connect();
     verif::Workload w = make_verif_workload(cfg_, plan_, host_[0].sides, host_[1].sides, init);
+    if (cfg_.duration_us > 0) init_ = std::move(init);
     init.clear();
     pred_ = std::make_unique<verif::Prediction>(verif::predict(w));
   }
   sb_ = std::make_unique<verif::Scoreboard>(*pred_);
 
-  is_dirty_.assign(nq_, 0);
-  dirty_.reserve(nq_);
+  qp_.assign(nq_, QpResult{});
+  for (uint32_t h = 0; h < 2; ++h) {
+    is_dirty_[h].assign(nq_, 0);
+    dirty_[h].reserve(nq_);
+  }
   const auto main0 = std::chrono::steady_clock::now();
   const uint64_t cyc0 = world_->cycle();
   last_progress_ns_ = world_->now_ns();
@@ -882,14 +975,39 @@ RunResult Runner::run() {
   const double main_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - main0).count();
 
   drain();
-  const bool mem_ok = sb_->check_memory([this](uint32_t h, uint64_t pa, uint8_t* dst, size_t len) {
+  // The final memory is compared with the prediction of what was posted: every WR, or with -D
+  // the WRs posted before the run stopped posting (a prefix of each QP's plan, predicted anew;
+  // the completions were compared against the whole plan, whose prefix is the same).
+  verif::Scoreboard* mem_sb = sb_.get();
+  std::unique_ptr<verif::Prediction> posted_pred;
+  std::unique_ptr<verif::Scoreboard> posted_sb;
+  const bool prefix = cfg_.duration_us > 0 && !cfg_.latency;
+  if (prefix) {
+    std::array<std::vector<uint64_t>, 2> posted;
+    for (uint32_t h = 0; h < 2; ++h) posted[h] = host_[h].next_send;
+    verif::Workload w = make_verif_workload(cfg_, plan_, host_[0].sides, host_[1].sides, init_, &posted);
+    init_.clear();
+    posted_pred = std::make_unique<verif::Prediction>(verif::predict(w));
+    posted_sb = std::make_unique<verif::Scoreboard>(*posted_pred);
+    mem_sb = posted_sb.get();
+  }
+  const bool mem_ok = mem_sb->check_memory([this](uint32_t h, uint64_t pa, uint8_t* dst, size_t len) {
     world_->memory(h).read(pa, dst, len);
   });
-  if (res_.finished) sb_->finish();
-  if (!mem_ok) fail("memory: " + sb_->first_mismatch());
-  res_.first_mismatch = sb_->first_mismatch();
-  res_.scoreboard_summary = sb_->summary();
-  res_.data_ok = res_.finished && sb_->ok() && res_.completions == plan_.expected_completions && !data_failed_;
+  if (res_.finished && !prefix) sb_->finish();
+  if (!mem_ok) fail("memory: " + mem_sb->first_mismatch());
+  res_.first_mismatch = sb_->ok() ? mem_sb->first_mismatch() : sb_->first_mismatch();
+  ScoreboardReport& sr = res_.scoreboard;
+  sr.completions_matched = sb_->completion_matches();
+  sr.bytes_matched = mem_sb->byte_matches();
+  sr.bytes_skipped = mem_sb->bytes_skipped();
+  sr.mismatches = sb_->mismatches() + (prefix ? mem_sb->mismatches() : 0);
+  sr.first_mismatch = res_.first_mismatch;
+  res_.scoreboard_summary = "completions matched " + std::to_string(sr.completions_matched) + ", bytes matched " +
+                            std::to_string(sr.bytes_matched) + ", bytes skipped " +
+                            std::to_string(sr.bytes_skipped) + ", mismatches " + std::to_string(sr.mismatches);
+  const uint64_t want = prefix ? expected_posted() : plan_.expected_completions;
+  res_.data_ok = res_.finished && sb_->ok() && mem_sb->ok() && res_.completions == want && !data_failed_;
   collect(res_, main_wall, main_cycles);
   if (res_.failure.empty() && !res_.data_ok) fail("data check: " + res_.first_mismatch);
   // A stalled run usually has a reason in the NIC's error counters: name the nonzero ones.

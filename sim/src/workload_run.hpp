@@ -10,14 +10,10 @@
 
 #include "srnic/sim/eth_mac.hpp"
 #include "srnic/sim/pcie_bfm.hpp"
+#include "stats.hpp"
 #include "workload.hpp"
 
 namespace srnic::sim {
-
-struct LatencyStats {
-  uint64_t samples = 0;
-  double p50_us = 0, p99_us = 0, min_us = 0, max_us = 0, mean_us = 0;
-};
 
 struct HostReport {
   std::vector<std::pair<std::string, uint32_t>> counters;  // NIC counters (abi::counter_name)
@@ -32,6 +28,23 @@ struct HostReport {
   std::vector<uint32_t> qpns;
   std::vector<uint32_t> sq_psns;
   std::vector<uint64_t> sq_bases;  // SQ ring address per QP
+  std::vector<QpSide> sides;       // per QP: QPN, regions and their keys
+};
+
+// What one QP did (both hosts' messages on it with -b). Messages and bytes are those of
+// successful requester WRs; with -D only those completed within the duration.
+struct QpResult {
+  uint64_t messages = 0, bytes = 0;
+  uint64_t completions = 0;         // every completion of the QP, both hosts, send and receive
+  double first_post_ns = -1, last_done_ns = -1;
+  double goodput_gbps = 0, msg_rate_mrps = 0;  // over the QP's own interval (-D: the duration)
+};
+
+// The scoreboard's counts: completions compared with the reference model, bytes of the final
+// memory compared (or left out as undetermined), mismatches and the first one.
+struct ScoreboardReport {
+  uint64_t completions_matched = 0, bytes_matched = 0, bytes_skipped = 0, mismatches = 0;
+  std::string first_mismatch;
 };
 
 struct RunResult {
@@ -47,9 +60,16 @@ struct RunResult {
   uint64_t dma_stray_writes = 0;      // DMA write beats outside them
   std::string first_mismatch;
   std::string scoreboard_summary;
-  uint64_t bytes = 0, messages = 0;  // successful requester messages
+  ScoreboardReport scoreboard;
+  uint64_t bytes = 0, messages = 0;  // successful requester messages (-D: within the duration)
+  uint64_t posted = 0;               // messages posted, both hosts
   double t_first_ns = 0, t_last_ns = 0;
+  double measured_ns = 0;            // the interval goodput is measured over
   double goodput_gbps = 0, msg_rate_mrps = 0;
+  // perftest's BW peak: the fastest run of consecutive messages (stats.hpp).
+  double peak_gbps = 0, peak_msg_rate_mrps = 0;
+  std::vector<QpResult> per_qp;
+  double jain_index = 1;  // Jain's fairness index over the QPs' goodput
   bool has_latency = false;
   LatencyStats latency;
   uint64_t sim_cycles = 0;

@@ -32,12 +32,13 @@ def main():
             print(f"FAIL: {' '.join(args)}: exit {p.returncode}, data_ok {r['data_ok']}, {r.get('failure')}")
             bad += 1
             continue
-        qa, qb = r["qpns"]
-        pa, pb = r["sq_psns"]
+        h0, h1 = r["hosts"]  # labelled: host0 (requester), host1 (responder)
+        qa, qb = h0["qpns"], h1["qpns"]
+        pa = h0["sq_psns"]
         # Requests of host 0's QP q go to host 1's QP q starting at host 0's send PSN.
         psns = ",".join(f"{qb[i]}:{pa[i]}" for i in range(len(qa)))
         qpns = ",".join(str(q) for q in sorted(set(qa + qb)))
-        frames = sum(e["tx_frames"] for e in r["eth"])
+        frames = sum(h["eth"]["tx_frames"] for h in r["hosts"])
         cmd = [script, "--roce-pcap-check", checker, "--mtu", "1024", "--op", op, "--qpns", qpns, "--psns", psns,
                "--frames", str(frames), pcap]
         c = subprocess.run(cmd, capture_output=True, text=True)

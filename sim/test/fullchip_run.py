@@ -14,19 +14,26 @@ import subprocess
 import sys
 
 
-def opt(args, name, default):
-    return args[args.index(name) + 1] if name in args else default
+def opt(args, names, default):
+    """The value of the first of `names` (an option and its perftest aliases) in args."""
+    for name in names.split(","):
+        if name in args:
+            return args[args.index(name) + 1]
+    return default
 
 
 def expected_completions(args):
-    qps = int(opt(args, "--qps", "1"))
-    iters = int(opt(args, "--iters", "100"))
+    """The completions the options call for; None for -D (the run decides how many it posts)."""
+    if "-D" in args:
+        return None
+    qps = int(opt(args, "--qps,-q", "1"))
+    iters = int(opt(args, "--iters,-n", "100"))
     op = opt(args, "--op", "write")
-    every = int(opt(args, "--signal-every", "1"))
+    every = int(opt(args, "--signal-every,-Q", "1"))
     signaled = -(-iters // every)  # every Nth WR and the last one
     n = qps * (signaled + (iters if op == "send" else 0))
-    if "--latency" in args and op != "read":
-        n *= 2  # ping-pong: both hosts send
+    if ("--latency" in args and op != "read") or "-b" in args:
+        n *= 2  # ping-pong or bidirectional: both hosts send
     return n
 
 
@@ -54,6 +61,10 @@ def run_one(sim, args, recovery=False):
     except json.JSONDecodeError:
         return [f"{line}: exit {p.returncode}, stdout is not one JSON object; stderr: {p.stderr.strip()}"]
     want = expected_completions(args)
+    if want is None:  # -D: every WR it posted must complete, and it must have posted some
+        want = r["expected_completions"]
+        if r["messages"] == 0 or r["posted"] < r["messages"]:
+            problems.append(f"-D run: {r['messages']} messages within the duration, {r['posted']} posted")
     if p.returncode != 0:
         problems.append(f"exit status {p.returncode}")
     if r["data_ok"] is not True:
@@ -81,6 +92,16 @@ def run_one(sim, args, recovery=False):
             problems.append("the link lost nothing")
     if "--latency" in args and (r["latency_us"] is None or r["latency_us"]["p50"] <= 0):
         problems.append("no latency figures")
+    # JSON schema 2: labelled hosts, structured scoreboard, one per_qp entry per QP.
+    if r.get("schema_version") != 2:
+        problems.append(f"schema_version {r.get('schema_version')}, expected 2")
+    if [h.get("name") for h in r.get("hosts", [])] != ["host0", "host1"]:
+        problems.append("hosts are not labelled host0, host1")
+    if not isinstance(r.get("scoreboard"), dict) or r["scoreboard"].get("mismatches") != 0:
+        problems.append(f"scoreboard {r.get('scoreboard')}")
+    nq = 1 if "--latency" in args else int(opt(args, "--qps,-q", "1"))
+    if len(r.get("per_qp", [])) != nq or not 0 < r.get("fairness", {}).get("jain_index", 0) <= 1:
+        problems.append(f"per_qp has {len(r.get('per_qp', []))} entries for {nq} QPs, fairness {r.get('fairness')}")
     status = "ok" if not problems else "FAIL"
     print(f"{status}: {line}: goodput {r['goodput_gbps']:.2f} Gb/s, {r['completions']} completions, "
           f"{r['sim_cycles']} cycles, {r['wall_s']:.1f} s")

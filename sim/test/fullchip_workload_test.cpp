@@ -8,30 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_util.hpp"
 #include "workload.hpp"
 #include "workload_cli.hpp"
 
 using namespace srnic::sim;
 
-namespace {
-
-CliResult parse(std::vector<std::string> args, RunConfig& cfg) {
-  args.insert(args.begin(), "srnic-sim");
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  return parse_cli(static_cast<int>(argv.size()), argv.data(), cfg);
-}
-
-void expect_usage_error(std::vector<std::string> args, const std::string& needle) {
-  RunConfig cfg;
-  const CliResult r = parse(args, cfg);
-  EXPECT_FALSE(r.run) << needle;
-  EXPECT_EQ(r.code, 2) << r.message;
-  EXPECT_EQ(r.message.find('\n'), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find(needle), std::string::npos) << "message: " << r.message;
-}
-
-}  // namespace
+using test::expect_usage_error;
+using test::parse;
 
 TEST(Cli, DefaultsAndValues) {
   RunConfig cfg;
@@ -43,14 +27,15 @@ TEST(Cli, DefaultsAndValues) {
   EXPECT_EQ(cfg.clock_mhz, 300.0);
 
   RunConfig c2;
-  r = parse({"--op", "send", "--size", "1073741824", "--qps", "16383", "--iters", "3", "--mtu", "256",
+  r = parse({"--op", "send", "--size", "1073741824", "--qps", "1", "--iters", "3", "--mtu", "256",
              "--mode", "std", "--seed", "77", "--mixed", "--json", "--pcap", "x.pcap", "--clock-mhz", "250",
-             "--pcie-latency-ns", "500", "--link-delay-ns", "20", "--max-cycles", "1000", "--tx-depth", "8"},
+             "--pcie-latency-ns", "500", "--link-delay-ns", "20", "--max-cycles", "1000", "--tx-depth", "8",
+             "--mem-mib", "1024"},
             c2);
   ASSERT_TRUE(r.run) << r.message;
   EXPECT_EQ(c2.op, Op::Send);
   EXPECT_EQ(c2.size, 1ull << 30);
-  EXPECT_EQ(c2.qps, 16383u);
+  EXPECT_EQ(c2.qps, 1u);
   EXPECT_EQ(c2.iters, 3u);
   EXPECT_EQ(c2.mtu, 256u);
   EXPECT_EQ(c2.mode, WireMode::Std);
@@ -72,8 +57,8 @@ TEST(Cli, BadInputIsOneLineExitTwo) {
   expect_usage_error({"--mtu", "1000"}, "MTU must be a power of two in 256..4096");
   expect_usage_error({"--mtu", "128"}, "MTU must be a power of two");
   expect_usage_error({"--mtu", "8192"}, "MTU must be a power of two");
-  expect_usage_error({"--qps", "0"}, "number of QPs must be in 1..16383");
-  expect_usage_error({"--qps", "16384"}, "number of QPs must be in 1..16383");
+  expect_usage_error({"--qps", "0"}, "number of QPs must be in 1..16382");
+  expect_usage_error({"--qps", "16383"}, "number of QPs must be in 1..16382");
   expect_usage_error({"--iters", "0"}, "iterations must be in 1..");
   expect_usage_error({"--loss", "1.5"}, "loss probability");
   expect_usage_error({"--mode", "ext"}, "not supported until the SRNIC header extensions exist");
@@ -194,19 +179,8 @@ TEST(Cli, ReproduceCommandCarriesTheRun) {
   EXPECT_NE(cmd.find("--seed 5"), std::string::npos) << cmd;
   EXPECT_NE(cmd.find("--mixed"), std::string::npos) << cmd;
   // The command parses back into the same configuration.
-  std::vector<std::string> words;
-  std::string w;
-  for (char c : cmd.substr(cmd.find(' ') + 1)) {
-    if (c == ' ') {
-      words.push_back(w);
-      w.clear();
-    } else {
-      w += c;
-    }
-  }
-  words.push_back(w);
   RunConfig back;
-  ASSERT_TRUE(parse(words, back).run);
+  ASSERT_TRUE(parse(test::words(cmd), back).run);
   EXPECT_EQ(back.op, cfg.op);
   EXPECT_EQ(back.seed, cfg.seed);
   EXPECT_EQ(back.mixed, cfg.mixed);
@@ -264,7 +238,7 @@ TEST(Plan, SignalEveryCountsSignaledWrs) {
   expect_usage_error({"--signal-every", "16", "--tx-depth", "8", "--iters", "100"},
                      "--signal-every 16 exceeds the 8 WRs in flight per QP");
   expect_usage_error({"--signal-every", "2", "--latency"}, "--latency signals every WR");
-  expect_usage_error({"--signal-every", "0"}, "signal interval must be in 1..32768");
+  expect_usage_error({"--signal-every", "0"}, "CQ moderation must be in 1..32768");
 }
 
 TEST(Plan, HugeMessageUsesOneSlot) {

@@ -22,7 +22,7 @@ import sys
 import time
 
 from . import ROOT, ToolError
-from . import config
+from . import config, history
 from .runner import display_path
 
 LOCKED = os.path.join(ROOT, "cmake", "locked.sh")
@@ -302,7 +302,7 @@ def run_regression(opts, seed, d, log):
     rdir = os.path.join(d, "regress")
     cmd = [sys.executable, os.path.join(ROOT, "tools", "regress"), "--regression", opts.regression,
            "--build", "fast", "--no-build", "--build-dir", opts.build_dir, "--prog-fast", opts.prog_fast,
-           "--no-rerun", "--jobs", str(opts.jobs), "--seed", str(seed), "--out", rdir,
+           "--no-rerun", "--no-history", "--jobs", str(opts.jobs), "--seed", str(seed), "--out", rdir,
            "--regressions-file", opts.regressions_file]
     if opts.timeout:
         cmd += ["--timeout", str(opts.timeout)]
@@ -569,6 +569,9 @@ def build_parser():
     p.add_argument("--exclude", metavar="REGEX",
                    help="leave out the tests whose name matches REGEX (CTest names, or 'regress:NAME')")
     p.add_argument("--no-baseline", action="store_true", help="skip the unmutated baseline run")
+    p.add_argument("--history", metavar="FILE",
+                   help="append the kill rate to this regression history file (JSON lines, e.g. "
+                        "build/regress/history.jsonl; the nightly report plots it)")
     p.add_argument("--require-kill-rate", type=float, metavar="PCT",
                    help="exit 1 when the kill rate is below PCT percent")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "mutate", "mutants"), metavar="DIR",
@@ -700,6 +703,9 @@ def _main(args):
                    "files": {k: {"mutants": v[0], "killed": v[1], "scored": v[2]} for k, v in pf.items()}},
                   f, indent=1)
     killed, n = kill_stats(results)
+    if args.history:
+        history.append(args.history, history.mutate_record(args.regression, seed, killed, n,
+                                                           meta["wall_s"], display_path(args.out)))
     surv = [r["name"] for r in results if r["result"] == "survived"]
     print()
     width = max((len(k) for k in pf), default=4)

@@ -7,22 +7,29 @@ import datetime
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
 import time
 
 from . import ROOT, ToolError
-from . import config, coverage, report
+from . import config, coverage, history, report
 from . import testplan as tpmod
-from .runner import Executor, Run, derive_seed, display_path
+from .runner import Executor, Run, clear_result, derive_seed, display_path
+from .slurm import SlurmOptions, SlurmSession
 
 PROGRAMS = {"fast": "verif/env/srnic-uvm", "coverage": "verif/env/srnic-uvm-cov",
             "debug": "verif/env/srnic-uvm-debug"}
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_REGRESSION = "smoke"
+DEFAULT_JOBS = 2
+NIGHTLY = "nightly"          # appends to the history file without --history
+SLURM_OPTIONS = ("partition", "time_limit", "array_throttle", "runs_per_task", "sbatch_args")
 RERUN_TIMEOUT_FACTOR = 4     # debug build with waves: slower than the run that failed
 LOCKED = os.path.join(ROOT, "cmake", "locked.sh")
+OUT_ROOT = os.path.join(ROOT, "build", "regress")
+HISTORY_DEFAULT_DISPLAY = f"build/regress/{history.HISTORY_NAME}, with --out beside the output directory"
 
 
 def _csv(kind):
@@ -86,13 +93,33 @@ def build_parser():
                      help="build mode for every run (default: the regression's; coverage collects coverage)")
     sel.add_argument("--timeout", type=_positive(float), metavar="SEC", help="timeout of each run")
     ex = p.add_argument_group("how to run")
-    ex.add_argument("--jobs", "-j", type=_positive(int), default=2, metavar="J", help="parallel runs (default 2)")
+    ex.add_argument("--jobs", "-j", type=_positive(int), metavar="J",
+                    help=f"parallel runs of the local backend (default {DEFAULT_JOBS})")
     ex.add_argument("--budget", type=_positive(float), metavar="MIN",
                     help="stop launching runs after MIN minutes; the rest are reported as skipped")
     ex.add_argument("--fail-fast", action="store_true", help="stop launching runs after the first failure")
     ex.add_argument("--no-rerun", action="store_true", help="no debug rerun of failures")
     ex.add_argument("--out", metavar="DIR", help="output directory (default build/regress/<regression>-<timestamp>, "
                                   "with a 'latest' symlink beside it)")
+    sl = p.add_argument_group("where to run")
+    sl.add_argument("--backend", choices=("local", "slurm"), default="local",
+                    help="local: this machine (default); slurm: a Slurm job array (the repository, "
+                         "build and output directories on a file system every node sees)")
+    sl.add_argument("--partition", metavar="NAME", help="slurm: partition of the array tasks")
+    sl.add_argument("--time-limit", type=_positive(int), metavar="MIN",
+                    help="slurm: time limit of each array task (default: the timeouts of its runs "
+                         "plus 5 min)")
+    sl.add_argument("--array-throttle", type=_positive(int), metavar="N",
+                    help="slurm: at most N array tasks at once (default: no limit)")
+    sl.add_argument("--runs-per-task", type=_positive(int), metavar="N",
+                    help="slurm: runs per array task, one after another (default 8)")
+    sl.add_argument("--sbatch-args", metavar="ARGS",
+                    help="slurm: more sbatch arguments, e.g. '--account=verif --qos=nightly'")
+    hi = p.add_argument_group("history")
+    hi.add_argument("--history", metavar="FILE",
+                    help="append this run's summary to FILE (JSON lines) and plot the trend in the "
+                         f"report (nightly: default {HISTORY_DEFAULT_DISPLAY})")
+    hi.add_argument("--no-history", action="store_true", help="no history, also for the nightly")
     bld = p.add_argument_group("programs and build")
     bld.add_argument("--build-dir", default=os.path.join(ROOT, "build"), metavar="DIR",
                      help="CMake build directory holding the programs (default build)")
@@ -192,7 +219,7 @@ def _tail(path, n=25):
 
 
 def default_out(name):
-    base = os.path.join(ROOT, "build", "regress")
+    base = OUT_ROOT
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = os.path.join(base, f"{name}-{stamp}")
     n = 2
@@ -276,6 +303,7 @@ def run(args):
     os.makedirs(out, exist_ok=True)
     if not args.out:
         update_latest(out)
+    backend = Backend(args, out)
     print(f"regress: {plan.name}, master seed {master} (repeat this set with --seed {master}), "
           f"output {display_path(out)}", flush=True)
 
@@ -298,9 +326,10 @@ def run(args):
             r.message = r.key = (f"RUNNER [NOT_REGISTERED] test {r.test} is not registered in "
                                  f"{display_path(r.program)}")
         else:
+            clear_result(r)
             todo.append(r)
 
-    print(f"regress: {len(runs)} runs ({len({r.test for r in runs})} tests), {args.jobs} jobs"
+    print(f"regress: {len(runs)} runs ({len({r.test for r in runs})} tests), {backend.describe()}"
           + (f", budget {args.budget:g} min" if args.budget else ""), flush=True)
     done = [0]
     lock = threading.Lock()
@@ -317,8 +346,8 @@ def run(args):
     for r in runs:
         if r.status == "error":
             progress(r)
-    ex = Executor(args.jobs, budget_s=args.budget * 60 if args.budget else None,
-                  fail_fast=args.fail_fast, on_done=progress)
+    ex = backend.executor(budget_s=args.budget * 60 if args.budget else None,
+                          fail_fast=args.fail_fast, on_done=progress)
     interrupted = False
     try:
         ex.run_all(todo)
@@ -337,7 +366,7 @@ def run(args):
 
     reruns = {}
     if buckets and not args.no_rerun and not interrupted:
-        reruns = rerun_failures(args, progs, buckets, out)
+        reruns = rerun_failures(args, progs, buckets, out, backend)
 
     cov = None
     if plan.coverage:
@@ -359,7 +388,10 @@ def run(args):
                                    {g: cov.group_tests(g) for g in cov.groups} if cov else None)
 
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
-                         time.monotonic() - t_start, ex.stop_reason)
+                         time.monotonic() - t_start, ex.stop_reason, backend.info())
+    hfile = history_file(args, plan, out)
+    if hfile and not interrupted:
+        res["history"] = record_history(hfile, res, out)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     if cov is not None and cov.merged_dat:
@@ -378,7 +410,7 @@ def reset_dat(cov_out):
     return cov_out[:-4] + ".reset.dat" if cov_out.endswith(".dat") else cov_out + ".reset"
 
 
-def rerun_failures(args, progs, buckets, out):
+def rerun_failures(args, progs, buckets, out, backend):
     """Reruns the first failure of each bucket in the debug build with waves; returns
     key -> rerun record."""
     prog = progs["debug"]
@@ -413,7 +445,9 @@ def rerun_failures(args, progs, buckets, out):
         reruns.append(rr)
     print(f"regress: rerunning {len(reruns)} failure{'s' if len(reruns) != 1 else ''} "
           f"(one per bucket) in the debug build with waves", flush=True)
-    Executor(args.jobs).run_all(reruns)
+    for rr in reruns:
+        clear_result(rr)
+    backend.executor().run_all(reruns)
     for rr in reruns:
         r = rr.extra["of"]
         if not rr.failed:
@@ -431,7 +465,7 @@ def rerun_failures(args, progs, buckets, out):
 
 
 def results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
-                   wall, stop_reason):
+                   wall, stop_reason, backend):
     counts = {k: sum(1 for r in runs if r.status == k)
               for k in ("pass", "fail", "crash", "timeout", "error", "skipped")}
     counts.update(total=len(runs), passed=counts["pass"], skipped=counts["skipped"],
@@ -455,7 +489,7 @@ def results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_statu
         "regression": plan.name, "desc": plan.desc, "master_seed": master, "build": plan.build,
         "coverage_enabled": plan.coverage,
         "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "wall_s": round(wall, 3), "jobs": args.jobs, "budget_min": args.budget,
+        "wall_s": round(wall, 3), "jobs": args.jobs, "budget_min": args.budget, "backend": backend,
         "out": display_path(out), "stop_reason": stop_reason,
         "command": shlex.join(["tools/regress"] + sys.argv[1:]),
         "counts": counts, "runs": [r.to_json() for r in runs], "buckets": bl, "tests": tests,
@@ -463,6 +497,59 @@ def results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_statu
         "testplan": [s.to_json() for s in tp_status] if tp_status is not None else None,
         "testplan_note": tp_note,
     }
+
+
+class Backend:
+    """Where the runs execute: this machine (runner.Executor, --jobs at once) or a Slurm job
+    array (slurm.SlurmSession). Both fill in the same Run records from the runs' result files,
+    so everything after the runs (buckets, reruns, coverage, reports) is the same code."""
+
+    def __init__(self, args, out):
+        self.args = args
+        self.slurm = None
+        if args.backend == "slurm":
+            opts = SlurmOptions(partition=args.partition or "", time_limit=args.time_limit or 0,
+                                throttle=args.array_throttle or 0,
+                                sbatch_args=shlex.split(args.sbatch_args or ""))
+            if args.runs_per_task:
+                opts.runs_per_task = args.runs_per_task
+            self.slurm = SlurmSession(opts, out)
+
+    def describe(self):
+        if self.slurm:
+            o = self.slurm.opts
+            return f"Slurm job array, at most {o.runs_per_task} runs per task"
+        return f"{self.args.jobs} jobs"
+
+    def executor(self, budget_s=None, fail_fast=False, on_done=None):
+        if self.slurm:
+            return self.slurm.executor(budget_s, fail_fast, on_done)
+        return Executor(self.args.jobs, budget_s=budget_s, fail_fast=fail_fast, on_done=on_done)
+
+    def info(self):
+        return self.slurm.info() if self.slurm else {"name": "local", "jobs": self.args.jobs}
+
+
+def history_file(args, plan, out):
+    """--history FILE; for the nightly regression <output root>/history.jsonl; else None."""
+    if args.no_history:
+        return None
+    if args.history:
+        return os.path.abspath(args.history)
+    if plan.name == NIGHTLY:
+        return os.path.join(os.path.dirname(out), history.HISTORY_NAME)
+    return None
+
+
+def record_history(path, res, out):
+    """Appends the run to the history file and draws the trend; returns the report's section."""
+    history.append(path, history.regress_record(res))
+    recs = history.trend(history.load(path), res["regression"])
+    note = history.plot(recs, res["regression"], os.path.join(out, history.PLOT_NAME))
+    if note:
+        print(f"regress: history: {note}", flush=True)
+    return history.report_section(recs, res["regression"], display_path(path),
+                                  "" if note else history.PLOT_NAME, note)
 
 
 def print_summary(res, buckets, cov, tp_status, paths):
@@ -497,6 +584,24 @@ def print_summary(res, buckets, cov, tp_status, paths):
     print(f"reports: {', '.join(display_path(p) for p in paths.values())}")
 
 
+def check_backend_args(args):
+    """Slurm options only with --backend slurm, --jobs only with the local one; the Slurm
+    commands must be there."""
+    if args.backend == "slurm":
+        if args.jobs is not None:
+            raise ToolError("--jobs is for the local backend (with slurm: --array-throttle, --runs-per-task)")
+        for cmd in ("sbatch", "squeue", "scancel"):
+            if not shutil.which(cmd):
+                raise ToolError(f"{cmd} not found: --backend slurm needs the Slurm client commands "
+                                "(tools/setup --slurm installs them)")
+        return
+    for name in SLURM_OPTIONS:
+        if getattr(args, name) is not None:
+            raise ToolError(f"--{name.replace('_', '-')} needs --backend slurm")
+    if args.jobs is None:
+        args.jobs = DEFAULT_JOBS
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
@@ -506,6 +611,9 @@ def main(argv=None):
             return testplan_only(args)
         if args.seed_list and args.seeds:
             raise ToolError("--seeds and --seed-list exclude each other")
+        check_backend_args(args)
+        if args.history and args.no_history:
+            raise ToolError("--history and --no-history exclude each other")
         if not args.regression and not args.tests:
             args.regression = DEFAULT_REGRESSION
             print(f"regress: no --regression or --tests given: running '{DEFAULT_REGRESSION}'", flush=True)

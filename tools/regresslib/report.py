@@ -63,7 +63,8 @@ def pct(hit, total):
 
 
 def build_document(res):
-    """The report as blocks: ('h1'|'h2'|'h3'|'p', text), ('code', text), ('table', head, rows)."""
+    """The report as blocks: ('h1'|'h2'|'h3'|'p', text), ('code', text), ('table', head, rows),
+    ('img', file relative to the report, alt text)."""
     c = res["counts"]
     d = [("h1", f"Regression {res['regression']}")]
     if res.get("desc"):
@@ -77,7 +78,7 @@ def build_document(res):
         ["master seed", Code(f"--seed {res['master_seed']}")],
         ["build", res["build"] + (", coverage collected" if res["coverage_enabled"] else "")],
         ["started", res["started"]],
-        ["wall time", f"{res['wall_s']:.1f} s on {res['jobs']} jobs"],
+        ["wall time", f"{res['wall_s']:.1f} s {where_run(res)}"],
         ["output", Code(res["out"])],
         ["command", Code(res["command"])],
     ]
@@ -149,6 +150,9 @@ def build_document(res):
                        for g in cov["functional"]["groups"]]))
             d.append(("p", "Every bin with the tests that hit it: coverage/bins.md"))
 
+    if res.get("history"):
+        d += history_blocks(res["history"])
+
     d.append(("h2", "Testplan"))
     if res.get("testplan") is None:
         d.append(("p", res.get("testplan_note") or "No testplan."))
@@ -166,6 +170,51 @@ def build_document(res):
     d.append(("table", ["test", "seed", "build", "status", "time (s)", "message", "log"],
               [[r["test"], str(r["seed"]), r["build"], r["status"], f"{r['duration']:.1f}",
                 r["message"], Code(r["log"])] for r in res["runs"]]))
+    return d
+
+
+def where_run(res):
+    """'on 2 jobs' (local backend) or what was submitted to Slurm."""
+    b = res.get("backend") or {"name": "local"}
+    if b["name"] != "slurm":
+        return f"on {res['jobs']} jobs"
+    jobs = b["jobs"]
+    text = (f"on Slurm (job{'s' if len(jobs) != 1 else ''} {', '.join(jobs) or '-'}; {b['tasks']} array "
+            f"task{'s' if b['tasks'] != 1 else ''} of at most {b['runs_per_task']} runs")
+    if b["resubmitted"]:
+        n = sum(x["runs"] for x in b["resubmitted"])
+        text += (f"; {len(b['resubmitted'])} task{'s' if len(b['resubmitted']) != 1 else ''} ended "
+                 f"without results and {n} run{'s' if n != 1 else ''} resubmitted")
+    if b["lost_twice"]:
+        text += f"; {b['lost_twice']} runs lost twice"
+    return text + ")"
+
+
+def _fmt_pct(v):
+    return "-" if v is None else f"{v:.1f}%"
+
+
+def history_blocks(h):
+    """The History section: the trend plot and the latest records of the history file."""
+    d = [("h2", "History"),
+         ("p", f"{h['records']} runs of {h['regression']} in {h['file']} (and the tools/mutate runs "
+               "recorded there); the latest below.")]
+    if h["plot"]:
+        d.append(("img", h["plot"], f"history of regression {h['regression']}"))
+    elif h["note"]:
+        d.append(("p", f"Note: {h['note']}"))
+    rows = []
+    for r in reversed(h["rows"]):
+        if r["kind"] == "mutate":
+            rows.append([r["date"], r["git_rev"], f"tools/mutate ({r['regression']})", str(r["mutants"]),
+                         "", "", "", "", "", _fmt_pct(r["kill_rate_pct"]), f"{r['wall_s'] / 60:.1f}"])
+        else:
+            rows.append([r["date"], r["git_rev"], f"{r['regression']} ({r['backend']})", str(r["runs"]),
+                         str(r["passed"]), str(r["failed"]), _fmt_pct(r["line_pct"]),
+                         _fmt_pct(r["toggle_pct"]), _fmt_pct(r["functional_pct"]), "",
+                         f"{r['wall_s'] / 60:.1f}"])
+    d.append(("table", ["date", "revision", "what", "runs / mutants", "passed", "failed", "line",
+                        "toggle", "functional", "kill rate", "wall time (min)"], rows))
     return d
 
 
@@ -227,6 +276,8 @@ def render_md(doc):
             out.append(_md_text(blk[1]) + "\n")
         elif kind == "code":
             out.append("```\n" + blk[1] + "\n```\n")
+        elif kind == "img":
+            out.append(f"![{_md_text(blk[2])}]({blk[1]})\n")
         elif kind == "table":
             head, rows = blk[1], blk[2]
             out.append("| " + " | ".join(head) + " |")
@@ -266,6 +317,8 @@ def render_html(doc, title):
             out.append(f"<p><code>{text}</code></p>" if isinstance(blk[1], Code) else f"<p>{text}</p>")
         elif kind == "code":
             out.append(f"<pre>{html.escape(blk[1])}</pre>")
+        elif kind == "img":
+            out.append(f'<p><img src="{html.escape(blk[1])}" alt="{html.escape(blk[2])}"></p>')
         elif kind == "table":
             head, rows = blk[1], blk[2]
             out.append("<table>")

@@ -1,10 +1,15 @@
-"""Test runs: seed derivation, the run record and parallel execution.
+"""Test runs: seed derivation, the run record, its result file and parallel execution.
 
 Each run is one subprocess in its own process group, output (stdout and stderr) to its own log
-file; a run that outlives its timeout gets SIGTERM, then SIGKILL, on its whole group. Runs start
-in plan order on `jobs` workers; once the budget is spent (or, with fail_fast, after the first
-failure) runs not yet started are marked skipped."""
+file; a run that outlives its timeout gets SIGTERM, then SIGKILL, on its whole group. When it
+ends, its verdict is written atomically to its result file next to the log
+(`<test>-<seed>.result.json`); the backends (this module's Executor, regresslib.slurm) hand
+the regression the same Run records. Runs start in plan order on `jobs` workers; once the
+budget is spent (or, with fail_fast, after the first failure) runs not yet started are marked
+skipped."""
 
+import ctypes
+import json
 import os
 import shlex
 import signal
@@ -18,6 +23,7 @@ from . import ROOT
 from .logparse import judge
 
 MASK64 = (1 << 64) - 1
+FAIL_FAST_REASON = "stopped after the first failure (--fail-fast)"
 
 
 def splitmix64(x):
@@ -84,6 +90,17 @@ class Run:
         return shlex.join([display_path(self.program), "--test", self.test, "--seed", str(self.seed)] +
                           [_display_arg(a) for a in self.args])
 
+    def spec(self):
+        """What a run needs to execute elsewhere (a Slurm task): the inverse of from_spec."""
+        return {"index": self.index, "test": self.test, "seed": self.seed, "build": self.build,
+                "program": self.program, "args": self.args, "timeout": self.timeout,
+                "log": self.log, "cov_out": self.cov_out}
+
+    @classmethod
+    def from_spec(cls, d):
+        return cls(d["index"], d["test"], d["seed"], d["build"], d["program"], list(d["args"]),
+                   d["timeout"], d["log"], d.get("cov_out", ""))
+
     def to_json(self):
         return {"test": self.test, "seed": self.seed, "build": self.build, "status": self.status,
                 "message": self.message, "key": self.key, "returncode": self.returncode,
@@ -99,6 +116,57 @@ def _display_arg(a):
         if os.path.isabs(v):
             return f"{k}={display_path(v)}"
     return a
+
+
+# ------------------------------------------------------------------------------ result files
+
+RESULT_FIELDS = ("status", "message", "key", "returncode", "duration", "errors", "fatals", "warnings")
+
+
+def result_path(log):
+    """The result file of the run whose log is `log`: next to it, `.result.json`."""
+    return (log[:-4] if log.endswith(".log") else log) + ".result.json"
+
+
+def atomic_write_json(path, obj):
+    """Writes obj to path so that a reader sees either no file or the whole of it (a temporary
+    file in the same directory, flushed to disk, then renamed over path)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_result(run):
+    rec = {"test": run.test, "seed": run.seed}
+    rec.update({k: getattr(run, k) for k in RESULT_FIELDS})
+    atomic_write_json(result_path(run.log), rec)
+
+
+def read_result(run):
+    """Fills in run's verdict from its result file; False when there is none (or it belongs to
+    another run)."""
+    try:
+        with open(result_path(run.log)) as f:
+            rec = json.load(f)
+    except (OSError, ValueError):
+        return False
+    if rec.get("test") != run.test or rec.get("seed") != run.seed or rec.get("status") not in (
+            "pass", "fail", "crash", "timeout", "error", "skipped"):
+        return False
+    for k in RESULT_FIELDS:
+        setattr(run, k, rec[k])
+    return True
+
+
+def clear_result(run):
+    """Removes a result file left by an earlier regression in the same output directory."""
+    try:
+        os.remove(result_path(run.log))
+    except FileNotFoundError:
+        pass
 
 
 class Executor:
@@ -150,7 +218,7 @@ class Executor:
             return self._skip(run, self.stop_reason)
         execute(run, self._procs, self._lock)
         if run.failed and self.fail_fast:
-            self._halt("stopped after the first failure (--fail-fast)")
+            self._halt(FAIL_FAST_REASON)
         if self.on_done:
             self.on_done(run)
 
@@ -177,19 +245,28 @@ def _kill_group(p):
             continue
 
 
-def execute(run, registry=None, lock=None):
-    """Runs one test program to completion or timeout and fills in the verdict."""
+def _die_with_parent():
+    """preexec_fn: the run gets SIGKILL when the process that started it dies (PR_SET_PDEATHSIG),
+    so killing a Slurm task's runner ends its simulation too."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)    # 1 = PR_SET_PDEATHSIG
+
+
+def execute(run, registry=None, lock=None, die_with_parent=False):
+    """Runs one test program to completion or timeout, fills in the verdict and writes the
+    result file (not for a run cut short by an interrupt)."""
     os.makedirs(os.path.dirname(run.log), exist_ok=True)
     t0 = time.monotonic()
     timed_out = False
     with open(run.log, "wb") as logf:
         try:
             p = subprocess.Popen(run.argv(), stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT,
-                                 stdin=subprocess.DEVNULL, start_new_session=True)
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                 preexec_fn=_die_with_parent if die_with_parent else None)
         except OSError as e:
             run.status = "error"
             run.message = run.key = f"RUNNER [LAUNCH] cannot run {display_path(run.program)}: {e.strerror}"
             run.duration = time.monotonic() - t0
+            write_result(run)
             return run
         if registry is not None:
             with lock:
@@ -212,4 +289,6 @@ def execute(run, registry=None, lock=None):
     run.errors, run.fatals, run.warnings = v.errors, v.fatals, v.warnings
     if run.extra.get("interrupted"):
         run.status, run.message, run.key = "skipped", "not finished: interrupted", ""
+    else:
+        write_result(run)
     return run

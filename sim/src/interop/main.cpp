@@ -4,6 +4,7 @@
 // Prints one JSON object with the result on stdout. Exit status: 0 pass, 1 run failure
 // (protocol, completion, data or timeout), 2 bad command line.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
@@ -37,16 +38,6 @@ uint32_t parse_ip(const std::string& s) {
       b[2] > 255 || b[3] > 255)
     throw CLI::ValidationError("bad IPv4 address " + s);
   return b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
-}
-
-std::string json_str(const std::string& s) {
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') r += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
-    r += ch;
-  }
-  return r + "\"";
 }
 
 }  // namespace
@@ -111,15 +102,30 @@ int main(int argc, char** argv) {
     error = e.what();
   }
   const double wall = wall_s() - t0;
-  std::cout << "{\"tool\":" << json_str(pc.tool) << ",\"role\":" << json_str(pc.server ? "server" : "client")
-            << ",\"size\":" << pc.size << ",\"iters\":" << pc.iters << ",\"mtu\":" << pc.mtu
-            << ",\"ok\":" << (error.empty() ? "true" : "false") << ",\"error\":" << json_str(error)
-            << ",\"detail\":" << json_str(rep.detail) << ",\"messages\":" << rep.messages << ",\"bytes\":" << rep.bytes
-            << ",\"checked\":" << rep.checked << ",\"sim_rtt_us\":" << rep.sim_rtt_us << ",\"frames_to_nic\":" << st.to_nic
-            << ",\"frames_from_nic\":" << st.from_nic << ",\"arp_replies\":" << st.arp_replies
-            << ",\"dropped\":" << st.dropped << ",\"qmp_stops\":" << st.stops << ",\"guest_run_s\":" << st.guest_run_s
-            << ",\"sim_us\":" << st.sim_us << ",\"sim_cycles\":" << st.cycles << ",\"step_wall_s\":" << st.step_wall_s
-            << ",\"wall_s\":" << wall << "}" << std::endl;
+  const nlohmann::json result{{"tool", pc.tool},
+                               {"role", pc.server ? "server" : "client"},
+                               {"size", pc.size},
+                               {"iters", pc.iters},
+                               {"mtu", pc.mtu},
+                               {"ok", error.empty()},
+                               {"error", error},
+                               {"detail", rep.detail},
+                               {"messages", rep.messages},
+                               {"bytes", rep.bytes},
+                               {"checked", rep.checked},
+                               {"sim_rtt_us", rep.sim_rtt_us},
+                               {"frames_to_nic", st.to_nic},
+                               {"frames_from_nic", st.from_nic},
+                               {"arp_replies", st.arp_replies},
+                               {"dropped", st.dropped},
+                               {"qmp_stops", st.stops},
+                               {"guest_run_s", st.guest_run_s},
+                               {"sim_us", st.sim_us},
+                               {"sim_cycles", st.cycles},
+                               {"step_wall_s", st.step_wall_s},
+                               {"wall_s", wall}};
+  // Invalid UTF-8 in a message becomes U+FFFD instead of an exception.
+  std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   if (!error.empty()) {
     std::fprintf(stderr, "srnic-interop: FAIL: %s\n", error.c_str());
     return 1;

@@ -1,4 +1,4 @@
-// Classic pcap file reading and writing.
+// Classic pcap file reading.
 #include "srnic/roce/pcap.hpp"
 
 #include <stdexcept>
@@ -8,13 +8,6 @@ namespace srnic::roce {
 namespace {
 uint32_t le32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-void put_le32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-void put_le16(uint8_t* p, uint16_t v) {
-  p[0] = uint8_t(v);
-  p[1] = uint8_t(v >> 8);
 }
 }  // namespace
 
@@ -54,30 +47,6 @@ bool PcapReader::next(PcapRecord& rec) {
   if (incl && !in_.read(reinterpret_cast<char*>(rec.data.data()), incl))
     throw std::runtime_error("pcap: truncated record data");
   return true;
-}
-
-PcapWriter::PcapWriter(const std::string& path, bool nanosecond, uint32_t snaplen)
-    : out_(path, std::ios::binary | std::ios::trunc), nsec_(nanosecond), snaplen_(snaplen) {
-  if (!out_) throw std::runtime_error("cannot create " + path);
-  uint8_t g[24] = {};
-  put_le32(g, nsec_ ? kPcapMagicNsec : kPcapMagicUsec);
-  put_le16(g + 4, 2);
-  put_le16(g + 6, 4);
-  put_le32(g + 16, snaplen_);
-  put_le32(g + 20, kLinkTypeEthernet);
-  out_.write(reinterpret_cast<const char*>(g), sizeof g);
-}
-
-void PcapWriter::write(uint64_t ts_ns, const uint8_t* data, size_t len) {
-  const uint32_t incl = uint32_t(len < snaplen_ ? len : snaplen_);
-  uint8_t h[16];
-  put_le32(h, uint32_t(ts_ns / 1000000000ull));
-  const uint64_t frac = ts_ns % 1000000000ull;
-  put_le32(h + 4, uint32_t(nsec_ ? frac : frac / 1000));
-  put_le32(h + 8, incl);
-  put_le32(h + 12, uint32_t(len));
-  out_.write(reinterpret_cast<const char*>(h), sizeof h);
-  out_.write(reinterpret_cast<const char*>(data), incl);
 }
 
 }  // namespace srnic::roce

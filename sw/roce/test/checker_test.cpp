@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <pcap.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,10 +99,24 @@ std::string tmp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("srnic_roce_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
+// Written by libpcap, so the checker's own reader is tested against an independent writer.
 void write_pcap(const std::string& path, const std::vector<std::vector<uint8_t>>& frames, bool nsec) {
-  PcapWriter w(path, nsec);
+  pcap_t* p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+                                                   nsec ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
+  ASSERT_NE(p, nullptr);
+  pcap_dumper_t* d = pcap_dump_open(p, path.c_str());
+  ASSERT_NE(d, nullptr) << pcap_geterr(p);
   uint64_t t = 1'700'000'000'123'456'789ull;
-  for (const auto& f : frames) w.write(t += 1500, f);
+  for (const auto& f : frames) {
+    t += 1500;
+    pcap_pkthdr h{};
+    h.ts.tv_sec = static_cast<time_t>(t / 1000000000ull);
+    h.ts.tv_usec = static_cast<suseconds_t>(nsec ? t % 1000000000ull : t % 1000000000ull / 1000);
+    h.caplen = h.len = static_cast<uint32_t>(f.size());
+    pcap_dump(reinterpret_cast<u_char*>(d), &h, f.data());
+  }
+  pcap_dump_close(d);
+  pcap_close(p);
 }
 
 TEST(Pcap, RoundTripBothMagics) {

@@ -1,10 +1,13 @@
-// PcapWriter: classic libpcap file with nanosecond timestamps (magic 0xa1b23c4d), Ethernet
-// link type, records written little-endian.
+// PcapWriter: classic pcap file with nanosecond timestamps (magic 0xa1b23c4d), Ethernet link
+// type, written by libpcap (pcap_dump; host byte order).
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+
+struct pcap;
+struct pcap_dumper;
 
 namespace srnic::sim {
 
@@ -21,7 +24,7 @@ class PcapWriter {
   PcapWriter& operator=(const PcapWriter&) = delete;
 
   bool open(const std::string& path, uint32_t snaplen = 65535);
-  bool is_open() const { return f_ != nullptr; }
+  bool is_open() const { return dump_ != nullptr; }
   // One frame (no FCS) captured at t_ns of simulated time; truncated to snaplen.
   void write(double t_ns, const uint8_t* data, size_t len);
   void flush();
@@ -39,7 +42,8 @@ class PcapWriter {
   void note(const char* line);
 
  private:
-  std::FILE* f_ = nullptr;
+  pcap* pcap_ = nullptr;
+  pcap_dumper* dump_ = nullptr;
   std::FILE* notes_ = nullptr;
   std::string path_, notes_path_;
   uint32_t snaplen_ = 65535;

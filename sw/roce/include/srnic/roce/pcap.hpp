@@ -1,4 +1,5 @@
-// Classic libpcap file reader (microsecond and nanosecond magics, either byte order) and writer.
+// Classic libpcap file reader (microsecond and nanosecond magics, either byte order). Written by
+// hand so the protocol checker shares no code with the simulator's writer (libpcap).
 #pragma once
 
 #include <cstdint>
@@ -33,20 +34,6 @@ class PcapReader {
   bool swap_ = false;
   bool nsec_ = false;
   uint32_t linktype_ = 0;
-};
-
-class PcapWriter {
- public:
-  // Creates the file with an Ethernet link type; throws std::runtime_error on failure.
-  explicit PcapWriter(const std::string& path, bool nanosecond = true, uint32_t snaplen = 65535);
-  void write(uint64_t ts_ns, const uint8_t* data, size_t len);
-  void write(uint64_t ts_ns, const std::vector<uint8_t>& frame) { write(ts_ns, frame.data(), frame.size()); }
-  void flush() { out_.flush(); }
-
- private:
-  std::ofstream out_;
-  bool nsec_;
-  uint32_t snaplen_;
 };
 
 }  // namespace srnic::roce
