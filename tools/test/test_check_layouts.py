@@ -71,10 +71,10 @@ class CheckLayouts(unittest.TestCase):
         self.assertIn("the layout says 4", errs[0])
 
     def test_field_missing(self):
-        rc, errs = self.run_tool(layouts=self.project_layouts("{{16, 1, 16, 32, 24, 1, 5}}", "{{16, 1, 16, 32, 24, 1}}"))
+        rc, errs = self.run_tool(layouts=self.project_layouts("{{16, 1, 16, 32, 24, 1, 5, 1}}", "{{16, 1, 16, 32, 24, 1, 5}}"))
         self.assertEqual(rc, 1)
-        self.assertTrue(any("Layout<7> lists 6 widths" in e for e in errs), errs)
-        self.assertTrue(any("6 widths for the struct's 7 fields" in e for e in errs), errs)
+        self.assertTrue(any("Layout<8> lists 7 widths" in e for e in errs), errs)
+        self.assertTrue(any("7 widths for the struct's 8 fields" in e for e in errs), errs)
 
     def test_rtl_change_and_reorder(self):
         with open(PKG) as f:
