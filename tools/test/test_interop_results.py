@@ -111,6 +111,35 @@ class RunnerFolder(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(d, "started")))
             self.assertFalse(os.path.exists(os.path.join(d, "build")))
 
+    def test_aborted_run_writes_its_reason_and_latest(self):
+        """A build that fails: the run still leaves results.md with the reason, in its own new
+        folder below BUILD/interop, and latest points at it."""
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(self.stub_tools(d), SRNIC_VERILATOR_LOCK="")
+            build = os.path.join(d, "build")
+            os.makedirs(build)
+            with open(os.path.join(build, "build.ninja"), "w") as f:
+                f.write("# not a CMake build directory\n")
+            folders = []
+            for _ in range(2):
+                p = subprocess.run([sys.executable, RUN, "--build", build, "--only", "ib_write_lat", "--seed", "9"],
+                                   capture_output=True, text=True, env=env, timeout=120)
+                self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                self.assertIn("interop: FAILED: 2 runs: 0 passed, 0 failed, 0 errors, 2 not run", p.stdout)
+                folders.append(os.readlink(os.path.join(build, "interop", "latest")))
+            self.assertNotEqual(folders[0], folders[1])
+            for f in folders:
+                self.assertRegex(f, r"^run-\d{8}-\d{6}(-\d+)?$")
+            with open(os.path.join(build, "interop", "latest", "results.md")) as f:
+                md = f.read()
+            self.assertIn("**FAILED**: 2 runs: 0 passed, 0 failed, 0 errors, 2 not run", md)
+            self.assertRegex(md, r"Aborted: .*cmake --build .* failed with exit code \d+")
+            self.assertIn("seed `9`", md)
+            with open(os.path.join(build, "interop", "latest", "results.json")) as f:
+                js = json.load(f)
+            self.assertEqual((js["verdict"], js["planned"], js["runs"]), ("FAILED", 2, []))
+            self.assertFalse(os.path.exists(os.path.join(d, "started")))   # no qemu was started
+
 
 if __name__ == "__main__":
     unittest.main()
