@@ -281,6 +281,8 @@ def run(args):
     seen = set()
     for r in runs:       # the same test and seed twice would share a log
         if (r.test, r.seed) in seen:
+            if not args.out:
+                os.rmdir(out)     # the new folder is still empty
             raise ToolError(f"test {r.test} seed {r.seed} is planned twice")
         seen.add((r.test, r.seed))
     # held until the process ends: a second run with the same --out stops here

@@ -262,6 +262,20 @@ class FakeProgram(unittest.TestCase):
                 self.assertEqual(len(results(os.path.join(d, f))["runs"]), 2)
             self.assertTrue(os.path.exists(os.path.join(d, "latest", "report.html")))
 
+    def test_refused_plan_leaves_no_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            old = regress.OUT_ROOT
+            regress.OUT_ROOT = d
+            try:
+                with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
+                        contextlib.redirect_stdout(null):
+                    rc = regress.main(["--tests", "good,good", "--seed-list", "1", "--no-build",
+                                       "--program", common.FAKE])
+            finally:
+                regress.OUT_ROOT = old
+            self.assertEqual(rc, 2)
+            self.assertEqual(os.listdir(d), [])
+
     def test_new_run_dir_never_shares(self):
         with tempfile.TemporaryDirectory() as d:
             now = datetime.datetime(2030, 1, 2, 3, 4, 5)
