@@ -67,6 +67,20 @@ class RunLock:
             self.fd = None
 
 
+def discard_if_unused(folder):
+    """Removes a run's folder that holds nothing but (at most) its lock: the run stopped before
+    writing anything. True when it did."""
+    try:
+        if not set(os.listdir(folder)) <= {LOCK_NAME}:
+            return False
+        if os.path.exists(os.path.join(folder, LOCK_NAME)):
+            os.remove(os.path.join(folder, LOCK_NAME))
+        os.rmdir(folder)
+        return True
+    except OSError:
+        return False
+
+
 def update_latest(folder):
     """Points <parent>/latest at folder (relative link, replaced atomically). Returns None, or
     the reason it could not."""

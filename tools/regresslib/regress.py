@@ -259,6 +259,8 @@ def run(args):
     progs = programs(args)
     master = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     out = os.path.abspath(args.out) if args.out else outdir.new_run_dir(OUT_ROOT, plan.name)
+    if not args.out:
+        args.new_out = out        # removed again by main() if the run stops before writing to it
     logs = os.path.join(out, "logs")
 
     # plan -> runs; run k of a test gets derived seed k, across all entries of that test
@@ -281,8 +283,6 @@ def run(args):
     seen = set()
     for r in runs:       # the same test and seed twice would share a log
         if (r.test, r.seed) in seen:
-            if not args.out:
-                os.rmdir(out)     # the new folder is still empty
             raise ToolError(f"test {r.test} seed {r.seed} is planned twice")
         seen.add((r.test, r.seed))
     # held until the process ends: a second run with the same --out stops here
@@ -609,5 +609,7 @@ def main(argv=None):
             print(f"regress: no --regression or --tests given: running '{DEFAULT_REGRESSION}'", flush=True)
         return run(args)
     except ToolError as e:
+        if getattr(args, "new_out", None):
+            outdir.discard_if_unused(args.new_out)
         print(f"regress: error: {e}", file=sys.stderr)
         return 2

@@ -93,14 +93,15 @@ def evaluate(testpoints, listed, runs=None, groups=None, group_tests=None, cov_t
             not_run = [t for t in tp.tests if st.test_runs[t][1] == 0]
             if not_run:
                 why.append("not run: " + _names(not_run))
+            failing = [t for t in tp.tests if st.test_runs[t][0] < st.test_runs[t][1]]
             if st.failed:
-                failing = [t for t in tp.tests if st.test_runs[t][0] < st.test_runs[t][1]]
                 why.append(f"failed: {st.failed}/{st.runs} runs ({_names(failing)})")
             if st.needs_coverage:
                 if cov_tests is None:
                     why.append("no coverage collected in this run")
                 else:
-                    nocov = [t for t in tp.tests if t not in not_run and t not in cov_tests]
+                    # a test without a passing run is reported as failed already
+                    nocov = [t for t in tp.tests if st.test_runs[t][0] and t not in cov_tests]
                     if nocov:
                         why.append("no coverage from: " + _names(nocov))
             st.passing = not why

@@ -276,6 +276,26 @@ class FakeProgram(unittest.TestCase):
             self.assertEqual(rc, 2)
             self.assertEqual(os.listdir(d), [])
 
+    def test_run_that_cannot_start_leaves_no_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            old = regress.OUT_ROOT
+            regress.OUT_ROOT = d
+            try:
+                with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
+                        contextlib.redirect_stdout(null):
+                    rc = regress.main(["--tests", "a", "--no-build", "--program", "/nonexistent/prog"])
+            finally:
+                regress.OUT_ROOT = old
+            self.assertEqual(rc, 2)
+            self.assertEqual(os.listdir(d), [])
+            # a folder with more than the lock in it is kept
+            keep = os.path.join(d, "x")
+            os.makedirs(keep)
+            with open(os.path.join(keep, "build.log"), "w") as f:
+                f.write("failed\n")
+            self.assertFalse(outdir.discard_if_unused(keep))
+            self.assertTrue(os.path.exists(os.path.join(keep, "build.log")))
+
     def test_new_run_dir_never_shares(self):
         with tempfile.TemporaryDirectory() as d:
             now = datetime.datetime(2030, 1, 2, 3, 4, 5)

@@ -75,6 +75,9 @@ class Status(unittest.TestCase):
         st = {s.name: s for s in testplan.evaluate(tps, ["t1", "t2"], runs, groups, None, {"t1"})}
         self.assertIs(st["coverage_closure"].passing, False)
         self.assertEqual(st["coverage_closure"].why, "no coverage from: t2")
+        # a failed test is named once, as failed
+        st = testplan.evaluate(tps, ["t1", "t2"], [run("t1", "pass"), run("t2", "fail")], groups, None, {"t1"})[0]
+        self.assertEqual(st.why, "failed: 1/2 runs (t2)")
         # coverage from both
         st = {s.name: s for s in testplan.evaluate(tps, ["t1", "t2"], runs, groups, None, {"t1", "t2"})}
         self.assertEqual((st["coverage_closure"].passing, st["coverage_closure"].covered), (True, True))
