@@ -6,6 +6,7 @@ runs with links to their logs and waves)."""
 
 import html
 import os
+import re
 import xml.etree.ElementTree as ET
 
 from . import ROOT
@@ -481,7 +482,10 @@ def render_html(doc, title):
            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"]
     for blk in doc:
         kind = blk[0]
-        if kind in ("h1", "h2", "h3"):
+        if kind == "h2":      # sections get anchors: report.html#testplan, #runs, ...
+            anchor = re.sub(r"[^a-z0-9]+", "-", blk[1].lower()).strip("-")
+            out.append(f'<h2 id="{anchor}">{html.escape(blk[1])}</h2>')
+        elif kind in ("h1", "h3"):
             out.append(f"<{kind}>{html.escape(blk[1])}</{kind}>")
         elif kind == "p":
             parts = blk[1] if isinstance(blk[1], list) else [blk[1]]

@@ -266,6 +266,8 @@ class Reports(unittest.TestCase):
         self.assertIn('<a href="coverage/html/index.html"><code>coverage report (HTML)</code></a>', html)
         self.assertIn('<a href="coverage/bins.md"><code>coverage/bins.md</code></a>', html)
         self.assertIn('<a href="junit.xml"><code>junit.xml</code></a>', html)
+        self.assertIn('<h2 id="failure-buckets">Failure buckets</h2>', html)
+        self.assertIn('<h2 id="testplan">Testplan</h2>', html)
         self.assertTrue(html.rstrip().endswith("</html>"))
 
     def test_verdict_and_no_coverage_section(self):
