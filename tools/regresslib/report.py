@@ -472,8 +472,8 @@ def _html_text(v):
 def _html_cell(v, tag="td"):
     text = str(v)
     word = text.split(":")[0]
-    cls = (' class="good"' if text in _GOOD else ' class="bad"' if word in _BAD else
-           ' class="warn"' if text in _WARN else "")
+    cls = "" if tag != "td" else (' class="good"' if text in _GOOD else ' class="bad"' if word in _BAD else
+                                  ' class="warn"' if text in _WARN else "")
     return f"<{tag}{cls}>{_html_text(v)}</{tag}>"
 
 

@@ -268,6 +268,7 @@ class Reports(unittest.TestCase):
         self.assertIn('<a href="junit.xml"><code>junit.xml</code></a>', html)
         self.assertIn('<h2 id="failure-buckets">Failure buckets</h2>', html)
         self.assertIn('<h2 id="testplan">Testplan</h2>', html)
+        self.assertIn("<th>skipped</th>", html)          # headers carry no status colour
         self.assertTrue(html.rstrip().endswith("</html>"))
 
     def test_verdict_and_no_coverage_section(self):
