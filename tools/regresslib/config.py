@@ -149,6 +149,7 @@ class Testpoint:
     desc: str
     tests: list
     covergroups: list
+    needs_coverage: bool = False   # passing also needs this run's coverage of its tests
 
 
 def parse_testplan(data, path="testplan.toml"):
@@ -160,7 +161,7 @@ def parse_testplan(data, path="testplan.toml"):
     out, seen = [], set()
     for i, t in enumerate(tps):
         where = f"testpoint[{i}]"
-        ck.keys(where, t, ["name", "stage", "desc", "tests"], ["covergroups"])
+        ck.keys(where, t, ["name", "stage", "desc", "tests"], ["covergroups", "needs_coverage"])
         name = ck.string(where, "name", t["name"])
         where = f"testpoint '{name}'"
         if name in seen:
@@ -170,7 +171,10 @@ def parse_testplan(data, path="testplan.toml"):
         desc = ck.string(where, "desc", t["desc"])
         tests = ck.str_list(where, "tests", t["tests"])
         cgs = ck.str_list(where, "covergroups", t.get("covergroups", []), nonempty=False)
-        out.append(Testpoint(name, stage, desc, tests, cgs))
+        needs_cov = t.get("needs_coverage", False)
+        if not isinstance(needs_cov, bool):
+            ck.fail(where, "'needs_coverage' must be true or false")
+        out.append(Testpoint(name, stage, desc, tests, cgs, needs_cov))
     return out
 
 

@@ -14,7 +14,7 @@ import threading
 import time
 
 from . import ROOT, ToolError
-from . import config, coverage, history, report
+from . import config, coverage, history, outdir, report
 from . import testplan as tpmod
 from .runner import Executor, Run, clear_result, derive_seed, display_path
 from .slurm import SlurmOptions, SlurmSession
@@ -218,27 +218,10 @@ def _tail(path, n=25):
         return ""
 
 
-def default_out(name):
-    base = OUT_ROOT
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = os.path.join(base, f"{name}-{stamp}")
-    n = 2
-    while os.path.exists(out):
-        out = os.path.join(base, f"{name}-{stamp}-{n}")
-        n += 1
-    return out
-
-
 def update_latest(out):
-    link = os.path.join(os.path.dirname(out), "latest")
-    tmp = link + ".tmp"
-    try:
-        if os.path.lexists(tmp):
-            os.remove(tmp)
-        os.symlink(os.path.basename(out), tmp)
-        os.replace(tmp, link)
-    except OSError as e:
-        print(f"regress: note: could not update {display_path(link)}: {e.strerror}")
+    note = outdir.update_latest(out)
+    if note:
+        print(f"regress: note: {note}")
 
 
 # ------------------------------------------------------------------------------- main flow
@@ -275,7 +258,9 @@ def run(args):
         tp_note = f"No testplan ({display_path(args.testplan)} does not exist)."
     progs = programs(args)
     master = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
-    out = os.path.abspath(args.out) if args.out else default_out(plan.name)
+    out = os.path.abspath(args.out) if args.out else outdir.new_run_dir(OUT_ROOT, plan.name)
+    if not args.out:
+        args.new_out = out        # removed again by main() if the run stops before writing to it
     logs = os.path.join(out, "logs")
 
     # plan -> runs; run k of a test gets derived seed k, across all entries of that test
@@ -300,9 +285,8 @@ def run(args):
         if (r.test, r.seed) in seen:
             raise ToolError(f"test {r.test} seed {r.seed} is planned twice")
         seen.add((r.test, r.seed))
-    os.makedirs(out, exist_ok=True)
-    if not args.out:
-        update_latest(out)
+    # held until the process ends: a second run with the same --out stops here
+    run_lock = outdir.RunLock(out, shlex.join(["tools/regress"] + sys.argv[1:]))  # noqa: F841
     backend = Backend(args, out)
     print(f"regress: {plan.name}, master seed {master} (repeat this set with --seed {master}), "
           f"output {display_path(out)}", flush=True)
@@ -384,8 +368,12 @@ def run(args):
     tp_status = None
     if tps is not None:
         all_listed = set().union(*listed.values()) if listed else set()
+        cov_tests = None
+        if cov is not None and cov.merged_dat:
+            cov_tests = {r.test for r in runs if r.cov_out and r.status == "pass" and os.path.exists(r.cov_out)}
         tp_status = tpmod.evaluate(tps, all_listed, runs, cov.groups if cov else None,
-                                   {g: cov.group_tests(g) for g in cov.groups} if cov else None)
+                                   {g: cov.group_tests(g) for g in cov.groups} if cov else None,
+                                   cov_tests)
 
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
                          time.monotonic() - t_start, ex.stop_reason, backend.info())
@@ -397,6 +385,8 @@ def run(args):
     if cov is not None and cov.merged_dat:
         report.write_bins(res["coverage"], os.path.join(out, "coverage", "bins.md"))
     paths = report.write_reports(res, out, ROOT)
+    if not args.out:
+        update_latest(out)
     print_summary(res, buckets, cov, tp_status, paths)
     c = res["counts"]
     print(f"{c['passed']} passed, {c['failed']} failed")
@@ -619,5 +609,7 @@ def main(argv=None):
             print(f"regress: no --regression or --tests given: running '{DEFAULT_REGRESSION}'", flush=True)
         return run(args)
     except ToolError as e:
+        if getattr(args, "new_out", None):
+            outdir.discard_if_unused(args.new_out)
         print(f"regress: error: {e}", file=sys.stderr)
         return 2

@@ -121,7 +121,7 @@ class Regress(unittest.TestCase):
             self.assertEqual(h["records"], 3)
             with open(os.path.join(out, "report.html")) as f:
                 page = f.read()
-            self.assertIn("<h2>History</h2>", page)
+            self.assertIn('<h2 id="history">History</h2>', page)
             if HAVE_MPL:
                 self.assertTrue(os.path.exists(os.path.join(out, "history.png")))
                 self.assertIn('<img src="history.png"', page)

@@ -1,6 +1,8 @@
 """tools/regress end to end: against the real UVM-lite example program (build/verif/uvm/
 uvm_example, or $SRNIC_UVM_EXAMPLE) and against fixtures/fake_uvm.py, a program that follows the
 same contract and fails on chosen seeds, crashes, hangs, or writes coverage files."""
+import contextlib
+import datetime
 import json
 import os
 import shutil
@@ -9,11 +11,12 @@ import subprocess
 import time
 import sys
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ET
 
 import common
-from regresslib import regress
+from regresslib import ToolError, outdir, regress
 from regresslib.runner import derive_seed
 
 TOOL = os.path.join(common.TOOLS, "regress")
@@ -47,8 +50,9 @@ class UvmExample(unittest.TestCase):
                     text = f.read()
                 self.assertTrue(text.startswith(f"SEED {s}"))
                 self.assertIn("TEST PASSED", text)
-            suite = ET.parse(os.path.join(d, "junit.xml")).getroot().find("testsuite")
-            self.assertEqual((suite.get("tests"), suite.get("failures"), suite.get("errors")), ("3", "0", "0"))
+            root = ET.parse(os.path.join(d, "junit.xml")).getroot()
+            self.assertEqual((root.get("tests"), root.get("failures"), root.get("errors")), ("3", "0", "0"))
+            self.assertEqual([c.get("name") for c in root.iter("testcase")], ["example#1", "example#2", "example#3"])
             with open(os.path.join(d, "report.md")) as f:
                 self.assertIn("| result | PASSED |", f.read())
 
@@ -87,8 +91,13 @@ class FakeProgram(unittest.TestCase):
             self.assertEqual(res["tests"], [
                 {"test": "good", "runs": 5, "passed": 5, "failed": 0, "skipped": 0},
                 {"test": "flaky", "runs": 5, "passed": 2, "failed": 3, "skipped": 0}])
-            suite = ET.parse(os.path.join(d, "junit.xml")).getroot().find("testsuite")
-            self.assertEqual((suite.get("tests"), suite.get("failures")), ("10", "3"))
+            root = ET.parse(os.path.join(d, "junit.xml")).getroot()
+            self.assertEqual((root.get("tests"), root.get("failures")), ("10", "3"))
+            cases = {c.get("name"): c for c in root.iter("testcase")}
+            self.assertEqual(sorted(cases), sorted([f"good#{k}" for k in range(1, 6)] +
+                                                   [f"flaky#{k}" for k in range(1, 6)]))
+            self.assertIsNotNone(cases["flaky#1"].find("failure"))      # seed 3
+            self.assertIsNone(cases["flaky#2"].find("failure"))         # seed 4
 
     def test_every_failure_kind_reruns_and_coverage(self):
         with tempfile.TemporaryDirectory() as d:
@@ -198,6 +207,116 @@ class FakeProgram(unittest.TestCase):
             os.makedirs(b)
             regress.update_latest(b)
             self.assertEqual(os.readlink(os.path.join(d, "latest")), "smoke-2")
+            self.assertEqual(sorted(os.listdir(d)), ["latest", "smoke-1", "smoke-2"])   # no temporary left
+
+    def test_concurrent_run_with_the_same_out_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            first = subprocess.Popen([sys.executable, TOOL, "--tests", "hang", "--seed-list", "1",
+                                      "--timeout", "100", "--no-build", "--program", common.FAKE, "--out", d,
+                                      "--no-rerun", "--testplan", os.path.join(d, "none")],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            try:
+                log = os.path.join(d, "logs", "hang-1.log")
+                for _ in range(100):        # until the first run is up
+                    if os.path.exists(log) and os.path.getsize(log):
+                        break
+                    time.sleep(0.1)
+                self.assertTrue(os.path.exists(log))
+                rc, out, err = regress_cmd("--tests", "good", "--seed-list", "2", "--no-build",
+                                           "--program", common.FAKE, "--out", d, "--no-rerun")
+                self.assertEqual(rc, 2, out + err)
+                lines = err.strip().splitlines()
+                self.assertEqual(len(lines), 1, err)
+                self.assertRegex(lines[0], r"^regress: error: .* is in use by another run \(pid \d+: tools/regress ")
+                self.assertFalse(os.path.exists(os.path.join(d, "logs", "good-2.log")))
+            finally:
+                first.send_signal(signal.SIGINT)
+                out, _ = first.communicate(timeout=60)
+            self.assertEqual(first.returncode, 130, out)
+            # the first run's report is its own
+            self.assertEqual([(r["test"], r["seed"]) for r in results(d)["runs"]], [("hang", 1)])
+            # once the first run has ended, the folder can be used again
+            rc, out, err = regress_cmd("--tests", "good", "--seed-list", "2", "--no-build",
+                                       "--program", common.FAKE, "--out", d, "--no-rerun")
+            self.assertEqual(rc, 0, out + err)
+
+    def test_default_folders_are_new_and_latest_follows(self):
+        with tempfile.TemporaryDirectory() as d:
+            old = regress.OUT_ROOT
+            regress.OUT_ROOT = d
+            try:
+                argv = ["--tests", "good,flaky", "--seed-list", "3", "--no-build", "--program", common.FAKE,
+                        "--no-rerun", "--testplan", os.path.join(d, "none")]
+                with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+                    self.assertEqual(regress.main(argv), 1)
+                    first = os.readlink(os.path.join(d, "latest"))
+                    self.assertEqual(regress.main(argv), 1)
+                    second = os.readlink(os.path.join(d, "latest"))
+            finally:
+                regress.OUT_ROOT = old
+            self.assertNotEqual(first, second)
+            self.assertRegex(first, r"^tests-\d{8}-\d{6}(-\d+)?$")
+            for f in (first, second):
+                self.assertTrue(os.path.exists(os.path.join(d, f, "report.html")))
+                self.assertEqual(len(results(os.path.join(d, f))["runs"]), 2)
+            self.assertTrue(os.path.exists(os.path.join(d, "latest", "report.html")))
+
+    def test_refused_plan_leaves_no_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            old = regress.OUT_ROOT
+            regress.OUT_ROOT = d
+            try:
+                with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
+                        contextlib.redirect_stdout(null):
+                    rc = regress.main(["--tests", "good,good", "--seed-list", "1", "--no-build",
+                                       "--program", common.FAKE])
+            finally:
+                regress.OUT_ROOT = old
+            self.assertEqual(rc, 2)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_run_that_cannot_start_leaves_no_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            old = regress.OUT_ROOT
+            regress.OUT_ROOT = d
+            try:
+                with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
+                        contextlib.redirect_stdout(null):
+                    rc = regress.main(["--tests", "a", "--no-build", "--program", "/nonexistent/prog"])
+            finally:
+                regress.OUT_ROOT = old
+            self.assertEqual(rc, 2)
+            self.assertEqual(os.listdir(d), [])
+            # a folder with more than the lock in it is kept
+            keep = os.path.join(d, "x")
+            os.makedirs(keep)
+            with open(os.path.join(keep, "build.log"), "w") as f:
+                f.write("failed\n")
+            self.assertFalse(outdir.discard_if_unused(keep))
+            self.assertTrue(os.path.exists(os.path.join(keep, "build.log")))
+
+    def test_new_run_dir_never_shares(self):
+        with tempfile.TemporaryDirectory() as d:
+            now = datetime.datetime(2030, 1, 2, 3, 4, 5)
+            got = []
+            threads = [threading.Thread(target=lambda: got.append(outdir.new_run_dir(d, "smoke", now)))
+                       for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(len(set(got)), 8)
+            self.assertIn(os.path.join(d, "smoke-20300102-030405"), got)
+            self.assertIn(os.path.join(d, "smoke-20300102-030405-8"), got)
+
+    def test_lock_in_process(self):
+        with tempfile.TemporaryDirectory() as d:
+            lock = outdir.RunLock(d, "tools/regress -r smoke")
+            with self.assertRaisesRegex(ToolError, r"is in use by another run \(pid \d+: tools/regress -r smoke\)"):
+                outdir.RunLock(d, "second")
+            lock.release()
+            outdir.RunLock(d, "third").release()
 
 
 if __name__ == "__main__":
