@@ -205,7 +205,13 @@ module srnic_core #(
   logic [63:0] rdc_pa, rdc_lk_pa;
   logic [5:0]  rdc_lk_idx, rdc_free_idx;
   logic [2:0]  rdc_mtu, rdc_lk_mtu;
-  logic [12:0] rdc_last_len, rdc_lk_last_len;
+  logic [12:0] rdc_last_len, rdc_lk_last_len, rdc_rx_last_len;
+  logic [5:0]  rdc_rx_idx;
+  logic        rdc_rx_valid;
+  logic [AW-1:0] rdc_rx_qpn;
+  logic [63:0] rdc_rx_pa;
+  logic [23:0] rdc_rx_first, rdc_rx_last;
+  logic [2:0]  rdc_rx_mtu;
   logic        rdc_qerr_flush_valid, rdc_bq_hit, rdc_bq_any;
   logic [AW-1:0] rdc_qerr_flush_qpn, rdc_free_qpn, rdc_bq_qpn;
   logic [23:0] rdc_bq_psn;
@@ -216,6 +222,8 @@ module srnic_core #(
     .lk_valid(rdc_lk_valid), .lk_qpn(rdc_lk_qpn), .lk_psn(rdc_lk_psn), .lk_rsp(rdc_lk_rsp),
     .lk_hit(rdc_lk_hit), .lk_idx(rdc_lk_idx), .lk_pa(rdc_lk_pa), .lk_first(rdc_lk_first), .lk_last(rdc_lk_last),
     .lk_mtu(rdc_lk_mtu), .lk_last_len(rdc_lk_last_len),
+    .rx_idx(rdc_rx_idx), .rx_valid(rdc_rx_valid), .rx_qpn(rdc_rx_qpn), .rx_pa(rdc_rx_pa),
+    .rx_first(rdc_rx_first), .rx_last(rdc_rx_last), .rx_mtu(rdc_rx_mtu), .rx_last_len(rdc_rx_last_len),
     .free_valid(rdc_free_valid), .free_idx(rdc_free_idx), .free_qpn(rdc_free_qpn),
     .rw_flush_valid(rdc_rw_flush), .rw_flush_qpn(rdc_rw_flush_qpn),
     .bq_qpn(rdc_bq_qpn), .bq_psn(rdc_bq_psn), .bq_hit(rdc_bq_hit), .bq_any(rdc_bq_any),
@@ -306,7 +314,9 @@ module srnic_core #(
     .task_valid, .task_out(task_q), .task_ready,
     .cev_valid, .cev, .cev_ready,
     .rdc_lk_valid, .rdc_lk_qpn, .rdc_lk_psn, .rdc_lk_rsp, .rdc_lk_hit, .rdc_lk_idx, .rdc_lk_pa,
-    .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len, .rdc_free_valid, .rdc_free_idx, .rdc_free_qpn,
+    .rdc_lk_first, .rdc_lk_last, .rdc_lk_mtu, .rdc_lk_last_len,
+    .rdc_rx_idx, .rdc_rx_valid, .rdc_rx_qpn, .rdc_rx_pa, .rdc_rx_first, .rdc_rx_last, .rdc_rx_mtu, .rdc_rx_last_len,
+    .rdc_free_valid, .rdc_free_idx, .rdc_free_qpn,
     .rdc_bq_qpn, .rdc_bq_psn, .rdc_bq_hit, .rdc_bq_any,
     .rdc_flush_valid, .rdc_qerr_flush_valid, .rdc_qerr_flush_qpn,
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),

@@ -12,7 +12,9 @@
 // (qerr_flush) frees all of that QP's entries, and so does a go-back-N rewind of the QP's
 // send side (rw_flush): its READs at or after the rewind PSN are requested again.
 // A free names the QP too and frees the entry only while it still belongs to that QP.
-// Lookups answer two cycles after the request. Two query ports tell, combinationally,
+// Lookups answer two cycles after the request. A read port gives an entry by its index,
+// combinationally (the RX engine keeps only the index of the READ whose responses it is
+// placing, not a copy of the entry). Two query ports tell, combinationally,
 // whether a QP has any entry (the send path's fence check); a third whether a QP has a READ
 // that ends before a given PSN (the RX engine's implied NAK: an ACK or NAK beyond it means
 // its responses were lost), and whether that QP has any entry at all.
@@ -44,6 +46,15 @@ module srnic_rd_ctx #(
   output logic [23:0]              lk_last,
   output logic [2:0]               lk_mtu,
   output logic [12:0]              lk_last_len,
+  // read by index (combinational)
+  input  wire logic [$clog2(ENTRIES)-1:0] rx_idx,
+  output logic                     rx_valid,
+  output logic [QPN_BITS-1:0]      rx_qpn,
+  output logic [63:0]              rx_pa,
+  output logic [23:0]              rx_first,
+  output logic [23:0]              rx_last,
+  output logic [2:0]               rx_mtu,
+  output logic [12:0]              rx_last_len,
   // free
   input  wire logic                free_valid,
   input  wire logic [$clog2(ENTRIES)-1:0] free_idx,
@@ -102,6 +113,14 @@ module srnic_rd_ctx #(
       if (valid[i] && qpn_m[i] == bq_qpn) bq_any = 1'b1;
     end
   end
+
+  assign rx_valid = valid[rx_idx];
+  assign rx_qpn   = qpn_m[rx_idx];
+  assign rx_pa    = pa_m[rx_idx];
+  assign rx_first = first_m[rx_idx];
+  assign rx_last  = last_m[rx_idx];
+  assign rx_mtu   = mtu_m[rx_idx];
+  assign rx_last_len = llen_m[rx_idx];
 
   // lookup: stage 1 registers the key, stage 2 searches and registers the answer
   logic          lk1;

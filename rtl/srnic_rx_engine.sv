@@ -151,6 +151,15 @@ module srnic_rx_engine #(
   input  wire logic [23:0]  rdc_lk_last,
   input  wire logic [2:0]   rdc_lk_mtu,
   input  wire logic [12:0]  rdc_lk_last_len,
+  // the entry of the READ in progress, read by its index (combinational)
+  output logic [5:0]        rdc_rx_idx,
+  input  wire logic         rdc_rx_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] rdc_rx_qpn,
+  input  wire logic [63:0]  rdc_rx_pa,
+  input  wire logic [23:0]  rdc_rx_first,
+  input  wire logic [23:0]  rdc_rx_last,
+  input  wire logic [2:0]   rdc_rx_mtu,
+  input  wire logic [12:0]  rdc_rx_last_len,
   output logic              rdc_free_valid,
   output logic [5:0]        rdc_free_idx,
   output logic [$clog2(NUM_QPS)-1:0] rdc_free_qpn,
@@ -210,14 +219,10 @@ module srnic_rx_engine #(
     logic [31:0] m_done;     // bytes placed so far
     logic [63:0] rcv_wrid;   // the receive WQE a SEND (or WRITE with immediate) consumes
     logic [15:0] rcv_idx;
-    logic        rd_valid;   // requester READ context
-    logic [63:0] rd_pa;
-    logic [23:0] rd_first;
-    logic [23:0] rd_last;
-    logic [5:0]  rd_idx;     // its srnic_rd_ctx entry
+    logic        rd_valid;   // a READ's responses are being placed: its srnic_rd_ctx entry
+    logic [5:0]  rd_idx;     // (address, PSN range, path MTU, last response length) is read
+                             // by this index; it stays the QP's until rd_valid clears
     logic [23:0] rd_next;    // the READ response PSN expected next
-    logic [2:0]  rd_mtu;     // the READ's path MTU
-    logic [12:0] rd_llen;    // payload bytes of its last response
     logic        rwp;        // a retry episode is open (rewind pending)
     logic        rcv;        // resending after an episode: no in-order progress seen yet
     logic        rrd;        // an episode's rewind drops READ contexts: an ACK is progress only
@@ -360,7 +365,14 @@ module srnic_rx_engine #(
     else if (at_last)        rsp_fits = opc == srnic_pkg::OP_READ_RESP_LAST && plen == llen;
     else                     rsp_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE && plen == srnic_pkg::mtu_bytes(mtu);
   endfunction
-  wire rsp_ok_cur = rsp_fits(op, m.psn, s.rd_first, s.rd_last, s.rd_mtu, s.rd_llen, m.pay_len);
+  // the READ in progress (s.rd_valid), from its srnic_rd_ctx entry
+  assign rdc_rx_idx = s.rd_idx;
+  wire [63:0] rd_pa    = rdc_rx_pa;
+  wire [23:0] rd_first = rdc_rx_first;
+  wire [23:0] rd_last  = rdc_rx_last;
+  wire [2:0]  rd_mtu   = rdc_rx_mtu;
+  wire [12:0] rd_llen  = rdc_rx_last_len;
+  wire rsp_ok_cur = rsp_fits(op, m.psn, rd_first, rd_last, rd_mtu, rd_llen, m.pay_len);
   wire rsp_ok_lk  = rsp_fits(op, m.psn, rdc_lk_first, rdc_lk_last, rdc_lk_mtu, rdc_lk_last_len, m.pay_len);
   // the opcode alone fits the position (a response with another opcode belongs to another
   // request for this PSN: the READ before a partial re-read, or the other way round)
@@ -371,11 +383,11 @@ module srnic_rx_engine #(
     else if (psn == last)            op_fits = opc == srnic_pkg::OP_READ_RESP_LAST;
     else                             op_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE;
   endfunction
-  wire op_ok_cur = op_fits(op, m.psn, s.rd_first, s.rd_last);
+  wire op_ok_cur = op_fits(op, m.psn, rd_first, rd_last);
   wire op_ok_lk  = op_fits(op, m.psn, rdc_lk_first, rdc_lk_last);
   // an ACK or NAK beyond a READ that is not complete (implied NAK): the one in progress (resend
   // from its first missing response) or one without any response yet (srnic_rd_ctx query)
-  wire rd_cur_beyond = s.rd_valid && srnic_pkg::psn_gt(m.psn, s.rd_last);
+  wire rd_cur_beyond = s.rd_valid && srnic_pkg::psn_gt(m.psn, rd_last);
   wire rd_beyond     = rd_cur_beyond || rdc_bq_hit;
   logic       rd_fail_free;    // the READ failed: free its srnic_rd_ctx entry with the event
   logic [5:0] rd_fail_idx;
@@ -510,7 +522,7 @@ module srnic_rx_engine #(
   assign rdc_lk_valid = est == E_RDLK && !rdlk_sent;
   assign rdc_lk_psn   = m.psn;
   assign rdc_lk_qpn   = qpn;
-  assign rdc_free_valid = (est == E_FINISH && is_resp && m.psn == s.rd_last) ||
+  assign rdc_free_valid = (est == E_FINISH && is_resp && m.psn == rd_last) ||
                           (est == E_CEV && cev_ready && rd_fail_free);
   assign rdc_free_idx   = (est == E_CEV) ? rd_fail_idx : s.rd_idx;
   assign rdc_free_qpn   = qpn;
@@ -775,9 +787,9 @@ module srnic_rx_engine #(
               // response of a later READ while this one is unfinished) means responses were
               // lost: a retry episode re-reads from the first missing one; a response before
               // the expected PSN is a duplicate and is dropped.
-              if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_first) && srnic_pkg::psn_ge(s.rd_last, m.psn)) begin
+              if (s.rd_valid && srnic_pkg::psn_ge(m.psn, rd_first) && srnic_pkg::psn_ge(rd_last, m.psn)) begin
                 if (m.psn == s.rd_next && rsp_ok_cur) begin
-                  dst <= s.rd_pa + ({40'd0, m.psn - s.rd_first} << srnic_pkg::mtu_log2(s.rd_mtu));
+                  dst <= rd_pa + ({40'd0, m.psn - rd_first} << srnic_pkg::mtu_log2(rd_mtu));
                   place <= m.pay_len != 13'd0;
                   est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
                 end else if (m.psn == s.rd_next && !op_ok_cur) begin
@@ -785,7 +797,7 @@ module srnic_rx_engine #(
                 end else if (m.psn == s.rd_next) begin
                   // wrong opcode or length for its position: not placed, the READ fails
                   s.rd_valid <= 1'b0; rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
-                  cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= s.rd_first;
+                  cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= rd_first;
                   cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
                   est <= E_CEV;
                 end else if (srnic_pkg::psn_ge(m.psn, s.rd_next)) begin
@@ -793,7 +805,7 @@ module srnic_rx_engine #(
                 end else begin
                   est <= E_WB;
                 end
-              end else if (s.rd_valid && srnic_pkg::psn_ge(m.psn, s.rd_last)) begin
+              end else if (s.rd_valid && srnic_pkg::psn_ge(m.psn, rd_last)) begin
                 retry(srnic_pkg::RT_IMPLIED, s.rd_next, 5'd0);   // the unfinished READ lost its last responses
               end else if (!s.rd_valid && rdc_bq_hit) begin
                 // a response beyond a READ that got none of its responses: all of them were
@@ -932,8 +944,7 @@ module srnic_rx_engine #(
             cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
             est <= E_CEV;
           end else begin
-            s.rd_valid <= 1'b1; s.rd_pa <= rdc_lk_pa; s.rd_first <= rdc_lk_first; s.rd_last <= rdc_lk_last;
-            s.rd_idx <= rdc_lk_idx; s.rd_mtu <= rdc_lk_mtu; s.rd_llen <= rdc_lk_last_len;
+            s.rd_valid <= 1'b1; s.rd_idx <= rdc_lk_idx;
             dst <= rdc_lk_pa;          // the first response: offset 0
             place <= m.pay_len != 13'd0;
             est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
@@ -950,8 +961,8 @@ module srnic_rx_engine #(
             s.rcv     <= 1'b0;       // in-order progress
             s.rrd     <= 1'b0;
             tk_valid  <= 1'b1;       // a READ response placed: restart the timer (stop after the last)
-            tk_stop   <= m.psn == s.rd_last && m.psn + 24'd1 == snd_nxt && !snd_seen && !snd_now;
-            if (m.psn == s.rd_last) begin
+            tk_stop   <= m.psn == rd_last && m.psn + 24'd1 == snd_nxt && !snd_seen && !snd_now;
+            if (m.psn == rd_last) begin
               s.rd_valid <= 1'b0;
               cev_q.kind <= srnic_pkg::CEV_READ_DONE; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;
               cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
@@ -1031,6 +1042,12 @@ module srnic_rx_engine #(
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
     est <= E_FLUSH)
     else $error("srnic_rx_engine: illegal state %0d", est);
+  // the READ in progress is read from its srnic_rd_ctx entry: while a packet of the QP is
+  // classified or finished, that entry must still be live and the QP's
+  a_rd_entry_owned: assert property (@(posedge clk) disable iff (rst)
+    (est == E_CLASSIFY || est == E_FINISH) && s.rd_valid |-> rdc_rx_valid && rdc_rx_qpn == qpn)
+    else $error("srnic_rx_engine: QP %0d places READ responses by context %0d, which is %s", qpn, s.rd_idx,
+                rdc_rx_valid ? "another QP's" : "free");
   a_aw_hold: assert property (@(posedge clk) disable iff (rst)
     aw_valid && !aw_ready |=> aw_valid && $stable(aw_addr) && $stable(aw_len))
     else $error("srnic_rx_engine: AW withdrawn or changed before it was taken");

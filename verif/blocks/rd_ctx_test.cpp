@@ -16,6 +16,8 @@
 // bq_any iff bq_qpn has any valid entry (whatever bq_psn), after inserts, frees, stale frees
 // and each kind of flush. n_free, every cycle: the free entries of the table as it stood in the
 // previous cycle (0 in the first cycle after reset), whatever inserted, freed or flushed them.
+// The read port, every cycle at a random index: valid as the table stands this cycle, and a
+// live entry's QPN, address, PSN range, MTU and last-response length.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -183,8 +185,23 @@ class RdCtxBench : public ::testing::Test {
     dut->qb_qpn = qq[1];
     dut->bq_qpn = qq[2];
     dut->bq_psn = bpsn;
+    const int rx = int(rng.below(kEntries));
+    dut->rx_idx = uint32_t(rx);
     dut.eval();
     const uint64_t c = dut.cycle();
+    {  // the read port: the entry by index, as the table stands this cycle
+      const Entry& e = model.t[size_t(rx)];
+      ASSERT_EQ(bool(dut->rx_valid), e.valid) << "cycle " << c << ": read port, entry " << rx;
+      if (e.valid) {
+        EXPECT_EQ(uint32_t(dut->rx_qpn), e.qpn) << "cycle " << c << ": read port QPN, entry " << rx;
+        EXPECT_EQ(uint64_t(dut->rx_pa), e.pa) << "cycle " << c << ": read port address, entry " << rx;
+        EXPECT_EQ(uint32_t(dut->rx_first), e.first) << "cycle " << c << ": read port first PSN, entry " << rx;
+        EXPECT_EQ(uint32_t(dut->rx_last), e.last) << "cycle " << c << ": read port last PSN, entry " << rx;
+        EXPECT_EQ(uint32_t(dut->rx_mtu), e.mtu) << "cycle " << c << ": read port MTU, entry " << rx;
+        EXPECT_EQ(uint32_t(dut->rx_last_len), e.llen) << "cycle " << c << ": read port last length, entry " << rx;
+        ++rx_live;
+      }
+    }
     for (int k = 0; k < 2; ++k) {
       const bool b = k ? dut->qb_busy : dut->qa_busy;
       ASSERT_EQ(b, model.busy(qq[k])) << "cycle " << c << ": query port " << (k ? "b" : "a") << " QPN " << qq[k];
@@ -290,6 +307,7 @@ class RdCtxBench : public ::testing::Test {
   uint32_t prev_key[2] = {0, 0}, last_key[2] = {0, 0};
   uint64_t inserts = 0, answers = 0, hits = 0, busy_yes = 0, busy_no = 0, bq_yes = 0, bq_no = 0;
   uint64_t any_yes = 0, any_no = 0, bq_any_psn_only = 0;
+  uint64_t rx_live = 0;  // cycles the read port named a live entry (its fields checked)
   uint64_t frees = 0, stale_frees = 0;  // frees of valid entries naming their QP / another QP
   std::vector<uint64_t> n_free_seen = std::vector<uint64_t>(kEntries + 1);  // cycles n_free showed each count
   int force_query = -1;                 // all three query ports ask for this QPN (-1: random)
@@ -494,6 +512,7 @@ TEST_F(RdCtxBench, RandomTraffic) {
   EXPECT_GT(any_yes, 10000u) << "bq_any never set";
   EXPECT_GT(any_no, 5000u) << "bq_any always set";
   EXPECT_GT(bq_any_psn_only, 5000u) << "bq_any never set without bq_hit";
+  EXPECT_GT(rx_live, 5000u) << "the read port rarely named a live entry";
   EXPECT_GT(stale_frees, 500u) << "no free naming another QP";
   EXPECT_GT(frees, 5000u);
   int counts = 0;

@@ -1177,6 +1177,16 @@ class RxEngBench : public ::testing::Test {
     dut->rdc_lk_last = lkr ? lk_cur.last : rng.u32() & kMask;
     dut->rdc_lk_mtu = lkr ? uint8_t(lk_cur.mtu) : uint8_t(rng.below(8));
     dut->rdc_lk_last_len = lkr ? lk_cur.llen : uint32_t(rng.below(8192));
+    {  // srnic_rd_ctx's read port: the entry the engine names (garbage in a free one)
+      const RdCtx& e = rdc_hw[size_t(dut->rdc_rx_idx) % kRdEntries];
+      dut->rdc_rx_valid = e.valid;
+      dut->rdc_rx_qpn = e.valid ? e.qpn : uint32_t(rng.below(kQps));
+      dut->rdc_rx_pa = e.valid ? e.pa : rng.next();
+      dut->rdc_rx_first = e.valid ? e.first : rng.u32() & kMask;
+      dut->rdc_rx_last = e.valid ? e.last : rng.u32() & kMask;
+      dut->rdc_rx_mtu = e.valid ? uint8_t(e.mtu) : uint8_t(rng.below(8));
+      dut->rdc_rx_last_len = e.valid ? e.llen : uint32_t(rng.below(8192));
+    }
     dut->aw_ready = rng.percent(k.aw);
     dut->w_ready = rng.percent(k.w);
     dut->task_ready = rng.percent(k.task);
