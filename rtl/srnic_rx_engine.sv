@@ -996,7 +996,8 @@ module srnic_rx_engine #(
         E_TASK: if (task_ready) est <= (want_cqe && !cqe_sent) ? E_CQE : E_WB;
         E_CQE: if (cqe_ready) est <= (ack && !task_sent) ? E_TASK : E_WB;
         E_CEV: if (cev_ready) est <= want_cqe ? E_CQE : E_WB;
-        E_WB: est <= wqe_owed ? E_SKIPW : err_new ? E_RESYNC : E_DISCARD;
+        // a packet whose beats are all taken (placed, or none) is done at its write-back
+        E_WB: est <= wqe_owed ? E_SKIPW : err_new ? E_RESYNC : (beats_left == 8'd0) ? E_IDLE : E_DISCARD;
         // the packet was not executed but had a receive WQE fetched: drop that WQE and
         // move the fetch index back to the QP's consumer index (in error state the fetch
         // index belongs to the flush, unless this packet hands it over)
