@@ -262,30 +262,28 @@ class FakeProgram(unittest.TestCase):
                 self.assertEqual(len(results(os.path.join(d, f))["runs"]), 2)
             self.assertTrue(os.path.exists(os.path.join(d, "latest", "report.html")))
 
+    @staticmethod
+    def _quiet_main_in(root, args):
+        """regress.main(args) with its output root at root and its output silenced"""
+        old = regress.OUT_ROOT
+        regress.OUT_ROOT = root
+        try:
+            with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
+                    contextlib.redirect_stdout(null):
+                return regress.main(args)
+        finally:
+            regress.OUT_ROOT = old
+
     def test_refused_plan_leaves_no_folder(self):
         with tempfile.TemporaryDirectory() as d:
-            old = regress.OUT_ROOT
-            regress.OUT_ROOT = d
-            try:
-                with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
-                        contextlib.redirect_stdout(null):
-                    rc = regress.main(["--tests", "good,good", "--seed-list", "1", "--no-build",
-                                       "--program", common.FAKE])
-            finally:
-                regress.OUT_ROOT = old
+            rc = self._quiet_main_in(d, ["--tests", "good,good", "--seed-list", "1", "--no-build",
+                                         "--program", common.FAKE])
             self.assertEqual(rc, 2)
             self.assertEqual(os.listdir(d), [])
 
     def test_run_that_cannot_start_leaves_no_folder(self):
         with tempfile.TemporaryDirectory() as d:
-            old = regress.OUT_ROOT
-            regress.OUT_ROOT = d
-            try:
-                with open(os.devnull, "w") as null, contextlib.redirect_stderr(null), \
-                        contextlib.redirect_stdout(null):
-                    rc = regress.main(["--tests", "a", "--no-build", "--program", "/nonexistent/prog"])
-            finally:
-                regress.OUT_ROOT = old
+            rc = self._quiet_main_in(d, ["--tests", "a", "--no-build", "--program", "/nonexistent/prog"])
             self.assertEqual(rc, 2)
             self.assertEqual(os.listdir(d), [])
             # a folder with more than the lock in it is kept

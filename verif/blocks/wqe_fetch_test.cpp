@@ -1217,6 +1217,21 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
     EXPECT_FALSE(dut.rtl_error());
   }
+  // Random knobs for the go-back-N random tests (fences in fence_lo..fence_hi percent, the
+  // configure() size argument in size_lo..size_hi), the bench reset and up to 5 QPs configured
+  // for rewinds.
+  void start_rewind_traffic(unsigned fence_lo, unsigned fence_hi, int size_lo, int size_hi) {
+    burst = uint32_t(rng.range(256, 6000));
+    wqes_per_turn = uint8_t(rng.range(2, 8));
+    fence_pct = unsigned(rng.range(fence_lo, fence_hi));
+    rd_hold = rng.range(20, 400);
+    dodge = true;
+    auto_free = false;
+    reset();
+    const int nq = std::min(kQps, 5);
+    for (int i = 0; i < nq && !HasFatalFailure(); ++i)
+      configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(size_lo, size_hi)), true);
+  }
   void print_rewind_stats() const {
     std::printf("[bench] %llu rewinds (%llu applied), %llu notes, %llu kicks, %llu unparks (%llu stray), %llu READ "
                 "contexts dropped, %llu jobs (%llu resent, %llu inside a message, %llu partial re-reads), %llu parked "
@@ -1326,16 +1341,7 @@ TEST_F(WqeFetchBench, RandomTraffic) {
 // unparks, random readiness of the RX engine, scheduler and timers.
 TEST_F(WqeFetchBench, RandomTrafficWithRewinds) {
   SRNIC_BENCH_TRACE();
-  burst = uint32_t(rng.range(256, 6000));
-  wqes_per_turn = uint8_t(rng.range(2, 8));
-  fence_pct = unsigned(rng.range(5, 30));
-  rd_hold = rng.range(20, 400);
-  dodge = true;
-  auto_free = false;
-  reset();
-  const int nq = std::min(kQps, 5);
-  for (int i = 0; i < nq && !HasFatalFailure(); ++i)
-    configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(2, 5)), true);
+  start_rewind_traffic(5, 30, 2, 5);
   random_phases(80, true);
   settle(60000);
   print_rewind_stats();
@@ -1358,16 +1364,7 @@ TEST_F(WqeFetchBench, RandomTrafficWithRewinds) {
 // not acknowledged. Small rings so that slots are reused soon.
 TEST_F(WqeFetchBench, RandomTrafficWithRewindsAndReusedSlots) {
   SRNIC_BENCH_TRACE();
-  burst = uint32_t(rng.range(256, 6000));
-  wqes_per_turn = uint8_t(rng.range(2, 8));
-  fence_pct = unsigned(rng.range(0, 20));
-  rd_hold = rng.range(20, 400);
-  dodge = true;
-  auto_free = false;
-  reset();
-  const int nq = std::min(kQps, 5);
-  for (int i = 0; i < nq && !HasFatalFailure(); ++i)
-    configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(1, 3)), true);
+  start_rewind_traffic(0, 20, 1, 3);
   random_phases(80, true, true);
   settle(60000);
   print_rewind_stats();
