@@ -91,9 +91,10 @@ module srnic_comp #(
   output logic              rw_valid,
   output srnic_pkg::rewind_t rw,
   input  wire logic         rw_ready,
-  // a READ response of rx_rd_qpn is in the RX engine, maybe still being placed
+  // is a READ response of rx_rdq_qpn in the RX engine, maybe still being placed (the RX
+  // engine answers combinationally)
+  output logic [$clog2(NUM_QPS)-1:0] rx_rdq_qpn,
   input  wire logic         rx_rd_busy,
-  input  wire logic [$clog2(NUM_QPS)-1:0] rx_rd_qpn,
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
@@ -388,7 +389,8 @@ module srnic_comp #(
   // engine takes no packet between the offer and the failure; an offered CQE stays offered
   // until it is taken (offered), whatever the FIFOs and the RX engine do meanwhile.
   logic  offered;
-  wire   rd_hold  = w_read && w_error && rx_rd_busy && rx_rd_qpn == ev.qpn[AW-1:0] && !offered;
+  assign rx_rdq_qpn = ev.qpn[AW-1:0];
+  wire   rd_hold  = w_read && w_error && rx_rd_busy && !offered;
   wire   walk_go  = (!cqe_needed || cqe_ready) && (ev_room || offered) && !rd_hold;
   assign wq_pop   = (ws == W_WALK && wq_valid && w_complete && walk_go) ||
                     (ws == W_DRAIN && wq_valid);

@@ -19,6 +19,7 @@ rtl/srnic_icrc_calc.sv
 rtl/srnic_tx_icrc.sv
 rtl/srnic_rx_parse.sv
 rtl/srnic_rx_rqfetch.sv
+rtl/srnic_rx_place.sv
 rtl/srnic_rx_engine.sv
 rtl/srnic_rd_ctx.sv
 rtl/srnic_comp_coalesce.sv

@@ -284,7 +284,7 @@ module srnic_core #(
   logic [511:0] wqe_data;
   logic [15:0]  resync_qpn, resync_ci;
   logic         resync_err, qerr_ready, rx_rd_busy;
-  logic [AW-1:0] rx_rd_qpn;
+  logic [AW-1:0] rx_rdq_qpn;
   logic [15:0]  qerr_qpn;
   srnic_rx_rqfetch #(.NUM_QPS(NUM_QPS)) u_rqf (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[4]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[4]),
@@ -308,7 +308,7 @@ module srnic_core #(
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
     .qerr_valid, .qerr_qpn, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
-    .rd_busy(rx_rd_busy), .rd_busy_qpn(rx_rd_qpn),
+    .rdq_qpn(rx_rdq_qpn), .rdq_busy(rx_rd_busy),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
     .task_valid, .task_out(task_q), .task_ready,
@@ -339,7 +339,7 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
-    .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rd_qpn,
+    .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rdq_qpn,
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
 
   // ---------------------------------------------------------------- timers

@@ -230,6 +230,25 @@ package srnic_pkg;
     logic             with_imm;
   } cqe_req_t;
 
+  // One received packet (or event) as the RX engine's classification stage hands it to its
+  // placement stage (srnic_rx_place): the payload to place and the frame beats to take, then
+  // what the packet produces once its payload is written, in order.
+  typedef struct packed {
+    logic             place;     // payload to host memory at dst
+    logic [63:0]      dst;
+    logic [6:0]       pay_off;   // payload offset in the frame
+    logic [12:0]      pay_len;
+    logic [7:0]       nbeats;    // frame beats to take from the RX buffer (placed or dropped)
+    logic             rd;        // the payload is a READ response's (srnic_comp asks: rdq_busy)
+    logic [QPN_W-1:0] qpn;
+    logic             has_task;  // an ACK/NAK or READ response task
+    resp_task_t       task_;
+    logic             has_cqe;   // a receive completion
+    cqe_req_t         cqe;
+    logic             has_cev;   // a completion engine event
+    comp_ev_t         cev;
+  } rx_job_t;
+
   // Decoded QP context from a QP_MODIFY command, with the transitions it implies.
   typedef struct packed {
     logic [QPN_W-1:0] qpn;

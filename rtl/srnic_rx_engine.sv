@@ -117,10 +117,11 @@ module srnic_rx_engine #(
   input  wire logic [$clog2(NUM_QPS)-1:0] tmo_qpn,
   input  wire logic         tmo_rnr,      // not a timeout: the QP's RNR wait ended
   output logic              tmo_ready,
-  // a READ response of rd_busy_qpn is being taken or placed (from its take until its payload
-  // is written); srnic_comp holds that QP's failed and flushed READ completions meanwhile
-  output logic              rd_busy,
-  output logic [$clog2(NUM_QPS)-1:0] rd_busy_qpn,
+  // is a READ response of rdq_qpn being taken, classified or placed (from its take until its
+  // payload is written; combinational): srnic_comp holds that QP's failed and flushed READ
+  // completions meanwhile
+  input  wire logic [$clog2(NUM_QPS)-1:0] rdq_qpn,
+  output logic              rdq_busy,
   // payload writes
   output logic              aw_valid,
   output logic [63:0]       aw_addr,
@@ -303,11 +304,11 @@ module srnic_rx_engine #(
   // ---------------------------------------------------------------- packet FSM
   typedef enum logic [4:0] {
     E_IDLE, E_READ, E_CLASSIFY, E_MR, E_RQ_R, E_RQ_MR, E_RQ_USE, E_RDLK,
-    E_MOVE, E_FINISH, E_TASK, E_CQE, E_CEV, E_WB, E_SKIPW, E_RESYNC, E_DISCARD, E_FLUSH
+    E_FINISH, E_WB, E_SKIPW, E_RESYNC, E_FLUSH
   } estate_e;
   estate_e    est;
   srnic_pkg::rx_meta_t   m;
-  logic [7:0] beats_left;      // frame beats still in the RX buffer
+  logic [7:0] nbeats;          // frame beats of the packet in the RX buffer (the job takes them)
 
   wire [7:0]  op       = m.opcode;
   wire        is_resp  = op >= srnic_pkg::OP_READ_RESP_FIRST;
@@ -394,7 +395,9 @@ module srnic_rx_engine #(
 
   // outcome of the classification
   logic [63:0] dst;         // placement address
-  logic        place;       // payload goes to host memory
+  logic        place;       // payload goes to host memory (when the classification gets there)
+  logic        do_place;    // ... and it does: the job places it
+  logic        want_cev;    // a completion engine event
   logic        ack;         // send an ACK/NAK task
   logic [7:0]  ack_syn;
   logic [23:0] ack_psn;
@@ -417,22 +420,26 @@ module srnic_rx_engine #(
 
   // The engine is the only reader of its state RAMs and releases its lock before E_IDLE,
   // so reads issued from E_IDLE are always accepted (checked below).
-  // nothing starts while a timer kick of the previous packet waits (one kick per packet)
-  wire   can_take   = est == E_IDLE && !tk_valid;
+  // Nothing starts while a timer kick of the previous packet waits (one kick per packet), or
+  // while the placement stage has no free job entry: a packet taken always finds one at its
+  // write-back, so the engine never waits for the stage (nor for what waits on its outputs).
+  logic  job_ready;
+  wire   can_take   = est == E_IDLE && !tk_valid && job_ready;
   assign qerr_ready = can_take && qerr_valid;
   assign note_ready = can_take && !qerr_valid && note_valid;
   assign tmo_ready  = can_take && !qerr_valid && !note_valid && tmo_valid;
   wire   ev_take    = qerr_ready || note_ready || tmo_ready;    // an event that is not a packet
   wire   idle_take  = can_take && meta_valid && !qerr_valid && !note_valid && !tmo_valid;
   // READ responses in flight through the engine. With qerr taken first (idle_take waits for
-  // it), a response taken after a failure was reported is dropped; only one taken before may
-  // still be placing, and this tells the completion engine which QP it belongs to.
+  // it), a response taken after a failure was reported is dropped; only ones taken before may
+  // still be placing: the one being classified (from its take to its write-back) and those
+  // in the placement stage.
   wire   meta_rdata = meta.opcode >= srnic_pkg::OP_READ_RESP_FIRST && meta.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
   wire   cur_rdata  = m.opcode >= srnic_pkg::OP_READ_RESP_FIRST && m.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
-  assign rd_busy     = (idle_take && meta_rdata && !meta.drop) ||
-                       (!is_qerr && !is_note && !is_tmo && cur_rdata && (est == E_READ || est == E_CLASSIFY || est == E_RDLK ||
-                                                 est == E_MOVE || est == E_FINISH));
-  assign rd_busy_qpn = est == E_IDLE ? meta.dqpn[AW-1:0] : qpn;
+  logic  place_busy;
+  assign rdq_busy   = (idle_take && meta_rdata && !meta.drop && meta.dqpn[AW-1:0] == rdq_qpn) ||
+                      (est != E_IDLE && !is_qerr && !is_note && !is_tmo && cur_rdata && qpn == rdq_qpn) ||
+                      place_busy;
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && rd_req && !(cfg_ready && st_ready)) $error("srnic_rx_engine: state read refused in E_IDLE");
@@ -466,65 +473,27 @@ module srnic_rx_engine #(
   logic mr_go;   // classification decided an R_Key check is needed
 
 
-  // ---------------------------------------------------------------- payload mover
-  // Output beat j carries frame bytes [64j + delta, 64j + delta + 64) where
-  // delta = pay_off - dst[5:0]; it is built from a two-beat window (lo, hi).
-  logic         mv_active, mv_aw_pend;
-  logic [511:0] win_lo, win_hi;
-  logic [5:0]   mv_r;              // delta mod 64
-  logic [7:0]   mv_out_left;       // output beats to send
-  logic [7:0]   mv_burst_left;     // beats left in the current burst
-  logic [63:0]  mv_addr;           // next burst address (aligned)
-  logic [7:0]   mv_aw_left;        // beats not yet covered by an AW
-  logic         mv_first;
-  logic [6:0]   mv_last_bytes;     // valid bytes in the last output beat (1..64)
-  logic [5:0]   mv_d0;
-  logic         mv_need_fill;      // the window needs another frame beat before output
-
-  wire [7:0]    burst_len = ({1'b0, 7'd64 - {1'b0, mv_addr[11:6]}} < mv_aw_left) ?
-                            {1'b0, 7'd64 - {1'b0, mv_addr[11:6]}} : mv_aw_left;
-  assign aw_valid = mv_active && mv_aw_pend;
-  assign aw_addr  = mv_addr;
-  assign aw_len   = burst_len - 8'd1;
-  wire [1023:0] win = {win_hi, win_lo};
-  assign w_data   = 512'(win >> {mv_r, 3'd0});
-  logic [63:0] strb_first, strb_last;
-  always_comb begin
-    strb_first = {64{1'b1}} << mv_d0;
-    strb_last  = (mv_last_bytes == 7'd64) ? {64{1'b1}} : ~({64{1'b1}} << mv_last_bytes[5:0]);
-    w_strb = {64{1'b1}};
-    if (mv_first) w_strb = w_strb & strb_first;
-    if (mv_out_left == 8'd1) w_strb = w_strb & strb_last;
-  end
-  assign w_valid = mv_active && !mv_aw_pend && !mv_need_fill && mv_burst_left != 8'd0;
-  assign w_last  = mv_burst_left == 8'd1;
-  wire   w_fire  = w_valid && w_ready;
-  // frame beats feed the window while moving, and are discarded otherwise
-  wire   mv_fill = mv_active && mv_need_fill && d_valid && beats_left != 8'd0;
-  assign d_ready = mv_fill || (est == E_DISCARD && beats_left != 8'd0) ||
-                   (mv_active && !mv_need_fill && w_fire && beats_left != 8'd0 && mv_out_left != 8'd1);
-
   // ---------------------------------------------------------------- outputs to other blocks
-  assign task_valid = est == E_TASK;
+  srnic_pkg::resp_task_t tsk;
+  srnic_pkg::cqe_req_t   rcqe;
   always_comb begin
-    task_out = '0;
-    task_out.is_read  = rd_task;
-    task_out.qpn      = srnic_pkg::QPN_W'(qpn);
-    task_out.psn      = ack_psn;
-    task_out.syndrome = ack_syn;
-    task_out.msn      = s.msn;
-    task_out.addr     = rd_pa_q;
-    task_out.len      = m.reth_len;
-    task_out.mtu      = c.mtu;
+    tsk = '0;
+    tsk.is_read  = rd_task;
+    tsk.qpn      = srnic_pkg::QPN_W'(qpn);
+    tsk.psn      = ack_psn;
+    tsk.syndrome = ack_syn;
+    tsk.msn      = s.msn;
+    tsk.addr     = rd_pa_q;
+    tsk.len      = m.reth_len;
+    tsk.mtu      = c.mtu;
   end
-  assign cev_valid = est == E_CEV;
   logic rdlk_sent;
   assign rdc_lk_valid = est == E_RDLK && !rdlk_sent;
   assign rdc_lk_psn   = m.psn;
   assign rdc_lk_qpn   = qpn;
   assign rdc_free_valid = (est == E_FINISH && is_resp && m.psn == rd_last) ||
-                          (est == E_CEV && cev_ready && rd_fail_free);
-  assign rdc_free_idx   = (est == E_CEV) ? rd_fail_idx : s.rd_idx;
+                          (est == E_WB && rd_fail_free);
+  assign rdc_free_idx   = (est == E_WB) ? rd_fail_idx : s.rd_idx;
   assign rdc_free_qpn   = qpn;
   assign rdc_bq_qpn     = qpn;
   assign rdc_bq_psn     = m.psn;
@@ -541,19 +510,17 @@ module srnic_rx_engine #(
     if (rst || est != E_RDLK) rdlk_sent <= 1'b0;
     else rdlk_sent <= 1'b1;
   end
-  assign cev       = cev_q;
-  assign cqe_valid = est == E_CQE;
   always_comb begin
-    cqe = '0;
-    cqe.cqn      = c.recv_cqn;
-    cqe.wr_id    = s.rcv_wrid;        // flush: the flushed WQE's (set in E_FLUSH)
-    cqe.byte_len = total_len;
-    cqe.imm      = m.imm;
-    cqe.qpn      = srnic_pkg::QPN_W'(qpn);
-    cqe.wqe_idx  = s.rcv_idx;
-    cqe.opcode   = is_write ? srnic_abi_pkg::WC_RECV_RDMA_WITH_IMM : srnic_abi_pkg::WC_RECV;
-    cqe.status   = cqe_status;
-    cqe.with_imm = has_imm;
+    rcqe = '0;
+    rcqe.cqn      = c.recv_cqn;
+    rcqe.wr_id    = s.rcv_wrid;        // flush: the flushed WQE's (set in E_FLUSH)
+    rcqe.byte_len = total_len;
+    rcqe.imm      = m.imm;
+    rcqe.qpn      = srnic_pkg::QPN_W'(qpn);
+    rcqe.wqe_idx  = s.rcv_idx;
+    rcqe.opcode   = is_write ? srnic_abi_pkg::WC_RECV_RDMA_WITH_IMM : srnic_abi_pkg::WC_RECV;
+    rcqe.status   = cqe_status;
+    rcqe.with_imm = has_imm;
   end
   assign st_wr = est == E_WB;
   logic wqe_owed;            // this packet's fetched receive WQE is still in the FIFO
@@ -573,6 +540,40 @@ module srnic_rx_engine #(
                           (est == E_RDLK && rdc_lk_rsp && !rdc_lk_hit);           // no READ there
   assign cnt_access_err = est == E_MR && mr_rsp && !mr_ok;
   assign cnt_rx_nak     = cls_pkt && qp_tx_ok && !rsp_ghost && op == srnic_pkg::OP_ACK && m.aeth_syn[6:5] != 2'b00;
+
+  // ---------------------------------------------------------------- placement stage
+  // A packet leaves this stage at its write-back (a dropped frame at its take) as a job:
+  // its payload, its frame beats and what it produces once placed.
+  srnic_pkg::rx_job_t job;
+  logic  place_idle;   // (unused: the ring's state is visible in its bench)
+  wire   drop_push = idle_take && (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS);
+  wire   job_push  = est == E_WB || drop_push;
+  always_comb begin
+    job = '0;
+    if (drop_push) begin
+      job.nbeats   = meta.nbeats;
+    end else begin
+      job.place    = do_place;
+      job.dst      = dst;
+      job.pay_off  = m.pay_off;
+      job.pay_len  = m.pay_len;
+      job.nbeats   = nbeats;
+      job.rd       = cur_rdata && !is_qerr && !is_note && !is_tmo;
+      job.qpn      = srnic_pkg::QPN_W'(qpn);
+      job.has_task = ack;
+      job.task_    = tsk;
+      job.has_cqe  = want_cqe;
+      job.cqe      = rcqe;
+      job.has_cev  = want_cev;
+      job.cev      = cev_q;
+    end
+  end
+  srnic_rx_place #(.NUM_QPS(NUM_QPS)) u_place (
+    .clk, .rst, .job_valid(job_push), .job_in(job), .job_ready,
+    .d_valid, .d_data, .d_ready,
+    .aw_valid, .aw_addr, .aw_len, .aw_ready, .w_valid, .w_data, .w_strb, .w_last, .w_ready,
+    .task_valid, .task_out, .task_ready, .cqe_valid, .cqe, .cqe_ready, .cev_valid, .cev, .cev_ready,
+    .rdq_qpn, .rdq_busy(place_busy), .idle(place_idle));
 
   // ---------------------------------------------------------------- sequencing
   // A READ this engine fails moves the QP to the error state at once, so the responses of
@@ -597,86 +598,23 @@ module srnic_rx_engine #(
     cev_q.rt_kind  <= kind;
     cev_q.rt_psn   <= psn;
     cev_q.rt_code  <= code;
-    est            <= E_CEV;
+    want_cev <= 1'b1; est <= E_WB;
   endtask
   // an ACK-like event (a NAK during an episode only acknowledges what is before its PSN)
   task automatic ack_to(input logic [23:0] psn);
     cev_q <= '0;
     cev_q.kind <= srnic_pkg::CEV_ACK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= psn;
     cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
-    est <= E_CEV;
+    want_cev <= 1'b1; est <= E_WB;
   endtask
 
-  task automatic start_move(input logic [63:0] d);
-    logic [7:0]  delta;
-    logic [13:0] span;
-    delta = {1'b0, m.pay_off} - {2'b0, d[5:0]};   // -63..74 in two's complement
-    span  = {8'd0, d[5:0]} + {1'b0, m.pay_len} + 14'd63;
-    mv_active     <= 1'b1;
-    mv_aw_pend    <= 1'b1;
-    mv_addr       <= {d[63:6], 6'd0};
-    mv_out_left   <= 8'(span >> 6);
-    mv_aw_left    <= 8'(span >> 6);
-    mv_burst_left <= 8'd0;
-    mv_first      <= 1'b1;
-    mv_d0         <= d[5:0];
-    mv_last_bytes <= 7'(({8'd0, d[5:0]} + {1'b0, m.pay_len} - 14'd1) & 14'h3F) + 7'd1;
-    mv_r          <= delta[5:0];
-    mv_need_fill  <= 1'b1;
-    // window start: frame beat floor(delta/64) in lo
-    if (delta[7]) begin                  // delta < 0: lo is the zeros before the frame
-      win_lo <= '0; skip_first <= 1'b0; fill_lo <= 1'b0;
-    end else if (delta[6]) begin         // delta >= 64: beat 0 holds no payload
-      skip_first <= 1'b1; fill_lo <= 1'b1;
-    end else begin
-      skip_first <= 1'b0; fill_lo <= 1'b1;
-    end
-  endtask
-  logic skip_first, fill_lo;
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      est <= E_IDLE; mv_active <= 1'b0; beats_left <= '0; mr_go <= 1'b0;
-      skip_first <= 1'b0; fill_lo <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
+      est <= E_IDLE; nbeats <= '0; mr_go <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
     end else begin
       if (tk_valid && tk_ready) tk_valid <= 1'b0;
       if (snd_now) snd_seen <= 1'b1;
-      // ---------------- mover
-      if (mv_fill) begin
-        beats_left <= beats_left - 8'd1;
-        if (skip_first) skip_first <= 1'b0;
-        else if (fill_lo) begin win_lo <= d_data; fill_lo <= 1'b0; end
-        else begin win_hi <= d_data; mv_need_fill <= 1'b0; end
-      end else if (mv_active && mv_need_fill && beats_left == 8'd0) begin
-        // the frame has no more beats: the rest of the window is zero
-        if (fill_lo) begin win_lo <= '0; fill_lo <= 1'b0; end
-        else begin win_hi <= '0; mv_need_fill <= 1'b0; end
-      end
-      if (aw_valid && aw_ready) begin
-        mv_aw_pend    <= 1'b0;
-        mv_burst_left <= burst_len;
-        mv_addr       <= mv_addr + {50'd0, burst_len, 6'd0};
-        mv_aw_left    <= mv_aw_left - burst_len;
-      end
-      if (w_fire) begin
-        mv_first      <= 1'b0;
-        mv_out_left   <= mv_out_left - 8'd1;
-        mv_burst_left <= mv_burst_left - 8'd1;
-        if (w_last && mv_aw_left != 8'd0) mv_aw_pend <= 1'b1;
-        if (mv_out_left == 8'd1) mv_active <= 1'b0;
-        else begin
-          // slide the window
-          win_lo <= win_hi;
-          if (beats_left != 8'd0 && d_valid) begin
-            win_hi <= d_data; beats_left <= beats_left - 8'd1;
-          end else if (beats_left != 8'd0) begin
-            mv_need_fill <= 1'b1;     // hi comes with the next beat
-          end else begin
-            win_hi <= '0;
-          end
-        end
-      end
-
       case (est)
         E_IDLE: begin
           // the next PSN is read in this cycle: a send of the same QP now or one cycle ago
@@ -686,16 +624,17 @@ module srnic_rx_engine #(
             m <= '0;
             is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready; is_rnr_end <= tmo_rnr;
             wqe_owed <= 1'b0;
-            beats_left <= '0;
+            nbeats <= '0;
             qpn <= rd_qpn;
             est <= (!qerr_ready || qerr_ok) ? E_READ : E_IDLE;
           end else if (idle_take) begin
             m <= meta;
             is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0;
             wqe_owed <= meta.rq_fetched;
-            beats_left <= meta.nbeats;
+            nbeats <= meta.nbeats;
             qpn <= meta.dqpn[AW-1:0];
-            est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_DISCARD : E_READ;
+            // a dropped frame only has its beats taken (a job pushed now)
+            est <= (meta.drop || {8'd0, meta.dqpn} >= NUM_QPS) ? E_IDLE : E_READ;
           end
         end
         E_READ: if (cfg_v) begin
@@ -704,7 +643,7 @@ module srnic_rx_engine #(
         end
         E_CLASSIFY: begin
           // defaults
-          ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0;
+          ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0; do_place <= 1'b0;
           place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
           acc_fail <= 1'b0; total_len <= '0; rd_fail_free <= 1'b0; dup_rd <= 1'b0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
@@ -716,7 +655,7 @@ module srnic_rx_engine #(
             s.rd_valid <= 1'b0;      // its READ contexts are freed (rdc_qerr_flush)
             want_cqe <= qp_live && !s.err && s.in_msg == 2'd1;
             cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
-            est <= (qp_live && !s.err && s.in_msg == 2'd1) ? E_CQE : E_WB;
+            est <= E_WB;
           end else if (is_note) begin
             s.rwp <= 1'b0;           // the episode is over: READ responses count again
             s.rcv <= 1'b1;           // responses to what was sent before the rewind may follow
@@ -764,7 +703,7 @@ module srnic_rx_engine #(
                     s.rcv <= 1'b0;
                     if (!s.rwp) s.rrd <= 1'b0;   // (READs sent during an episode are dropped at its rewind)
                   end
-                  cev_q.kind <= srnic_pkg::CEV_ACK; est <= E_CEV;
+                  cev_q.kind <= srnic_pkg::CEV_ACK; want_cev <= 1'b1; est <= E_WB;
                 end
               end else if (m.aeth_syn[6:5] == 2'b01 || m.aeth_syn == srnic_pkg::AETH_NAK_PSN) begin
                 // RNR NAK, NAK PSN sequence error: resend from the NAK's PSN (or from a READ
@@ -780,7 +719,7 @@ module srnic_rx_engine #(
                 cev_q.status <= (m.aeth_syn == srnic_pkg::AETH_NAK_INV_REQ) ? srnic_abi_pkg::WC_REM_INV_REQ_ERR :
                                 (m.aeth_syn == srnic_pkg::AETH_NAK_REM_ACCESS) ? srnic_abi_pkg::WC_REM_ACCESS_ERR :
                                 srnic_abi_pkg::WC_REM_OP_ERR;
-                est <= E_CEV;
+                want_cev <= 1'b1; est <= E_WB;
               end
             end else begin
               // READ response. Responses arrive in PSN order: one past the expected PSN (or a
@@ -791,7 +730,7 @@ module srnic_rx_engine #(
                 if (m.psn == s.rd_next && rsp_ok_cur) begin
                   dst <= rd_pa + ({40'd0, m.psn - rd_first} << srnic_pkg::mtu_log2(rd_mtu));
                   place <= m.pay_len != 13'd0;
-                  est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+                  do_place <= m.pay_len != 13'd0; est <= E_FINISH;
                 end else if (m.psn == s.rd_next && !op_ok_cur) begin
                   est <= E_WB;       // stale: a response for another request of this PSN
                 end else if (m.psn == s.rd_next) begin
@@ -799,7 +738,7 @@ module srnic_rx_engine #(
                   s.rd_valid <= 1'b0; rd_fail_free <= 1'b1; fail_qp(); rd_fail_idx <= s.rd_idx;
                   cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= rd_first;
                   cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
-                  est <= E_CEV;
+                  want_cev <= 1'b1; est <= E_WB;
                 end else if (srnic_pkg::psn_ge(m.psn, s.rd_next)) begin
                   retry(srnic_pkg::RT_IMPLIED, s.rd_next, 5'd0);
                 end else begin
@@ -829,16 +768,16 @@ module srnic_rx_engine #(
           end else if (psn_dup) begin
             // duplicate request: acknowledge again, do not execute
             ack <= 1'b1; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
-            est <= E_TASK;
+            est <= E_WB;
           end else if (!psn_ok) begin
             if (!s.nak_sent) begin
               ack <= 1'b1; ack_psn <= s.epsn; ack_syn <= srnic_pkg::AETH_NAK_PSN;
               s.nak_sent <= 1'b1;
-              est <= E_TASK;
+              est <= E_WB;
             end else est <= E_WB;
           end else if (!seq_ok || !acc_ok || !len_ok) begin
             // invalid request; a receive WQE a SEND in progress holds completes in error
-            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1; est <= E_TASK;
+            ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1; est <= E_WB;
             want_cqe <= s.in_msg == 2'd1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR;
           end else if (is_rreq || (is_write && is_first)) begin
             if (m.reth_len == 32'd0) begin
@@ -848,11 +787,11 @@ module srnic_rx_engine #(
               if (is_write) begin s.m_pa <= '0; s.m_len <= '0; s.m_done <= '0; end
               if (is_write && has_imm) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
-                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
+                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_WB; end
               end
             end else if (is_write && has_imm && is_last && !(m.rq_fetched && m.rq_idx == s.rq_ci)) begin
               // WRITE ONLY with immediate: the receive WQE is checked before the R_Key
-              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK;
+              ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_WB;
             end else begin
               mr_go <= 1'b1;
               est <= E_MR;
@@ -860,16 +799,16 @@ module srnic_rx_engine #(
           end else if (needs_rwqe_now) begin
             // the WQE fetched on arrival must be the QP's next one; otherwise RNR NAK
             if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
-            else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
+            else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_WB; end
           end else begin
             // SEND middle/last, WRITE middle/last
             if (is_send && !rcv_fits) begin
               ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
-              want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
+              want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_WB;
             end else begin
               dst <= s.m_pa;
               place <= m.pay_len != 13'd0;
-              est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+              do_place <= m.pay_len != 13'd0; est <= E_FINISH;
             end
           end
         end
@@ -882,7 +821,7 @@ module srnic_rx_engine #(
               ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_ACCESS; s.err <= 1'b1;
               // a WRITE ONLY with immediate consumes its receive WQE, which completes in error
               acc_fail <= is_write && has_imm && is_last;
-              est <= (is_write && has_imm && is_last) ? E_RQ_R : E_TASK;
+              est <= (is_write && has_imm && is_last) ? E_RQ_R : E_WB;
             end else if (is_rreq) begin
               rd_pa_q <= mr_pa; est <= E_FINISH;
             end else begin
@@ -890,8 +829,8 @@ module srnic_rx_engine #(
               dst <= mr_pa; place <= m.pay_len != 13'd0;
               if (has_imm && is_last) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
-                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_TASK; end
-              end else est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+                else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_WB; end
+              end else begin do_place <= m.pay_len != 13'd0; est <= E_FINISH; end
             end
           end
         end
@@ -911,20 +850,20 @@ module srnic_rx_engine #(
           // a WRITE with immediate keeps its message fields: the WQE only supplies wr_id
           if (!is_write) begin s.m_pa <= rw_pa; s.m_len <= rq_len; s.m_done <= '0; end
           if (acc_fail) begin
-            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_ACCESS_ERR; est <= E_CQE;
+            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_ACCESS_ERR; est <= E_WB;
           end else if (is_write) begin
             // WRITE with immediate: the receive WQE only supplies wr_id
             dst <= s.m_pa; place <= m.pay_len != 13'd0;
-            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+            do_place <= m.pay_len != 13'd0; est <= E_FINISH;
           end else if (!rw_ok && m.pay_len != 13'd0) begin
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_OP; s.err <= 1'b1;
-            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR; est <= E_CQE;
+            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR; est <= E_WB;
           end else if ({19'd0, m.pay_len} > rq_len) begin
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
-            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_CQE;
+            want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_WB;
           end else begin
             dst <= rw_pa; place <= m.pay_len != 13'd0;
-            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+            do_place <= m.pay_len != 13'd0; est <= E_FINISH;
           end
         end
         E_RDLK: if (rdc_lk_rsp) begin
@@ -942,17 +881,13 @@ module srnic_rx_engine #(
             cev_q <= '0;
             cev_q.kind <= srnic_pkg::CEV_NAK; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= rdc_lk_first;
             cev_q.status <= srnic_abi_pkg::WC_BAD_RESP_ERR;
-            est <= E_CEV;
+            want_cev <= 1'b1; est <= E_WB;
           end else begin
             s.rd_valid <= 1'b1; s.rd_idx <= rdc_lk_idx;
             dst <= rdc_lk_pa;          // the first response: offset 0
             place <= m.pay_len != 13'd0;
-            est <= (m.pay_len != 13'd0) ? E_MOVE : E_FINISH;
+            do_place <= m.pay_len != 13'd0; est <= E_FINISH;
           end
-        end
-        E_MOVE: begin
-          if (!mv_active && place) begin start_move(dst); place <= 1'b0; end
-          else if (!mv_active && !place) est <= E_FINISH;
         end
         E_FINISH: begin
           // state updates after placement
@@ -966,19 +901,19 @@ module srnic_rx_engine #(
               s.rd_valid <= 1'b0;
               cev_q.kind <= srnic_pkg::CEV_READ_DONE; cev_q.qpn <= srnic_pkg::QPN_W'(qpn); cev_q.psn <= m.psn;
               cev_q.status <= srnic_abi_pkg::WC_SUCCESS;
-              est <= E_CEV;
+              want_cev <= 1'b1; est <= E_WB;
             end else est <= E_WB;
           end else begin
             if (dup_rd) begin
               // executed again: the responses go out, no responder state changes
               rd_task <= 1'b1; ack <= 1'b1; ack_psn <= m.psn;
-              est <= E_TASK;
+              est <= E_WB;
             end else if (is_rreq) begin
               s.nak_sent <= 1'b0;
               s.epsn <= s.epsn + rd_npkts;
               s.msn  <= s.msn + 24'd1;
               rd_task <= 1'b1; ack <= 1'b1; ack_psn <= m.psn;
-              est <= E_TASK;
+              est <= E_WB;
             end else begin
               s.nak_sent <= 1'b0;
               s.epsn <= s.epsn + 24'd1;
@@ -989,23 +924,21 @@ module srnic_rx_engine #(
               total_len <= is_write ? s.m_len : s.m_done + {19'd0, m.pay_len};
               want_cqe <= is_last && (is_send || has_imm);
               ack <= m.ackreq; ack_syn <= srnic_pkg::AETH_ACK; ack_psn <= m.psn;
-              est <= m.ackreq ? E_TASK : ((is_last && (is_send || has_imm)) ? E_CQE : E_WB);
+              est <= E_WB;
             end
           end
         end
-        E_TASK: if (task_ready) est <= (want_cqe && !cqe_sent) ? E_CQE : E_WB;
-        E_CQE: if (cqe_ready) est <= (ack && !task_sent) ? E_TASK : E_WB;
-        E_CEV: if (cev_ready) est <= want_cqe ? E_CQE : E_WB;
         // a packet whose beats are all taken (placed, or none) is done at its write-back
-        E_WB: est <= wqe_owed ? E_SKIPW : err_new ? E_RESYNC : (beats_left == 8'd0) ? E_IDLE : E_DISCARD;
+        // the write-back hands the packet to the placement stage (job_push)
+        E_WB: est <= wqe_owed ? E_SKIPW : err_new ? E_RESYNC : E_IDLE;
         // the packet was not executed but had a receive WQE fetched: drop that WQE and
         // move the fetch index back to the QP's consumer index (in error state the fetch
         // index belongs to the flush, unless this packet hands it over)
         E_SKIPW: if (wqe_valid) begin
           wqe_owed <= 1'b0;
-          est <= (!s.err || err_new) ? E_RESYNC : E_DISCARD;
+          est <= (!s.err || err_new) ? E_RESYNC : E_IDLE;
         end
-        E_RESYNC: if (resync_ready) est <= E_DISCARD;
+        E_RESYNC: if (resync_ready) est <= E_IDLE;
         // a flush record: complete the receive WQE it carries with WR_FLUSH_ERR (a QP reset
         // since the hand-over only drops it)
         E_FLUSH: if (wqe_valid) begin
@@ -1013,33 +946,20 @@ module srnic_rx_engine #(
           s.rcv_wrid <= wqe_data[srnic_abi_pkg::RQWQE_WR_ID_OFF*8 +: 64];
           s.rcv_idx  <= m.rq_idx;
           want_cqe <= qp_live && s.err; cqe_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
-          est <= (qp_live && s.err) ? E_CQE : E_WB;
-        end
-        E_DISCARD: begin
-          if (d_valid && beats_left != 8'd0) beats_left <= beats_left - 8'd1;
-          if (beats_left == 8'd0 || (beats_left == 8'd1 && d_valid)) est <= E_IDLE;
+          est <= E_WB;
         end
         default: est <= E_IDLE;
       endcase
     end
   end
-  // a packet may produce both a task (ACK/NAK) and a receive completion, in either order
-  logic task_sent, cqe_sent;
-  always_ff @(posedge clk) begin
-    if (rst || est == E_IDLE) begin task_sent <= 1'b0; cqe_sent <= 1'b0; end
-    else begin
-      if (task_valid && task_ready) task_sent <= 1'b1;
-      if (cqe_valid && cqe_ready) cqe_sent <= 1'b1;
-    end
-  end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{qp_cmd, m, wqe_data, st_v, psn_d, rd_np_raw, st_q,
-                     s, c, cmd_cfg};
+                     s, c, cmd_cfg, place, place_idle};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
-  // Assertions (verilator --assert): legal state, AXI AW/W rules of the payload mover,
-  // outputs held until taken.
+  // Assertions (verilator --assert): legal state, the READ context in use, resync held until
+  // taken (the placement stage checks its own outputs).
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
     est <= E_FLUSH)
     else $error("srnic_rx_engine: illegal state %0d", est);
@@ -1049,33 +969,9 @@ module srnic_rx_engine #(
     (est == E_CLASSIFY || est == E_FINISH) && s.rd_valid |-> rdc_rx_valid && rdc_rx_qpn == qpn)
     else $error("srnic_rx_engine: QP %0d places READ responses by context %0d, which is %s", qpn, s.rd_idx,
                 rdc_rx_valid ? "another QP's" : "free");
-  a_aw_hold: assert property (@(posedge clk) disable iff (rst)
-    aw_valid && !aw_ready |=> aw_valid && $stable(aw_addr) && $stable(aw_len))
-    else $error("srnic_rx_engine: AW withdrawn or changed before it was taken");
-  a_aw_no_4k_cross: assert property (@(posedge clk) disable iff (rst)
-    aw_valid |-> {7'd0, aw_addr[11:6]} + {5'd0, aw_len} < 13'd64)
-    else $error("srnic_rx_engine: write burst crosses a 4 KiB boundary");
-  a_w_hold: assert property (@(posedge clk) disable iff (rst)
-    w_valid && !w_ready |=> w_valid && $stable(w_data) && $stable(w_strb) && $stable(w_last))
-    else $error("srnic_rx_engine: W beat withdrawn or changed before it was taken");
-  a_w_strb_nonzero: assert property (@(posedge clk) disable iff (rst)
-    w_valid |-> w_strb != '0)
-    else $error("srnic_rx_engine: W beat without a byte to write");
-  a_task_hold: assert property (@(posedge clk) disable iff (rst)
-    task_valid && !task_ready |=> task_valid && $stable(task_out))
-    else $error("srnic_rx_engine: responder task withdrawn or changed before it was taken");
-  a_cqe_hold: assert property (@(posedge clk) disable iff (rst)
-    cqe_valid && !cqe_ready |=> cqe_valid && $stable(cqe))
-    else $error("srnic_rx_engine: receive CQE withdrawn or changed before it was taken");
-  a_cev_hold: assert property (@(posedge clk) disable iff (rst)
-    cev_valid && !cev_ready |=> cev_valid && $stable(cev))
-    else $error("srnic_rx_engine: completion event withdrawn or changed before it was taken");
   a_resync_hold: assert property (@(posedge clk) disable iff (rst)
     resync_valid && !resync_ready |=> resync_valid && $stable(resync_qpn) && $stable(resync_ci) && $stable(resync_err))
     else $error("srnic_rx_engine: resync withdrawn or changed before it was taken");
-  a_d_only_valid: assert property (@(posedge clk) disable iff (rst)
-    d_ready |-> beats_left != 8'd0)
-    else $error("srnic_rx_engine: frame beat taken beyond the frame");
 `endif
 endmodule
 `default_nettype wire

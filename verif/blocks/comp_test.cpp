@@ -873,11 +873,14 @@ class CompBench : public ::testing::Test {
     dut->rw_ready = !rw_low && rng.percent(k.rw);  // and with the answers to retry episodes
     const uint32_t bq = hot.empty() || rng.percent(10) ? uint32_t(rng.below(kQps)) : hot[rng.below(hot.size())];
     dut->busy_qpn = bq;
-    // the RX engine has a READ response in flight, most often of a QP with a CQE due
+    // the RX engine has a READ response of QP rbq in flight (rbq most often a QP with a CQE due);
+    // it answers the engine's question (rx_rdq_qpn) combinationally
     const bool rb = k.rdbusy && rng.percent(k.rdbusy);
-    dut->rx_rd_busy = rb;
-    dut->rx_rd_qpn = !cqe_expect.empty() && rng.percent(70) ? cqe_expect[rng.below(cqe_expect.size())].qpn
-                                                              : uint32_t(rng.below(kQps));
+    const uint32_t rbq = !cqe_expect.empty() && rng.percent(70) ? cqe_expect[rng.below(cqe_expect.size())].qpn
+                                                                : uint32_t(rng.below(kQps));
+    dut->rx_rd_busy = 0;
+    dut.eval();
+    dut->rx_rd_busy = rb && uint32_t(dut->rx_rdq_qpn) == rbq;
     dut.eval();
     // the expected CQE the offered one belongs to (nullptr: none, take_cqe reports it)
     Cqe* offer = nullptr;
@@ -890,12 +893,12 @@ class CompBench : public ::testing::Test {
     // (checked when the CQE is first offered; once offered it stays until taken)
     if (offer && !offer->offered) {
       const bool failed_read = kCqeReq.get(dut->cqe, kCrOpcode) == kWcRead && kCqeReq.get(dut->cqe, kCrStatus) != 0;
-      ASSERT_FALSE(failed_read && rb && kCqeReq.get(dut->cqe, kCrQpn) == dut->rx_rd_qpn)
-          << "cycle " << c << ": failed READ CQE of QP " << unsigned(dut->rx_rd_qpn) << " offered while a READ"
+      ASSERT_FALSE(failed_read && rb && kCqeReq.get(dut->cqe, kCrQpn) == rbq)
+          << "cycle " << c << ": failed READ CQE of QP " << rbq << " offered while a READ"
           << " response of that QP is in the RX engine";
     }
     if (rb) {
-      const auto due = find_cqe(dut->rx_rd_qpn);
+      const auto due = find_cqe(rbq);
       if (due != cqe_expect.end() && due->opcode == kWcRead && due->status != 0) ++rd_holds;
     }
     // busy set: a QP whose reads or CQEs are still due has its event in the pipeline

@@ -201,15 +201,24 @@ struct LkX {
   int mtu;
   uint32_t llen;
 };
+// Expected outputs carry the number of the take that predicted them (seq), so that an output
+// of one packet can be checked against the payload writes of the same and earlier packets
+// only (the placement stage writes one packet while later ones are classified), and the
+// payload writes carry the QP of a READ response (rdq, -1 for other packets) for rdq_busy.
+constexpr uint64_t kNoSeq = ~uint64_t(0);
 struct AwX {
   uint64_t addr;
   unsigned len;  // AXI len (beats - 1)
+  uint64_t seq = kNoSeq;
+  int64_t rdq = -1;
   bool operator==(const AwX& o) const { return addr == o.addr && len == o.len; }
 };
 struct WX {
   uint64_t strb;
   bool last;
   uint8_t data[64];
+  uint64_t seq = kNoSeq;
+  int64_t rdq = -1;
 };
 struct TaskX {
   bool rd;
@@ -219,6 +228,7 @@ struct TaskX {
   uint64_t addr;
   uint32_t len;
   int mtu;
+  uint64_t seq = kNoSeq;
 };
 struct CqeX {
   uint16_t cqn;
@@ -227,6 +237,7 @@ struct CqeX {
   uint16_t idx;
   uint8_t opcode, status;
   bool with_imm;
+  uint64_t seq = kNoSeq;
 };
 struct CevX {
   uint8_t kind;
@@ -235,6 +246,7 @@ struct CevX {
   uint8_t rt_kind = 0;   // CEV_RETRY only
   uint32_t rt_psn = 0;
   uint8_t rt_code = 0;
+  uint64_t seq = kNoSeq;
 };
 struct RsX {
   uint32_t qpn;
@@ -1231,6 +1243,19 @@ class RxEngBench : public ::testing::Test {
     dut->tmo_valid = hold_tmo;
     dut->tmo_qpn = tmo_q;
     dut->tmo_rnr = hold_tmo ? tmo_rnr : rng.below(2);  // random while no expiry is offered
+    // the completion engine asks whether a READ response of a QP is in the engine: mostly a QP
+    // with a READ payload due, or the QP of the record offered or taken last
+    {
+      std::vector<uint32_t> due;
+      for (const auto& e : w_x)
+        if (e.rdq >= 0 && (due.empty() || due.back() != uint32_t(e.rdq))) due.push_back(uint32_t(e.rdq));
+      const unsigned r = unsigned(rng.below(10));
+      rdq_q = !due.empty() && r < 5 ? due[rng.below(due.size())]
+              : r < 7 && hold_meta   ? uint32_t(pending.front().f[kRmDqpn]) & (kQps - 1)
+              : r < 8                ? cur_q
+                                     : uint32_t(rng.below(kQps));
+      dut->rdq_qpn = rdq_q;
+    }
     dut.eval();
     // the READ-context table's implied-NAK query answers combinationally
     {
@@ -1265,44 +1290,53 @@ class RxEngBench : public ::testing::Test {
       ASSERT_TRUE(tk_x.empty()) << at << "next take, but the timer kick of QP " << tk_x.front().q
                                 << " (taken in cycle " << tk_x.front().take << ") never came";
     }
-    // rd_busy: from the take of a READ response until its payload is written, with its QPN
+    // rdq_busy(q): from the take of a READ response of q until its payload is written. It must
+    // be set while a READ payload of q is due; it may be set only then, at the take, or while
+    // the record taken last (still being classified) is a READ response of q.
+    int64_t take_rdq = -1;
     {
       const bool take = hold_meta && t_meta;
       const uint64_t op = take ? pending.front().f[kRmOpcode] : 0;
       const bool take_rdata = take && op >= 0x0D && op <= 0x10 && !pending.front().f[kRmDrop];
       const uint32_t take_q = take ? uint32_t(pending.front().f[kRmDqpn]) & (kQps - 1) : 0;
-      if (take_rdata) {
-        ASSERT_TRUE(dut->rd_busy) << at << "READ response of QP " << take_q << " taken without rd_busy";
-        ASSERT_EQ(uint32_t(dut->rd_busy_qpn), take_q) << at << "rd_busy_qpn at the take";
+      const bool due = rd_payload_due(rdq_q);
+      const bool busy = dut->rdq_busy;
+      if (take_rdata && take_q == rdq_q) {
+        ASSERT_TRUE(busy) << at << "READ response of QP " << take_q << " taken without rdq_busy";
       }
-      if ((dut->aw_valid || dut->w_valid) && cur_rdata) {
-        ASSERT_TRUE(dut->rd_busy) << at << "READ response of QP " << cur_q << " placed without rd_busy";
-        ASSERT_EQ(uint32_t(dut->rd_busy_qpn), cur_q) << at << "rd_busy_qpn while placing";
-        ++rd_busy_writes;
+      if (due) {
+        ASSERT_TRUE(busy) << at << "a READ payload of QP " << rdq_q << " is still to be written, rdq_busy is low";
+        ++rdq_asks;
+        if ((dut->aw_valid || dut->w_valid) && !w_x.empty() && w_x.front().rdq == int64_t(rdq_q)) ++rd_busy_writes;
       }
-      if (dut->rd_busy && !take_rdata) {
-        ASSERT_TRUE(cur_rdata && uint32_t(dut->rd_busy_qpn) == cur_q)
-            << at << "rd_busy for QP " << unsigned(dut->rd_busy_qpn) << " with no READ response of it in the engine";
+      if (busy) {
+        ASSERT_TRUE(due || (take_rdata && take_q == rdq_q) || (cur_rdata && cur_q == rdq_q))
+            << at << "rdq_busy for QP " << rdq_q << " with no READ response of it in the engine";
+        rdq_hits += due;
       }
       if (take) {
         cur_rdata = take_rdata;
         cur_q = take_q;
+        if (take_rdata) take_rdq = int64_t(take_q);
       }
       if (t_qerr || t_note || t_tmo) cur_rdata = false;
     }
     if (t_qerr) {
       predict_qerr(uint32_t(dut->qerr_qpn));
+      stamp(-1);
       take_log.push_back({kTakeQerr, qerr_q, c});
       ++qerrs;
       hold_qerr = false;
     }
     if (t_note) {
       predict_note(note_q, note_rewind);
+      stamp(-1);
       take_log.push_back({kTakeNote, note_q, c});
       hold_note = false;
     }
     if (t_tmo) {
       predict_tmo(tmo_q, tmo_rnr);
+      stamp(-1);
       take_log.push_back({kTakeTmo, tmo_q, c});
       hold_tmo = false;
     }
@@ -1312,6 +1346,7 @@ class RxEngBench : public ::testing::Test {
       take_log.push_back({kTakePkt, uint32_t(p.f[kRmDqpn]), c});
       if (p.f[kRmDqpn] < kQps && !p.f[kRmDrop]) last_pkt_q = uint32_t(p.f[kRmDqpn]);
       predict(p);
+      stamp(take_rdq);
       pending.pop_front();
       hold_meta = false;
       if (HasFatalFailure()) return;
@@ -1391,7 +1426,6 @@ class RxEngBench : public ::testing::Test {
       ++n_w;
       w_bytes += uint64_t(__builtin_popcountll(e.strb));
     }
-    const bool placed = aw_x.empty() && w_x.empty();
     // timer kicks: in order, held (QPN and STOP stable) until taken
     if (dut->tk_valid) {
       ASSERT_FALSE(tk_x.empty()) << at << "timer kick (QP " << unsigned(dut->tk_qpn) << ", stop "
@@ -1409,18 +1443,17 @@ class RxEngBench : public ::testing::Test {
           << e.rise << "; STOP without the send race: " << e.base << ", a send of the QP in [" << (e.take - 1)
           << ", " << (e.rise - 1) << "]: " << snd_race(e.q, e.take - 1, e.rise - 1) << ")";
       if (dut->tk_ready) {
-        ASSERT_TRUE(placed) << at << "timer kick before the payload is written";
         tk_log.push_back({e.q, e.stop, e.base});
         stats.stops += e.stop;
         tk_x.pop_front();
       }
     }
     if (dut->task_valid && dut->task_ready) {
-      ASSERT_TRUE(placed) << at << "task before the payload is written";
       ASSERT_FALSE(task_x.empty()) << at << "task (psn " << hex(kRespTask.get(dut->task_out, kRtPsn)) << " syndrome "
                                    << hex(kRespTask.get(dut->task_out, kRtSyndrome))
                                    << ") the reference does not make";
       const TaskX e = task_x.front();
+      ASSERT_TRUE(placed_upto(e.seq)) << at << "task before its packet's payload (or an earlier one) is written";
       task_x.pop_front();
       const auto& t = dut->task_out;
       const std::string w = at + "task " + std::to_string(task_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
@@ -1437,10 +1470,10 @@ class RxEngBench : public ::testing::Test {
       task_log.push_back(e);
     }
     if (dut->cqe_valid && dut->cqe_ready) {
-      ASSERT_TRUE(placed) << at << "CQE before the payload is written";
       ASSERT_FALSE(cqe_x.empty()) << at << "CQE (wr_id " << hex(kCqeReq.get(dut->cqe, kCrWrId))
                                   << ") the reference does not make";
       const CqeX e = cqe_x.front();
+      ASSERT_TRUE(placed_upto(e.seq)) << at << "CQE before its packet's payload (or an earlier one) is written";
       cqe_x.pop_front();
       const auto& m = dut->cqe;
       const std::string w = at + "CQE " + std::to_string(cqe_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
@@ -1477,10 +1510,11 @@ class RxEngBench : public ::testing::Test {
       got.rt_kind = uint8_t(kCompEv.get(v, kCeRtKind));
       got.rt_psn = uint32_t(kCompEv.get(v, kCeRtPsn));
       got.rt_code = uint8_t(kCompEv.get(v, kCeRtCode));
-      ASSERT_TRUE(placed) << at << "completion event before the payload is written (event " << describe(got)
-                          << "; expected next: " << (cev_x.empty() ? std::string("none") : describe(cev_x.front()))
-                          << ", " << aw_x.size() << " AW and " << w_x.size() << " W beats still expected)";
       ASSERT_FALSE(cev_x.empty()) << at << "event " << describe(got) << " the reference does not make";
+      ASSERT_TRUE(placed_upto(cev_x.front().seq))
+          << at << "completion event before its packet's payload (or an earlier one) is written (event "
+          << describe(got) << "; expected next: " << describe(cev_x.front()) << ", " << aw_x.size() << " AW and "
+          << w_x.size() << " W beats still expected)";
       const CevX e = cev_x.front();
       cev_x.pop_front();
       const std::string w = at + "event " + std::to_string(cev_log.size()) + " (" + describe(got) +
@@ -1679,8 +1713,43 @@ class RxEngBench : public ::testing::Test {
   uint64_t qerrs = 0;
   bool cur_rdata = false;       // the packet last taken is a READ response (of QP cur_q)
   uint32_t cur_q = 0;
+  uint32_t rdq_q = 0;           // the QP asked about (rdq_qpn) this cycle
   uint32_t last_pkt_q = 0;      // QP of the record taken last (it may still be in the engine)
-  uint64_t rd_busy_writes = 0;  // payload beats and bursts of READ responses seen with rd_busy
+  uint64_t rd_busy_writes = 0;  // payload beats and bursts of READ responses seen with rdq_busy
+  uint64_t rdq_asks = 0, rdq_hits = 0;   // rdq_busy questions while a READ payload was due, answered busy
+  uint64_t takes = 0;           // takes so far (seq of the expectations of the last one)
+  // stamp the expectations the last take added with its number (and, for payload writes, the
+  // QP of a READ response)
+  template <class D>
+  static void stamp_q(D& d, uint64_t seq) {
+    for (auto it = d.rbegin(); it != d.rend() && it->seq == kNoSeq; ++it) it->seq = seq;
+  }
+  template <class D>
+  static void stamp_w(D& d, uint64_t seq, int64_t rdq) {
+    for (auto it = d.rbegin(); it != d.rend() && it->seq == kNoSeq; ++it) {
+      it->seq = seq;
+      it->rdq = rdq;
+    }
+  }
+  void stamp(int64_t rdq) {
+    ++takes;
+    stamp_w(aw_x, takes, rdq);
+    stamp_w(w_x, takes, rdq);
+    stamp_q(task_x, takes);
+    stamp_q(cqe_x, takes);
+    stamp_q(cev_x, takes);
+  }
+  // every payload write of the packets up to take seq is done
+  bool placed_upto(uint64_t seq) const {
+    return (aw_x.empty() || aw_x.front().seq > seq) && (w_x.empty() || w_x.front().seq > seq);
+  }
+  bool rd_payload_due(uint32_t q) const {
+    for (const auto& e : aw_x)
+      if (e.rdq == int64_t(q)) return true;
+    for (const auto& e : w_x)
+      if (e.rdq == int64_t(q)) return true;
+    return false;
+  }
   uint64_t ctx_flushes = 0;     // READ-context flushes by QP_MODIFY
   bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false;
   bool tmo_rnr = false;  // the expiry offered is an RNR wait's end
@@ -2170,7 +2239,8 @@ TEST_F(RxEngBench, RequesterAckAndReadResponses) {
   EXPECT_EQ(n_lk, 1u);
   EXPECT_EQ(w_bytes, 1124u);
   EXPECT_EQ(aw_log.front().addr, 0x3FFFFE00ull);
-  EXPECT_GE(rd_busy_writes, 4u) << "the READ responses' writes were not checked against rd_busy";
+  EXPECT_GE(rd_busy_writes, 4u) << "the READ responses' writes were not checked against rdq_busy";
+  EXPECT_GE(rdq_hits, 4u) << "rdq_busy was never asked about a READ payload still to be written";
   ASSERT_EQ(cev_log.size(), 6u);
   expect_cev(5, kCevReadDone, q, 0x202, 0);
   EXPECT_FALSE(rdc[0].valid);
