@@ -1,4 +1,12 @@
-// srnic_rx_engine: processes received packets one at a time, in arrival order.
+// srnic_rx_engine: processes received packets in arrival order, in two stages. This module
+// is the classification stage: it takes one packet (or event) at a time, reads the QP's
+// state, runs every check, decides what the packet does and writes the state back; at the
+// write-back the packet becomes a job for the placement stage (srnic_rx_place), which
+// writes its payload and then emits its task, receive completion and completion event, in
+// job order. So the next packets are classified while one is placed: a 512-byte SEND takes
+// about 10 cycles of classification and 11 of placement, overlapped (docs/scale.md). The
+// stage never waits for the placement stage once a packet is taken (it takes one only when
+// the job ring has a free entry), so nothing it does waits on the consumers of its outputs.
 //
 // Responder (requests: SEND, WRITE, READ): PSN check against the expected PSN (ePSN;
 // duplicates are ACKed again, a gap gets one NAK PSN-sequence-error until the expected
@@ -22,9 +30,9 @@
 // srnic_rd_ctx entry; the QP entering the error state frees all of them, and responses
 // that reach a QP in error are dropped unplaced.
 //
-// Payload placement realigns frame bytes (payload at frame offset 54..74) to the
-// destination address at one beat per cycle, with write strobes on partial beats and
-// bursts split at 4 KiB boundaries.
+// Payload placement (srnic_rx_place) realigns frame bytes (payload at frame offset 54..74)
+// to the destination address at one beat per cycle, with write strobes on partial beats
+// and bursts split at 4 KiB boundaries.
 //
 // Receive WQEs are read on packet arrival by srnic_rx_rqfetch and wait, in packet
 // order, in its FIFO; a packet whose fetched WQE is not the QP's next (after a dropped
@@ -67,8 +75,9 @@
 // opened when that episode's note comes.
 //
 // All per-QP receive state lives in srnic_qpc_ram slices read at the start of a packet
-// and written back at its end; packets are processed strictly in order, so two packets of
-// one QP never overlap.
+// and written back at its end; packets are classified strictly in order, so two packets of
+// one QP never overlap in this stage (the placement stage needs no QP state: a job carries
+// its destination and its outputs).
 `default_nettype none
 module srnic_rx_engine #(
   parameter int NUM_QPS = 16384
