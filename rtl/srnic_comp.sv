@@ -98,7 +98,8 @@ module srnic_comp #(
   // send completions
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
-  input  wire logic         cqe_ready
+  input  wire logic         cqe_ready,
+  output logic              walk_busy   // the walk stage holds an event (performance counter)
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int SW = $clog2(CTXS);
@@ -294,6 +295,7 @@ module srnic_comp #(
   // ------------------------------------------------------------------ walk stage
   typedef enum logic [2:0] {W_IDLE, W_WALK, W_DRAIN, W_CONT, W_WB} wstate_e;
   wstate_e ws;
+  assign walk_busy = ws != W_IDLE;
   srnic_pkg::comp_ev_t ev;
   ccfg_t         c;
   cst_t          s;

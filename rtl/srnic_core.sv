@@ -243,13 +243,15 @@ module srnic_core #(
   logic [511:0] pk_tdata;
   logic [63:0]  pk_tkeep;
   logic         pk_tlast, pk_tvalid, pk_tready, frame_sent;
+  logic busy_txpkt, busy_comp, busy_cls, busy_place;   // performance counters
   srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
     .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid(qp_cmd_valid[1]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
     .req_valid(req_job_valid && tkx_room), .req_job, .req_ready(req_pkt_ready),
     .rsp_valid(rsp_job_valid), .rsp_job, .rsp_ready(rsp_job_ready),
     .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
     .ar_ready(rd_ar_ready[1]), .r_valid(rd_r_valid[1]), .r_data(rd_r_data),
-    .m_tdata(pk_tdata), .m_tkeep(pk_tkeep), .m_tlast(pk_tlast), .m_tvalid(pk_tvalid), .m_tready(pk_tready));
+    .m_tdata(pk_tdata), .m_tkeep(pk_tkeep), .m_tlast(pk_tlast), .m_tvalid(pk_tvalid), .m_tready(pk_tready),
+    .busy(busy_txpkt));
 
   srnic_tx_icrc u_txicrc (
     .clk, .rst, .s_tdata(pk_tdata), .s_tkeep(pk_tkeep), .s_tlast(pk_tlast), .s_tvalid(pk_tvalid),
@@ -322,7 +324,7 @@ module srnic_core #(
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .snd_valid, .snd_qpn(req_job.qpn[AW-1:0]), .snd_next,
     .tk_valid(rxk_valid), .tk_qpn(rxk_qpn), .tk_stop(rxk_stop), .tk_ready(rxk_ready),
-    .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak);
+    .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak, .busy_cls, .busy_place);
   assign rd_ar_len[16 +: 8] = 8'd0;
 
   logic      ev_valid, ev_ready, comp_busy;
@@ -340,7 +342,7 @@ module srnic_core #(
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
     .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rdq_qpn,
-    .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready));
+    .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready), .walk_busy(busy_comp));
 
   // ---------------------------------------------------------------- timers
   // Local ACK timeout and RNR waits (srnic_timer). Kicks, in priority order: an RNR wait from
@@ -420,6 +422,11 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_ACK_TIMEOUT]       = tmo_valid && tmo_ready && !tmo_rnr;
     cnt_inc[srnic_abi_pkg::CNT_RNR_WAIT]          = rnr_valid && rnr_ready;
     cnt_inc[srnic_abi_pkg::CNT_STALE_WQE]         = stale_valid && stale_ready;
+    // per-engine busy cycles (docs/scale.md: cycles per packet of each engine)
+    cnt_inc[srnic_abi_pkg::CNT_RX_CLS_BUSY]       = busy_cls;
+    cnt_inc[srnic_abi_pkg::CNT_RX_PLACE_BUSY]     = busy_place;
+    cnt_inc[srnic_abi_pkg::CNT_TX_PKT_BUSY]       = busy_txpkt;
+    cnt_inc[srnic_abi_pkg::CNT_COMP_BUSY]         = busy_comp;
   end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};

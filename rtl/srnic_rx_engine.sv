@@ -200,7 +200,11 @@ module srnic_rx_engine #(
   output logic              cnt_dup,
   output logic              cnt_psn_err,
   output logic              cnt_access_err,
-  output logic              cnt_rx_nak
+  output logic              cnt_rx_nak,
+  // performance counters: the classification stage holds a packet or event; the placement
+  // stage's mover works on a job
+  output logic              busy_cls,
+  output logic              busy_place
 );
   localparam int AW = $clog2(NUM_QPS);
 
@@ -582,7 +586,8 @@ module srnic_rx_engine #(
     .d_valid, .d_data, .d_ready,
     .aw_valid, .aw_addr, .aw_len, .aw_ready, .w_valid, .w_data, .w_strb, .w_last, .w_ready,
     .task_valid, .task_out, .task_ready, .cqe_valid, .cqe, .cqe_ready, .cev_valid, .cev, .cev_ready,
-    .rdq_qpn, .rdq_busy(place_busy), .idle(place_idle));
+    .rdq_qpn, .rdq_busy(place_busy), .idle(place_idle), .mv_busy(busy_place));
+  assign busy_cls = est != E_IDLE;
 
   // ---------------------------------------------------------------- sequencing
   // A READ this engine fails moves the QP to the error state at once, so the responses of

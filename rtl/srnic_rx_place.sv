@@ -59,7 +59,8 @@ module srnic_rx_place #(
   // is a READ response of rdq_qpn in the ring and not yet placed (combinational)
   input  wire logic [$clog2(NUM_QPS)-1:0] rdq_qpn,
   output logic              rdq_busy,
-  output logic              idle      // no job in the ring
+  output logic              idle,     // no job in the ring
+  output logic              mv_busy   // the mover works on a job (performance counter)
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int PW = $clog2(JOBS);
@@ -93,6 +94,7 @@ module srnic_rx_place #(
   // ---------------------------------------------------------------- mover
   typedef enum logic [1:0] {P_IDLE, P_MOVE, P_DRAIN} pstate_e;
   pstate_e ps;
+  assign mv_busy = ps != P_IDLE;
   srnic_pkg::rx_job_t mj;                  // the job at mv
   assign mj = ring[mv_ptr[PW-1:0]];
   wire   mv_has = mv_ptr != wr_ptr;

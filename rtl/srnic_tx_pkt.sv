@@ -42,7 +42,8 @@ module srnic_tx_pkt #(
   output logic [63:0]      m_tkeep,
   output logic             m_tlast,
   output logic             m_tvalid,
-  input  wire logic        m_tready
+  input  wire logic        m_tready,
+  output logic             busy        // a frame is being assembled or sent (performance counter)
 );
   localparam int AW = $clog2(NUM_QPS);
 
@@ -208,6 +209,7 @@ module srnic_tx_pkt #(
   // accumulator
   typedef enum logic [1:0] {P_IDLE, P_DATA} p_e;
   p_e            pst;
+  assign busy = pst == P_DATA;
   logic [1023:0] acc;
   logic [7:0]    acc_cnt;        // valid bytes in acc (0..130; above 128 only zero pad bytes)
   logic [12:0]   bytes_left;     // payload bytes still to take from the buffer

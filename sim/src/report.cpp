@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "srnic/abi.hpp"
+
 namespace srnic::sim {
 
 using nlohmann::json;
@@ -387,6 +389,26 @@ void print_checks(std::FILE* f, const RunConfig& c, const RunResult& r) {
   }
   std::fprintf(f, " wire: %llu frames, %llu protocol violations, %llu retransmits, %llu bus violations\n",
                u(r.frames), u(r.protocol_violations), u(r.retransmits), u(r.bus_violations));
+  // Per-engine busy cycles per frame, from the NICs' performance counters (whole run, set-up
+  // included), beside the budget: the cycles one data frame of this workload takes on the wire.
+  if (!c.mixed) {
+    const uint64_t pkts = c.size == 0 ? 1 : (c.size + c.mtu - 1) / c.mtu;
+    const double budget = c.clock_mhz * 1e6 * double(wire_bytes(c.op, c.size, c.mtu)) * 8.0 / double(pkts) / 100e9;
+    for (size_t h = 0; h < r.hosts.size(); ++h) {
+      const HostReport& hr = r.hosts[h];
+      if (!hr.counters_read) continue;
+      const auto cnt = [&](int i) { return double(hr.counters[size_t(i)].second); };
+      const double in = cnt(abi::CNT_RX_FRAMES), out = cnt(abi::CNT_TX_FRAMES);
+      const auto per = [](double v, double n) { return n > 0 ? v / n : 0.0; };
+      std::fprintf(f,
+                   " engines, host %zu (cycles per frame; line rate: a data frame every %.1f): RX classification "
+                   "%.1f, RX placement %.1f, completion engine %.1f (per frame in, %llu); TX packetizer %.1f (per "
+                   "frame out, %llu)\n",
+                   h, budget, per(cnt(abi::CNT_RX_CLS_BUSY), in), per(cnt(abi::CNT_RX_PLACE_BUSY), in),
+                   per(cnt(abi::CNT_COMP_BUSY), in), u(uint64_t(in)), per(cnt(abi::CNT_TX_PKT_BUSY), out),
+                   u(uint64_t(out)));
+    }
+  }
   if (impairs(c))
     for (size_t h = 0; h < r.hosts.size(); ++h) {
       const LinkStats& s = r.hosts[h].link;

@@ -47,4 +47,10 @@ constexpr Layout<4> kCqCmd{{16, 64, 4, 1}};
 enum CqeReqF { kCrCqn, kCrWrId, kCrByteLen, kCrImm, kCrQpn, kCrWqeIdx, kCrOpcode, kCrStatus, kCrWithImm };
 constexpr Layout<9> kCqeReq{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
 
+// srnic_pkg::rx_job_t (QPN_W = 16); task_, cqe and cev hold a resp_task_t, cqe_req_t and
+// comp_ev_t (kRespTask, kCqeReq, kCompEv at the field's lsb)
+enum RxJobF { kRjPlace, kRjDst, kRjPayOff, kRjPayLen, kRjNbeats, kRjRd, kRjQpn, kRjHasTask, kRjTask, kRjHasCqe,
+              kRjCqe, kRjHasCev, kRjCev };
+constexpr Layout<13> kRxJob{{1, 64, 7, 13, 8, 1, 16, 1, 172, 1, 193, 1, 109}};
+
 }  // namespace srnic::verif::blocks

@@ -55,7 +55,11 @@ constexpr int CNT_REWIND            = 15;  // send-side rewinds: NAK PSN sequenc
 constexpr int CNT_ACK_TIMEOUT       = 16;  // local ACK timeouts that fired
 constexpr int CNT_RNR_WAIT          = 17;  // RNR NAKs that started an RNR wait
 constexpr int CNT_STALE_WQE         = 18;  // WQE slots read for a resend that already held a newer WQE (the send state moved on to the oldest incomplete WQE)
-constexpr int NUM_COUNTERS          = 19;
+constexpr int CNT_RX_CLS_BUSY       = 19;  // cycles the RX classification stage held a packet or event (per received frame: its cycles per packet; 32 bits, wraps)
+constexpr int CNT_RX_PLACE_BUSY     = 20;  // cycles the RX placement stage's mover worked on a job (payload writes and frame beats taken; 32 bits, wraps)
+constexpr int CNT_TX_PKT_BUSY       = 21;  // cycles the TX packetizer assembled or sent a frame (per sent frame: its cycles per packet; 32 bits, wraps)
+constexpr int CNT_COMP_BUSY         = 22;  // cycles the completion engine's walk stage held an event (32 bits, wraps)
+constexpr int NUM_COUNTERS          = 23;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -79,6 +83,10 @@ constexpr const char* counter_name(int idx) {
     case 16: return "ACK_TIMEOUT";
     case 17: return "RNR_WAIT";
     case 18: return "STALE_WQE";
+    case 19: return "RX_CLS_BUSY";
+    case 20: return "RX_PLACE_BUSY";
+    case 21: return "TX_PKT_BUSY";
+    case 22: return "COMP_BUSY";
     default: return nullptr;
   }
 }
