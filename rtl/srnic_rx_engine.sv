@@ -581,8 +581,11 @@ module srnic_rx_engine #(
       job.cev      = cev_q;
     end
   end
+  // A packet to place is announced in its E_FINISH cycle (its write-back, and push, follow in
+  // the next): an idle mover starts one cycle earlier.
   srnic_rx_place #(.NUM_QPS(NUM_QPS)) u_place (
     .clk, .rst, .job_valid(job_push), .job_in(job), .job_ready,
+    .pre_valid(est == E_FINISH && do_place), .pre_job(job),
     .d_valid, .d_data, .d_ready,
     .aw_valid, .aw_addr, .aw_len, .aw_ready, .w_valid, .w_data, .w_strb, .w_last, .w_ready,
     .task_valid, .task_out, .task_ready, .cqe_valid, .cqe, .cqe_ready, .cev_valid, .cev, .cev_ready,

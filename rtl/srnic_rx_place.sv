@@ -32,6 +32,10 @@ module srnic_rx_place #(
   input  wire logic         job_valid,
   input  var srnic_pkg::rx_job_t job_in,
   output logic              job_ready,
+  // the placement part of the job the classification stage pushes in the next cycle (its
+  // outputs are not decided yet): a mover without work starts on it at once
+  input  wire logic         pre_valid,
+  input  var srnic_pkg::rx_job_t pre_job,
   // frame beats (RX buffer)
   input  wire logic         d_valid,
   input  wire logic [511:0] d_data,
@@ -95,9 +99,14 @@ module srnic_rx_place #(
   typedef enum logic [1:0] {P_IDLE, P_MOVE, P_DRAIN} pstate_e;
   pstate_e ps;
   assign mv_busy = ps != P_IDLE;
-  srnic_pkg::rx_job_t mj;                  // the job at mv
-  assign mj = ring[mv_ptr[PW-1:0]];
+  // The job at mv; when the ring holds no unplaced job, the one pushed in this cycle starts at
+  // once (it is written to the ring at the same edge, at mv), and without a push, a payload
+  // announced for the next cycle (pre_*) starts now: it is pushed, at mv, while it is moved.
+  srnic_pkg::rx_job_t mj;
   wire   mv_has = mv_ptr != wr_ptr;
+  wire   mv_pre = !mv_has && !job_push && pre_valid && pre_job.place;
+  assign mj = mv_has ? ring[mv_ptr[PW-1:0]] : job_push ? job_in : pre_job;
+  wire   mv_any = mv_has || job_push || mv_pre;
   logic [7:0]   beats_left;                // frame beats of the job at mv still in the RX buffer
 
   // Output beat j carries frame bytes [64j + delta, 64j + delta + 64) where
@@ -139,7 +148,7 @@ module srnic_rx_place #(
   assign d_ready = mv_fill || (ps == P_DRAIN && beats_left != 8'd0) ||
                    (mv_active && !mv_need_fill && w_fire && beats_left != 8'd0 && mv_out_left != 8'd1);
   // the job at mv is placed (and its beats taken) in this cycle
-  wire   mv_done = (ps == P_IDLE && mv_has && !mj.place && mj.nbeats == 8'd0) ||
+  wire   mv_done = (ps == P_IDLE && mv_any && !mj.place && mj.nbeats == 8'd0) ||
                    (ps == P_MOVE && w_end && beats_left == 8'd0) ||
                    (ps == P_DRAIN && (beats_left == 8'd0 || (beats_left == 8'd1 && d_valid)));
 
@@ -189,7 +198,7 @@ module srnic_rx_place #(
       end
       // ---------------- job sequencing
       case (ps)
-        P_IDLE: if (mv_has && !mv_done) begin
+        P_IDLE: if (mv_any && !mv_done) begin
           beats_left <= mj.nbeats;
           if (mj.place) begin
             mv_active     <= 1'b1;

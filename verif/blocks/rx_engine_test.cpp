@@ -138,6 +138,7 @@ struct Pkt {
   uint64_t snd_at = 0;
   uint64_t offer_at = 0;   // not offered before this cycle
   std::vector<uint8_t> pay;
+  uint64_t serial = 0;     // queued order (the beats of a packet carry it)
   bool fetched = false;
   RWqe wqe;
 };
@@ -543,7 +544,11 @@ class RxEngBench : public ::testing::Test {
     if (p.f[kRmDrop]) flen = uint32_t(rng.range(60, 600));
     const uint32_t nb = p.f[kRmRqFlush] ? 0 : (flen + 63) / 64;
     p.f[kRmNbeats] = nb;
+    p.serial = ++serials;
+    const uint64_t opc = p.f[kRmOpcode];
+    const int64_t rdq = (!p.f[kRmDrop] && opc >= 0x0D && opc <= 0x10) ? int64_t(p.f[kRmDqpn] & (kQps - 1)) : -1;
     for (uint32_t b = 0; b < nb; ++b) {
+      beat_tag.push_back({p.serial, rdq});
       std::array<uint8_t, 64> beat;
       for (uint32_t i = 0; i < 64; ++i) {
         const uint32_t off = b * 64 + i;
@@ -1291,8 +1296,9 @@ class RxEngBench : public ::testing::Test {
                                 << " (taken in cycle " << tk_x.front().take << ") never came";
     }
     // rdq_busy(q): from the take of a READ response of q until its payload is written. It must
-    // be set while a READ payload of q is due; it may be set only then, at the take, or while
-    // the record taken last (still being classified) is a READ response of q.
+    // be set while a READ payload of q is due; it may be set only then, at the take, while the
+    // record taken last (still being classified) is a READ response of q, or while frame beats
+    // of a taken READ response of q are still to be taken (after its payload).
     int64_t take_rdq = -1;
     {
       const bool take = hold_meta && t_meta;
@@ -1310,7 +1316,7 @@ class RxEngBench : public ::testing::Test {
         if ((dut->aw_valid || dut->w_valid) && !w_x.empty() && w_x.front().rdq == int64_t(rdq_q)) ++rd_busy_writes;
       }
       if (busy) {
-        ASSERT_TRUE(due || (take_rdata && take_q == rdq_q) || (cur_rdata && cur_q == rdq_q))
+        ASSERT_TRUE(due || (take_rdata && take_q == rdq_q) || (cur_rdata && cur_q == rdq_q) || rd_beats_due(rdq_q))
             << at << "rdq_busy for QP " << rdq_q << " with no READ response of it in the engine";
         rdq_hits += due;
       }
@@ -1343,6 +1349,7 @@ class RxEngBench : public ::testing::Test {
     if (HasFatalFailure()) return;
     if (hold_meta && t_meta) {
       const Pkt& p = pending.front();
+      taken_serial = p.serial;
       take_log.push_back({kTakePkt, uint32_t(p.f[kRmDqpn]), c});
       if (p.f[kRmDqpn] < kQps && !p.f[kRmDrop]) last_pkt_q = uint32_t(p.f[kRmDqpn]);
       predict(p);
@@ -1351,7 +1358,10 @@ class RxEngBench : public ::testing::Test {
       hold_meta = false;
       if (HasFatalFailure()) return;
     }
-    if (dv && dut->d_ready) beats.pop_front();
+    if (dv && dut->d_ready) {
+      beats.pop_front();
+      beat_tag.pop_front();
+    }
     if (dut->wqe_pop) {
       ASSERT_TRUE(wv) << at << "WQE popped from an empty FIFO";
       wqe_fifo.pop_front();
@@ -1694,6 +1704,15 @@ class RxEngBench : public ::testing::Test {
   std::deque<Pkt> pending;
   bool hold_meta = false;
   std::deque<std::array<uint8_t, 64>> beats;
+  std::deque<std::pair<uint64_t, int64_t>> beat_tag;   // per beat: its packet's serial, READ response QP or -1
+  uint64_t serials = 0, taken_serial = 0;              // packets queued; serial of the last one taken
+  // beats of a taken READ response of q are still in the RX buffer (its placement ends when
+  // they are all taken, also those after the payload)
+  bool rd_beats_due(uint32_t q) const {
+    for (const auto& t : beat_tag)
+      if (t.first <= taken_serial && t.second == int64_t(q)) return true;
+    return false;
+  }
   std::deque<WqeSlot> wqe_fifo;
   unsigned cur_wlat = 10;
   bool mr_busy = false, lk_busy = false;

@@ -11,7 +11,8 @@
 // to that job, so each job takes exactly its nbeats beats, no more and no fewer. The
 // job is placed in the cycle of the later of its last W and its last frame beat (a job
 // without payload: its last beat, or without beats one cycle after the previous job was
-// placed and after its push). From the cycle after that, once every earlier job has left,
+// placed and not before its push: a job pushed while no job waits to be placed starts in its
+// push cycle). From the cycle after that, once every earlier job has left,
 // its task, CQE and event (those it has) are offered exactly, field by field as pushed, and
 // it leaves the ring in the cycle the last of them is taken (a job without outputs: in the
 // first cycle it could offer them). From that the reference knows the ring's occupancy:
@@ -28,6 +29,9 @@
 // pay_off + pay_len + 4 (ICRC) bytes; some frames carry 1..3 beats more than that (the stage
 // drops whatever the frame has after the payload); jobs that only drop a frame, and jobs
 // without a frame (nbeats 0); has_task/has_cqe/has_cev and the outputs' fields random.
+// Now and then a payload job is announced (pre_valid, pre_job) in the cycle before its push, as
+// the classification stage does; an idle mover starts on it then, so its writes may come in
+// its push cycle (the reference admits it to the ring when it is announced).
 // Directed tests pin a job without payload and beats, an emitter blocked for a long time
 // (placement goes on until the ring is full), back-pressure on W alone, 4 KiB crossings
 // against bursts written out by hand, when rdq_busy clears, and the assertion on a push into
@@ -117,12 +121,14 @@ struct Beat {
 // Percent chances per cycle.
 struct Knobs {
   unsigned push = 100, d = 100, aw = 100, w = 100, task = 100, cqe = 100, cev = 100;
+  unsigned pre = 0;   // a payload job is announced (pre_*) a cycle before its push
 };
 
 struct Stats {
   uint64_t jobs = 0, placed = 0, dropped = 0, no_frame = 0, crossing = 0, big = 0, extra_beats = 0;
   uint64_t bytes = 0, beats = 0, aws = 0, tasks = 0, cqes = 0, cevs = 0;
   uint64_t busy_true = 0, busy_false_rd = 0, full_cycles = 0, w_while_emitter_blocked = 0;
+  uint64_t announced = 0, announced_idle = 0;   // jobs announced; of them, with no job waiting to be placed
 };
 
 class RxPlaceBench : public ::testing::Test {
@@ -131,6 +137,8 @@ class RxPlaceBench : public ::testing::Test {
 
   void reset() {
     dut->job_valid = 0;
+    dut->pre_valid = 0;
+    announced = false;
     dut->d_valid = 0;
     dut->aw_ready = dut->w_ready = dut->task_ready = dut->cqe_ready = dut->cev_ready = 0;
     dut->rdq_qpn = 0;
@@ -280,10 +288,28 @@ class RxPlaceBench : public ::testing::Test {
     return &ring[size_t(id - ring.front().id)];
   }
 
-  bool model_busy(uint32_t q) const {
+  // a pushed (or announced) job enters the model's ring
+  void admit(Job& j) {
+    expect_writes(j);
+    ++stats.jobs;
+    stats.placed += j.place;
+    stats.dropped += !j.place && j.nbeats;
+    stats.no_frame += !j.place && !j.nbeats;
+    stats.crossing += j.n_aw > 1;
+    stats.big += j.place && j.pay_len >= kMtu - 130;
+    stats.extra_beats += j.place && j.nbeats > frame_beats(j.pay_off, j.pay_len);
+    ring.push_back(std::move(j));
+  }
+
+  bool model_busy(uint32_t q, int64_t c) const {
     for (const Job& j : ring)
-      if (j.place && j.rd && j.qpn == q && j.moved == kNever) return true;
+      if (j.place && j.rd && j.qpn == q && j.moved == kNever && j.pushed < c) return true;
     return false;
+  }
+  // ring entries in use in cycle c (an announced job is in the model's ring a cycle before
+  // its push)
+  size_t in_ring(int64_t c) const {
+    return size_t(std::count_if(ring.begin(), ring.end(), [&](const Job& j) { return j.pushed < c; }));
   }
 
   // A QP to ask rdq_busy about: mostly one of a job in the ring.
@@ -326,25 +352,55 @@ class RxPlaceBench : public ::testing::Test {
       for (size_t i = 0; i < kJobWords; ++i) dut->job_in[i] = rng.u32();
       dut->job_in[kJobWords - 1] &= kJobTopMask;
     }
+    // A job announced in the previous cycle (pre_*) is pushed now; it is already in the
+    // model's ring (with this cycle as its push), since its payload may be moving.
+    dut->pre_valid = 0;
+    for (size_t i = 0; i < kJobWords; ++i) dut->pre_job[i] = rng.u32();
+    dut->pre_job[kJobWords - 1] &= kJobTopMask;
+    if (announced) dut->job_in = encode(ring.back());
     dut->job_valid = 0;
     dut.eval();
-    const bool push = !script.empty() && dut->job_ready && rng.percent(k.push);
+    const bool push = announced || (!script.empty() && dut->job_ready && rng.percent(k.push));
+    // announce the next job (a payload) instead of pushing it, now and then: the classification
+    // stage does so in the cycle before the write-back that pushes it
+    const bool announce = !push && !script.empty() && dut->job_ready && script.front().place && rng.percent(k.pre);
+    if (announce) {
+      dut->pre_valid = 1;
+      dut->pre_job = encode(script.front());
+    }
+    if (push) {
+      ASSERT_TRUE(dut->job_ready) << "cycle " << c << ": the announced job cannot be pushed";
+    }
     dut->job_valid = push;
     dut.eval();
-    check(c, q, dv, push);
+    check(c, q, dv, push && !announced);
+    if (HasFatalFailure()) return;
+    if (announced) {
+      announced = false;
+      ++stats.announced;
+    }
+    if (announce) {
+      stats.announced_idle += job_by_id(mv_id) == nullptr;
+      Job j = std::move(script.front());
+      script.pop_front();
+      j.pushed = c + 1;
+      admit(j);
+      announced = true;
+    }
     dut.tick();
   }
 
   void check(int64_t c, uint32_t q, bool dv, bool push) {
     const std::string at = "cycle " + std::to_string(c) + ": ";
     // ring occupancy: jobs pushed before this cycle and not yet left
-    ASSERT_EQ(bool(dut->job_ready), ring.size() != kJobs)
-        << at << "job_ready with " << ring.size() << " of " << kJobs << " ring entries in use";
-    ASSERT_EQ(bool(dut->idle), ring.empty()) << at << "idle with " << ring.size() << " jobs in the ring";
-    stats.full_cycles += ring.size() == kJobs;
+    const size_t used = in_ring(c);
+    ASSERT_EQ(bool(dut->job_ready), used != kJobs)
+        << at << "job_ready with " << used << " of " << kJobs << " ring entries in use";
+    ASSERT_EQ(bool(dut->idle), used == 0) << at << "idle with " << used << " jobs in the ring";
+    stats.full_cycles += used == kJobs;
 
     // rdq_busy
-    const bool busy = model_busy(q);
+    const bool busy = model_busy(q, c);
     if (!busy)
       for (const Job& j : ring) {
         if (!j.rd || j.qpn != q) continue;
@@ -443,19 +499,13 @@ class RxPlaceBench : public ::testing::Test {
       Job j = std::move(script.front());
       script.pop_front();
       j.pushed = c;
-      expect_writes(j);
-      ++stats.jobs;
-      stats.placed += j.place;
-      stats.dropped += !j.place && j.nbeats;
-      stats.no_frame += !j.place && !j.nbeats;
-      stats.crossing += j.n_aw > 1;
-      stats.big += j.place && j.pay_len >= kMtu - 130;
-      stats.extra_beats += j.place && j.nbeats > frame_beats(j.pay_off, j.pay_len);
-      ring.push_back(std::move(j));
+      admit(j);
     }
     // placed in this cycle: the first job not yet placed, once its payload is written and its
     // frame taken; a job without frame one cycle after the previous one
-    if (Job* p = job_by_id(mv_id); p && p->pushed < c) {
+    // (a job pushed into a ring without unplaced jobs starts in its push cycle: without payload
+    // and frame it is placed then)
+    if (Job* p = job_by_id(mv_id); p && p->pushed <= c) {
       const bool done = p->place ? p->w_taken == p->n_w && p->d_taken == p->nbeats
                                  : p->nbeats ? p->d_taken == p->nbeats : last_moved < c;
       if (done) {
@@ -548,7 +598,8 @@ class RxPlaceBench : public ::testing::Test {
   int64_t fixed_rdq = -1;   // rdq_qpn held at this QP (>= 0) instead of picked per cycle
   unsigned rd_pct = 35, hot_qps = 0;
   std::deque<Job> script;   // jobs not yet pushed, in order
-  std::deque<Job> ring;     // pushed and not yet left, oldest first
+  std::deque<Job> ring;     // pushed (or announced) and not yet left, oldest first
+  bool announced = false;   // ring.back() was announced last cycle: it is pushed now
   std::vector<Job> done_log;
   std::deque<Beat> beats;   // the RX buffer: frames of the queued and pushed jobs, in order
   std::deque<AwX> aw_x;
@@ -577,6 +628,7 @@ TEST_F(RxPlaceBench, RandomTraffic) {
     k.task = rng.percent(10) ? 0 : rate();
     k.cqe = rate();
     k.cev = rate();
+    k.pre = rng.percent(30) ? 0 : unsigned(rng.range(10, 60));
     hot_qps = rng.percent(50) ? unsigned(rng.range(1, 3)) : 0;
     rd_pct = unsigned(rng.range(10, 70));
     run(5000);
@@ -587,14 +639,17 @@ TEST_F(RxPlaceBench, RandomTraffic) {
   std::printf("[bench] %llu jobs (%llu placed, %llu 4 KiB crossings, %llu near a full MTU, %llu with extra beats, "
               "%llu dropped frames, %llu without frame), %llu payload bytes, %llu AW, %llu frame beats; "
               "%llu/%llu/%llu tasks/CQEs/events; rdq_busy true %llu, false for a READ job's QP %llu; ring full "
-              "%llu cycles; %llu W beats while the emitter waited\n",
+              "%llu cycles; %llu W beats while the emitter waited; %llu announced (%llu to an idle mover)\n",
               (unsigned long long)stats.jobs, (unsigned long long)stats.placed, (unsigned long long)stats.crossing,
               (unsigned long long)stats.big, (unsigned long long)stats.extra_beats, (unsigned long long)stats.dropped,
               (unsigned long long)stats.no_frame, (unsigned long long)stats.bytes, (unsigned long long)stats.aws,
               (unsigned long long)stats.beats, (unsigned long long)stats.tasks, (unsigned long long)stats.cqes,
               (unsigned long long)stats.cevs, (unsigned long long)stats.busy_true,
               (unsigned long long)stats.busy_false_rd, (unsigned long long)stats.full_cycles,
-              (unsigned long long)stats.w_while_emitter_blocked);
+              (unsigned long long)stats.w_while_emitter_blocked, (unsigned long long)stats.announced,
+              (unsigned long long)stats.announced_idle);
+  EXPECT_GE(stats.announced, 300u);
+  EXPECT_GE(stats.announced_idle, 20u) << "announced payloads rarely found the mover idle";
   EXPECT_GE(stats.jobs, 3000u);
   EXPECT_GE(stats.placed, 1500u);
   EXPECT_GE(stats.crossing, 200u);
@@ -612,8 +667,8 @@ TEST_F(RxPlaceBench, RandomTraffic) {
   EXPECT_GE(stats.w_while_emitter_blocked, 1000u);
 }
 
-// A job without payload and without frame beats produces only its outputs: placed the cycle
-// after its push, offered the cycle after that; one without outputs just passes; a job that
+// A job without payload and without frame beats produces only its outputs: placed in its push
+// cycle (the ring holds no unplaced job), offered the cycle after that; one without outputs just passes; a job that
 // drops a frame takes exactly its beats (the next job's payload is the next frame's).
 TEST_F(RxPlaceBench, NoPayloadNoBeats) {
   SRNIC_BENCH_TRACE();
@@ -633,10 +688,10 @@ TEST_F(RxPlaceBench, NoPayloadNoBeats) {
   for (int i = 0; i < 200 && !HasFatalFailure() && !(script.empty() && ring.empty()); ++i) step();
   ASSERT_TRUE(script.empty() && ring.empty());
   const Job &ja = done_job(0), &jb = done_job(1), &jc = done_job(2), &jd = done_job(3);
-  EXPECT_EQ(ja.moved, ja.pushed + 1) << "no payload, no beats: placed the cycle after the push";
-  EXPECT_EQ(ja.task_at, ja.pushed + 2) << "its outputs offered the cycle after";
-  EXPECT_EQ(ja.cqe_at, ja.pushed + 2);
-  EXPECT_EQ(ja.cev_at, ja.pushed + 2);
+  EXPECT_EQ(ja.moved, ja.pushed) << "no payload, no beats, nothing unplaced before it: placed in the push cycle";
+  EXPECT_EQ(ja.task_at, ja.pushed + 1) << "its outputs offered the cycle after";
+  EXPECT_EQ(ja.cqe_at, ja.pushed + 1);
+  EXPECT_EQ(ja.cev_at, ja.pushed + 1);
   EXPECT_EQ(jb.freed, std::max(jb.moved, ja.freed) + 1) << "a job without outputs leaves at once";
   EXPECT_EQ(jc.d_taken, 6u);
   EXPECT_EQ(jc.n_w, 0u);
@@ -683,7 +738,7 @@ TEST_F(RxPlaceBench, BlockedEmitterDoesNotStopPlacement) {
   EXPECT_TRUE(w_x.empty());
   EXPECT_EQ(ring.front().id, 0u);
   EXPECT_EQ(ring.front().task_at, kNever);
-  EXPECT_FALSE(model_busy(3)) << "every READ response in the ring is placed";
+  EXPECT_FALSE(model_busy(3, int64_t(dut.cycle()))) << "every READ response in the ring is placed";
   k.task = 100;
   drain();
   EXPECT_EQ(stats.jobs, 3 * kJobs + 1);
