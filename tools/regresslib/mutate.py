@@ -279,6 +279,15 @@ def first_test_error(log):
     return "failed"
 
 
+def regen_failed(log):
+    """ninja re-ran CMake for the build directory and that failed."""
+    try:
+        with open(log, errors="replace") as f:
+            return "rebuilding 'build.ninja': subcommand failed" in f.read()
+    except OSError:
+        return False
+
+
 def build_targets(opts, targets, log):
     """Builds targets in the mutant build directory (ninja redoes only what the changed RTL
     file feeds); False if it fails."""
@@ -348,6 +357,13 @@ def run_mutant(name, overrides, tests, opts, seed, stop_at_first=True):
             targets = list(dict.fromkeys(x for u in stage for x in u.targets))
             built.update(u.name for u in stage)
             if not build_targets(opts, targets, build_log):
+                if regen_failed(build_log):
+                    # the build directory's own configuration failed (a stale configuration
+                    # re-run by ninja), not the mutant's build: no verdict
+                    res.update(result="error", by="re-configuring the mutant build directory failed: "
+                               + first_build_error(build_log), test="build")
+                    errors.append(res["by"])
+                    break
                 res["killers"].append({"test": "build", "by": first_build_error(build_log)})
                 res.update(result="killed_build", by=first_build_error(build_log), test=f"build ({t.name})")
                 break

@@ -55,6 +55,22 @@ class Apply(unittest.TestCase):
         self.assertEqual(warnings, ["mutant 'drift': line hint 40, but 'find' is at rtl/a.sv:3"])
 
 
+class BuildLog(unittest.TestCase):
+    """A failed re-configuration of the mutant build directory is no verdict on the mutant."""
+
+    def test_regen_failure_is_told_apart(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "build.log")
+            with open(log, "w") as f:
+                f.write("%Error: rtl/srnic_rx_engine.sv:586:3: Cannot find file containing module: 'x'\n"
+                        "ninja: error: rebuilding 'build.ninja': subcommand failed\n")
+            self.assertTrue(mutate.regen_failed(log))
+            with open(log, "w") as f:
+                f.write("%Error: rtl/srnic_rx_engine.sv:586:3: syntax error\nFAILED: x.cpp\n")
+            self.assertFalse(mutate.regen_failed(log))
+            self.assertFalse(mutate.regen_failed(os.path.join(d, "missing.log")))
+
+
 class Tree(unittest.TestCase):
     def test_sync_rewrites_only_changed_files(self):
         with tempfile.TemporaryDirectory() as d:
