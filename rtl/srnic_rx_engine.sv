@@ -408,8 +408,7 @@ module srnic_rx_engine #(
 
   // outcome of the classification
   logic [63:0] dst;         // placement address
-  logic        place;       // payload goes to host memory (when the classification gets there)
-  logic        do_place;    // ... and it does: the job places it
+  logic        do_place;    // the job places the payload at dst
   logic        want_cev;    // a completion engine event
   logic        ack;         // send an ACK/NAK task
   logic [7:0]  ack_syn;
@@ -661,7 +660,7 @@ module srnic_rx_engine #(
         E_CLASSIFY: begin
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0; do_place <= 1'b0;
-          place <= 1'b0; cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
+          cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
           acc_fail <= 1'b0; total_len <= '0; rd_fail_free <= 1'b0; dup_rd <= 1'b0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
@@ -746,7 +745,6 @@ module srnic_rx_engine #(
               if (s.rd_valid && srnic_pkg::psn_ge(m.psn, rd_first) && srnic_pkg::psn_ge(rd_last, m.psn)) begin
                 if (m.psn == s.rd_next && rsp_ok_cur) begin
                   dst <= rd_pa + ({40'd0, m.psn - rd_first} << srnic_pkg::mtu_log2(rd_mtu));
-                  place <= m.pay_len != 13'd0;
                   do_place <= m.pay_len != 13'd0; est <= E_FINISH;
                 end else if (m.psn == s.rd_next && !op_ok_cur) begin
                   est <= E_WB;       // stale: a response for another request of this PSN
@@ -800,7 +798,6 @@ module srnic_rx_engine #(
             if (m.reth_len == 32'd0) begin
               rd_pa_q <= '0;
               est <= is_rreq ? E_FINISH : E_FINISH;
-              place <= 1'b0;
               if (is_write) begin s.m_pa <= '0; s.m_len <= '0; s.m_done <= '0; end
               if (is_write && has_imm) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
@@ -824,7 +821,6 @@ module srnic_rx_engine #(
               want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_WB;
             end else begin
               dst <= s.m_pa;
-              place <= m.pay_len != 13'd0;
               do_place <= m.pay_len != 13'd0; est <= E_FINISH;
             end
           end
@@ -843,7 +839,7 @@ module srnic_rx_engine #(
               rd_pa_q <= mr_pa; est <= E_FINISH;
             end else begin
               s.m_pa <= mr_pa; s.m_len <= m.reth_len; s.m_done <= '0;
-              dst <= mr_pa; place <= m.pay_len != 13'd0;
+              dst <= mr_pa;
               if (has_imm && is_last) begin
                 if (m.rq_fetched && m.rq_idx == s.rq_ci) est <= E_RQ_R;
                 else begin ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_WB; end
@@ -870,7 +866,7 @@ module srnic_rx_engine #(
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_ACCESS_ERR; est <= E_WB;
           end else if (is_write) begin
             // WRITE with immediate: the receive WQE only supplies wr_id
-            dst <= s.m_pa; place <= m.pay_len != 13'd0;
+            dst <= s.m_pa;
             do_place <= m.pay_len != 13'd0; est <= E_FINISH;
           end else if (!rw_ok && m.pay_len != 13'd0) begin
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_REM_OP; s.err <= 1'b1;
@@ -879,7 +875,7 @@ module srnic_rx_engine #(
             ack <= 1'b1; ack_syn <= srnic_pkg::AETH_NAK_INV_REQ; s.err <= 1'b1;
             want_cqe <= 1'b1; cqe_status <= srnic_abi_pkg::WC_REM_INV_REQ_ERR; est <= E_WB;
           end else begin
-            dst <= rw_pa; place <= m.pay_len != 13'd0;
+            dst <= rw_pa;
             do_place <= m.pay_len != 13'd0; est <= E_FINISH;
           end
         end
@@ -902,7 +898,6 @@ module srnic_rx_engine #(
           end else begin
             s.rd_valid <= 1'b1; s.rd_idx <= rdc_lk_idx;
             dst <= rdc_lk_pa;          // the first response: offset 0
-            place <= m.pay_len != 13'd0;
             do_place <= m.pay_len != 13'd0; est <= E_FINISH;
           end
         end
@@ -971,7 +966,7 @@ module srnic_rx_engine #(
   end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{qp_cmd, m, wqe_data, st_v, psn_d, rd_np_raw, st_q,
-                     s, c, cmd_cfg, place, place_idle};
+                     s, c, cmd_cfg, place_idle};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

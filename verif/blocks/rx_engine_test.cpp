@@ -62,6 +62,7 @@
 
 #include "Vsrnic_rx_engine.h"
 #include "bench.hpp"
+#include "payload_writes.hpp"
 #include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
@@ -578,27 +579,15 @@ class RxEngBench : public ::testing::Test {
 
   // ------------------------------------------------------------ the reference
   void place(uint64_t dst, const std::vector<uint8_t>& pay) {
-    const uint64_t d0 = dst & 63;
-    const uint64_t nbeats = (d0 + pay.size() + 63) / 64;
-    uint64_t addr = dst & ~63ull, left = nbeats, j = 0;
-    while (left) {
-      const uint64_t n = std::min<uint64_t>(64 - ((addr >> 6) & 63), left);
-      aw_x.push_back({addr, unsigned(n - 1)});
-      for (uint64_t k = 0; k < n; ++k, ++j) {
-        WX w{};
-        w.last = k == n - 1;
-        for (int b = 0; b < 64; ++b) {
-          const int64_t idx = int64_t(j * 64 + uint64_t(b)) - int64_t(d0);
-          if (idx >= 0 && idx < int64_t(pay.size())) {
-            w.strb |= 1ull << b;
-            w.data[b] = pay[size_t(idx)];
-          }
-        }
-        w_x.push_back(w);
-      }
-      addr += n * 64;
-      left -= n;
-    }
+    payload_writes(
+        dst, pay.data(), pay.size(), [&](uint64_t addr, uint64_t n) { aw_x.push_back({addr, unsigned(n - 1)}); },
+        [&](uint64_t, uint64_t, uint64_t strb, bool last, const std::array<uint8_t, 64>& data) {
+          WX w{};
+          w.strb = strb;
+          w.last = last;
+          std::copy(data.begin(), data.end(), w.data);
+          w_x.push_back(w);
+        });
   }
   void task(bool rd, uint32_t q, uint32_t psn, uint8_t syn, uint64_t addr = 0, uint32_t len = 0) {
     task_x.push_back({rd, q, psn & kMask, syn, st[q].msn, addr, len, cfg[q].mtu});

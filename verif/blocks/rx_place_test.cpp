@@ -45,6 +45,7 @@
 
 #include "Vsrnic_rx_place.h"
 #include "bench.hpp"
+#include "payload_writes.hpp"
 #include "pkg_layouts.hpp"
 
 namespace srnic::verif::blocks {
@@ -258,29 +259,18 @@ class RxPlaceBench : public ::testing::Test {
   // The AW bursts and W beats of a job's payload.
   void expect_writes(Job& j) {
     if (!j.place) return;
-    const uint64_t d0 = j.dst & 63;
-    const uint64_t nout = (d0 + j.pay_len + 63) / 64;
-    uint64_t addr = j.dst & ~63ull, left = nout, beat = 0;
-    while (left) {
-      const uint64_t n = std::min<uint64_t>(64 - ((addr >> 6) & 63), left);
-      const uint64_t burst = aw_made++;
-      aw_x.push_back({j.id, addr, unsigned(n - 1)});
-      ++j.n_aw;
-      for (uint64_t k = 0; k < n; ++k, ++beat) {
-        WX w{j.id, burst, addr + k * 64, unsigned(beat), 0, k == n - 1, {}};
-        for (int b = 0; b < 64; ++b) {
-          const int64_t idx = int64_t(beat * 64 + uint64_t(b)) - int64_t(d0);
-          if (idx >= 0 && idx < int64_t(j.pay_len)) {
-            w.strb |= 1ull << b;
-            w.data[size_t(b)] = j.frame[size_t(j.pay_off + uint64_t(idx))];
-          }
-        }
-        w_x.push_back(w);
-        ++j.n_w;
-      }
-      addr += n * 64;
-      left -= n;
-    }
+    uint64_t burst = 0;
+    payload_writes(
+        j.dst, j.frame.data() + j.pay_off, j.pay_len,
+        [&](uint64_t addr, uint64_t n) {
+          burst = aw_made++;
+          aw_x.push_back({j.id, addr, unsigned(n - 1)});
+          ++j.n_aw;
+        },
+        [&](uint64_t addr, uint64_t beat, uint64_t strb, bool last, const std::array<uint8_t, 64>& data) {
+          w_x.push_back(WX{j.id, burst, addr, unsigned(beat), strb, last, data});
+          ++j.n_w;
+        });
   }
 
   Job* job_by_id(uint64_t id) {
