@@ -22,7 +22,7 @@ package srnic_abi_pkg;
   localparam logic [15:0] REG_CMD         = 16'h0240;
   localparam logic [15:0] REG_CMD_STATUS  = 16'h0244;
   localparam logic [15:0] REG_CNT_BASE    = 16'h0400;
-  localparam int          NUM_COUNTERS    = 23;
+  localparam int          NUM_COUNTERS    = 25;
   localparam logic [31:0] ID_VALUE        = 32'h53524E43;
   localparam logic [31:0] VERSION_VALUE   = 32'h00010000;
   localparam int          CMD_BYTES       = 64;
@@ -50,6 +50,8 @@ package srnic_abi_pkg;
   localparam int          CNT_RX_PLACE_BUSY     = 20;
   localparam int          CNT_TX_PKT_BUSY       = 21;
   localparam int          CNT_COMP_BUSY         = 22;
+  localparam int          CNT_SQ_TURNS          = 23;
+  localparam int          CNT_SQ_TURNS_DROPPED  = 24;
   // command opcodes (REG_CMD[31:24])
   localparam logic [7:0]  CMD_QP_MODIFY = 8'd1;
   localparam logic [7:0]  CMD_MR_WRITE  = 8'd2;

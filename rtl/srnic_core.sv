@@ -197,7 +197,7 @@ module srnic_core #(
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
     .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy, .rdc_free({1'b0, rdc_n_free}),
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
-    .lerr_valid, .lerr, .lerr_ready);
+    .lerr_valid, .lerr, .lerr_ready, .turn_end, .turn_drop, .turn_qpn());
 
   // outstanding READ contexts (requester)
   logic        rdc_valid, rdc_ready, rdc_lk_valid, rdc_lk_rsp, rdc_lk_hit, rdc_free_valid, rdc_flush_valid;
@@ -244,6 +244,7 @@ module srnic_core #(
   logic [63:0]  pk_tkeep;
   logic         pk_tlast, pk_tvalid, pk_tready, frame_sent;
   logic busy_txpkt, busy_comp, busy_cls, busy_place;   // performance counters
+  logic turn_end, turn_drop;
   srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
     .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid(qp_cmd_valid[1]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
     .req_valid(req_job_valid && tkx_room), .req_job, .req_ready(req_pkt_ready),
@@ -335,7 +336,7 @@ module srnic_core #(
     .l_valid(lerr_valid), .l_ev(lerr), .l_ready(lerr_ready),
     .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready), .busy_qpn(comp_busy_qpn), .busy(comp_busy));
 
-  srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
+  srnic_comp #(.NUM_QPS(NUM_QPS), .MAX_RUN(32), .FETCH_BEATS(128)) u_comp (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[3]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
     .ev_valid, .ev_in(ev), .ev_ready, .busy_qpn(comp_busy_qpn), .busy(comp_busy),
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
@@ -427,6 +428,8 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_RX_PLACE_BUSY]     = busy_place;
     cnt_inc[srnic_abi_pkg::CNT_TX_PKT_BUSY]       = busy_txpkt;
     cnt_inc[srnic_abi_pkg::CNT_COMP_BUSY]         = busy_comp;
+    cnt_inc[srnic_abi_pkg::CNT_SQ_TURNS]          = turn_end;
+    cnt_inc[srnic_abi_pkg::CNT_SQ_TURNS_DROPPED]  = turn_drop;
   end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};

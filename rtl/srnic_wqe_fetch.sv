@@ -14,7 +14,18 @@
 // responses in srnic_rd_ctx). The turn stops in front of it and the QP is requeued; while
 // the READs are outstanding its turns end in the issue stage without reading WQEs again.
 // At turn end the send state (consumer index, offset in the current WQE, next PSN) is
-// written back and the scheduler is told whether work is left.
+// written back.
+// Several turns of one QP in flight (decision 75): a turn ends for the scheduler when it is
+// issued (done_*), and the QP is queued again at once if WQEs beyond the ones this turn reads
+// are posted. Its next turn reads the WQEs after the youngest turn of the QP in flight (the
+// fetch cursor is that turn's first index plus its WQE count; nothing per QP is stored for
+// it) and is planned with the send state the turn before it wrote back (forwarded into the
+// turns waiting in the ring). At most TURNS_PER_QP turns of a QP are in flight. A turn that
+// ends early (budget spent inside its WQEs, fence, no READ context, bad or reused WQE) marks
+// the younger turns of its QP as doomed: the plan stage drops their WQEs unread
+// (fetch-and-drop) and the QP is kicked to be queued again if it has work left; until the
+// doomed turns are gone, the QP's turns end in the issue stage and requeue it. Stop requests,
+// rewinds and commands of a QP wait until none of its turns is in flight.
 // Go-back-N: the completion engine answers each retry episode with a rewind (rw_*): the QP's
 // send state is locked (a turn in flight ends first), every segment of the QP already planned
 // is emitted (jobs in the packetizer leave before any resent packet, with their PSNs), its
@@ -32,8 +43,9 @@
 // WQE data space is reserved before each read so the shared AXI R channel never stalls.
 `default_nettype none
 module srnic_wqe_fetch #(
-  parameter int NUM_QPS   = 16384,
-  parameter int MAX_TURNS = 8
+  parameter int NUM_QPS      = 16384,
+  parameter int MAX_TURNS    = 8,     // turns in flight (ring), a power of two
+  parameter int TURNS_PER_QP = 4      // turns of one QP in flight, 1..MAX_TURNS
 ) (
   input  wire logic                       clk,
   input  wire logic                       rst,
@@ -129,12 +141,23 @@ module srnic_wqe_fetch #(
   output logic                            bad_wqe,
   output logic                            lerr_valid,
   output srnic_pkg::comp_ev_t             lerr,
-  input  wire logic                       lerr_ready
+  input  wire logic                       lerr_ready,
+  // a turn left the plan stage (performance counters, benches): planned (its send state
+  // written back), or dropped unread (doomed)
+  output logic                            turn_end,
+  output logic                            turn_drop,
+  output logic [$clog2(NUM_QPS)-1:0]      turn_qpn
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
   localparam int ST_W  = 16 + 32 + 24 + 1 + 16 + 1 + 1 + 24;
   localparam int WBUF  = MAX_TURNS * 8;
+  localparam int RW_   = $clog2(MAX_TURNS);
+  localparam int FLW   = $clog2(MAX_TURNS + 2);
+  initial begin
+    if (MAX_TURNS < 2 || (1 << RW_) != MAX_TURNS) $fatal(1, "srnic_wqe_fetch: MAX_TURNS must be a power of two >= 2");
+    if (TURNS_PER_QP < 1 || TURNS_PER_QP > MAX_TURNS) $fatal(1, "srnic_wqe_fetch: TURNS_PER_QP must be 1..MAX_TURNS");
+  end
 
   // ------------------------------------------------------------ per-QP state RAMs
   typedef struct packed {
@@ -188,7 +211,8 @@ module srnic_wqe_fetch #(
   end
   wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
-  wire st_ext  = qp_cmd_valid && kst == K_ST;
+  logic cmd_busy;   // a turn of the command's QP is in flight or in the issue stage (below)
+  wire st_ext  = qp_cmd_valid && kst == K_ST && !cmd_busy;
   assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) ||
                                          (kst == K_ST && st_ext_ready && !qp_cmd.init_idx) ||
                                          (kst == K_PI && !db_valid));
@@ -204,10 +228,12 @@ module srnic_wqe_fetch #(
     .rsp_valid(cfg_rsp_v), .rsp_data(cfg_rsp),
     .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
     .ext_valid(cfg_ext), .ext_ready(cfg_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_cfg));
-  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(MAX_TURNS)) u_st (
-    .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(rd_qpn), .req_lock(1'b1),
+  // no locks: turns of a QP are ordered by the ring below, and whatever else writes the send
+  // state (stop requests, rewinds, commands) waits until no turn of the QP is in flight
+  srnic_qpc_ram #(.WIDTH(ST_W), .NUM_QPS(NUM_QPS), .LOCKS(1)) u_st (
+    .clk, .rst, .req_valid(rd_req), .req_ready(st_ready), .req_qpn(rd_qpn), .req_lock(1'b0),
     .rsp_valid(st_rsp_v), .rsp_data(st_rsp),
-    .wr_valid(st_wr), .wr_qpn(st_wr_qpn), .wr_data(st_wr_data), .wr_unlock(1'b1),
+    .wr_valid(st_wr), .wr_qpn(st_wr_qpn), .wr_data(st_wr_data), .wr_unlock(1'b0),
     .ext_valid(st_ext), .ext_ready(st_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_st));
   // producer indices: doorbells, cleared on RESET->INIT
   wire pi_cmd = qp_cmd_valid && kst == K_PI && !db_valid;
@@ -224,6 +250,8 @@ module srnic_wqe_fetch #(
     logic [15:0]   pi;
     logic          stop;    // a stop request, not a scheduler turn
     logic          host;    // the stop came from the host (QP moved to ERR)
+    logic [15:0]   fs;      // index of the first WQE read
+    logic          spec;    // issued while an earlier turn of the QP was in flight
   } turn_t;
 
   logic          iss_busy;         // a read of the QP state is in flight
@@ -234,34 +262,94 @@ module srnic_wqe_fetch #(
   logic          rdq_busy_a, rdq_busy_p;   // READs planned, not yet in srnic_rd_ctx (below)
   logic          ctx_push, ctx_ready, ctx_valid, ctx_pop;
   turn_t         ctx_in, ctx;
-  logic [$clog2(MAX_TURNS):0] ctx_count;
+  logic          ctx_doom;                // the oldest turn in the ring is doomed
   logic [$clog2(WBUF):0] wbuf_resv;      // beats reserved (requested, not yet consumed)
   logic          idle_done;              // issue stage reports a turn with nothing to do
 
+  // Turns in flight: the ring of issued turns (oldest first) and the plan stage's turn. Three
+  // searches by QPN: the issue stage's QP (a), the QP an input wants to read (i) and the
+  // command's QP (c).
+  // (the fields searched and the send state, forwarded into waiting turns, kept apart)
+  turn_t            rg [MAX_TURNS];
+  txst_t            rg_st [MAX_TURNS];
+  logic [AW-1:0]    rg_qpn [MAX_TURNS];
+  logic [15:0]      rg_end [MAX_TURNS];     // fs + n
+  logic [MAX_TURNS-1:0] rg_ok;              // a WQE-reading turn (not a stop, not a flush)
+  logic [MAX_TURNS-1:0] rg_doom;
+  logic [RW_-1:0]   rg_wp, rg_rp;
+  logic [RW_:0]     rg_cnt;
+  logic             t_doom;                 // the plan stage's turn is doomed
+  logic             t_fly;                  // the plan stage holds a turn
+  turn_t            t;
+  logic             fl_any_a, fl_ok_a, fl_any_i, fl_any_c;
+  logic [FLW-1:0]   fl_cnt_a;
+  logic [15:0]      fl_end_a;               // fetch cursor: after the youngest turn's WQEs
+  logic [AW-1:0]    sel_qpn;
+  logic [RW_-1:0]   rg_k;
+  always_comb begin
+    rg_k     = rg_rp;
+    fl_any_a = t_fly && t.qpn == iss_qpn;
+    fl_cnt_a = FLW'(fl_any_a);
+    fl_ok_a  = !t_doom && !t.stop && t.n != 4'd0;
+    fl_end_a = t.fs + {12'd0, t.n};
+    fl_any_i = t_fly && t.qpn == sel_qpn;
+    fl_any_c = t_fly && t.qpn == qp_cmd.qpn[AW-1:0];
+    for (int i = 0; i < MAX_TURNS; i++) begin
+      rg_k = rg_rp + RW_'(i);
+      if ((RW_+1)'(i) < rg_cnt) begin
+        if (rg_qpn[rg_k] == iss_qpn) begin
+          fl_any_a = 1'b1;
+          fl_cnt_a = fl_cnt_a + FLW'(1);
+          fl_ok_a  = !rg_doom[rg_k] && rg_ok[rg_k];
+          fl_end_a = rg_end[rg_k];
+        end
+        if (rg_qpn[rg_k] == sel_qpn) fl_any_i = 1'b1;
+        if (rg_qpn[rg_k] == qp_cmd.qpn[AW-1:0]) fl_any_c = 1'b1;
+      end
+    end
+  end
+  assign cmd_busy = fl_any_c || (iss_busy && iss_qpn == qp_cmd.qpn[AW-1:0]);
+
   // stop requests go before host stops, host stops before rewinds, rewinds before scheduler
-  // turns
+  // turns; the first three wait until no turn of their QP is in flight
   wire   take_stop  = stop_valid;
   wire   take_hstop = !stop_valid && hstop_valid;
   wire   take_rw    = !stop_valid && !hstop_valid && rw_valid;
-  assign rd_req  = (stop_valid || hstop_valid || rw_valid || s_valid) && !iss_busy && cfg_ready && st_ready;
-  assign rd_qpn  = take_stop ? stop_qpn : take_hstop ? hstop_qpn : take_rw ? rw.qpn[AW-1:0] : s_qpn;
+  assign sel_qpn = take_stop ? stop_qpn : take_hstop ? hstop_qpn : take_rw ? rw.qpn[AW-1:0] : s_qpn;
+  wire   sel_wait = (stop_valid || hstop_valid || rw_valid) && fl_any_i;
+  assign rd_req  = (stop_valid || hstop_valid || rw_valid || s_valid) && !iss_busy && cfg_ready && st_ready &&
+                   !sel_wait;
+  assign rd_qpn  = sel_qpn;
   assign s_ready = rd_req && !take_stop && !take_hstop && !take_rw;
   assign stop_ready  = rd_req && take_stop;
   assign hstop_ready = rd_req && take_hstop;
   assign rw_ready     = rd_req && take_rw;
 
-  // the state read is captured when it returns and held until the turn is issued
+  // the state read is captured when it returns and held until the turn is issued; a turn of
+  // the same QP ending in the plan stage meanwhile writes its state through (a_st_cur)
   sqcfg_t      a_cfg;
-  txst_t       a_st;
+  txst_t       a_st, a_st_cur;
   logic [15:0] a_pi;
+  logic        a_valid;
+  logic        p_wr;
+  txst_t       cur_wb;
+  assign a_st_cur = (p_wr && t.qpn == iss_qpn) ? cur_wb : a_st;
   always_ff @(posedge clk) begin
     if (cfg_rsp_v) begin a_cfg <= cfg_rsp; a_st <= st_rsp; a_pi <= pi_rsp; end
+    else if (a_valid) a_st <= a_st_cur;
   end
+  // A scheduler turn of a QP with turns in flight reads after the youngest of them; it waits
+  // (ends here, the QP requeued) while that one is doomed or a stop, or TURNS_PER_QP are in
+  // flight.
+  wire        a_sched = !iss_stop && !iss_rw;
+  wire        a_spec  = a_sched && fl_any_a;
+  wire        a_hold  = a_spec && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
+  wire [15:0] a_base  = a_spec ? fl_end_a : a_st_cur.ci;
   wire [15:0] a_size  = 16'd1 << a_cfg.log_sq;
-  wire [15:0] a_avail = a_pi - a_st.ci;
-  wire [15:0] a_room  = a_size - (a_st.ci & (a_size - 16'd1));
+  wire [15:0] a_avail = a_pi - a_base;
+  wire [15:0] a_room  = a_size - (a_base & (a_size - 16'd1));
   logic [15:0] a_n;
-  wire [63:0] a_addr   = a_cfg.sq_base + {42'd0, (a_st.ci & (a_size - 16'd1)), 6'd0};
+  wire [63:0] a_addr   = a_cfg.sq_base + {42'd0, (a_base & (a_size - 16'd1)), 6'd0};
   wire [15:0] a_room4k = 16'd64 - {10'd0, a_addr[11:6]};
   always_comb begin
     a_n = a_avail;
@@ -271,33 +359,37 @@ module srnic_wqe_fetch #(
   end
   // fence: the QP stopped at a fenced WQE and still has READs outstanding; the turn ends here
   // and the QP is requeued (no WQE read until the READs are done)
-  wire a_fence = a_st.fwait && (rdc_qa_busy || rdq_busy_a);
-  wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st.err && !iss_stop &&
-                !a_st.park && !iss_rw;
+  wire a_fence = a_st_cur.fwait && (rdc_qa_busy || rdq_busy_a);
+  wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st_cur.err && !iss_stop &&
+                !a_st_cur.park && !iss_rw && !a_hold;
   wire a_work = a_go && !a_fence;
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
-  wire a_flush = !iss_rw && ((a_st.err && a_pi != a_st.fl_pi) || (iss_stop && !a_st.err) || iss_host);
-  // hold the response until it can be issued
-  logic a_valid;
+  wire a_flush = !iss_rw && !a_hold &&
+                 ((a_st_cur.err && a_pi != a_st_cur.fl_pi) || (iss_stop && !a_st_cur.err) || iss_host);
   always_comb begin
     ctx_in.qpn = iss_qpn;
     ctx_in.cfg = a_cfg;
-    ctx_in.st  = a_st;
-    ctx_in.st.err = a_st.err || iss_stop;
+    ctx_in.st  = a_st_cur;
+    ctx_in.st.err = a_st_cur.err || iss_stop;
     ctx_in.stop = iss_stop;
     ctx_in.host = iss_host;
     ctx_in.n   = a_flush ? 4'd0 : a_n[3:0];
     ctx_in.pi  = a_pi;
+    ctx_in.fs  = a_base;
+    ctx_in.spec = a_spec;
   end
   wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
   wire wbuf_ok = wbuf_need <= 16'(WBUF);
-  assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok;
+  // a scheduler turn ends when it is issued: done goes out with the push
+  assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok && done_ready;
   assign ar_addr   = a_addr;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
-  assign ctx_push  = (ar_valid && ar_ready) || (a_valid && a_flush && ctx_ready);
-  // a turn without work ends here; it competes with the process stage for done
+  wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || done_ready);
+  assign ctx_push  = (ar_valid && ar_ready) || flush_push;
+  // a turn without work ends here
   assign idle_done = a_valid && !a_work && !a_flush;
+
   // Rewind: applied to a QP that is in RTS and not stopped, once none of its segments waits
   // to be emitted; then the RX engine is told (the episode ends), and the QP is queued again
   // (unless it stays parked), or, for an RNR answer, parked with the send state where it is
@@ -319,6 +411,7 @@ module srnic_wqe_fetch #(
   wire   rw_kick  = !rw_st.park && (rw_move || (iss_rw && iss_rwd.up && a_st.park));
 
   // No new read is issued while a turn waits in the issue stage (iss_busy).
+  logic a_release;
   always_ff @(posedge clk) begin
     if (rst) begin
       iss_busy <= 1'b0; a_valid <= 1'b0; iss_stop <= 1'b0; iss_host <= 1'b0; iss_rw <= 1'b0;
@@ -328,13 +421,44 @@ module srnic_wqe_fetch #(
         iss_rw <= take_rw; iss_rwd <= rw;
       end
       if (cfg_rsp_v) a_valid <= 1'b1;
-      if (ctx_push || i_wr) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
+      if (a_release) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
     end
   end
 
-  sync_fifo #(.WIDTH($bits(ctx_in)), .DEPTH(MAX_TURNS)) u_ctx (
-    .clk, .rst, .s_data(ctx_in), .s_valid(ctx_push), .s_ready(ctx_ready),
-    .m_data(ctx), .m_valid(ctx_valid), .m_ready(ctx_pop), .count(ctx_count));
+  // the ring of issued turns; a doom marks every turn of the QP in it (and the one entering)
+  logic          doom_ev;          // the plan stage's turn ended early (below)
+  wire           push_doom = doom_ev && t.qpn == iss_qpn;
+  logic          p_wr_fwd;
+  assign ctx_ready = rg_cnt != (RW_+1)'(MAX_TURNS);
+  assign ctx_valid = rg_cnt != '0;
+  always_comb begin
+    ctx    = rg[rg_rp];
+    ctx.st = rg_st[rg_rp];
+  end
+  assign ctx_doom  = rg_doom[rg_rp];
+  assign p_wr_fwd  = p_wr;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      rg_wp <= '0; rg_rp <= '0; rg_cnt <= '0; rg_doom <= '0;
+    end else begin
+      for (int i = 0; i < MAX_TURNS; i++) begin
+        if (doom_ev && rg_qpn[i] == t.qpn) rg_doom[i] <= 1'b1;
+        // the send state the plan stage writes back is the one the QP's next turn starts from
+        if (p_wr_fwd && rg_qpn[i] == t.qpn) rg_st[i] <= cur_wb;
+      end
+      if (ctx_push) begin
+        rg[rg_wp] <= ctx_in;
+        rg_st[rg_wp] <= ctx_in.st;
+        rg_qpn[rg_wp] <= iss_qpn;
+        rg_end[rg_wp] <= a_base + {12'd0, ctx_in.n};
+        rg_ok[rg_wp] <= !iss_stop && ctx_in.n != 4'd0;
+        rg_doom[rg_wp] <= push_doom;
+        rg_wp <= rg_wp + RW_'(1);
+      end
+      if (ctx_pop) rg_rp <= rg_rp + RW_'(1);
+      rg_cnt <= rg_cnt + (RW_+1)'(ctx_push) - (RW_+1)'(ctx_pop);
+    end
+  end
 
   // WQE beats, space reserved at issue
   logic [511:0] wq_data;
@@ -353,9 +477,8 @@ module srnic_wqe_fetch #(
   // and the send state moves on at once, so the turn ends (state written back, QP
   // requeued, its next WQE read issued) while this turn's packets are still being cut:
   // the next turn's WQE fetch overlaps this turn's transmission.
-  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END, P_LERR} pstate_e;
+  typedef enum logic [2:0] {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END, P_LERR, P_SKIP} pstate_e;
   pstate_e pst;
-  turn_t   t;
   txst_t   cur;
   logic [31:0] budget;      // remaining byte budget of the turn
   logic [3:0]  taken_n;     // WQE beats consumed
@@ -364,6 +487,7 @@ module srnic_wqe_fetch #(
   logic [63:0] w_raddr, w_pa;
 
   assign ctx_pop = pst == P_IDLE && ctx_valid;
+  assign t_fly = pst != P_IDLE;
   wire [12:0] mtu_b    = srnic_pkg::mtu_bytes(t.cfg.mtu);
   wire [3:0]  mtu_l2   = srnic_pkg::mtu_log2(t.cfg.mtu);
   wire        w_is_read = w_op == srnic_abi_pkg::WR_READ;
@@ -463,7 +587,7 @@ module srnic_wqe_fetch #(
   // and the QP is requeued, like at a fence.
   wire rdc_room    = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2;
   wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !stale_now && !rdc_room;
-  assign wq_pop = (pst == P_WQE && wq_valid) || (pst == P_DRAIN && wq_valid);
+  assign wq_pop = (pst == P_WQE || pst == P_DRAIN || pst == P_SKIP) && wq_valid;
   // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
   assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short && !stale_now;
   assign mr_access = rd_now ? 4'b0001 : 4'b0000;
@@ -483,18 +607,25 @@ module srnic_wqe_fetch #(
     lerr.psn2   = {8'd0, t.pi};     // WQEs up to this producer index are to be flushed
   end
 
-  // Turn ends: the plan stage has priority over idle turns. The send state is written back
-  // (and its lock released) at every end; a turn without work writes back what it read.
-  // Stop requests write back but tell the scheduler nothing (the QP is not its turn).
+  // Turn ends in the plan stage: the send state is written back. A turn that ended early
+  // (not every WQE it read was planned to its end) dooms the younger turns of its QP, and
+  // kicks the QP (queued again like at a doorbell) if it has work left; a turn that found a
+  // reused slot reports it instead (the QP parks). Stop requests write back and do neither.
   wire p_done = pst == P_END;
   logic t_stale;             // this turn found a newer WQE in a slot: the QP parks
-  wire p_go   = t.stop || (done_ready && (!t_stale || stale_ready));
-  wire p_wr   = p_done && p_go;
-  assign stale_valid = p_done && t_stale && !t.stop && done_ready;
+  wire p_early = cur.ci != t.fs + {12'd0, t.n} || cur.off != 32'd0 || cur.err || cur.park || cur.fwait;
+  wire p_kick  = p_done && !t.stop && p_early && !cur.err && !cur.park && (cur.ci != t.pi || cur.off != 32'd0);
+  wire p_go    = t.stop || ((!p_kick || kick_ready) && (!t_stale || stale_ready));
+  assign p_wr  = p_done && p_go;
+  assign doom_ev = p_wr && !t.stop && p_early;
+  assign turn_end  = p_wr;
+  assign turn_drop = pst == P_SKIP && wq_valid && taken_n + 4'd1 == t.n;
+  assign turn_qpn  = t.qpn;
+  assign stale_valid = p_done && t_stale && !t.stop;
   assign stale_qpn   = t.qpn;
   // Rewind outputs (see above): only in a cycle in which the issue stage can write the send
-  // state back (the plan stage's turn end has the write port first), so each goes out exactly
-  // once, together with that write.
+  // state back (the plan stage's turn end has the write port first, and the kick port), so
+  // each goes out exactly once, together with that write.
   wire   misc_ok  = a_valid && !p_done;
   wire   rw_wait  = rw_apply && seg_busy_a;   // the QP's planned segments still leave first
   wire   rw_go    = misc_ok && iss_rw && !rw_wait && note_ready && (!rw_park || rnr_ready) &&
@@ -504,36 +635,40 @@ module srnic_wqe_fetch #(
   assign rnr_valid  = misc_ok && rw_park && !seg_busy_a && note_ready;
   assign rnr_qpn    = iss_qpn;
   assign rnr_code   = iss_rwd.code;
-  assign kick_valid = misc_ok && rw_kick && !rw_wait && note_ready;
-  assign kick_qpn   = iss_qpn;
+  assign kick_valid = p_kick || (misc_ok && rw_kick && !rw_wait && note_ready);
+  assign kick_qpn   = p_kick ? t.qpn : iss_qpn;
   assign rdc_rw_flush     = rw_go && rw_apply;
   assign rdc_rw_flush_qpn = iss_qpn;
-  wire i_misc = iss_rw;
-  wire i_wr   = idle_done && !p_done && (i_misc ? rw_go : (iss_stop || done_ready));
-  assign done_valid = (p_done && !t.stop && (!t_stale || stale_ready)) || (idle_done && !p_done && !iss_stop && !i_misc);
-  assign done_qpn   = p_done ? t.qpn : iss_qpn;
-  assign done_more  = p_done ? (cur.ci != t.pi && !cur.err && !t_stale) : (a_go && a_fence);
+  // The issue stage lets its turn go: pushed into the ring, a rewind applied (written back),
+  // a stop with nothing to report, a scheduler turn without work (done).
+  wire i_wr = idle_done && iss_rw && rw_go;
+  assign done_valid = a_valid && a_sched && (ctx_push || idle_done);
+  assign done_qpn   = iss_qpn;
+  // queued again: WQEs beyond the ones read, or waiting (fence, turns of the QP in flight)
+  assign done_more  = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
+                               : (a_hold || (a_go && a_fence));
+  assign a_release  = ctx_push || i_wr || (idle_done && iss_stop) || (idle_done && a_sched && done_ready);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
   // a turn's write-back carries psn_hi along once the send state passes it, so it never falls
   // 2^23 PSNs behind (then the serial comparison would mark new PSNs as resends)
-  txst_t cur_wb;
   always_comb begin
     cur_wb = cur;
     if (!srnic_pkg::psn_gt(cur.psn_hi, cur.psn)) cur_wb.psn_hi = cur.psn;   // not resending
   end
-  assign st_wr_data = p_wr ? cur_wb : i_misc ? rw_st : a_st;
+  assign st_wr_data = p_wr ? cur_wb : rw_st;
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      pst <= P_IDLE;
+      pst <= P_IDLE; t_doom <= 1'b0;
     end else begin
       case (pst)
         P_IDLE: if (ctx_valid) begin
-          t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0;
+          t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0; t_doom <= ctx_doom;
           cur.fwait <= 1'b0; t_stale <= 1'b0;
           lerr_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
-          pst <= ctx.st.err ? P_LERR : P_WQE;     // stopped QP: report new WQEs to flush
+          // a doomed turn's WQEs are dropped unread; a stopped QP reports new WQEs to flush
+          pst <= ctx_doom ? (ctx.n == 4'd0 ? P_IDLE : P_SKIP) : ctx.st.err ? P_LERR : P_WQE;
         end
         P_WQE: if (wq_valid) begin
           w_op    <= wq_op;
@@ -589,6 +724,10 @@ module srnic_wqe_fetch #(
           pst <= (taken_n == t.n) ? P_END : P_DRAIN;
         end
         P_END: if (p_go) pst <= P_IDLE;
+        P_SKIP: if (wq_valid) begin
+          taken_n <= taken_n + 4'd1;
+          if (taken_n + 4'd1 == t.n) pst <= P_IDLE;
+        end
         default: pst <= P_IDLE;
       endcase
     end
@@ -660,14 +799,14 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{ctx_count, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
+  wire unused_ok = ^{st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
   // Assertions (verilator --assert): legal states, WQE read held, WQE buffer reservation,
   // plan-stage bounds, jobs and local-error events held.
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
-    pst inside {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END, P_LERR} && kst inside {K_CFG, K_ST, K_PI})
+    pst inside {P_IDLE, P_WQE, P_MR, P_SEG, P_DRAIN, P_END, P_LERR, P_SKIP} && kst inside {K_CFG, K_ST, K_PI})
     else $error("srnic_wqe_fetch: illegal state (pst %0d, kst %0d)", pst, kst);
   a_ar_hold: assert property (@(posedge clk) disable iff (rst)
     ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))
@@ -693,6 +832,19 @@ module srnic_wqe_fetch #(
   a_read_ctx_reserved: assert property (@(posedge clk) disable iff (rst)
     9'(rd_resv) <= {1'b0, rdc_free} + 9'd1)
     else $error("srnic_wqe_fetch: %0d READs planned with %0d READ contexts free", rd_resv, rdc_free);
+  // a turn that is not doomed starts where the QP's send state stands: every turn before it
+  // of the same QP planned all the WQEs it read (otherwise it would have doomed this one)
+  a_turn_chain: assert property (@(posedge clk) disable iff (rst)
+    ctx_pop && !ctx_doom && !ctx.stop && ctx.n != 4'd0 && !ctx.st.err |->
+      ctx.fs == ctx.st.ci && (!ctx.spec || ctx.st.off == 32'd0))
+    else $error("srnic_wqe_fetch: turn of QP %0d read WQEs from %0d, its send state stands at %0d (offset %0d)",
+                ctx.qpn, ctx.fs, ctx.st.ci, ctx.st.off);
+  a_turns_per_qp: assert property (@(posedge clk) disable iff (rst)
+    ctx_push && a_spec |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
+    else $error("srnic_wqe_fetch: turn of QP %0d issued behind %0d turns in flight (or a doomed one)", iss_qpn, fl_cnt_a);
+  a_wait_for_turns: assert property (@(posedge clk) disable iff (rst)
+    (stop_ready || hstop_ready || rw_ready) |-> !fl_any_i)
+    else $error("srnic_wqe_fetch: stop or rewind of QP %0d read while a turn of it is in flight", sel_qpn);
   a_read_with_ctx: assert property (@(posedge clk) disable iff (rst)
     job_valid && job_ready && e_read |-> rdc_valid && rdc_ready)
     else $error("srnic_wqe_fetch: READ request sent without its READ context");

@@ -59,7 +59,9 @@ constexpr int CNT_RX_CLS_BUSY       = 19;  // cycles the RX classification stage
 constexpr int CNT_RX_PLACE_BUSY     = 20;  // cycles the RX placement stage's mover worked on a job (payload writes and frame beats taken; 32 bits, wraps)
 constexpr int CNT_TX_PKT_BUSY       = 21;  // cycles the TX packetizer assembled or sent a frame (per sent frame: its cycles per packet; 32 bits, wraps)
 constexpr int CNT_COMP_BUSY         = 22;  // cycles the completion engine's walk stage held an event (32 bits, wraps)
-constexpr int NUM_COUNTERS          = 23;
+constexpr int CNT_SQ_TURNS          = 23;  // send-queue scheduling turns planned (WQEs read and planned, or a stop); per sent frame: how many frames a turn carries
+constexpr int CNT_SQ_TURNS_DROPPED  = 24;  // send-queue turns whose WQEs were read ahead and dropped unplanned because the QP's turn before them ended early (fetch-and-drop)
+constexpr int NUM_COUNTERS          = 25;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -87,6 +89,8 @@ constexpr const char* counter_name(int idx) {
     case 20: return "RX_PLACE_BUSY";
     case 21: return "TX_PKT_BUSY";
     case 22: return "COMP_BUSY";
+    case 23: return "SQ_TURNS";
+    case 24: return "SQ_TURNS_DROPPED";
     default: return nullptr;
   }
 }
