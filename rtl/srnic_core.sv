@@ -336,7 +336,7 @@ module srnic_core #(
     .l_valid(lerr_valid), .l_ev(lerr), .l_ready(lerr_ready),
     .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready), .busy_qpn(comp_busy_qpn), .busy(comp_busy));
 
-  srnic_comp #(.NUM_QPS(NUM_QPS), .MAX_RUN(32), .FETCH_BEATS(128)) u_comp (
+  srnic_comp #(.NUM_QPS(NUM_QPS)) u_comp (
     .clk, .rst, .qp_cmd_valid(qp_cmd_valid[3]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[3]),
     .ev_valid, .ev_in(ev), .ev_ready, .busy_qpn(comp_busy_qpn), .busy(comp_busy),
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),

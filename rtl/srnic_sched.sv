@@ -1,12 +1,14 @@
 // srnic_sched: simple fair (round-robin) send scheduler.
 //
 // A FIFO of ready QPNs; each QP is in it at most once. Per QP two bits:
-//   active  - the QP is in the FIFO or its scheduling turn is in flight;
+//   active  - the QP is in the FIFO or its turn is being issued by srnic_wqe_fetch;
 //   pending - a doorbell arrived while it was active.
-// Doorbell for an inactive QP: make it active and queue it. For an active QP: set
-// pending (its turn may already have read the old producer index). At turn end (done)
-// the QP is queued again if the turn left work or pending is set, otherwise it becomes
-// inactive. So a doorbell is never lost and a QP is never queued twice; a doorbell that
+// Doorbell (or kick) for an inactive QP: make it active and queue it. For an active QP: set
+// pending (its turn may already have read the old producer index). At turn end (done: the
+// turn was issued, its WQE read is on its way, or it found nothing to do) the QP is queued
+// again if the fetch engine says it has work beyond the turn or must wait, or if pending is
+// set, otherwise it becomes inactive. Several turns of a QP may then be in flight in the
+// fetch engine; a turn there that ends early kicks its QP. So a doorbell is never lost and a QP is never queued twice; a doorbell that
 // hits a QP still waiting in the FIFO costs at most one extra turn that finds nothing.
 // Popping the FIFO does not touch the per-QP bits, so one event per cycle updates them:
 // turn ends have priority, doorbells wait in a small FIFO. The FIFO tells the register
@@ -17,8 +19,8 @@
 // The bits are kept 8 QPs to a row in a RAM with an asynchronous read; after reset a
 // sweep clears it (NUM_QPS/8 cycles) while events wait.
 //
-// This is the seam where the cache-free SRNIC scheduler (credit-aware event mux)
-// replaces it: same ports, a richer per-QP state.
+// This is the seam where a credit-aware event mux (congestion control's window) or weighted
+// round robin replaces the plain FIFO: same ports, a richer per-QP state.
 `default_nettype none
 module srnic_sched #(
   parameter int NUM_QPS  = 16384,

@@ -75,7 +75,11 @@ namespace {
 constexpr int kCmdWait = BENCH_NUM_QPS + 20;
 
 constexpr uint32_t kQps = BENCH_NUM_QPS;
-constexpr unsigned kMaxRun = 16;  // srnic_comp MAX_RUN (default)
+#ifdef BENCH_MAX_RUN
+constexpr unsigned kMaxRun = BENCH_MAX_RUN;  // srnic_comp MAX_RUN
+#else
+constexpr unsigned kMaxRun = 32;  // srnic_comp MAX_RUN (default)
+#endif
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
 constexpr size_t kEvN = 11;  // comp_ev_t fields (CompEvF)
