@@ -341,31 +341,44 @@ module srnic_wqe_fetch #(
   // A scheduler turn of a QP with turns in flight reads after the youngest of them; it waits
   // (ends here, the QP requeued) while that one is doomed or a stop, or TURNS_PER_QP are in
   // flight.
+  // A WQE read once offered is held until taken (AXI), so the decision that offered it is
+  // frozen meanwhile (a_cmt); a doom of the turn it reads after arriving meanwhile marks the
+  // turn when it enters the ring (a_doomed).
+  logic        a_cmt, a_spec_q, a_doomed;
+  logic        doom_ev;          // the plan stage's turn ended early (below)
+  wire         push_doom = doom_ev && t.qpn == iss_qpn;
+  logic [15:0] a_base_q;
+  logic [3:0]  a_n_q;
   wire        a_sched = !iss_stop && !iss_rw;
-  wire        a_spec  = a_sched && fl_any_a;
-  wire        a_hold  = a_spec && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
-  wire [15:0] a_base  = a_spec ? fl_end_a : a_st_cur.ci;
+  wire        a_spec_l = a_sched && fl_any_a;
+  wire        a_hold  = !a_cmt && a_spec_l && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
+  wire [15:0] a_base_l = a_spec_l ? fl_end_a : a_st_cur.ci;
   wire [15:0] a_size  = 16'd1 << a_cfg.log_sq;
-  wire [15:0] a_avail = a_pi - a_base;
-  wire [15:0] a_room  = a_size - (a_base & (a_size - 16'd1));
-  logic [15:0] a_n;
-  wire [63:0] a_addr   = a_cfg.sq_base + {42'd0, (a_base & (a_size - 16'd1)), 6'd0};
-  wire [15:0] a_room4k = 16'd64 - {10'd0, a_addr[11:6]};
+  wire [15:0] a_avail_l = a_pi - a_base_l;
+  wire [15:0] a_room  = a_size - (a_base_l & (a_size - 16'd1));
+  logic [15:0] a_n_l;
+  wire [63:0] a_addr_l = a_cfg.sq_base + {42'd0, (a_base_l & (a_size - 16'd1)), 6'd0};
+  wire [15:0] a_room4k = 16'd64 - {10'd0, a_addr_l[11:6]};
   always_comb begin
-    a_n = a_avail;
-    if (a_n > {12'd0, sched_wqes}) a_n = {12'd0, sched_wqes};
-    if (a_n > a_room) a_n = a_room;
-    if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
+    a_n_l = a_avail_l;
+    if (a_n_l > {12'd0, sched_wqes}) a_n_l = {12'd0, sched_wqes};
+    if (a_n_l > a_room) a_n_l = a_room;
+    if (a_n_l > a_room4k) a_n_l = a_room4k;    // an AXI burst never crosses 4 KiB
   end
+  wire        a_spec  = a_cmt ? a_spec_q : a_spec_l;
+  wire [15:0] a_base  = a_cmt ? a_base_q : a_base_l;
+  wire [15:0] a_n     = a_cmt ? {12'd0, a_n_q} : a_n_l;
+  wire [15:0] a_avail = a_pi - a_base;
+  wire [63:0] a_addr  = a_cfg.sq_base + {42'd0, (a_base & (a_size - 16'd1)), 6'd0};
   // fence: the QP stopped at a fenced WQE and still has READs outstanding; the turn ends here
   // and the QP is requeued (no WQE read until the READs are done)
   wire a_fence = a_st_cur.fwait && (rdc_qa_busy || rdq_busy_a);
   wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st_cur.err && !iss_stop &&
                 !a_st_cur.park && !iss_rw && !a_hold;
-  wire a_work = a_go && !a_fence;
+  wire a_work = a_cmt || (a_go && !a_fence);
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
-  wire a_flush = !iss_rw && !a_hold &&
+  wire a_flush = !iss_rw && !a_hold && !a_cmt &&
                  ((a_st_cur.err && a_pi != a_st_cur.fl_pi) || (iss_stop && !a_st_cur.err) || iss_host);
   always_comb begin
     ctx_in.qpn = iss_qpn;
@@ -424,10 +437,18 @@ module srnic_wqe_fetch #(
       if (a_release) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
     end
   end
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      a_cmt <= 1'b0; a_doomed <= 1'b0;
+    end else if (a_release) begin
+      a_cmt <= 1'b0; a_doomed <= 1'b0;
+    end else if (ar_valid && !ar_ready) begin
+      a_cmt <= 1'b1; a_spec_q <= a_spec; a_base_q <= a_base; a_n_q <= a_n[3:0];
+      if (push_doom) a_doomed <= 1'b1;
+    end
+  end
 
   // the ring of issued turns; a doom marks every turn of the QP in it (and the one entering)
-  logic          doom_ev;          // the plan stage's turn ended early (below)
-  wire           push_doom = doom_ev && t.qpn == iss_qpn;
   logic          p_wr_fwd;
   assign ctx_ready = rg_cnt != (RW_+1)'(MAX_TURNS);
   assign ctx_valid = rg_cnt != '0;
@@ -452,7 +473,7 @@ module srnic_wqe_fetch #(
         rg_qpn[rg_wp] <= iss_qpn;
         rg_end[rg_wp] <= a_base + {12'd0, ctx_in.n};
         rg_ok[rg_wp] <= !iss_stop && ctx_in.n != 4'd0;
-        rg_doom[rg_wp] <= push_doom;
+        rg_doom[rg_wp] <= push_doom || a_doomed;
         rg_wp <= rg_wp + RW_'(1);
       end
       if (ctx_pop) rg_rp <= rg_rp + RW_'(1);
@@ -802,7 +823,7 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
+  wire unused_ok = ^{a_addr_l, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
@@ -843,7 +864,7 @@ module srnic_wqe_fetch #(
     else $error("srnic_wqe_fetch: turn of QP %0d read WQEs from %0d, its send state stands at %0d (offset %0d)",
                 ctx.qpn, ctx.fs, ctx.st.ci, ctx.st.off);
   a_turns_per_qp: assert property (@(posedge clk) disable iff (rst)
-    ctx_push && a_spec |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
+    ar_valid && !a_cmt && a_spec |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
     else $error("srnic_wqe_fetch: turn of QP %0d issued behind %0d turns in flight (or a doomed one)", iss_qpn, fl_cnt_a);
   a_wait_for_turns: assert property (@(posedge clk) disable iff (rst)
     (stop_ready || hstop_ready || rw_ready) |-> !fl_any_i)
