@@ -7,24 +7,9 @@
 
 #include "srnic/abi.hpp"
 #include "srnic/roce/aeth.hpp"
-#include "srnic/roce/headers.hpp"
-#include "srnic/roce/opcode.hpp"
 #include "srnic/roce/psn.hpp"
 
 namespace srnic::verif::env {
-
-// A RoCEv2 RC frame as far as the checker reads it.
-struct SchedChecker::Msg {
-  uint8_t opcode = 0;
-  const roce::OpcodeInfo* info = nullptr;
-  uint32_t dest_qp = 0, psn = 0;
-  bool has_reth = false, has_imm = false, has_aeth = false;
-  roce::Reth reth;
-  uint32_t imm = 0;
-  uint8_t syndrome = 0;
-  uint32_t payload = 0;  // payload bytes (without pad)
-  uint64_t cycle = 0;    // last beat on the stream
-};
 
 namespace {
 
@@ -90,7 +75,13 @@ bool SchedChecker::decode(const agents::AxisFrame& f, Msg& m) {
   return true;
 }
 
-// Does the request message starting with m execute WQE w (at the QP's path MTU)?
+// Does the request message starting with m execute WQE w (at the QP's path MTU)? Opcode (class,
+// position, immediate or not), RETH and ONLY payload length; not the immediate's value (srnic
+// sends the WQE's 4 immediate bytes in reverse order and the receiving srnic reverses them back
+// into its CQE; the data's matter, not the scheduler's). Opcode (class,
+// position, immediate or not), RETH and ONLY payload length; not the immediate's value (srnic
+// sends the WQE's 4 immediate bytes in reverse order and the receiving srnic reverses them back
+// into its CQE; the data's matter, not the scheduler's).
 bool SchedChecker::matches(const Wqe& w, const Msg& m, uint32_t mtu) {
   namespace o = roce::op;
   const bool single = w.op == abi::WR_READ || w.len <= mtu;
@@ -105,8 +96,7 @@ bool SchedChecker::matches(const Wqe& w, const Msg& m, uint32_t mtu) {
   }
   if (m.opcode != want) return false;
   if (m.has_reth && (m.reth.va != w.raddr || m.reth.rkey != w.rkey || m.reth.dma_len != w.len)) return false;
-  if (single && w.op != abi::WR_READ && m.payload != w.len) return false;
-  return !m.has_imm || m.imm == w.imm;
+  return !single || w.op == abi::WR_READ || m.payload == w.len;
 }
 
 SchedChecker::SchedChecker(uvm::Component& parent, std::string name, const SchedCheckConfig& cfg)
@@ -175,11 +165,7 @@ void SchedChecker::update_stall(Qp& q, uint64_t t, uint64_t rnr_until) {
   q.last_t = t;
   settle(q, t);
   q.rnr_until = std::max(q.rnr_until, rnr_until);
-  bool fence = false;
-  if (!q.reads.empty()) {
-    auto it = q.wqes.find(q.exec_next);
-    fence = it != q.wqes.end() && (it->second.flags & abi::WQE_FLAG_FENCE);
-  }
+  const bool fence = fenced_wqe(q) != ~0ull;
   if (fence && !q.fenced) ++st_.fence_stalls;
   q.fenced = fence;
   const bool stalled = fence || t < q.rnr_until;
@@ -190,6 +176,21 @@ void SchedChecker::update_stall(Qp& q, uint64_t t, uint64_t rnr_until) {
     q.paused += t - q.stall_since;
     q.stall_open = false;
   }
+}
+
+// The first fenced WQE read and not started behind a READ not answered yet (on the wire or still
+// to leave), ~0 if none: the NIC gives the QP no turn until the READs are done.
+// read_wqe (optional): the oldest of those READs.
+uint64_t SchedChecker::fenced_wqe(const Qp& q, uint64_t* read_wqe) {
+  uint64_t rd = q.reads.empty() ? ~0ull : q.reads.front().second;
+  for (auto it = q.wqes.lower_bound(q.exec_next); it != q.wqes.end() && it->first < q.next_fetch; ++it) {
+    if ((it->second.flags & abi::WQE_FLAG_FENCE) && rd != ~0ull) {
+      if (read_wqe) *read_wqe = rd;
+      return it->first;
+    }
+    if (it->second.op == abi::WR_READ && rd == ~0ull) rd = it->first;
+  }
+  return ~0ull;
 }
 
 uint64_t SchedChecker::elapsed(const Qp& q, uint64_t now) {
@@ -239,6 +240,8 @@ void SchedChecker::poll(uint64_t now) {
   for (uint32_t h = 0; h < 2; ++h) {
     Host& hs = host_[h];
     for (auto& [qpn, q] : hs.qps) {
+      const uint64_t grace = static_cast<uint64_t>(cfg_.read_grace_ns * cfg_.clock_mhz / 1000.0);
+      if (!q.held.empty() && now > q.held.front().cycle + grace) release(h, qpn, q, true);
       if (!waiting(q)) continue;
       q.n_max = std::max(q.n_max, hs.busy);
       judge_wait(h, qpn, q, std::max(now, q.last_t), false);
@@ -279,33 +282,51 @@ void SchedChecker::on_frame(uint32_t h, bool received, const agents::AxisFrame& 
 
 void SchedChecker::on_request_sent(uint32_t h, uint32_t qpn, Qp& q, const Msg& m) {
   if (!q.psn_valid) return;
-  Host& hs = host_[h];
   if (!roce::psn_ge(m.psn, q.psn_hi)) {  // go-back-N or an RNR retry: sent before
     ++st_.resent;
     return;
-  }
-  const bool start = m.info->position == roce::Position::First || m.info->position == roce::Position::Only;
-  if (start) {
-    start_message(h, qpn, q, m);
-  } else if (roce::psn_ge(m.psn, q.next_psn)) {
-    violation(h, qpn, q, "SCHED_PSN",
-              std::string(m.info->name) + " at PSN " + hex(m.psn) + " (cycle " + std::to_string(m.cycle) +
-                  ") is sent for the first time but lies beyond the message it belongs to (the next message "
-                  "starts at PSN " + hex(q.next_psn) + ")");
   }
   uint32_t end = roce::psn_add(m.psn, 1);
   if (m.opcode == roce::op::kRcReadRequest && m.has_reth)
     end = roce::psn_add(m.psn, roce::read_psn_count(m.reth.dma_len, q.mtu));
   if (roce::psn_gt(end, q.psn_hi)) q.psn_hi = end;
-  refresh_busy(hs, q);
+  q.held.push_back(m);
+  release(h, qpn, q, false);
+  if (!q.held.empty()) ++st_.held;
+  refresh_busy(host_[h], q);
   update_stall(q, m.cycle);
+}
+
+// Judges the QP's new request packets in order, as far as the WQEs they execute were read. A
+// message may leave before the read of its WQE is complete on the bus (the NIC uses each beat
+// as it arrives, the monitor publishes a burst at its last beat): it waits for that read, at
+// most read_grace; `final` judges whatever waits.
+void SchedChecker::release(uint32_t h, uint32_t qpn, Qp& q, bool final) {
+  size_t i = 0;
+  for (; i < q.held.size(); ++i) {
+    const Msg& m = q.held[i];
+    if (m.info->position == roce::Position::First || m.info->position == roce::Position::Only) {
+      if (!start_message(h, qpn, q, m, final)) break;
+    } else if (roce::psn_ge(m.psn, q.next_psn)) {
+      violation(h, qpn, q, "SCHED_PSN",
+                std::string(m.info->name) + " at PSN " + hex(m.psn) + " (cycle " + std::to_string(m.cycle) +
+                    ") is sent for the first time but lies beyond the message it belongs to (the next message "
+                    "starts at PSN " + hex(q.next_psn) + ")");
+    }
+  }
+  q.held.erase(q.held.begin(), q.held.begin() + long(i));
 }
 
 std::string SchedChecker::describe(uint64_t idx, const Wqe& w) {
   char b[200];
-  std::snprintf(b, sizeof b, "WQE %llu (%s, %u bytes, raddr 0x%llx, rkey 0x%x)", static_cast<unsigned long long>(idx),
-                wr_name(w.op), w.len, static_cast<unsigned long long>(w.raddr), w.rkey);
-  return b;
+  const int n = std::snprintf(b, sizeof b, "WQE %llu (%s, %u bytes", static_cast<unsigned long long>(idx),
+                              wr_name(w.op), w.len);
+  if (w.op == abi::WR_WRITE || w.op == abi::WR_WRITE_IMM || w.op == abi::WR_READ)
+    std::snprintf(b + n, sizeof b - size_t(n), ", raddr 0x%llx, rkey 0x%x", static_cast<unsigned long long>(w.raddr),
+                  w.rkey);
+  std::string s = b;
+  if (w.op == abi::WR_WRITE_IMM || w.op == abi::WR_SEND_IMM) s += ", immediate " + hex(w.imm);
+  return s + ")";
 }
 
 std::string SchedChecker::describe(const Msg& m) {
@@ -315,37 +336,61 @@ std::string SchedChecker::describe(const Msg& m) {
                   static_cast<unsigned long long>(m.reth.va), m.reth.rkey, m.reth.dma_len);
   else
     std::snprintf(b, sizeof b, "%s at PSN 0x%x (%u payload bytes)", m.info->name, m.psn, m.payload);
-  return b;
+  return m.has_imm ? std::string(b) + " immediate " + hex(m.imm) : std::string(b);
 }
 
 // A request message sent for the first time: it must execute the next WQE (or the first after
-// WQEs that completed in error without being sent).
-void SchedChecker::start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m) {
+// WQEs that completed in error without being sent). False (nothing done) while a WQE it may
+// execute is not read yet, unless `final`.
+bool SchedChecker::start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m, bool final) {
+  const auto is = [&](const Wqe& w) { return matches(w, m, q.mtu); };
+  // the next WQE, past WQEs that completed in error unsent
+  uint64_t hit = ~0ull;
+  for (uint64_t j = q.exec_next;; ++j) {
+    auto it = q.wqes.find(j);
+    if (it == q.wqes.end()) {
+      if (!final) return false;
+      break;
+    }
+    if (is(it->second)) {
+      hit = j;
+      break;
+    }
+    if (it->second.err < 0) break;
+  }
+  // a later WQE (the ones before it skipped), unless a read still to come may hold the match
+  uint64_t later = ~0ull;
+  if (hit == ~0ull)
+    for (uint64_t k = q.exec_next + 1; k < q.exec_next + 64; ++k) {
+      auto it = q.wqes.find(k);
+      if (it == q.wqes.end()) {
+        if (!final && k < q.rung) return false;
+        break;
+      }
+      if (is(it->second)) {
+        later = k;
+        break;
+      }
+    }
   const std::string when = " (cycle " + std::to_string(m.cycle) + ")";
   if (m.psn != q.next_psn)
     violation(h, qpn, q, "SCHED_PSN",
               "message " + describe(m) + when + " starts at another PSN than the one the messages before it left, " +
                   hex(q.next_psn));
-  const auto is = [&](const Wqe& w) { return matches(w, m, q.mtu); };
   const auto take = [&](uint64_t idx, Wqe& w) {
     w.executed = true;
     w.exec_psn = m.psn;
     w.exec_cycle = m.cycle;
     q.exec_next = std::max(q.exec_next, idx + 1);
     q.next_psn = roce::psn_add(m.psn, roce::read_psn_count(w.len, q.mtu));
-    if (w.op == abi::WR_READ) q.reads.push_back(roce::psn_add(q.next_psn, roce::kPsnMask));
+    const uint32_t last = roce::psn_add(q.next_psn, roce::kPsnMask);
+    if (w.op == abi::WR_READ && !(q.rd_seen && roce::psn_le(last, q.rd_last))) q.reads.emplace_back(last, idx);
     ++st_.messages;
   };
-  // the next WQE, past WQEs that completed in error unsent
-  for (uint64_t j = q.exec_next;; ++j) {
-    auto it = q.wqes.find(j);
-    if (it == q.wqes.end()) break;
-    if (is(it->second)) {
-      st_.unsent_in_error += j - q.exec_next;
-      take(j, it->second);
-      return;
-    }
-    if (it->second.err < 0) break;
+  if (hit != ~0ull) {
+    st_.unsent_in_error += hit - q.exec_next;
+    take(hit, q.wqes[hit]);
+    return true;
   }
   // a WQE already executed, started again under new PSNs
   for (uint64_t k = q.exec_next; k > 0 && k + 64 > q.exec_next;) {
@@ -356,30 +401,26 @@ void SchedChecker::start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m) 
                   " (cycle " + std::to_string(it->second.exec_cycle) + "), again as the new message " + describe(m) +
                   when);
     q.next_psn = roce::psn_add(m.psn, roce::read_psn_count(it->second.len, q.mtu));
-    return;
+    return true;
   }
-  // a later WQE: the ones before it were skipped
-  for (uint64_t k = q.exec_next + 1; k < q.exec_next + 64; ++k) {
-    auto it = q.wqes.find(k);
-    if (it == q.wqes.end()) break;
-    if (!is(it->second)) continue;
-    auto first = q.wqes.find(q.exec_next);
+  auto first = q.wqes.find(q.exec_next);
+  if (later != ~0ull) {
     violation(h, qpn, q, "SCHED_SKIPPED",
               (first == q.wqes.end() ? "WQE " + std::to_string(q.exec_next) + " (never read)"
                                      : describe(q.exec_next, first->second)) +
-                  (k > q.exec_next + 1 ? " (and the WQEs up to " + std::to_string(k - 1) + ")" : "") +
-                  " skipped: never sent, no error completion, and " + describe(k, it->second) +
+                  (later > q.exec_next + 1 ? " (and the WQEs up to " + std::to_string(later - 1) + ")" : "") +
+                  " skipped: never sent, no error completion, and " + describe(later, q.wqes[later]) +
                   " started after it as " + describe(m) + when);
-    take(k, it->second);
-    return;
+    take(later, q.wqes[later]);
+    return true;
   }
-  auto it = q.wqes.find(q.exec_next);
   violation(h, qpn, q, "SCHED_MISMATCH",
             "the new message " + describe(m) + when + " executes no WQE the NIC read: the next WQE to start is " +
-                (it == q.wqes.end() ? "WQE " + std::to_string(q.exec_next) + ", never read"
-                                    : describe(q.exec_next, it->second)));
-  if (it != q.wqes.end()) take(q.exec_next, it->second);
+                (first == q.wqes.end() ? "WQE " + std::to_string(q.exec_next) + ", never read"
+                                       : describe(q.exec_next, first->second)));
+  if (first != q.wqes.end()) take(q.exec_next, first->second);
   else q.next_psn = roce::psn_add(m.psn, 1);
+  return true;
 }
 
 // A response received for one of h's requester QPs.
@@ -407,8 +448,11 @@ void SchedChecker::on_response(Host& hs, Qp& q, const Msg& m) {
     }
   } else if (m.info->kind == roce::OpKind::ReadResponse) {
     ack(roce::psn_add(m.psn, 1));
-    if (m.info->position == roce::Position::Last || m.info->position == roce::Position::Only)
-      while (!q.reads.empty() && roce::psn_le(q.reads.front(), m.psn)) q.reads.pop_front();
+    if (m.info->position == roce::Position::Last || m.info->position == roce::Position::Only) {
+      while (!q.reads.empty() && roce::psn_le(q.reads.front().first, m.psn)) q.reads.pop_front();
+      if (!q.rd_seen || roce::psn_gt(m.psn, q.rd_last)) q.rd_last = m.psn;
+      q.rd_seen = true;
+    }
   }
   refresh_busy(hs, q);
   update_stall(q, m.cycle, rnr_until);
@@ -464,7 +508,7 @@ void SchedChecker::on_read(uint32_t h, const agents::Axi4ReadTxn& t) {
     if (fresh) {
       x.op = w[0];
       x.flags = w[1];
-      x.imm = uint32_t(w[4]) << 24 | uint32_t(w[5]) << 16 | uint32_t(w[6]) << 8 | w[7];  // wire bytes
+      x.imm = uint32_t(w[4]) << 24 | uint32_t(w[5]) << 16 | uint32_t(w[6]) << 8 | w[7];  // (for messages)
       x.len = uint32_t(le(w + 24, 4));
       x.raddr = le(w + 32, 8);
       x.rkey = uint32_t(le(w + 40, 4));
@@ -479,7 +523,9 @@ void SchedChecker::on_read(uint32_t h, const agents::Axi4ReadTxn& t) {
   if (was_waiting && q.wqes.count(q.next_fetch)) judge_wait(h, qpn, q, std::max(t.cycle_addr, q.last_t), true);
   while (q.wqes.count(q.next_fetch)) ++q.next_fetch;
   while (!q.dbs.empty() && q.dbs.front().end <= q.next_fetch) q.dbs.pop_front();
-  if (turn) restart_clock(hs, q, t.cycle_addr);
+  // the next wait starts at the later of this turn and the doorbell of the WQE it is for
+  if (turn) restart_clock(hs, q, std::max(t.cycle_addr, q.dbs.empty() ? 0 : q.dbs.front().cycle));
+  if (!q.held.empty()) release(h, qpn, q, false);
   // forget what can no longer be matched
   const uint64_t keep = std::min(q.exec_next, q.next_fetch);
   while (!q.wqes.empty() && q.wqes.begin()->first + 64 < keep) q.wqes.erase(q.wqes.begin());
@@ -602,6 +648,7 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
 void SchedChecker::check() {
   for (uint32_t h = 0; h < 2; ++h)
     for (auto& [qpn, q] : host_[h].qps) {
+      if (!q.held.empty()) release(h, qpn, q, true);
       if (q.state != abi::QPS_RTS || q.failed || !q.psn_valid) continue;
       ++st_.qps_checked;
       if (q.next_fetch < q.rung) {
@@ -611,10 +658,16 @@ void SchedChecker::check() {
             db = d.cycle;
             break;
           }
+        uint64_t rd = ~0ull;
+        const uint64_t f = fenced_wqe(q, &rd);
+        std::string why;
+        if (f != ~0ull)
+          why = ", its WQE " + std::to_string(f) + " fenced behind READ WQE " + std::to_string(rd) +
+                (rd < q.exec_next ? ", sent and never answered" : ", never started on the wire");
         violation(h, qpn, q, "SCHED_LOST_DOORBELL",
                   "WQEs " + std::to_string(q.next_fetch) + ".." + std::to_string(q.rung - 1) +
                       " were rung (the first by the doorbell at cycle " + std::to_string(db) +
-                      ") and never read by the NIC; the QP is still in RTS");
+                      ") and never read by the NIC; the QP is still in RTS" + why);
       } else if (q.exec_next < q.rung) {
         auto it = q.wqes.find(q.exec_next);
         violation(h, qpn, q, "SCHED_NOT_EXECUTED",
@@ -629,18 +682,19 @@ void SchedChecker::check() {
 }
 
 void SchedChecker::report() {
-  char b[640];
+  char b[768];
   std::snprintf(b, sizeof b,
                 "%llu SQ doorbells rang %llu WQEs; %llu turns read %llu WQEs (%llu reads again); %llu waits measured, "
                 "longest %s against its bound %s; %llu messages started in WQE order, %llu request packets resent, "
-                "%llu WQEs passed over with an error CQE; clock stopped for %llu RNR NAKs and %llu fence waits; "
-                "%llu QPs judged at the end; %llu violations",
+                "%llu WQEs passed over with an error CQE, %llu new packets waited for their WQE's read; clock "
+                "stopped for %llu RNR NAKs and %llu fence waits; %llu QPs judged at the end; %llu violations",
                 static_cast<unsigned long long>(st_.doorbells), static_cast<unsigned long long>(st_.wqes_rung),
                 static_cast<unsigned long long>(st_.turns), static_cast<unsigned long long>(st_.wqes_fetched),
                 static_cast<unsigned long long>(st_.refetches), static_cast<unsigned long long>(st_.waits),
                 us(st_.max_wait).c_str(), us(st_.max_wait_bound).c_str(),
                 static_cast<unsigned long long>(st_.messages), static_cast<unsigned long long>(st_.resent),
-                static_cast<unsigned long long>(st_.unsent_in_error), static_cast<unsigned long long>(st_.rnr_naks),
+                static_cast<unsigned long long>(st_.unsent_in_error), static_cast<unsigned long long>(st_.held),
+                static_cast<unsigned long long>(st_.rnr_naks),
                 static_cast<unsigned long long>(st_.fence_stalls), static_cast<unsigned long long>(st_.qps_checked),
                 static_cast<unsigned long long>(st_.violations));
   info("SCHED_SUMMARY", b, uvm::verbosity::kLow);

@@ -14,27 +14,32 @@
 //   or skipped                 ONLY or READ request at a PSN beyond every PSN the QP sent
 //                              before) start one per WQE, in WQE order, at the PSN the WQEs
 //                              before them left, each as its WQE says: opcode class and
-//                              position (ONLY iff the length fits the QP's path MTU), RETH
-//                              address, key and length, ONLY payload length, immediate. Resends
+//                              position (ONLY iff the length fits the QP's path MTU), with or
+//                              without immediate, RETH address, key and length, ONLY payload
+//                              length (the immediate's value is not compared). Resends
 //                              (PSNs not beyond the highest sent, go-back-N and RNR retries) and
 //                              second reads of a WQE (fetch-and-drop) are legal; a WQE may be
 //                              passed over only if the NIC wrote an error CQE for it (bad
 //                              opcode, local protection error: never sent)
 //
-// Wait bound (docs/decisions.md 90): B(n) = wait_base + n * T_turn, n the largest number of the
-// NIC's QPs with work (WQEs rung and not started, or PSNs sent and not answered) seen while the
-// QP waited, T_turn = SCHED_BURST (65536 unless the host writes the register) at turn_gbps, the
-// slowest rate one scheduling turn's burst leaves the NIC at in the env (100GE, half of it for
-// requests under the packetizer's round robin with the responder, 40% left by the worst pause
-// storm, 77% payload at MTU 256: 15 Gb/s, 35 us per turn). wait_base (100 us) covers what delays
-// a turn besides the round robin: WQE reads behind payload reads at the slowest PCIe the env
-// draws (4 us per read, 4 tags), a retry episode's drain of the QP's planned segments and the
-// completion engine's answer. The clock stops while the QP is stalled on its peer, which only
-// the wire shows: an RNR wait (from an RNR NAK received, for the NAK's timer plus one sweep of
-// srnic_timer, rnr_sweep) and a fence (the next WQE to start is fenced and a READ of the QP is
-// still unanswered). Loss recovery needs no exemption: a QP with WQEs to read is not waiting
-// for a timeout, its turns go on. The wait is judged when the WQE is read and every
-// poll_cycles while it is not.
+// Wait bound (docs/decisions.md 90): B(n) = wait_base + n * T_turn, n the most QPs of the NIC
+// with work (WQEs rung and not started, or PSNs sent and not answered) seen while the QP waited:
+// under round robin each may take one turn first. T_turn is one SCHED_BURST (65536 unless the
+// host writes the register) at turn_gbps, the slowest rate a turn's burst leaves the NIC at; the
+// env sets it from what it drew (ChipEnv: the link's share beside the responder, pause storm and
+// headers at the smallest path MTU, or the payload reads, one per packet, through the read tags
+// at the read latency, whichever is slower). wait_base (100 us) covers what delays a turn
+// besides the round robin: WQE reads queued behind payload reads, a retry episode's drain of
+// the QP's planned segments and the completion engine's answer. The clock stops while the QP
+// waits on its peer, which only the wire shows: an RNR wait (from an RNR NAK received, for the
+// NAK's timer plus one sweep of srnic_timer, rnr_sweep) and a fence (a fenced WQE read and not
+// started behind a READ of the QP not answered yet). Loss recovery needs no exemption: a QP
+// with WQEs to read is not waiting for a timeout, its turns go on. The wait is judged when the
+// WQE is read and every poll_cycles while it is not.
+//
+// A message may leave before the AXI read of its WQE is complete on the bus (the NIC uses each
+// beat as it arrives; the monitor publishes a burst at its last beat): new request packets wait
+// up to read_grace for the WQEs they need and are judged in order once those are read.
 //
 // Not checked here: that a QP is never queued twice inside the scheduler. It is internal to
 // srnic_sched and stated there as the assertion a_queue_once, which runs in the assertion build
@@ -53,10 +58,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
 #include "srnic/agents/axis.hpp"
+#include "srnic/roce/headers.hpp"
+#include "srnic/roce/opcode.hpp"
 #include "srnic/uvm/uvm.hpp"
 
 namespace srnic::verif::env {
@@ -64,9 +73,11 @@ namespace srnic::verif::env {
 struct SchedCheckConfig {
   double clock_mhz = 300;         // core clock (cycles <-> time)
   double wait_base_ns = 100000;   // wait bound: the part every wait gets (+sched_wait_base_us=)
-  double turn_gbps = 15;          // wait bound: rate of one turn's burst (+sched_turn_gbps=)
+  double turn_gbps = 15;          // wait bound: rate of one turn's burst; the env sets it from
+                                  // the link and PCIe it drew (+sched_turn_gbps= overrides)
   uint32_t sched_burst = 65536;   // SCHED_BURST after reset (a CSR write to it is followed)
   double rnr_sweep_ns = 109227;   // srnic_timer: one sweep of 16384 QPs, 2 cycles each
+  double read_grace_ns = 20000;   // a new message waits this long for the read of its WQE
   uint64_t poll_cycles = 1024;    // waits still open are judged this often
   uint32_t errors_per_qp = 4;     // violations reported per QP (the rest are counted)
 };
@@ -81,6 +92,9 @@ class SchedChecker : public uvm::Component {
   uvm::Subscriber<agents::Axi4ReadTxn>& dma_read(uint32_t h) { return *rd_[h]; }
   uvm::Subscriber<agents::Axi4WriteTxn>& dma_write(uint32_t h) { return *wr_[h]; }
   uvm::Subscriber<agents::AxiLiteTxn>& csr(uint32_t h) { return *csr_[h]; }
+
+  const SchedCheckConfig& config() const { return cfg_; }
+  void set_config(const SchedCheckConfig& cfg) { cfg_ = cfg; }
 
   // Judges the waits still open at cycle `now` (tick() calls it every poll_cycles).
   void poll(uint64_t now);
@@ -97,6 +111,8 @@ class SchedChecker : public uvm::Component {
     uint64_t messages = 0;         // request messages started for the first time, matched to WQEs
     uint64_t resent = 0;           // request packets sent again (PSN not beyond the highest)
     uint64_t unsent_in_error = 0;  // WQEs passed over with an error CQE
+    uint64_t held = 0;             // new request packets that left before the read of their WQE
+                                   // was complete on the bus (judged once it was)
     uint64_t rnr_naks = 0;         // RNR NAKs received (clock stopped)
     uint64_t fence_stalls = 0;     // fence waits seen (clock stopped)
     uint64_t qps_checked = 0;      // QPs judged at the end of the run (RTS, not failed)
@@ -122,6 +138,17 @@ class SchedChecker : public uvm::Component {
     uint64_t exec_cycle = 0;
     int err = -1;  // status of the error CQE the NIC wrote for it
   };
+  struct Msg {  // an RC frame as far as the checker reads it
+    uint8_t opcode = 0;
+    const roce::OpcodeInfo* info = nullptr;
+    uint32_t dest_qp = 0, psn = 0;
+    bool has_reth = false, has_imm = false, has_aeth = false;
+    roce::Reth reth;
+    uint32_t imm = 0;
+    uint8_t syndrome = 0;
+    uint32_t payload = 0;  // payload bytes (without pad)
+    uint64_t cycle = 0;    // last beat on the stream
+  };
   struct Doorbell {
     uint64_t end = 0;    // WQEs before this running index were rung
     uint64_t cycle = 0;
@@ -142,7 +169,10 @@ class SchedChecker : public uvm::Component {
     uint32_t next_psn = 0;            // PSN the next new message starts at
     uint32_t psn_hi = 0;              // PSNs before it were sent
     uint32_t acked = 0;               // PSNs before it were answered
-    std::deque<uint32_t> reads;       // last PSN of each READ sent and not answered
+    std::deque<std::pair<uint32_t, uint64_t>> reads;  // READs sent and not answered: last PSN, WQE
+    bool rd_seen = false;             // a READ's last response arrived,
+    uint32_t rd_last = 0;             // the latest at this PSN
+    std::vector<Msg> held;            // new request packets waiting for their WQE's read
     // wait clock (cycles); stalls stop it
     uint64_t clock_start = 0, clock_snap = 0, last_t = 0;
     bool stall_open = false, fenced = false;
@@ -169,8 +199,6 @@ class SchedChecker : public uvm::Component {
     std::map<uint32_t, uint32_t> by_dest;  // dest QPN -> local QPN
     std::map<uint64_t, Ring> rings;        // base -> ring
   };
-  struct Msg;  // an RC frame as decoded
-
   static bool decode(const agents::AxisFrame& f, Msg& m);
   static bool matches(const Wqe& w, const Msg& m, uint32_t mtu);
   static std::string describe(uint64_t idx, const Wqe& w);
@@ -184,7 +212,8 @@ class SchedChecker : public uvm::Component {
   void on_csr(uint32_t h, const agents::AxiLiteTxn& t);
   void on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t);
   void apply_command(uint32_t h, uint64_t t);
-  void start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m);
+  void release(uint32_t h, uint32_t qpn, Qp& q, bool final);
+  bool start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m, bool final);
   void judge_wait(uint32_t h, uint32_t qpn, Qp& q, uint64_t t, bool fetched);
   void violation(uint32_t h, uint32_t qpn, Qp& q, const char* id, const std::string& text);
   Ring* find_ring(uint32_t h, uint64_t addr);
@@ -199,6 +228,7 @@ class SchedChecker : public uvm::Component {
   static void restart_clock(Host& hs, Qp& q, uint64_t t);
   void update_stall(Qp& q, uint64_t t, uint64_t rnr_until = 0);
   static uint64_t elapsed(const Qp& q, uint64_t now);
+  static uint64_t fenced_wqe(const Qp& q, uint64_t* read_wqe = nullptr);
 
   SchedCheckConfig cfg_;
   Host host_[2];
