@@ -1110,7 +1110,8 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
   if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   if (ctx.has_plusarg("host_err")) knobs_.host_err = std::stod(ctx.plusarg("host_err"));
-  if (ctx.has_plusarg("sched_wait_base_us")) cfg_.sched.wait_base_ns = 1000 * std::stod(ctx.plusarg("sched_wait_base_us"));
+  if (ctx.has_plusarg("sched_wait_base_us"))
+    cfg_.sched.wait_base_ns = 1000 * std::stod(ctx.plusarg("sched_wait_base_us"));
   if (ctx.has_plusarg("sched_turn_gbps")) cfg_.sched.turn_gbps = std::stod(ctx.plusarg("sched_turn_gbps"));
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);

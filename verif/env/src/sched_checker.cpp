@@ -78,9 +78,6 @@ bool SchedChecker::decode(const agents::AxisFrame& f, Msg& m) {
 // Does the request message starting with m execute WQE w (at the QP's path MTU)? Opcode (class,
 // position, immediate or not), RETH and ONLY payload length; not the immediate's value (srnic
 // sends the WQE's 4 immediate bytes in reverse order and the receiving srnic reverses them back
-// into its CQE; the data's matter, not the scheduler's). Opcode (class,
-// position, immediate or not), RETH and ONLY payload length; not the immediate's value (srnic
-// sends the WQE's 4 immediate bytes in reverse order and the receiving srnic reverses them back
 // into its CQE; the data's matter, not the scheduler's).
 bool SchedChecker::matches(const Wqe& w, const Msg& m, uint32_t mtu) {
   namespace o = roce::op;
@@ -231,16 +228,16 @@ void SchedChecker::judge_wait(uint32_t h, uint32_t qpn, Qp& q, uint64_t t, bool 
   violation(h, qpn, q, "SCHED_WAIT",
             "WQE " + std::to_string(w) + " (rung by the doorbell at cycle " + std::to_string(db) + ") " +
                 (fetched ? "was read at cycle " + std::to_string(t) : "is still unread at cycle " + std::to_string(t)) +
-                ", " + us(e) + " (clock stops excluded) after the later of its doorbell and the QP's last turn (cycle " +
-                std::to_string(q.clock_start) + "); the bound is " + us(bound) + " with " + std::to_string(q.n_max) +
-                " QPs busy");
+                ", " + us(e) + " (clock stops excluded) after the later of its doorbell and the QP's last turn " +
+                "(cycle " + std::to_string(q.clock_start) + "); the bound is " + us(bound) + " with " +
+                std::to_string(q.n_max) + " QPs busy");
 }
 
 void SchedChecker::poll(uint64_t now) {
+  const uint64_t grace = static_cast<uint64_t>(cfg_.read_grace_ns * cfg_.clock_mhz / 1000.0);
   for (uint32_t h = 0; h < 2; ++h) {
     Host& hs = host_[h];
     for (auto& [qpn, q] : hs.qps) {
-      const uint64_t grace = static_cast<uint64_t>(cfg_.read_grace_ns * cfg_.clock_mhz / 1000.0);
       if (!q.held.empty() && now > q.held.front().cycle + grace) release(h, qpn, q, true);
       if (!waiting(q)) continue;
       q.n_max = std::max(q.n_max, hs.busy);

@@ -170,7 +170,8 @@ class Bench {
     for (uint32_t k = 0; k < n; ++k) {
       const uint32_t bytes = k + 1 < n ? kMtu : w.len - (n - 1) * kMtu;
       uint8_t opc;
-      if (n == 1) opc = write ? (imm ? op::kRcWriteOnlyImm : op::kRcWriteOnly) : (imm ? op::kRcSendOnlyImm : op::kRcSendOnly);
+      if (n == 1)
+        opc = write ? (imm ? op::kRcWriteOnlyImm : op::kRcWriteOnly) : (imm ? op::kRcSendOnlyImm : op::kRcSendOnly);
       else if (k == 0) opc = write ? op::kRcWriteFirst : op::kRcSendFirst;
       else if (k + 1 < n) opc = write ? op::kRcWriteMiddle : op::kRcSendMiddle;
       else opc = write ? (imm ? op::kRcWriteLastImm : op::kRcWriteLast) : (imm ? op::kRcSendLastImm : op::kRcSendLast);
@@ -266,7 +267,8 @@ TEST(SchedChecker, LostDoorbellIsReportedAtTheEnd) {
   b.doorbell(2, 2000);  // the NIC never reads WQE 1
   b.chk.check();
   EXPECT_EQ(b.errors("SCHED_LOST_DOORBELL"), 1u) << b.log();
-  EXPECT_NE(b.log().find("WQEs 1..1 were rung (the first by the doorbell at cycle 2000)"), std::string::npos) << b.log();
+  EXPECT_NE(b.log().find("WQEs 1..1 were rung (the first by the doorbell at cycle 2000)"), std::string::npos)
+      << b.log();
 }
 
 TEST(SchedChecker, UnreadWqeBeyondTheBoundIsReportedOnce) {
