@@ -247,7 +247,7 @@ TEST(SchedChecker, CleanSequencePassesAndCountsWhatItChecked) {
 
 TEST(SchedChecker, BoundIsBasePlusOneBurstPerBusyQp) {
   Bench b;
-  // 100 us + n * SCHED_BURST at 15 Gb/s (65536 B: 34.95 us), in 300 MHz cycles
+  // the default config: 100 us + n * SCHED_BURST at 15 Gb/s (65536 B: 34.95 us), in 300 MHz cycles
   const auto cycles = [](double burst, int n) { return uint64_t((100000 + n * burst * 8 / 15) * 0.3); };
   EXPECT_EQ(b.chk.wait_bound(0, 0), 30000u);
   EXPECT_EQ(b.chk.wait_bound(0, 2), cycles(65536, 2));
