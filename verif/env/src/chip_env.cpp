@@ -50,6 +50,22 @@ bool consumes_recv(WrOpcode op) {
   return op == WrOpcode::Send || op == WrOpcode::SendImm || op == WrOpcode::WriteImm;
 }
 
+// The scheduler checker's turn rate (docs/decisions.md 90): the slowest rate at which one
+// scheduling turn's burst leaves this World's NIC. The link: its rate, half of it for requests
+// (the packetizer alternates requester and responder packets), less the pause storm's share,
+// less 82 bytes per packet (preamble, gap, Ethernet, FCS, IPv4, UDP, BTH, ICRC) at the plan's
+// smallest path MTU. The payload reads: one per packet, through half of the read tags (READ
+// responses read theirs through the same tags), each a read latency with its largest jitter.
+double sched_turn_gbps(const sim::WorldConfig& wc, const TrafficPlan& p) {
+  uint32_t mtu = p.mtu;
+  for (const QpPlan& q : p.qps) mtu = std::min(mtu, q.mtu);
+  const double duty = wc.link.pause_storm_period_ns > 0 ? wc.link.pause_storm_duty : 0.0;
+  const double link = wc.eth.rate_gbps * 0.5 * (1.0 - duty) * mtu / (mtu + 82.0);
+  const double reads = 0.5 * wc.pcie.max_outstanding_reads * mtu * 8.0 /
+                       (wc.pcie.read_latency_ns + wc.pcie.read_jitter_max_ns);
+  return std::min(link, reads);
+}
+
 uint32_t pow2_at_least(uint64_t n, uint32_t lo) {
   uint32_t v = lo;
   while (v < n) v <<= 1;
@@ -572,6 +588,7 @@ ChipEnv::ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& pl
       sb_(*this, "sb", *this),
       cov_(*this, "cov"),
       dut_cov_(*this, "dut_cov"),
+      sched_(*this, "sched", cfg.sched),
       completion_sub_([this](const CompletionItem& c) {
         sb_.on_completion(c);
         cov_.sample_cqe(c);
@@ -640,6 +657,13 @@ void ChipEnv::build() {
   if (ctx().has_plusarg("waves_from_us")) wc.trace_from_ns = 1000.0 * std::stod(ctx().plusarg("waves_from_us"));
   if (ctx().has_plusarg("waves_to_us")) wc.trace_to_ns = 1000.0 * std::stod(ctx().plusarg("waves_to_us"));
   wc.count_rtl_errors = true;
+  if (!ctx().has_plusarg("sched_turn_gbps")) cfg_.sched.turn_gbps = sched_turn_gbps(wc, plan_);
+  sched_.set_config(cfg_.sched);
+  char b[160];
+  std::snprintf(b, sizeof b, "scheduler wait bound %.1f us + %.2f us per busy QP (a %u-byte turn at %.1f Gb/s)",
+                cfg_.sched.wait_base_ns / 1000, cfg_.sched.sched_burst * 8 / cfg_.sched.turn_gbps / 1000,
+                cfg_.sched.sched_burst, cfg_.sched.turn_gbps);
+  info("SCHED_BOUND", b, uvm::verbosity::kMedium);
   world_ = std::make_unique<sim::World>(wc);
   world_->set_observer([this](uint64_t c) { observe(c); });
   if (cfg_.lossy)
@@ -706,6 +730,12 @@ void ChipEnv::connect() {
     hosts_[h]->axi.read_ap.connect(dut_cov_.dma_read(h));
     hosts_[h]->axi.write_ap.connect(dut_cov_.dma_write(h));
     hosts_[h]->axil.ap.connect(dut_cov_.csr(h));
+    // scheduler invariants from the same monitors (SchedChecker)
+    hosts_[h]->tx.ap.connect(sched_.tx(h));
+    hosts_[h]->rx.ap.connect(sched_.rx(h));
+    hosts_[h]->axi.read_ap.connect(sched_.dma_read(h));
+    hosts_[h]->axi.write_ap.connect(sched_.dma_write(h));
+    hosts_[h]->axil.ap.connect(sched_.csr(h));
   }
 }
 
@@ -1080,6 +1110,9 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
   if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   if (ctx.has_plusarg("host_err")) knobs_.host_err = std::stod(ctx.plusarg("host_err"));
+  if (ctx.has_plusarg("sched_wait_base_us"))
+    cfg_.sched.wait_base_ns = 1000 * std::stod(ctx.plusarg("sched_wait_base_us"));
+  if (ctx.has_plusarg("sched_turn_gbps")) cfg_.sched.turn_gbps = std::stod(ctx.plusarg("sched_turn_gbps"));
   uvm::Rng r = ctx.stream("plan");
   plan_ = make_traffic_plan(knobs_, r);
   env_ = &create<ChipEnv>("env", plan_, cfg_);

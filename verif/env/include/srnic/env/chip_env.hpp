@@ -3,7 +3,8 @@
 // that post work requests (the doorbell patterns), a CQ poller, and passive monitors on every
 // interface of the core (AXI4 DMA, AXI4-Lite CSR, AXI-Stream TX/RX); a protocol monitor on the
 // wire; a scoreboard that checks completions and every DMA write against the reference model
-// while the test runs, and all memory at the end; functional coverage.
+// while the test runs, and all memory at the end; the scheduler-invariant checker; functional
+// coverage.
 //
 // Time: the phaser's edge hook steps the World; monitors sample through World's observer (so
 // they also see the cycles that host-library calls spend inside MMIO reads during setup).
@@ -22,6 +23,7 @@
 #include "srnic/agents/axil.hpp"
 #include "srnic/agents/axis.hpp"
 #include "srnic/env/dut_coverage.hpp"
+#include "srnic/env/sched_checker.hpp"
 #include "srnic/env/traffic.hpp"
 #include "srnic/roce/checker.hpp"
 #include "srnic/sim/world.hpp"
@@ -67,6 +69,8 @@ struct EnvConfig {
   bool lossy = false;
   double loss = -1, reorder = -1, dup = -1;  // explicit probabilities; < 0: drawn
   uint8_t qp_timeout = 8;          // QP timeout attribute, 4.096 us * 2^T (lossy: 4 = 65.5 us)
+  SchedCheckConfig sched;          // scheduler invariants: the wait bound (+sched_wait_base_us=,
+                                   // +sched_turn_gbps=)
 };
 
 class ChipEnv;
@@ -238,6 +242,7 @@ class ChipEnv : public uvm::Component {
   ProtocolMonitor& proto() { return proto_; }
   EnvCoverage& coverage() { return cov_; }
   DutCoverage& dut_coverage() { return dut_cov_; }
+  SchedChecker& sched_checker() { return sched_; }
   const HostLayout (&layout() const)[2] { return layout_; }
 
   // Every covergroup of the env and its monitors.
@@ -290,6 +295,7 @@ class ChipEnv : public uvm::Component {
   TrafficScoreboard sb_;
   EnvCoverage cov_;
   DutCoverage dut_cov_;
+  SchedChecker sched_;
   std::unique_ptr<TrafficSequence> seq_[2];
   HostLayout layout_[2];
   uvm::SubscriberFn<CompletionItem> completion_sub_;
