@@ -67,12 +67,14 @@ module srnic_cq_writer #(
 );
   localparam int CW = $clog2(NUM_CQS);
   localparam int CFG_W = 64 + 4 + 1;
-  // 4 W entries: at full rate one CQE is decided, one waits for AW and one for W (W follows
-  // AW by a cycle), and the credit counts the decide stage before the W FIFO pops.
+  // At full rate the W FIFO holds the CQE whose W is taken and the one whose AW is taken (W
+  // follows AW by a cycle); the take's credit counts them and the CQE being decided without
+  // the pops of the cycle (registered state only): 3 must stay below the depth.
   localparam int WQ_DEPTH = 4;
   localparam int WQ_CW = $clog2(WQ_DEPTH) + 1;
-  // 8 interrupts: the credit covers every CQE that may still write (decide stage, W FIFO),
-  // so the FIFO needs WQ_DEPTH + 1 slots beside the interrupts in flight to keep full rate.
+  // The interrupt credit counts every CQE that may still write (decide stage, W FIFO) beside
+  // the queued interrupts: 1 + 2 + 1 at full rate, so 5 slots would do; sync_fifo takes
+  // powers of two.
   localparam int IQ_DEPTH = 8;
   localparam int IQ_CW = $clog2(IQ_DEPTH) + 1;
   localparam int WQ_W = CW + 1 + 256;   // CQN (its interrupt), upper half, CQE
