@@ -341,10 +341,18 @@ module srnic_wqe_fetch #(
   // A scheduler turn of a QP with turns in flight reads after the youngest of them; it waits
   // (ends here, the QP requeued) while that one is doomed or a stop, or TURNS_PER_QP are in
   // flight.
+  // A WQE read once offered is held unchanged until it is taken (AXI): its decision is
+  // latched (a_lk: first index, WQE count, spec), because what it was made from may change
+  // while the read waits: the QP's turn in the plan stage ends (its send state written
+  // through, the turn no longer in flight), a turn ending early dooms the youngest turn it
+  // reads after (the latched turn is then pushed doomed: a_lk_doom), sched_wqes changes.
+  logic        a_lk, a_lk_spec, a_lk_doom;
+  logic [15:0] a_lk_base;
+  logic [3:0]  a_lk_n;
   wire        a_sched = !iss_stop && !iss_rw;
-  wire        a_spec  = a_sched && fl_any_a;
-  wire        a_hold  = a_spec && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
-  wire [15:0] a_base  = a_spec ? fl_end_a : a_st_cur.ci;
+  wire        a_spec  = a_sched && (a_lk ? a_lk_spec : fl_any_a);
+  wire        a_hold  = a_spec && !a_lk && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
+  wire [15:0] a_base  = a_lk ? a_lk_base : a_spec ? fl_end_a : a_st_cur.ci;
   wire [15:0] a_size  = 16'd1 << a_cfg.log_sq;
   wire [15:0] a_avail = a_pi - a_base;
   wire [15:0] a_room  = a_size - (a_base & (a_size - 16'd1));
@@ -356,16 +364,17 @@ module srnic_wqe_fetch #(
     if (a_n > {12'd0, sched_wqes}) a_n = {12'd0, sched_wqes};
     if (a_n > a_room) a_n = a_room;
     if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
+    if (a_lk) a_n = {12'd0, a_lk_n};
   end
   // fence: the QP stopped at a fenced WQE and still has READs outstanding; the turn ends here
   // and the QP is requeued (no WQE read until the READs are done)
   wire a_fence = a_st_cur.fwait && (rdc_qa_busy || rdq_busy_a);
   wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st_cur.err && !iss_stop &&
                 !a_st_cur.park && !iss_rw && !a_hold;
-  wire a_work = a_go && !a_fence;
+  wire a_work = a_lk || (a_go && !a_fence);
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
-  wire a_flush = !iss_rw && !a_hold &&
+  wire a_flush = !iss_rw && !a_hold && !a_lk &&
                  ((a_st_cur.err && a_pi != a_st_cur.fl_pi) || (iss_stop && !a_st_cur.err) || iss_host);
   always_comb begin
     ctx_in.qpn = iss_qpn;
@@ -381,11 +390,15 @@ module srnic_wqe_fetch #(
   end
   wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
   wire wbuf_ok = wbuf_need <= 16'(WBUF);
-  // a scheduler turn ends when it is issued: done goes out with the push
-  assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok && done_ready;
+  // A scheduler turn ends when it is issued: done goes out with the push, or, when the
+  // scheduler does not take it then, from dq_* as soon as it does (the read cannot wait for
+  // done_ready once offered). While dq_* holds a turn end no other one is offered.
+  logic          dq_valid, dq_more;
+  logic [AW-1:0] dq_qpn;
+  assign ar_valid  = a_valid && (a_lk || (a_work && ctx_ready && wbuf_ok && !dq_valid));
   assign ar_addr   = a_addr;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
-  wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || done_ready);
+  wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || (done_ready && !dq_valid));
   assign ctx_push  = (ar_valid && ar_ready) || flush_push;
   // a turn without work ends here
   assign idle_done = a_valid && !a_work && !a_flush;
@@ -424,6 +437,14 @@ module srnic_wqe_fetch #(
       if (a_release) begin a_valid <= 1'b0; iss_busy <= 1'b0; end
     end
   end
+  always_ff @(posedge clk) begin
+    if (rst || a_release) begin
+      a_lk <= 1'b0; a_lk_doom <= 1'b0;
+    end else if (ar_valid && !ar_ready) begin
+      if (!a_lk) begin a_lk <= 1'b1; a_lk_base <= a_base; a_lk_n <= a_n[3:0]; a_lk_spec <= a_spec; end
+      if (doom_ev && t.qpn == iss_qpn) a_lk_doom <= 1'b1;
+    end
+  end
 
   // the ring of issued turns; a doom marks every turn of the QP in it (and the one entering)
   logic          doom_ev;          // the plan stage's turn ended early (below)
@@ -452,7 +473,7 @@ module srnic_wqe_fetch #(
         rg_qpn[rg_wp] <= iss_qpn;
         rg_end[rg_wp] <= a_base + {12'd0, ctx_in.n};
         rg_ok[rg_wp] <= !iss_stop && ctx_in.n != 4'd0;
-        rg_doom[rg_wp] <= push_doom;
+        rg_doom[rg_wp] <= push_doom || a_lk_doom;
         rg_wp <= rg_wp + RW_'(1);
       end
       if (ctx_pop) rg_rp <= rg_rp + RW_'(1);
@@ -642,12 +663,22 @@ module srnic_wqe_fetch #(
   // The issue stage lets its turn go: pushed into the ring, a rewind applied (written back),
   // a stop with nothing to report, a scheduler turn without work (done).
   wire i_wr = idle_done && iss_rw && rw_go;
-  assign done_valid = a_valid && a_sched && (ctx_push || idle_done);
-  assign done_qpn   = iss_qpn;
   // queued again: WQEs beyond the ones read, or waiting (fence, turns of the QP in flight)
-  assign done_more  = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
-                               : (a_hold || (a_go && a_fence));
-  assign a_release  = ctx_push || i_wr || (idle_done && iss_stop) || (idle_done && a_sched && done_ready);
+  wire i_more = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
+                         : (a_hold || (a_go && a_fence));
+  assign done_valid = dq_valid || (a_valid && a_sched && (ctx_push || idle_done));
+  assign done_qpn   = dq_valid ? dq_qpn : iss_qpn;
+  assign done_more  = dq_valid ? dq_more : i_more;
+  always_ff @(posedge clk) begin
+    if (rst) dq_valid <= 1'b0;
+    else if (dq_valid) begin
+      if (done_ready) dq_valid <= 1'b0;
+    end else if (ctx_push && a_sched && !done_ready) begin
+      dq_valid <= 1'b1; dq_qpn <= iss_qpn; dq_more <= i_more;
+    end
+  end
+  assign a_release  = ctx_push || i_wr || (idle_done && iss_stop) ||
+                      (idle_done && a_sched && done_ready && !dq_valid);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
   // a turn's write-back carries psn_hi along once the send state passes it, so it never falls
@@ -840,7 +871,7 @@ module srnic_wqe_fetch #(
     else $error("srnic_wqe_fetch: turn of QP %0d read WQEs from %0d, its send state stands at %0d (offset %0d)",
                 ctx.qpn, ctx.fs, ctx.st.ci, ctx.st.off);
   a_turns_per_qp: assert property (@(posedge clk) disable iff (rst)
-    ctx_push && a_spec |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
+    ctx_push && a_spec && fl_any_a && !a_lk_doom |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
     else $error("srnic_wqe_fetch: turn of QP %0d issued behind %0d turns in flight (or a doomed one)", iss_qpn, fl_cnt_a);
   a_wait_for_turns: assert property (@(posedge clk) disable iff (rst)
     (stop_ready || hstop_ready || rw_ready) |-> !fl_any_i)
