@@ -23,9 +23,10 @@
 // turns waiting in the ring). At most TURNS_PER_QP turns of a QP are in flight. A turn that
 // ends early (budget spent inside its WQEs, fence, no READ context, bad or reused WQE) marks
 // the younger turns of its QP as doomed: the plan stage drops their WQEs unread
-// (fetch-and-drop) and the QP is kicked to be queued again if it has work left; until the
-// doomed turns are gone, the QP's turns end in the issue stage and requeue it. Stop requests,
-// rewinds and commands of a QP wait until none of its turns is in flight.
+// (fetch-and-drop) and the QP is kicked to be queued again if it has work left (also when
+// it stopped at a refused WQE: the WQEs the doomed turns read are reported for flushing);
+// until the doomed turns are gone, the QP's turns end in the issue stage and requeue it. Stop
+// requests, rewinds and commands of a QP wait until none of its turns is in flight.
 // Go-back-N: the completion engine answers each retry episode with a rewind (rw_*): the QP's
 // send state is locked (a turn in flight ends first), every segment of the QP already planned
 // is emitted (jobs in the packetizer leave before any resent packet, with their PSNs), its
@@ -631,11 +632,16 @@ module srnic_wqe_fetch #(
   // Turn ends in the plan stage: the send state is written back. A turn that ended early
   // (not every WQE it read was planned to its end) dooms the younger turns of its QP, and
   // kicks the QP (queued again like at a doorbell) if it has work left; a turn that found a
-  // reused slot reports it instead (the QP parks). Stop requests write back and do neither.
+  // reused slot reports it instead (the QP parks; the answer to the report kicks it). Stop
+  // requests write back and do neither. A turn that stopped the QP at a refused WQE kicks it
+  // too: the WQEs after it are flushed up to the producer index this turn read, and the doomed
+  // younger turns may have read WQEs posted since (their done reported no more work, their
+  // doorbells are used up); the turn the kick gives reports those for flushing. A turn without
+  // a WQE read (a stopped QP's flush report) has no younger turns and does not kick.
   wire p_done = pst == P_END;
   logic t_stale;             // this turn found a newer WQE in a slot: the QP parks
   wire p_early = cur.ci != t.fs + {12'd0, t.n} || cur.off != 32'd0 || cur.err || cur.park || cur.fwait;
-  wire p_kick  = p_done && !t.stop && p_early && !cur.err && !cur.park && (cur.ci != t.pi || cur.off != 32'd0);
+  wire p_kick  = p_done && !t.stop && t.n != 4'd0 && p_early && !cur.park && (cur.ci != t.pi || cur.off != 32'd0);
   wire p_go    = t.stop || ((!p_kick || kick_ready) && (!t_stale || stale_ready));
   assign p_wr  = p_done && p_go;
   assign doom_ev = p_wr && !t.stop && p_early;
