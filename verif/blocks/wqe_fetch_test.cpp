@@ -2595,12 +2595,17 @@ TEST_F(WqeFetchTurnsBench, RefusedWqeWithTurnsInFlightFlushesAll) {
   k.post = 0;
   k.hand = k.done = k.ar = k.rdc = k.job = k.kick = 100;
   k.lat = k.lat_min = 300;
+  // (the first 8 WQEs take two reads when they cross a 4 KiB boundary: the ring's place in
+  // its page is random)
   for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  ASSERT_EQ(reads, 1u) << "the first turn's WQE read";
+  const uint64_t reads0 = reads;
+  ASSERT_GE(reads0, 1u) << "the first turn's WQE read";
+  EXPECT_EQ(events, 0u);
   for (int i = 0; i < 8; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
   ring = int(q);
   for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
-  EXPECT_EQ(reads, 2u) << "the second turn did not read ahead";
+  EXPECT_GT(reads, reads0) << "no turn read the later WQEs ahead";
+  EXPECT_EQ(events, 0u) << "the refused WQE was reached before the later WQEs were read";
   settle();
   print_turn_stats();
   const Qp& s = qps[q];
