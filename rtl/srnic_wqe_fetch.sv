@@ -23,11 +23,12 @@
 // turns waiting in the ring). At most TURNS_PER_QP turns of a QP are in flight. A turn that
 // ends early (budget spent inside its WQEs, fence, no READ context, bad or reused WQE) marks
 // the younger turns of its QP as doomed: the plan stage drops their WQEs unread
-// (fetch-and-drop) and the QP is kicked to be queued again (like at a doorbell); until the
-// doomed turns are gone, the QP's turns end in the issue stage and requeue it. Stop requests,
-// rewinds and commands of a QP wait until none of its turns is in flight.
+// (fetch-and-drop) and the QP is kicked to be queued again if it has work left (also when
+// it stopped at a refused WQE: the WQEs the doomed turns read are reported for flushing);
+// until the doomed turns are gone, the QP's turns end in the issue stage and requeue it. Stop
+// requests, rewinds and commands of a QP wait until none of its turns is in flight.
 // Go-back-N: the completion engine answers each retry episode with a rewind (rw_*): the QP's
-// send state is held (the QP's turns in flight end first), every segment of the QP already planned
+// send state is held (its turns in flight end first), every segment of the QP already planned
 // is emitted (jobs in the packetizer leave before any resent packet, with their PSNs), its
 // READ contexts are dropped (the READs at or after the rewind PSN are requested again), and
 // the send state moves back to WQE ci, offset off, PSN psn. Jobs whose PSN is below the
@@ -341,44 +342,40 @@ module srnic_wqe_fetch #(
   // A scheduler turn of a QP with turns in flight reads after the youngest of them; it waits
   // (ends here, the QP requeued) while that one is doomed or a stop, or TURNS_PER_QP are in
   // flight.
-  // A WQE read once offered is held until taken (AXI), so the decision that offered it is
-  // frozen meanwhile (a_cmt); a doom of the turn it reads after arriving meanwhile marks the
-  // turn when it enters the ring (a_doomed).
-  logic        a_cmt, a_spec_q, a_doomed;
-  logic        doom_ev;          // the plan stage's turn ended early (below)
-  wire         push_doom = doom_ev && t.qpn == iss_qpn;
-  logic [15:0] a_base_q;
-  logic [3:0]  a_n_q;
+  // A WQE read once offered is held unchanged until it is taken (AXI): its decision is
+  // latched (a_lk: first index, WQE count, spec), because what it was made from may change
+  // while the read waits: the QP's turn in the plan stage ends (its send state written
+  // through, the turn no longer in flight), a turn ending early dooms the youngest turn it
+  // reads after (the latched turn is then pushed doomed: a_lk_doom), sched_wqes changes.
+  logic        a_lk, a_lk_spec, a_lk_doom;
+  logic [15:0] a_lk_base;
+  logic [3:0]  a_lk_n;
   wire        a_sched = !iss_stop && !iss_rw;
-  wire        a_spec_l = a_sched && fl_any_a;
-  wire        a_hold  = !a_cmt && a_spec_l && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
-  wire [15:0] a_base_l = a_spec_l ? fl_end_a : a_st_cur.ci;
+  wire        a_spec  = a_sched && (a_lk ? a_lk_spec : fl_any_a);
+  wire        a_hold  = a_spec && !a_lk && (!fl_ok_a || 32'(fl_cnt_a) >= TURNS_PER_QP);
+  wire [15:0] a_base  = a_lk ? a_lk_base : a_spec ? fl_end_a : a_st_cur.ci;
   wire [15:0] a_size  = 16'd1 << a_cfg.log_sq;
-  wire [15:0] a_avail_l = a_pi - a_base_l;
-  wire [15:0] a_room  = a_size - (a_base_l & (a_size - 16'd1));
-  logic [15:0] a_n_l;
-  wire [63:0] a_addr_l = a_cfg.sq_base + {42'd0, (a_base_l & (a_size - 16'd1)), 6'd0};
-  wire [15:0] a_room4k = 16'd64 - {10'd0, a_addr_l[11:6]};
-  always_comb begin
-    a_n_l = a_avail_l;
-    if (a_n_l > {12'd0, sched_wqes}) a_n_l = {12'd0, sched_wqes};
-    if (a_n_l > a_room) a_n_l = a_room;
-    if (a_n_l > a_room4k) a_n_l = a_room4k;    // an AXI burst never crosses 4 KiB
-  end
-  wire        a_spec  = a_cmt ? a_spec_q : a_spec_l;
-  wire [15:0] a_base  = a_cmt ? a_base_q : a_base_l;
-  wire [15:0] a_n     = a_cmt ? {12'd0, a_n_q} : a_n_l;
   wire [15:0] a_avail = a_pi - a_base;
-  wire [63:0] a_addr  = a_cfg.sq_base + {42'd0, (a_base & (a_size - 16'd1)), 6'd0};
+  wire [15:0] a_room  = a_size - (a_base & (a_size - 16'd1));
+  logic [15:0] a_n;
+  wire [63:0] a_addr   = a_cfg.sq_base + {42'd0, (a_base & (a_size - 16'd1)), 6'd0};
+  wire [15:0] a_room4k = 16'd64 - {10'd0, a_addr[11:6]};
+  always_comb begin
+    a_n = a_avail;
+    if (a_n > {12'd0, sched_wqes}) a_n = {12'd0, sched_wqes};
+    if (a_n > a_room) a_n = a_room;
+    if (a_n > a_room4k) a_n = a_room4k;    // an AXI burst never crosses 4 KiB
+    if (a_lk) a_n = {12'd0, a_lk_n};
+  end
   // fence: the QP stopped at a fenced WQE and still has READs outstanding; the turn ends here
   // and the QP is requeued (no WQE read until the READs are done)
   wire a_fence = a_st_cur.fwait && (rdc_qa_busy || rdq_busy_a);
   wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st_cur.err && !iss_stop &&
                 !a_st_cur.park && !iss_rw && !a_hold;
-  wire a_work = a_cmt || (a_go && !a_fence);
+  wire a_work = a_lk || (a_go && !a_fence);
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
-  wire a_flush = !iss_rw && !a_hold && !a_cmt &&
+  wire a_flush = !iss_rw && !a_hold && !a_lk &&
                  ((a_st_cur.err && a_pi != a_st_cur.fl_pi) || (iss_stop && !a_st_cur.err) || iss_host);
   always_comb begin
     ctx_in.qpn = iss_qpn;
@@ -394,11 +391,15 @@ module srnic_wqe_fetch #(
   end
   wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
   wire wbuf_ok = wbuf_need <= 16'(WBUF);
-  // a scheduler turn ends when it is issued: done goes out with the push
-  assign ar_valid  = a_valid && a_work && ctx_ready && wbuf_ok && done_ready;
+  // A scheduler turn ends when it is issued: done goes out with the push, or, when the
+  // scheduler does not take it then, from dq_* as soon as it does (the read cannot wait for
+  // done_ready once offered). While dq_* holds a turn end no other one is offered.
+  logic          dq_valid, dq_more;
+  logic [AW-1:0] dq_qpn;
+  assign ar_valid  = a_valid && (a_lk || (a_work && ctx_ready && wbuf_ok && !dq_valid));
   assign ar_addr   = a_addr;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
-  wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || done_ready);
+  wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || (done_ready && !dq_valid));
   assign ctx_push  = (ar_valid && ar_ready) || flush_push;
   // a turn without work ends here
   assign idle_done = a_valid && !a_work && !a_flush;
@@ -438,17 +439,17 @@ module srnic_wqe_fetch #(
     end
   end
   always_ff @(posedge clk) begin
-    if (rst) begin
-      a_cmt <= 1'b0; a_doomed <= 1'b0;
-    end else if (a_release) begin
-      a_cmt <= 1'b0; a_doomed <= 1'b0;
+    if (rst || a_release) begin
+      a_lk <= 1'b0; a_lk_doom <= 1'b0;
     end else if (ar_valid && !ar_ready) begin
-      a_cmt <= 1'b1; a_spec_q <= a_spec; a_base_q <= a_base; a_n_q <= a_n[3:0];
-      if (push_doom) a_doomed <= 1'b1;
+      if (!a_lk) begin a_lk <= 1'b1; a_lk_base <= a_base; a_lk_n <= a_n[3:0]; a_lk_spec <= a_spec; end
+      if (doom_ev && t.qpn == iss_qpn) a_lk_doom <= 1'b1;
     end
   end
 
   // the ring of issued turns; a doom marks every turn of the QP in it (and the one entering)
+  logic          doom_ev;          // the plan stage's turn ended early (below)
+  wire           push_doom = doom_ev && t.qpn == iss_qpn;
   logic          p_wr_fwd;
   assign ctx_ready = rg_cnt != (RW_+1)'(MAX_TURNS);
   assign ctx_valid = rg_cnt != '0;
@@ -473,7 +474,7 @@ module srnic_wqe_fetch #(
         rg_qpn[rg_wp] <= iss_qpn;
         rg_end[rg_wp] <= a_base + {12'd0, ctx_in.n};
         rg_ok[rg_wp] <= !iss_stop && ctx_in.n != 4'd0;
-        rg_doom[rg_wp] <= push_doom || a_doomed;
+        rg_doom[rg_wp] <= push_doom || a_lk_doom;
         rg_wp <= rg_wp + RW_'(1);
       end
       if (ctx_pop) rg_rp <= rg_rp + RW_'(1);
@@ -629,16 +630,18 @@ module srnic_wqe_fetch #(
   end
 
   // Turn ends in the plan stage: the send state is written back. A turn that ended early
-  // (not every WQE it read was planned to its end) dooms the younger turns of its QP and
-  // kicks the QP (queued again like at a doorbell); a turn that found a reused slot also
-  // reports it (the QP parks). Stop requests write back and do neither.
+  // (not every WQE it read was planned to its end) dooms the younger turns of its QP, and
+  // kicks the QP (queued again like at a doorbell) if it has work left; a turn that found a
+  // reused slot reports it instead (the QP parks; the answer to the report kicks it). Stop
+  // requests write back and do neither. A turn that stopped the QP at a refused WQE kicks it
+  // too: the WQEs after it are flushed up to the producer index this turn read, and the doomed
+  // younger turns may have read WQEs posted since (their done reported no more work, their
+  // doorbells are used up); the turn the kick gives reports those for flushing. A turn without
+  // a WQE read (a stopped QP's flush report) has no younger turns and does not kick.
   wire p_done = pst == P_END;
   logic t_stale;             // this turn found a newer WQE in a slot: the QP parks
   wire p_early = cur.ci != t.fs + {12'd0, t.n} || cur.off != 32'd0 || cur.err || cur.park || cur.fwait;
-  // every early end kicks: besides work left in this turn's range, the doomed turns after it
-  // may hold WQEs posted since (a stopped QP must report them for flushing); a kick that finds
-  // nothing to do costs one turn without work
-  wire p_kick  = p_done && !t.stop && p_early;
+  wire p_kick  = p_done && !t.stop && t.n != 4'd0 && p_early && !cur.park && (cur.ci != t.pi || cur.off != 32'd0);
   wire p_go    = t.stop || ((!p_kick || kick_ready) && (!t_stale || stale_ready));
   assign p_wr  = p_done && p_go;
   assign doom_ev = p_wr && !t.stop && p_early;
@@ -666,12 +669,22 @@ module srnic_wqe_fetch #(
   // The issue stage lets its turn go: pushed into the ring, a rewind applied (written back),
   // a stop with nothing to report, a scheduler turn without work (done).
   wire i_wr = idle_done && iss_rw && rw_go;
-  assign done_valid = a_valid && a_sched && (ctx_push || idle_done);
-  assign done_qpn   = iss_qpn;
   // queued again: WQEs beyond the ones read, or waiting (fence, turns of the QP in flight)
-  assign done_more  = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
-                               : (a_hold || (a_go && a_fence));
-  assign a_release  = ctx_push || i_wr || (idle_done && iss_stop) || (idle_done && a_sched && done_ready);
+  wire i_more = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
+                         : (a_hold || (a_go && a_fence));
+  assign done_valid = dq_valid || (a_valid && a_sched && (ctx_push || idle_done));
+  assign done_qpn   = dq_valid ? dq_qpn : iss_qpn;
+  assign done_more  = dq_valid ? dq_more : i_more;
+  always_ff @(posedge clk) begin
+    if (rst) dq_valid <= 1'b0;
+    else if (dq_valid) begin
+      if (done_ready) dq_valid <= 1'b0;
+    end else if (ctx_push && a_sched && !done_ready) begin
+      dq_valid <= 1'b1; dq_qpn <= iss_qpn; dq_more <= i_more;
+    end
+  end
+  assign a_release  = ctx_push || i_wr || (idle_done && iss_stop) ||
+                      (idle_done && a_sched && done_ready && !dq_valid);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
   // a turn's write-back carries psn_hi along once the send state passes it, so it never falls
@@ -823,7 +836,7 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{a_addr_l, st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
+  wire unused_ok = ^{st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
@@ -864,7 +877,7 @@ module srnic_wqe_fetch #(
     else $error("srnic_wqe_fetch: turn of QP %0d read WQEs from %0d, its send state stands at %0d (offset %0d)",
                 ctx.qpn, ctx.fs, ctx.st.ci, ctx.st.off);
   a_turns_per_qp: assert property (@(posedge clk) disable iff (rst)
-    ar_valid && !a_cmt && a_spec |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
+    ctx_push && a_spec && fl_any_a && !a_lk_doom |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
     else $error("srnic_wqe_fetch: turn of QP %0d issued behind %0d turns in flight (or a doomed one)", iss_qpn, fl_cnt_a);
   a_wait_for_turns: assert property (@(posedge clk) disable iff (rst)
     (stop_ready || hstop_ready || rw_ready) |-> !fl_any_i)

@@ -3,11 +3,28 @@
 // 0..3*MTU) behind an in-order AXI read slave with random latency, the MR table (2-cycle
 // answers, translated address = va + key * 4096), the READ context table, the TX queue, the
 // completion engine's rewinds (go-back-N), the RNR timers and the RX engine, all with random
-// back-pressure. Each turn is planned by a reference of the turn rules (up to SCHED_WQES
-// WQEs, never across the ring end or a 4 KiB boundary, whole packets until SCHED_BURST
-// bytes are spent, a READ or a segment under 64 bytes costing 64; a parked QP does nothing):
-// the WQE read address and length, the turn-end report (more work iff consumer != producer
-// seen at turn start) and the packet jobs the turn plans must match it. Per QP the jobs must
+// back-pressure. Two references, one per build:
+// - TURNS_PER_QP 1 (block_wqe_fetch, block_wqe_fetch_full): a reference of each turn. The
+//   bench's scheduler hands a QP out (s_ready: the issue stage reads the producer index) and
+//   sees it active until its turn end for the scheduler (done), which comes when the turn is
+//   issued (its WQE read, or its done for a turn without work). The reference plans the turn
+//   in the cycle the DUT decides it (the WQE read handshake, or the done of a turn without
+//   work; not at hand-out: whether the QP's previous turn is still in flight then decides it),
+//   from its send state and the producer index read at hand-out, by the turn rules (up to
+//   SCHED_WQES WQEs, never across the ring end or a 4 KiB boundary, whole packets until
+//   SCHED_BURST bytes are spent, a READ or a segment under 64 bytes costing 64; a parked QP
+//   does nothing). A hand-out while a turn of the QP is in flight (from its WQE read to its
+//   turn_end) must end without work and report more work (done_more). Checked: the WQE read
+//   address and length; done_more (a turn that reads WQEs: WQEs beyond the ones read; else:
+//   waiting for a fence or for the turn in flight); the turn's end in the plan stage
+//   (turn_end, in ring order) and its kick (exactly when it ended early, i.e. not at the end
+//   of the WQEs it read or at a fence, and has work left: consumer index != producer index
+//   read, or inside a WQE; fed to the bench's scheduler like a doorbell); and the packet jobs
+//   the turn plans. No turn is ever doomed (turn_drop).
+// - TURNS_PER_QP 4 (block_wqe_fetch_t4, WqeFetchTurnsBench): a reference of each QP's stream
+//   of packets that does not depend on turn boundaries (see there). The turn reference's
+//   tests are skipped in that build.
+// Per QP the jobs must
 // be exactly the planned segments cut into MTU packets: opcodes FIRST/MIDDLE/LAST/ONLY (+IMM;
 // a segment starting inside a message continues with MIDDLE/LAST, so no RETH), PSNs
 // (consecutive, a READ advancing by its response count), payload addresses and lengths,
@@ -23,9 +40,12 @@
 // reference applies the fence rule (a fenced WQE not yet started waits while a READ of its
 // QP is planned or in the table: the turn stops in front of it, later turns end without a
 // WQE read while the READs are outstanding) and every fenced WQE's first packet must leave
-// while no READ of its QP is outstanding. Host stops (hstop) must report CEV_HERR (next PSN,
-// producer index) and end the QP's work; later turns of the stopped QP only report newly
-// posted WQEs for flushing (CEV_LERR).
+// while no READ of its QP is outstanding. The plan stage looks at a fence after the turn's
+// WQE read, when the reference has already decided it: while a turn of a QP is in flight,
+// the bench frees none of the QP's READ contexts that would leave it without READs
+// outstanding. Host stops (hstop) must report CEV_HERR (next PSN, producer index) and end the
+// QP's work; later turns of the stopped QP only report newly posted WQEs for flushing
+// (CEV_LERR, from a turn pushed without a WQE read that ends in the plan stage too).
 // Rewinds (rw_*), as the completion engine sends them: one at a time per QP, to a position
 // already planned and not acknowledged (WQE ci, an MTU multiple as byte offset, the PSN it
 // had), never past the QP's first outstanding READ (inside it: a partial re-read), now and
@@ -36,23 +56,24 @@
 // (applied RNR: the QP is parked; its turns end without work until an unpark, which kicks
 // it), rdc_rw_flush (applied: the bench drops the QP's READ contexts). Ring slots are
 // freed only when the bench acknowledges WQEs (never at or after a pending rewind's WQE).
-// The random tests with rewinds give rewinds and unparks no note/kick ready while a turn end
-// is offered (`dodge`; RewindBesideTurnEndNotesOnce and UnparkBesideTurnEndKicksOnce test that
-// case) and have no host stops.
+// The kick port carries rewind kicks and plan kicks: a kick in a turn_end cycle is the plan
+// stage's (a rewind ends only in a cycle without a plan turn end offered:
+// RewindBesideTurnEndNotesOnce, UnparkBesideTurnEndKicksOnce). The random tests with rewinds
+// have no host stops.
 // READ contexts (srnic_rd_ctx's n_free, the plan stage's reservation): the bench's table has
 // rd_cap entries (64 as in srnic_core, more than the tests that keep it ever hold: there the
 // rule does not trigger; a few tests ask for 2..10); rdc_ready only while an entry is free,
 // rdc_free the free count of the previous cycle. A WQE the plan stage starts asks the MR table
 // (mr_req), so the MR requests belong, in order, to the turn at the plan stage's head (turns
-// with a WQE read, in hand-out order) and name its WQEs (key, address, length, rights checked).
-// The reference plans each turn at hand-out, keeping the send state before each WQE it starts;
-// when a turn ends after fewer MR requests than the reference starts, the first WQE left out
-// must be a READ (the DUT stopped in front of it for want of a context, reporting more work) and
+// in ring order) and name its WQEs (key, address, length, rights checked). The reference plans
+// each turn at its WQE read, keeping the send state before each WQE it starts; when the turn
+// ends (turn_end) after fewer MR requests than the reference starts, the first WQE left out
+// must be a READ (the DUT stopped in front of it for want of a context, and kicks the QP) and
 // the reference rolls the turn back to the state before it (send state, planned segments, READs
 // outstanding, fence stop). Checked from what the ports show: at each READ's MR request rdc_free
 // >= (READs whose MR request was seen and whose context insert was not) + 2; each stop in front
 // of a READ had a cycle, after the turn's previous MR request, the READ's WQE beat and the
-// previous turn's end, with rdc_free below that + 2 (no needless stop); no READ request waits
+// plan stage's previous turn end, with rdc_free below that + 2 (no needless stop); no READ request waits
 // for a context (rdc_valid never with the table full); every READ is sent in the end (settle).
 #include <algorithm>
 #include <cstring>
@@ -73,6 +94,7 @@ namespace {
 constexpr int kCmdWait = BENCH_NUM_QPS + 20;
 
 constexpr int kQps = BENCH_NUM_QPS;
+constexpr int kTpq = BENCH_TURNS_PER_QP;  // turns of one QP in flight
 
 constexpr uint8_t kWrite = 0, kWriteImm = 1, kSend = 2, kSendImm = 3, kRead = 4;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
@@ -154,13 +176,16 @@ struct Step {
   uint32_t off;
   uint64_t psn_u, hi_u, planned;
 };
-// the reference of a QP's turn in flight, as planned at hand-out and as observed since
+// the reference of a QP's turn in flight, as planned at its WQE read and as observed since
 struct TurnRec {
   bool work = false;             // a WQE read: the turn goes through the plan stage
+  uint16_t ci0 = 0, pi = 0;      // the first WQE read, the producer index read at hand-out
+  int n = 0;                     // WQEs read
   bool fence_stop = false;       // the plan ends in front of a fenced WQE
   bool stale = false;            // the plan ends in front of a reused slot: the QP parks
   std::vector<Step> steps;       // the WQEs the plan starts, in order
   std::vector<uint64_t> beat_at; // the cycle each WQE beat was delivered
+  bool bad = false;              // the plan ends at a WQE the DUT refuses: the QP stops
   size_t mr = 0;                 // MR requests seen: the DUT started steps[0 .. mr)
   uint64_t last_mr = 0;          // cycle of the last of them
 };
@@ -185,12 +210,20 @@ struct Qp {
   uint16_t posted = 0;
   std::deque<Seg> segs;  // planned, not yet all emitted, in order
   uint64_t planned = 0, emitted = 0;  // jobs
-  // bench scheduler
-  bool queued = false, busy = false, pending = false, exp_more = false;
-  uint16_t turn_ci0 = 0, turn_n = 0;  // the WQEs the turn in flight reads
-  uint16_t pi_seen = 0;
+  // bench scheduler: queued, active (handed out, its done not yet seen), a doorbell or kick
+  // while active
+  bool queued = false, active = false, pending = false;
+  uint16_t pi_seen = 0;  // the producer index read by the QP's last hand-out
+  // turns in flight: pushed into the DUT's turn ring (a WQE read, a flush or host stop) and
+  // not yet out of its plan stage (turn_end/turn_drop); `fly`: a work turn among them
+  int fly_n = 0;
+  bool fly = false;
+  // ring slots a turn may still read (turn reference): from a hand-out until its turn ends
+  // (without work: at done; with a WQE read: at turn_end), conservatively [prot_lo, prot_hi)
+  int open = 0;
+  uint16_t prot_lo = 0, prot_hi = 0;
   // fence: READs planned or in the table (incl. injected entries), frees allowed while a
-  // turn is in flight (the outstanding count must not reach 0 under a turn)
+  // work turn is in flight (the outstanding count must not reach 0 under a turn)
   int rd_busy = 0, free_ok = 0;
   bool fwait = false;
   uint64_t reads = 0;  // WQE reads of the QP
@@ -200,6 +233,14 @@ struct Qp {
   bool rw_open = false;  // a rewind offered or taken and not yet noted
   uint64_t resent = 0;   // jobs marked resend
   TurnRec rec;           // the turn in flight
+  // stream reference (WqeFetchTurnsBench): the next packet of the QP (WQE, byte offset, PSN
+  // not wrapped), the WQE of the last MR request, WQE reads whose last beat is not yet in
+  uint16_t jc_idx = 0;
+  uint32_t jc_off = 0;
+  uint64_t jc_psn = 0;
+  bool mr_any = false;
+  uint16_t mr_last = 0;
+  int reads_out = 0;
 };
 
 uint64_t translate(uint32_t key, uint64_t va) { return va + uint64_t(key) * 4096; }
@@ -207,6 +248,10 @@ uint64_t translate(uint32_t key, uint64_t va) { return va + uint64_t(key) * 4096
 class WqeFetchBench : public ::testing::Test {
  public:
   WqeFetchBench() : rng(test_seed()), dut(rng.next()), qps(kQps) {}
+  // The turn reference plans one turn of a QP at a time: its tests need TURNS_PER_QP 1.
+  void SetUp() override {
+    if (kTpq != 1) GTEST_SKIP() << "the turn reference needs TURNS_PER_QP 1 (this build: " << kTpq << ")";
+  }
 
   // ------------------------------------------------------------ setup
   void reset() {
@@ -240,6 +285,7 @@ class WqeFetchBench : public ::testing::Test {
                          : rng.percent(40) ? kPsnMask - uint32_t(rng.below(50))
                                            : rng.u32() & kPsnMask;
     s.psn_u = s.hi_u = s.acked_u = (uint64_t(1) << 32) + p24;  // unwrapped, far from 0 both ways
+    s.jc_psn = s.psn_u;
     s.ring.assign(size_t(1) << log_sq, Wqe{});
     s.ring_idx.assign(size_t(1) << log_sq, uint16_t(0xFFFF));
     for (size_t i = 0; i < 24; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
@@ -275,9 +321,10 @@ class WqeFetchBench : public ::testing::Test {
     Qp& s = qps[q];
     const uint32_t size = 1u << s.log_sq;
     if (unacked(s) >= size) return false;
-    // a slot the QP's turn in flight reads is not written: the reference planned the turn
-    // from the slots as they were at hand-out
-    if (s.busy && uint16_t(s.posted - size - s.turn_ci0) < s.turn_n) return false;
+    // a slot a turn of the QP may still read is not written (turn reference): the reference
+    // plans the turn from the slots at its WQE read and checks its MR requests against them
+    // until its end
+    if (s.open > 0 && uint16_t(s.posted - size - s.prot_lo) < uint16_t(s.prot_hi - s.prot_lo)) return false;
     Wqe w{};
     w.op = op >= 0         ? uint8_t(op)
            : read_pct < 0  ? uint8_t(rng.below(5))
@@ -345,8 +392,9 @@ class WqeFetchBench : public ::testing::Test {
   }
 
   // The job the front segment of q makes next.
-  Job next_job(Qp& s) {
-    const Seg& g = s.segs.front();
+  Job next_job(Qp& s) { return make_job(s, s.segs.front()); }
+  // The job segment g of q makes next.
+  Job make_job(const Qp& s, const Seg& g) const {
     const Wqe& w = g.w;
     const uint32_t m = mtu_b(s);
     const uint64_t pa = translate(w.lkey, w.laddr);
@@ -409,37 +457,39 @@ class WqeFetchBench : public ::testing::Test {
     bool work;
     uint64_t addr;
     int n;
+    bool more = false;   // done_more
+    bool flush = false;  // a stopped QP's turn that reports new WQEs for flushing (pushed, no WQE read)
   };
-  // Plans a turn of q from the reference state (pi as read at turn start): its WQE read and
-  // the jobs of every segment it plans.
-  Turn plan(uint32_t q) {
+  // Plans a turn of q from the reference state and the producer index pi read at hand-out, in
+  // the cycle the DUT decides it (no turn of q in flight): its WQE read, the jobs of every
+  // segment it plans, done_more.
+  Turn plan(uint32_t q, uint16_t pi) {
     Qp& s = qps[q];
     Turn t{q, s.ci, false, 0, 0};
-    s.rec = TurnRec{};
-    const uint16_t avail = uint16_t(s.pi - s.ci);
-    s.free_ok = s.rd_busy > 0 ? s.rd_busy - 1 : 0;
+    const uint16_t avail = uint16_t(pi - s.ci);
     if (s.err) {
       // stopped: no WQE read; WQEs posted since the last report are reported for flushing
-      s.exp_more = false;
-      if (s.pi != s.fl_pi) {
-        ev_expect.push_back({kCevLerr, q, uint32_t(s.psn_u) & kPsnMask, s.pi});
-        s.fl_pi = s.pi;
+      if (pi != s.fl_pi) {
+        ev_expect.push_back({kCevLerr, q, uint32_t(s.psn_u) & kPsnMask, pi});
+        s.fl_pi = pi;
+        t.flush = true;
       }
       ++idle_turns;
       return t;
     }
     if (!s.rts || avail == 0 || s.park) {
-      s.exp_more = false;
       ++idle_turns;
       if (s.park) ++parked_turns;
       return t;
     }
     if (s.fwait && s.rd_busy > 0) {
       // waiting at a fenced WQE: the turn ends without a WQE read, the QP is requeued
-      s.exp_more = true;
+      t.more = true;
       ++fence_idle;
       return t;
     }
+    s.rec = TurnRec{};
+    s.free_ok = s.rd_busy > 0 ? s.rd_busy - 1 : 0;
     s.fwait = false;
     const uint16_t size = uint16_t(1u << s.log_sq);
     const uint16_t slot = uint16_t(s.ci & (size - 1));
@@ -449,7 +499,11 @@ class WqeFetchBench : public ::testing::Test {
     n = std::min<int>(n, 64 - int((t.addr >> 6) & 63));
     t.work = true;
     t.n = n;
+    t.more = uint16_t(t.ci0 + n) != pi;  // WQEs beyond the ones read
     s.rec.work = true;
+    s.rec.ci0 = t.ci0;
+    s.rec.n = n;
+    s.rec.pi = pi;
     s.rec.beat_at.assign(size_t(n), 0);
     const uint32_t m = mtu_b(s);
     uint32_t budget = burst;
@@ -466,9 +520,10 @@ class WqeFetchBench : public ::testing::Test {
           s.rec.stale = true;
         } else {
           // a wrong index: refused like a malformed WQE, the QP stops
-          ev_expect.push_back({kCevLerr, q, uint32_t(s.psn_u) & kPsnMask, s.pi, kWcLocQpOpErr});
+          ev_expect.push_back({kCevLerr, q, uint32_t(s.psn_u) & kPsnMask, pi, kWcLocQpOpErr});
           s.err = true;
-          s.fl_pi = s.pi;
+          s.rec.bad = true;
+          s.fl_pi = pi;
         }
         break;
       }
@@ -504,7 +559,6 @@ class WqeFetchBench : public ::testing::Test {
     }
     EXPECT_LE(started, int(wqes_per_turn));
     EXPECT_LE(bytes, uint64_t(burst) + m);
-    s.exp_more = s.ci != s.pi && !s.rec.stale && !s.err;
     ++work_turns;
     return t;
   }
@@ -518,12 +572,14 @@ class WqeFetchBench : public ::testing::Test {
   }
 
   // An MR request: the next WQE of the turn in the plan stage (turns reach the plan stage in
-  // hand-out order, only those with a WQE read; each WQE a turn starts asks once). A READ must
-  // have a context for it: rdc_free, a cycle late, must cover the READs started and not yet
-  // in the table, this one, and one inserted in the previous cycle (not yet counted).
+  // ring order; each WQE a turn starts asks once). A READ must have a context for it:
+  // rdc_free, a cycle late, must cover the READs started and not yet in the table, this one,
+  // and one inserted in the previous cycle (not yet counted).
   void mr_request(uint64_t c) {
-    ASSERT_FALSE(plan_q.empty()) << "cycle " << c << ": MR request without a turn in the plan stage";
-    const uint32_t q = plan_q.front();
+    ASSERT_TRUE(!flight.empty() && flight.front().kind == kFlWork)
+        << "cycle " << c << ": MR request without a turn with a WQE read in the plan stage";
+    const uint32_t q = flight.front().q;
+    EXPECT_EQ(unsigned(dut->turn_qpn), q) << "cycle " << c << ": turn_qpn of the plan stage's turn";
     Qp& s = qps[q];
     TurnRec& r = s.rec;
     ASSERT_LT(r.mr, r.steps.size()) << "cycle " << c << " QP " << q << ": MR request beyond the " << r.steps.size()
@@ -546,21 +602,73 @@ class WqeFetchBench : public ::testing::Test {
     r.last_mr = c;
   }
 
-  // The end of q's turn. A work turn leaves the plan stage. If the DUT started fewer WQEs than
-  // the reference, it must have stopped in front of a READ for want of a context: the
-  // reference rolls back to the state before that READ. The stop must have been needed: in
-  // some cycle since the DUT could have looked at the READ (after the turn's previous MR
-  // request, the READ's WQE beat, and the previous work turn's end) rdc_free was below the
-  // READs started and not in the table + 2.
-  void end_turn(uint32_t q, uint64_t c) {
+  // ------------------------------------------------------------ the stream reference
+  // A WQE read of q's turn (n beats): the slots read hold WQEs posted, not yet sent whole and
+  // acknowledged, and below the producer index the turn read at hand-out (indices
+  // [ci_base, pi_seen); the slot names the index, as at most a ring of WQEs is posted and not
+  // acknowledged), inside the ring. Returns the first index.
+  uint16_t stream_read(uint64_t c, uint32_t q, int n) {
+    Qp& s = qps[q];
+    const uint64_t size = s.ring.size(), a = dut->ar_addr;
+    const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) + ": WQE read";
+    EXPECT_LE(n, int(ar_wqes)) << at << " of " << n << " WQEs (sched_wqes " << ar_wqes << " when it was offered)";
+    EXPECT_TRUE(a >= s.base && ((a - s.base) & 63) == 0 && ((a - s.base) >> 6) + uint64_t(n) <= size)
+        << at << " at 0x" << std::hex << a << " outside the ring at 0x" << s.base;
+    const uint16_t slot = uint16_t((a - s.base) >> 6);
+    const uint16_t idx = uint16_t(s.ci_base + (uint16_t(slot - s.ci_base) & (size - 1)));
+    EXPECT_LE(uint16_t(idx + n - s.ci_base), uint16_t(s.pi_seen - s.ci_base))
+        << at << " of WQEs " << idx << ".." << idx + n - 1 << ": posted, not acknowledged and below the producer "
+        << "index read are " << s.ci_base << ".." << s.pi_seen - 1;
+    return idx;
+  }
+
+  // An MR request (stream reference): the plan stage's turn (turn_qpn) starts a WQE of its QP:
+  // the QP's first, or the one of its last MR request (continued after a turn ended inside
+  // it, or read again after a stop in front of a READ), or the next; one posted and not yet
+  // sent whole. Key, address, length and rights are the WQE's; a READ has a context reserved
+  // (as in mr_request).
+  void mr_request_stream(uint64_t c) {
+    const uint32_t q = dut->turn_qpn;
+    ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
+    Qp& s = qps[q];
+    const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) + ": MR request";
+    auto fits = [&](uint16_t i) {
+      if (uint16_t(i - s.jc_idx) >= uint16_t(s.pi - s.jc_idx)) return false;
+      const Wqe& w = wqe_at(s, i);
+      return uint32_t(dut->mr_key) == w.lkey && uint64_t(dut->mr_va) == w.laddr && uint32_t(dut->mr_len) == w.len;
+    };
+    uint16_t idx = s.jc_idx;
+    if (s.mr_any) {
+      idx = uint16_t(s.mr_last + 1);
+      if (!fits(idx)) idx = s.mr_last;
+    }
+    ASSERT_TRUE(fits(idx)) << at << " (key 0x" << std::hex << unsigned(dut->mr_key) << " va 0x" << uint64_t(dut->mr_va)
+                           << std::dec << " length " << unsigned(dut->mr_len) << ") is not for WQE " << idx
+                           << (s.mr_any ? " or the one before (the last MR request's)" : " (the QP's first)")
+                           << "; next packet: WQE " << s.jc_idx << ", posted up to " << s.pi;
+    const bool rd = wqe_at(s, idx).op == kRead;
+    EXPECT_EQ(unsigned(dut->mr_access), rd ? 1u : 0u) << at << " rights";
+    if (rd) {
+      EXPECT_GE(unsigned(dut->rdc_free), rd_resv + 2)
+          << at << ": READ started with " << rd_resv << " READs started and not in the table and "
+          << unsigned(dut->rdc_free) << " contexts free (a cycle ago)";
+      ++rd_resv;
+      ++ctx_checks;
+    }
+    s.mr_any = true;
+    s.mr_last = idx;
+  }
+
+  // The end of q's work turn in the plan stage (turn_end; `from`: the cycle after the plan
+  // stage's previous turn end). If the DUT started fewer WQEs than the reference, it must have
+  // stopped in front of a READ for want of a context: the reference rolls back to the state
+  // before that READ. The stop must have been needed: in some cycle since the DUT could have
+  // looked at the READ (after the turn's previous MR request, the READ's WQE beat, and the
+  // plan stage's previous turn end) rdc_free was below the READs started and not in the
+  // table + 2.
+  void end_turn(uint32_t q, uint64_t c, uint64_t from) {
     Qp& s = qps[q];
     TurnRec& r = s.rec;
-    if (!r.work) return;
-    ASSERT_TRUE(!plan_q.empty() && plan_q.front() == q) << "cycle " << c << ": turn end of QP " << q
-                                                        << " out of the plan stage's order";
-    plan_q.pop_front();
-    uint64_t from = plan_from;
-    plan_from = c + 1;
     if (r.mr == r.steps.size()) return;
     const Step& st = r.steps[r.mr];
     const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) + ": turn ended after " +
@@ -604,13 +712,13 @@ class WqeFetchBench : public ::testing::Test {
       s.park = false;
       r.stale = false;
     }
-    s.exp_more = true;  // the READ is left
     r.steps.resize(k);
   }
 
   // ------------------------------------------------------------ per cycle
   struct Knobs {
     unsigned post = 20, hand = 60, done = 80, ar = 70, lat = 20, rdc = 80, job = 80;
+    unsigned lat_min = 0;       // WQE read latency: lat_min..lat cycles
     unsigned rw = 0;            // per-cycle chance of a random rewind (0: none)
     unsigned rw_zero = 10;      // % of random rewinds with apply 0
     unsigned rw_rnr = 30;       // % of random rewinds that park the QP (RNR)
@@ -622,14 +730,15 @@ class WqeFetchBench : public ::testing::Test {
     unsigned up_zero = 0;       // % of unparking answers with apply 0
   };
 
-  // The bench's READ context table: frees due entries (not below one outstanding READ of a
-  // QP whose turn is in flight, so the reference knows what the turn sees).
+  // The bench's READ context table: frees due entries (turn reference: not below one
+  // outstanding READ of a QP whose work turn is in flight, so the reference knows what the
+  // turn's fence checks see).
   void free_reads(uint64_t c) {
     for (size_t i = 0; i < rd_table.size();) {
       RdEntry& e = rd_table[i];
       Qp& s = qps[e.q];
-      if (e.free_at <= c && (!s.busy || s.free_ok > 0)) {
-        if (s.busy) --s.free_ok;
+      if (e.free_at <= c && (!s.fly || s.free_ok > 0)) {
+        if (s.fly) --s.free_ok;
         if (e.real) mark_done(s, e.idx);  // its responses are in
         --s.rd_busy;
         ++rd_frees;
@@ -663,7 +772,9 @@ class WqeFetchBench : public ::testing::Test {
     uint16_t lim = s.ci;
     uint32_t lim_pk = s.off / m;
     for (const Seg& g : s.segs)
-      if (g.w.op == kRead) {  // a READ planned and not sent: from its start only
+      // a READ planned and not sent: from its start only (not one acknowledged meanwhile: its
+      // resend is queued behind a rewind, its first transmission's ACK arrived)
+      if (g.w.op == kRead && posted_idx(s, g.idx)) {
         if (pos(g.idx) < pos(lim)) {
           lim = g.idx;
           lim_pk = 1;
@@ -722,8 +833,8 @@ class WqeFetchBench : public ::testing::Test {
     Qp& s = qps[q];
     if (s.rw_open && !reuse) return;
     // (the reference's send state has moved past the turn in flight, which may still end in
-    // front of a READ: without reuse only what lies before that turn)
-    const uint16_t at = s.busy ? s.turn_ci0 : s.ci;
+    // front of a READ: without reuse only what lies before the QP's open turns)
+    const uint16_t at = s.open > 0 ? s.prot_lo : s.ci;
     const uint16_t lim = reuse ? unacked(s) : uint16_t(at - s.ci_base) > unacked(s) ? uint16_t(0) : uint16_t(at - s.ci_base);
     uint16_t n = 0;
     while (n < lim && wqe_at(s, uint16_t(s.ci_base + n)).done) ++n;
@@ -803,6 +914,8 @@ class WqeFetchBench : public ::testing::Test {
     dut->s_valid = handing;
     dut->s_qpn = hand_q;
     dut->done_ready = rng.percent(k.done);
+    dut->sched_burst = burst;  // the stream tests change the turn limits as they go
+    dut->sched_wqes = wqes_per_turn;
     // AXI read slave
     dut->ar_ready = rng.percent(k.ar);
     const bool r = !rbeats.empty() && rbeats.front().at <= c;
@@ -823,23 +936,40 @@ class WqeFetchBench : public ::testing::Test {
     dut->rdc_qa_busy = rd_has(dut->rdc_qa_qpn);
     dut->rdc_qb_busy = rd_has(dut->rdc_qb_qpn);
     dut.eval();
-    if (dodge && dut->done_valid) {
-      // keep rewinds and unparks from ending while a turn end is offered (that case has
-      // its own tests: RewindBesideTurnEndNotesOnce, UnparkBesideTurnEndKicksOnce)
-      dut->note_ready = dut->kick_ready = 0;
-      dut.eval();
-    }
 
     if (!allow_bad) {
       ASSERT_FALSE(dut->bad_wqe) << "cycle " << c;
     }
+    // a WQE read once offered stays, unchanged, until taken (AXI); the turn limit it obeys is
+    // the one of the cycle it was offered in
+    if (ar_wait) {
+      EXPECT_TRUE(dut->ar_valid && uint64_t(dut->ar_addr) == ar_addr0 && unsigned(dut->ar_len) == ar_len0)
+          << "cycle " << c << ": WQE read withdrawn or changed before it was taken";
+    } else if (dut->ar_valid) {
+      ar_wait = true;
+      ar_addr0 = dut->ar_addr;
+      ar_len0 = dut->ar_len;
+      ar_wqes = wqes_per_turn;
+    }
+    if (dut->ar_valid && dut->ar_ready) ar_wait = false;
     if (dut->rdc_free < rd_resv + 2) last_short = c;
     // a READ at the emit stage's head never waits for a context: every READ started has one
     if (dut->rdc_valid && rd_table.size() >= rd_cap) {
       ADD_FAILURE() << "cycle " << c << ": a READ request waits for a context (" << rd_table.size() << " of "
                     << rd_cap << " in use)";
     }
-    if (dut->lerr_valid && dut->lerr_ready) {
+    if (dut->lerr_valid && dut->lerr_ready && stream) {
+      // stream reference: the events are kept for the test to check (a refused WQE stops
+      // the QP's stream there)
+      const uint32_t q = uint32_t(kCompEv.get(dut->lerr, kCeQpn));
+      ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
+      Ev e{uint8_t(kCompEv.get(dut->lerr, kCeKind)), q, uint32_t(kCompEv.get(dut->lerr, kCePsn)),
+           uint32_t(kCompEv.get(dut->lerr, kCePsn2)), uint8_t(kCompEv.get(dut->lerr, kCeStatus))};
+      if (e.status == kWcLocQpOpErr) qps[q].err = true;
+      qps[q].fl_pi = uint16_t(e.psn2);  // reported for flushing up to here
+      ev_seen.push_back(e);
+      ++events;
+    } else if (dut->lerr_valid && dut->lerr_ready) {
       ASSERT_FALSE(ev_expect.empty()) << "cycle " << c << ": completion event (kind "
                                       << kCompEv.get(dut->lerr, kCeKind) << ") without a bad WQE or stop";
       const Ev e = ev_expect.front();
@@ -852,22 +982,47 @@ class WqeFetchBench : public ::testing::Test {
       EXPECT_EQ(kCompEv.get(dut->lerr, kCeStatus), e.status) << at << " status";
       ++events;
     }
-    // WQE reads
+    // WQE reads: the issue stage's scheduler turn is decided and pushed into the turn ring;
+    // its done goes out now (or, if the scheduler is not ready, later from the DUT's done
+    // register: done_exp)
     if (dut->ar_valid && dut->ar_ready) {
-      ASSERT_FALSE(ar_expect.empty()) << "cycle " << c << ": WQE read without a turn";
-      const Turn t = ar_expect.front();
-      ar_expect.pop_front();
-      ASSERT_EQ(uint64_t(dut->ar_addr), t.addr) << "cycle " << c << " QP " << t.q << ": WQE read address";
-      ASSERT_EQ(int(dut->ar_len) + 1, t.n) << "cycle " << c << " QP " << t.q << ": WQE read length";
-      Qp& s = qps[t.q];
+      ASSERT_TRUE(iss_on) << "cycle " << c << ": WQE read without a scheduler turn in the issue stage";
+      const uint32_t q = iss_q;
+      iss_on = false;
+      Qp& s = qps[q];
+      const int n = int(dut->ar_len) + 1;
+      uint16_t ci0 = 0;
+      if (stream) {
+        ci0 = stream_read(c, q, n);
+        if (HasFatalFailure()) return;
+        if (s.fly_n > 0) ++spec_reads;
+        EXPECT_LT(s.fly_n, kTpq) << "cycle " << c << " QP " << q << ": WQE read with " << s.fly_n
+                                 << " turns of the QP in flight";
+      } else {
+        ASSERT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << q
+                              << ": WQE read while a turn of the QP is in flight (TURNS_PER_QP 1)";
+        const Turn t = plan(q, s.pi_seen);
+        ASSERT_TRUE(t.work) << "cycle " << c << " QP " << q << ": WQE read for a turn without work (ci " << t.ci0
+                            << ", producer index read " << s.pi_seen << ")";
+        ASSERT_EQ(uint64_t(dut->ar_addr), t.addr) << "cycle " << c << " QP " << q << ": WQE read address";
+        ASSERT_EQ(n, t.n) << "cycle " << c << " QP " << q << ": WQE read length";
+        ci0 = t.ci0;
+        s.fly = true;
+        flight.push_back({q, kFlWork});
+      }
+      ++s.fly_n;
+      ++s.reads_out;
+      max_reads_out = std::max(max_reads_out, s.reads_out);
+      done_exp.push_back({q, uint16_t(ci0 + n) != s.pi_seen});
       ++s.reads;
-      const uint64_t lat = rng.below(k.lat + 1);
-      for (int i = 0; i < t.n; ++i) {
+      const uint64_t lat = k.lat_min + rng.below(k.lat - std::min(k.lat, k.lat_min) + 1);
+      for (int i = 0; i < n; ++i) {
         Beat b;
         b.at = c + 1 + lat + uint64_t(i);
-        b.q = t.q;
+        b.q = q;
         b.k = size_t(i);
-        const size_t slot = uint16_t(t.ci0 + i) & (s.ring.size() - 1);  // as the slot holds it
+        b.last = i == n - 1;
+        const size_t slot = uint16_t(ci0 + i) & (s.ring.size() - 1);  // as the slot holds it
         encode(s.ring[slot], s.ring_idx[slot], b.data);
         rbeats.push_back(b);
       }
@@ -876,7 +1031,8 @@ class WqeFetchBench : public ::testing::Test {
     if (r) {
       const Beat& b = rbeats.front();
       std::vector<uint64_t>& at = qps[b.q].rec.beat_at;
-      if (b.k < at.size()) at[b.k] = c;
+      if (!stream && b.k < at.size()) at[b.k] = c;
+      if (b.last) --qps[b.q].reads_out;
       rbeats.pop_front();
     }
     // MR lookups
@@ -894,7 +1050,8 @@ class WqeFetchBench : public ::testing::Test {
       nm.valid = true;
       nm.pa = translate(uint32_t(dut->mr_key), uint64_t(dut->mr_va));
       ++mr_reqs;
-      mr_request(c);
+      if (stream) mr_request_stream(c);
+      else mr_request(c);
       if (HasFatalFailure()) return;
     }
     // jobs
@@ -908,14 +1065,19 @@ class WqeFetchBench : public ::testing::Test {
       if (rd_resv > 0) --rd_resv;
       rd_table.push_back({uint32_t(kJob.get(dut->job, kQpn)), c + rng.range(1, rd_hold), true, job_idx});
     }
-    // host stop: the reference stops the QP with the state as of now
+    // host stop: the reference stops the QP with the state as of now (no turn of it is in
+    // flight: the stop waits at the input until then); the stop is pushed into the turn ring
+    // and ends in the plan stage with its CEV_HERR
     if (dut->hstop_valid && dut->hstop_ready) {
       const uint32_t q = hstop_q.front();
       hstop_q.pop_front();
       Qp& s = qps[q];
+      EXPECT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << q << ": host stop taken while a turn of the QP is in flight";
       ev_expect.push_back({kCevHerr, q, uint32_t(s.psn_u) & kPsnMask, s.pi});
       s.err = true;
       s.fl_pi = s.pi;
+      ++s.fly_n;
+      flight.push_back({q, kFlStop});
       ++hstops;
     }
     // a rewind's state read: the reference applies it to a QP in RTS that is not stopped. An
@@ -926,6 +1088,7 @@ class WqeFetchBench : public ::testing::Test {
       rw_q.pop_front();
       rw_driven = false;
       Qp& s = qps[rw.q];
+      EXPECT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << rw.q << ": rewind taken while a turn of the QP is in flight";
       const bool applies = rw.apply && s.rts && !s.err;
       const bool move = applies && !rw.rnr, park0 = s.park;
       if (move) {
@@ -944,50 +1107,82 @@ class WqeFetchBench : public ::testing::Test {
       if (applies) ++rw_applied;
       ++rw_taken;
     }
-    // the end of a rewind: note, kick, rnr and flush together, as expected
-    end_of_pending(c);
-    if (HasFatalFailure()) return;
-    if (dut->stale_valid && dut->stale_ready && !(dut->done_valid && dut->done_ready))
-      ADD_FAILURE() << "cycle " << c << ": reused-slot report without its turn end";
-    // turn ends
+    // turn ends for the scheduler (done): a turn pushed with its WQE read (in order), else the
+    // issue stage's scheduler turn, without work: decided now
     if (dut->done_valid && dut->done_ready) {
       const uint32_t q = dut->done_qpn;
       ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
       Qp& s = qps[q];
-      ASSERT_TRUE(s.busy) << "cycle " << c << ": turn end for QP " << q << " without a turn";
-      end_turn(q, c);
-      if (HasFatalFailure()) return;
-      // a reused slot is reported with the end of the turn that found it
-      const bool stale = dut->stale_valid && dut->stale_ready;
-      EXPECT_EQ(stale, s.rec.stale) << "cycle " << c << " QP " << q << ": reused-slot report";
-      if (stale) {
-        EXPECT_EQ(unsigned(dut->stale_qpn), q) << "cycle " << c << ": reused-slot report QPN";
-        ++stale_reports;
-        up_q.push_back({q, c + rng.range(0, up_delay)});
+      bool more = false;
+      if (!done_exp.empty()) {
+        const DoneExp e = done_exp.front();
+        done_exp.pop_front();
+        ASSERT_EQ(q, e.q) << "cycle " << c << ": done of QP " << q << ", the turn pushed first is QP " << e.q << "'s";
+        ASSERT_EQ(bool(dut->done_more), e.more)
+            << "cycle " << c << " QP " << q << ": done_more of a turn with a WQE read (WQEs beyond the ones read, "
+            << "producer index read " << s.pi_seen << ")";
+        more = e.more;
+      } else {
+        ASSERT_TRUE(iss_on && iss_q == q) << "cycle " << c << ": done of QP " << q
+                                          << " without its scheduler turn in the issue stage";
+        iss_on = false;
+        if (stream) {
+          more = dut->done_more;
+          // a stopped QP (its refused WQE reported; every event of the QP is out once no turn
+          // of it is in flight) with WQEs posted since its last report: the turn is pushed to
+          // report them (a CEV_LERR from the plan stage, then turn_end)
+          if (s.err && s.fly_n == 0 && s.pi_seen != s.fl_pi) {
+            ++s.fly_n;
+            EXPECT_FALSE(more) << "cycle " << c << " QP " << q << ": done_more of a flush report";
+          }
+        } else {
+          more = idle_turn(q, c);
+          if (HasFatalFailure()) return;
+          ASSERT_EQ(bool(dut->done_more), more)
+              << "cycle " << c << " QP " << q << ": done_more of a turn without a WQE read (ci " << s.ci
+              << ", producer index read " << s.pi_seen << ", turns in flight " << s.fly_n << ")";
+          --s.open;
+        }
       }
-      ASSERT_EQ(bool(dut->done_more), s.exp_more) << "cycle " << c << " QP " << q << ": turn-end report (ci "
-                                                   << s.ci << ", pi at turn start " << s.pi_seen << ")";
-      s.busy = false;
-      if (s.exp_more || s.pending) enqueue(q);
+      ASSERT_TRUE(s.active) << "cycle " << c << ": done for QP " << q << " that is not handed out";
+      s.active = false;
+      if (more || s.pending) enqueue(q);
       s.pending = false;
       ++turns_done;
     }
-    // a turn handed out: the reference plans it with the producer index read now
+    // the end of a rewind: note, kick, rnr and flush together, as expected
+    end_of_pending(c);
+    if (HasFatalFailure()) return;
+    // turns leaving the plan stage (after the decisions above: a turn is in flight in the
+    // cycle of its turn_end), with their plan kicks and reused-slot reports
+    end_of_plan(c);
+    if (HasFatalFailure()) return;
+    // a turn handed out: the issue stage reads the producer index now
     if (handing && dut->s_ready) {
       Qp& s = qps[hand_q];
-      ASSERT_FALSE(s.busy);
+      ASSERT_FALSE(s.active) << "cycle " << c << ": QP " << hand_q << " handed out while active";
+      ASSERT_FALSE(iss_on) << "cycle " << c << ": hand-out while the issue stage holds a scheduler turn";
       ready_q.pop_front();
       s.queued = false;
-      s.busy = true;
+      s.active = true;
       s.pi_seen = s.pi;
-      const Turn t = plan(hand_q);
-      s.turn_ci0 = t.ci0;
-      s.turn_n = uint16_t(t.work ? t.n : 0);
-      if (t.work) {
-        ar_expect.push_back(t);
-        plan_q.push_back(hand_q);
+      iss_on = true;
+      iss_q = hand_q;
+      if (!stream) {
+        if (s.open++ == 0) s.prot_lo = s.ci;
+        s.prot_hi = s.pi_seen;
       }
       handing = false;
+    }
+    if (stream) {
+      for (uint32_t q : hot) {
+        const Qp& s = qps[q];
+        max_fly = std::max(max_fly, s.fly_n);
+        if (s.fly_n >= 2) {
+          ++overlap_cycles;
+          break;
+        }
+      }
     }
     if (db) doorbell(db_q);
     mr_pipe[1] = mr_pipe[0];
@@ -995,9 +1190,93 @@ class WqeFetchBench : public ::testing::Test {
     dut.tick();
   }
 
+  // The issue stage ends q's scheduler turn without a WQE read (turn reference): decided now.
+  // With a turn of q in flight (TURNS_PER_QP 1) the QP waits and is requeued. Else the turn
+  // rules: nothing to do, a fence wait (requeued), or a stopped QP's flush report (pushed into
+  // the turn ring: its CEV_LERR comes from the plan stage). Returns the expected done_more.
+  bool idle_turn(uint32_t q, uint64_t c) {
+    Qp& s = qps[q];
+    if (s.fly_n > 0) {
+      ++held_turns;
+      return true;
+    }
+    const Turn t = plan(q, s.pi_seen);
+    if (t.work)
+      ADD_FAILURE() << "cycle " << c << " QP " << q << ": a turn with work (" << t.n << " WQEs from " << t.ci0
+                    << ") ended without a WQE read";
+    if (t.flush) {
+      flight.push_back({q, kFlFlush});
+      ++s.fly_n;
+    }
+    return t.more;
+  }
+
+  // turn_end (a turn left the plan stage, its send state written back: the cycle of its kick
+  // and its reused-slot report) and turn_drop (a doomed turn's last WQE beat dropped unread).
+  // The turn reference checks the ring order, the READ-context rollback and the kick rule.
+  void end_of_plan(uint64_t c) {
+    const bool t_end = dut->turn_end, t_drop = dut->turn_drop;
+    const bool kick = dut->kick_valid && dut->kick_ready && t_end;
+    const bool stale = dut->stale_valid && dut->stale_ready;
+    if (stale && !t_end) ADD_FAILURE() << "cycle " << c << ": reused-slot report without its turn end";
+    if (!t_end && !t_drop) return;
+    ASSERT_FALSE(t_end && t_drop) << "cycle " << c << ": turn_end and turn_drop together";
+    const uint32_t q = dut->turn_qpn;
+    ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
+    Qp& s = qps[q];
+    ASSERT_GT(s.fly_n, 0) << "cycle " << c << ": turn of QP " << q << " left the plan stage, none in flight";
+    --s.fly_n;
+    const uint64_t from = plan_from;
+    plan_from = c + 1;
+    if (t_end) ++turn_ends;
+    if (t_drop) ++turn_drops;
+    if (kick) {
+      EXPECT_EQ(unsigned(dut->kick_qpn), q) << "cycle " << c << ": plan kick QPN";
+      ++plan_kicks;
+    }
+    if (!stream) {
+      EXPECT_FALSE(t_drop) << "cycle " << c << " QP " << q << ": a doomed turn dropped (TURNS_PER_QP 1)";
+      ASSERT_TRUE(!flight.empty() && flight.front().q == q)
+          << "cycle " << c << ": turn of QP " << q << " left the plan stage out of ring order";
+      const Flight f = flight.front();
+      flight.pop_front();
+      if (f.kind == kFlWork) {
+        end_turn(q, c, from);
+        if (HasFatalFailure()) return;
+        const TurnRec& r = s.rec;
+        // ended early: not every WQE read was planned to its end (budget, READ context), a fence
+        // stop, a refused WQE or a reused slot; then the QP is kicked if work is left (after a
+        // refused WQE: WQEs to report for flushing), unless parked at a reused slot (the
+        // answer to the report kicks it)
+        const bool early = s.ci != uint16_t(r.ci0 + r.n) || s.off != 0 || r.fence_stop || r.bad || r.stale;
+        const bool want = early && !r.stale && (s.ci != r.pi || s.off != 0);
+        EXPECT_EQ(kick, want) << "cycle " << c << " QP " << q << ": plan kick at the turn end (WQEs " << r.ci0 << ".."
+                              << r.ci0 + r.n - 1 << " read, producer index read " << r.pi << ", now at WQE " << s.ci
+                              << " offset " << s.off << (r.fence_stop ? ", fence stop" : "")
+                              << (r.stale ? ", reused slot" : "") << ")";
+        EXPECT_EQ(stale, r.stale) << "cycle " << c << " QP " << q << ": reused-slot report";
+        if (stale) {
+          EXPECT_EQ(unsigned(dut->stale_qpn), q) << "cycle " << c << ": reused-slot report QPN";
+          ++stale_reports;
+          up_q.push_back({q, c + rng.range(0, up_delay)});
+        }
+        s.fly = false;
+        --s.open;
+      } else {
+        EXPECT_TRUE(t_end) << "cycle " << c << " QP " << q;
+        EXPECT_FALSE(kick) << "cycle " << c << " QP " << q << ": kick at the end of a " << (f.kind == kFlStop ? "host stop" : "flush report");
+        EXPECT_FALSE(stale) << "cycle " << c << " QP " << q;
+      }
+    } else {
+      EXPECT_FALSE(stale) << "cycle " << c << ": reused-slot report without reused slots";
+    }
+    if (kick) doorbell_kick(q);
+  }
+
   // Checks note, kick, rnr and rdc_rw_flush this cycle against the rewind taken.
   void end_of_pending(uint64_t c) {
-    const bool note = dut->note_valid && dut->note_ready, kick = dut->kick_valid && dut->kick_ready;
+    // (a kick in a turn_end cycle is the plan stage's)
+    const bool note = dut->note_valid && dut->note_ready, kick = dut->kick_valid && dut->kick_ready && !dut->turn_end;
     const bool rnr = dut->rnr_valid && dut->rnr_ready, flush = dut->rdc_rw_flush;
     if (!note && !kick && !rnr && !flush) return;
     ASSERT_TRUE(pend.active) << "cycle " << c << ": note " << note << " kick " << kick << " rnr " << rnr << " flush "
@@ -1058,13 +1337,13 @@ class WqeFetchBench : public ::testing::Test {
   }
   void doorbell_kick(uint32_t q) {
     Qp& s = qps[q];
-    if (s.busy) s.pending = true;
+    if (s.active) s.pending = true;
     else enqueue(q);
   }
 
   void enqueue(uint32_t q) {
     Qp& s = qps[q];
-    if (s.queued || s.busy) return;
+    if (s.queued || s.active) return;
     s.queued = true;
     ready_q.push_back(q);
   }
@@ -1074,10 +1353,29 @@ class WqeFetchBench : public ::testing::Test {
     const uint32_t q = uint32_t(kJob.get(j, kQpn));
     ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
     Qp& s = qps[q];
-    ASSERT_FALSE(s.segs.empty()) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex
-                                 << kJob.get(j, kPsn) << ") beyond what the started turns plan";
-    const Job e = next_job(s);
-    pop_job(s, e);
+    Job e;
+    if (stream) {
+      // the QP's next packet: of WQE jc_idx (posted and rung), from byte jc_off, PSN jc_psn
+      ASSERT_NE(s.jc_idx, s.pi) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex
+                                << kJob.get(j, kPsn) << std::dec << ") beyond the " << s.pi << " WQEs posted";
+      Wqe& w = wqe_at(s, s.jc_idx);
+      if (s.jc_off == 0) {
+        w.planned = true;
+        w.first_u = s.jc_psn;
+      }
+      e = make_job(s, Seg{s.jc_idx, w, s.jc_off, w.len, s.jc_off, s.jc_psn, s.jc_psn});
+      s.jc_psn += e.npk;
+      s.jc_off += e.len;
+      if (e.wqe_end) {
+        ++s.jc_idx;
+        s.jc_off = 0;
+      }
+    } else {
+      ASSERT_FALSE(s.segs.empty()) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex
+                                   << kJob.get(j, kPsn) << ") beyond what the started turns plan";
+      e = next_job(s);
+      pop_job(s, e);
+    }
     idx = e.idx;
     const uint32_t psn = uint32_t(e.psn_u) & kPsnMask;
     const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) + " job " +
@@ -1136,8 +1434,9 @@ class WqeFetchBench : public ::testing::Test {
     encode_sq_wqe(w.op, w.flags, w.imm, w.wr_id, w.laddr, w.len, w.lkey, w.raddr, w.rkey, d, nullptr, idx);
   }
 
-  // Runs idle until every turn has ended, every planned job has left and every rewind and
-  // RNR wait is over.
+  // Runs idle until every turn has ended (for the scheduler and in the plan stage), every
+  // planned job has left (stream reference: every posted WQE) and every rewind and RNR wait is
+  // over.
   void settle(int max_cycles = 20000) {
     if (HasFatalFailure()) return;
     Knobs k;
@@ -1148,13 +1447,23 @@ class WqeFetchBench : public ::testing::Test {
     for (int i = 0; i < max_cycles && !HasFatalFailure(); ++i) {
       cycle(k);
       bool quiet = ready_q.empty() && !handing && hstop_q.empty() && rw_q.empty() && !pend.active &&
-                   (up_q.empty() || hold_unparks);
-      for (uint32_t q : hot) quiet = quiet && !qps[q].busy && qps[q].segs.empty();
+                   (up_q.empty() || hold_unparks) && !iss_on && done_exp.empty() && flight.empty();
+      for (uint32_t q : hot) {
+        const Qp& s = qps[q];
+        quiet = quiet && !s.active && s.fly_n == 0 && s.segs.empty() && (!stream || s.err || s.jc_idx == s.pi);
+      }
       if (quiet) break;
     }
     for (uint32_t q : hot) {
       const Qp& s = qps[q];
-      EXPECT_FALSE(s.busy) << "QP " << q << " turn never ended";
+      EXPECT_FALSE(s.active) << "QP " << q << ": turn never ended for the scheduler";
+      EXPECT_EQ(s.fly_n, 0) << "QP " << q << ": turn never left the plan stage";
+      if (stream) {
+        if (s.err) continue;  // stopped at a refused WQE: the test checks its events
+        EXPECT_EQ(s.jc_idx, s.pi) << "QP " << q << ": posted WQEs never sent (next packet: WQE " << s.jc_idx
+                                  << " offset " << s.jc_off << ")";
+        continue;
+      }
       EXPECT_EQ(s.emitted, s.planned) << "QP " << q << ": planned packets not sent";
       if (s.rts && !s.err && !s.park) {
         EXPECT_EQ(s.ci, s.pi) << "QP " << q << ": posted WQEs never planned";
@@ -1201,7 +1510,6 @@ class WqeFetchBench : public ::testing::Test {
     rd_hold = rng.range(20, 400);
     rd_cap = size_t(rng.range(2, rewinds ? 6 : 10));
     read_pct = int(rng.range(40, 80));
-    dodge = rewinds;
     auto_free = !rewinds;
     reset();
     for (int i = 0; i < std::min(kQps, 6) && !HasFatalFailure(); ++i)
@@ -1225,7 +1533,6 @@ class WqeFetchBench : public ::testing::Test {
     wqes_per_turn = uint8_t(rng.range(2, 8));
     fence_pct = unsigned(rng.range(fence_lo, fence_hi));
     rd_hold = rng.range(20, 400);
-    dodge = true;
     auto_free = false;
     reset();
     const int nq = std::min(kQps, 5);
@@ -1248,6 +1555,18 @@ class WqeFetchBench : public ::testing::Test {
     uint32_t data[16];
     uint32_t q;  // the turn's QP ...
     size_t k;    // ... and which of its WQEs
+    bool last;   // the read's last beat
+  };
+  // a turn in the DUT's turn ring or plan stage (turn reference), in ring order
+  enum FlKind : uint8_t { kFlWork, kFlFlush, kFlStop };
+  struct Flight {
+    uint32_t q;
+    FlKind kind;  // a WQE read; a stopped QP's flush report; a host stop
+  };
+  // the done of a turn pushed with its WQE read, not yet seen
+  struct DoneExp {
+    uint32_t q;
+    bool more;
   };
   struct Mr {
     bool valid;
@@ -1264,9 +1583,17 @@ class WqeFetchBench : public ::testing::Test {
   std::vector<Qp> qps;
   std::vector<uint32_t> hot;
   std::deque<uint32_t> ready_q;
-  std::deque<Turn> ar_expect;
+  bool iss_on = false;       // the issue stage holds a scheduler turn (handed out, not yet decided) ...
+  uint32_t iss_q = 0;        // ... of this QP
+  std::deque<DoneExp> done_exp;
+  bool ar_wait = false;      // a WQE read is offered: its address, length, sched_wqes then
+  uint64_t ar_addr0 = 0;
+  unsigned ar_len0 = 0, ar_wqes = 0;
+  std::deque<Flight> flight;
+  bool stream = false;       // the stream reference (WqeFetchTurnsBench) instead of the turn reference
   std::deque<Beat> rbeats;
   std::deque<Ev> ev_expect;
+  std::vector<Ev> ev_seen;  // stream reference: the events as they came
   std::deque<uint32_t> hstop_q;
   std::vector<RdEntry> rd_table;
   std::deque<Rewind> rw_q;                           // rewinds to offer, in order
@@ -1277,7 +1604,6 @@ class WqeFetchBench : public ::testing::Test {
   Pending pend;
   std::vector<Taken> job_log;
   std::vector<uint64_t> note_cycles;
-  bool dodge = false;      // no note/kick ready while a turn end is offered
   bool allow_bad = false;  // a directed test writes a WQE the DUT refuses
   bool log_jobs = false;   // keep every job taken in job_log
   bool auto_free = true;   // ring slots freed when the WQE left (no rewinds)
@@ -1288,7 +1614,6 @@ class WqeFetchBench : public ::testing::Test {
   unsigned rdc_free_next = 0;
   unsigned rd_resv = 0;       // READs started (MR request) and not yet in the table
   uint64_t last_short = 0;    // the last cycle rdc_free was below rd_resv + 2
-  std::deque<uint32_t> plan_q;  // QPs of the work turns not ended, in hand-out order
   uint64_t plan_from = 0;     // the plan stage's front turn entered it at this cycle or later
   uint64_t ctx_stops = 0, ctx_checks = 0;
   int read_pct = -1;          // % of random WQEs that are READs (-1: one in five)
@@ -1308,6 +1633,8 @@ class WqeFetchBench : public ::testing::Test {
   uint8_t wqes_per_turn = 8;
   unsigned big = 30;
   uint64_t reads = 0, jobs = 0, read_jobs = 0, mr_reqs = 0, turns_done = 0, idle_turns = 0, work_turns = 0;
+  uint64_t turn_ends = 0, turn_drops = 0, plan_kicks = 0, held_turns = 0, spec_reads = 0, overlap_cycles = 0;
+  int max_fly = 0, max_reads_out = 0;
 };
 
 // every WQE posted on q was planned and has left
@@ -1325,6 +1652,12 @@ TEST_F(WqeFetchBench, RandomTraffic) {
     configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(1, 5)), i != 0 || rng.percent(50));
   random_phases(100, false);
   settle();
+  std::printf("[bench] %llu turns with a WQE read, %llu without, %llu of them handed out while the QP's turn was in "
+              "flight, %llu plan kicks\n",
+              (unsigned long long)work_turns, (unsigned long long)(idle_turns + fence_idle + held_turns),
+              (unsigned long long)held_turns, (unsigned long long)plan_kicks);
+  EXPECT_GT(held_turns, 1000u);
+  EXPECT_GT(plan_kicks, 500u);
   EXPECT_GT(jobs, 15000u);
   EXPECT_GT(read_jobs, 100u);
   EXPECT_GT(work_turns, 500u);
@@ -1394,7 +1727,7 @@ TEST_F(WqeFetchBench, RandomTrafficWithRewindsFewReadContexts) {
   run_few_contexts(true);
   print_rewind_stats();
   EXPECT_GT(rd_flushed, 20u);
-  EXPECT_GT(partial_reads, 10u);
+  EXPECT_GT(partial_reads, 3u);
 }
 
 // Fence: a fenced WRITE behind a READ of its QP is not started until the READ's context is
@@ -1974,39 +2307,66 @@ TEST_F(WqeFetchRewindBench, NotAppliedOnlyNotes) {
 }
 
 // A rewind whose end comes while the plan stage offers a turn end (p_done: pst == P_END, here
-// held by done_ready low): note, kick and rdc_rw_flush go out once, in the cycle the state
-// write-back that ends the rewind is made (not beside p_done). Repeated, the RX engine would be
-// told more than once that the episode is over (a second note can end a later episode), the
-// scheduler kicked and the READ contexts flushed again, and CNT_REWIND / CNT_RNR_WAIT would
-// count each cycle.
-TEST_F(WqeFetchRewindBench, RewindBesideTurnEndNotesOnce) {
+// held by kick_ready low: QP b's turn ends inside its 3-packet WRITE, one packet's budget, and
+// kicks b): note, kick and rdc_rw_flush go out once, after the plan stage's turn end (its kick
+// and its send-state write have the ports first), in the cycle the state write-back that ends
+// the rewind is made. Ended beside the turn end, the rewind's kick would be lost (the port
+// carries the plan kick) or its write-back; repeated, the RX engine would be told more than
+// once that the episode is over (a second note can end a later episode), the scheduler kicked
+// and the READ contexts flushed again, and CNT_REWIND / CNT_RNR_WAIT would count each cycle.
+class WqeFetchBesideTurnEndBench : public WqeFetchRewindBench {
+ public:
+  uint32_t b = 0;
+  uint64_t end_cycle = 0;  // the cycle b's held turn end went out
+  // QP b's turn end offered and held (kick_ready low); returns once it is
+  void hold_turn_end_of_b() {
+    b = (q + 1) % kQps;
+    configure(b, 1, 3, true);
+    ASSERT_TRUE(post(b, 0, kWrite, 0, 3 * 256));
+    ring = int(b);
+    k.kick = 0;
+    bool at_end = false;
+    for (int i = 0; i < 200 && !HasFatalFailure() && !at_end; ++i) {
+      cycle(k);
+      at_end = dut->kick_valid && dut->kick_qpn == b && dut->turn_qpn == b;
+    }
+    ASSERT_TRUE(at_end) << "b's turn end never offered";
+  }
+  // lets the kick go; the cycle of b's turn end is end_cycle
+  void release_turn_end_of_b() {
+    k.kick = 100;
+    const uint64_t kicks0 = plan_kicks;
+    for (int i = 0; i < 10 && !HasFatalFailure() && plan_kicks == kicks0; ++i) cycle(k);
+    ASSERT_EQ(plan_kicks, kicks0 + 1) << "b's turn end never went out";
+    end_cycle = dut.cycle() - 1;
+    settle();
+  }
+};
+
+TEST_F(WqeFetchBesideTurnEndBench, RewindBesideTurnEndNotesOnce) {
   SRNIC_BENCH_TRACE();
+  burst = 256;  // one packet per turn
   start();
   send(kWrite, 2 * 256);
-  const uint32_t b = (q + 1) % kQps;
-  configure(b, 1, 3, true);
-  ASSERT_TRUE(post(b, 0, kWrite, 0, 100));
-  ring = int(b);
-  k.done = 0;  // b's turn end waits
-  bool at_end = false;
-  for (int i = 0; i < 200 && !HasFatalFailure() && !at_end; ++i) {
-    cycle(k);
-    at_end = dut->done_valid;
-  }
-  ASSERT_TRUE(at_end) << "b's turn never ended";
+  hold_turn_end_of_b();
   rewind(0, 1);
   for (int i = 0; i < 40 && !HasFatalFailure(); ++i) cycle(k);
-  k.done = 100;
-  settle();
+  EXPECT_EQ(rw_taken, 1u) << "the rewind's state read was not taken";
+  EXPECT_EQ(notes, 0u) << "the rewind ended while the plan stage offered a turn end";
+  release_turn_end_of_b();
   EXPECT_EQ(notes, 1u);
   EXPECT_EQ(kicks, 1u);
   EXPECT_EQ(flushes, 1u);
+  ASSERT_EQ(note_cycles.size(), 1u);
+  EXPECT_GT(note_cycles[0], end_cycle);
+  EXPECT_TRUE(all_sent(qps[q]) && all_sent(qps[b]));
 }
 
 // The same for an unparking answer: an RNR wait's end answered for a parked QP while the plan
 // stage offers a turn end kicks the scheduler once, with its write-back.
-TEST_F(WqeFetchRewindBench, UnparkBesideTurnEndKicksOnce) {
+TEST_F(WqeFetchBesideTurnEndBench, UnparkBesideTurnEndKicksOnce) {
   SRNIC_BENCH_TRACE();
+  burst = 256;
   start();
   send(kWrite, 2 * 256);
   hold_unparks = true;
@@ -2014,24 +2374,18 @@ TEST_F(WqeFetchRewindBench, UnparkBesideTurnEndKicksOnce) {
   settle();
   ASSERT_EQ(notes, 1u);
   ASSERT_EQ(up_q.size(), 1u);
-  const uint32_t b = (q + 1) % kQps;
-  configure(b, 1, 3, true);
-  ASSERT_TRUE(post(b, 0, kWrite, 0, 100));
-  ring = int(b);
-  k.done = 0;  // b's turn end waits
-  bool at_end = false;
-  for (int i = 0; i < 200 && !HasFatalFailure() && !at_end; ++i) {
-    cycle(k);
-    at_end = dut->done_valid;
-  }
-  ASSERT_TRUE(at_end) << "b's turn never ended";
+  hold_turn_end_of_b();
   hold_unparks = false;
+  up_q.front().second = dut.cycle();  // the RNR wait ends now
   for (int i = 0; i < 40 && !HasFatalFailure(); ++i) cycle(k);
-  k.done = 100;
-  settle();
+  EXPECT_EQ(notes, 1u) << "the unparking answer ended while the plan stage offered a turn end";
+  release_turn_end_of_b();
   EXPECT_EQ(unparks, 1u);
   EXPECT_EQ(notes, 2u);
   EXPECT_EQ(kicks, 1u);
+  ASSERT_EQ(note_cycles.size(), 2u);
+  EXPECT_GT(note_cycles[1], end_cycle);
+  EXPECT_TRUE(all_sent(qps[q]) && all_sent(qps[b]));
 }
 
 // The resend mark compares the PSN with psn_hi in 24-bit half-window arithmetic, so psn_hi
@@ -2080,6 +2434,195 @@ TEST_F(WqeFetchRewindBench, ResendMarkAfterHalfTheWindow) {
   EXPECT_EQ(marked, 0u) << "jobs of the big WRITE marked resend";
   EXPECT_EQ(s.emitted, (uint64_t(1) << 23) + 2);
   std::printf("[bench] %llu jobs of one QP without a rewind\n", (unsigned long long)s.emitted);
+}
+
+// ------------------------------------------------------------ several turns of a QP in flight
+// TURNS_PER_QP > 1 (block_wqe_fetch_t4): a QP is queued again as soon as its turn is issued,
+// and its next turn reads the WQEs after the youngest of its turns in flight while those are
+// still in the ring or the plan stage; a turn that ends early dooms the younger ones (dropped
+// unread) and kicks the QP. Where the turns of a QP begin and end then depends on the timing of
+// everything around, so the reference here is the stream of each QP's packets, which does not:
+// the jobs of a QP must be exactly the packets of its posted WQEs, in order (opcode, PSNs
+// consecutive from the QP's first, payload address and length, RETH, ImmDt, AckReq, SE, never
+// marked resend; a READ one request with its context insert), each packet once, none for a
+// WQE not posted; fenced WQEs start with no READ of their QP outstanding. Also checked: every
+// WQE read is of slots holding WQEs posted, not acknowledged and below the producer index the
+// turn read; MR requests name the WQE the QP's plan is at (the last one asked for or the next);
+// each READ started has a context reserved; at most TURNS_PER_QP turns of a QP are in flight
+// (WQE reads minus turn_end/turn_drop of the QP) and a kick comes only with a turn end; done
+// of a turn with a WQE read reports WQEs beyond the ones read; in the end every posted WQE is
+// sent (no doorbell or kick lost, no QP stuck) and the DUT is idle.
+class WqeFetchTurnsBench : public WqeFetchBench {
+ public:
+  void SetUp() override {
+    if (kTpq < 2) GTEST_SKIP() << "several turns of a QP in flight need TURNS_PER_QP > 1 (this build: 1)";
+    stream = true;
+  }
+  // Everything ready and nothing posted for n cycles: the DUT reads, plans and sends nothing.
+  void expect_idle(int n) {
+    if (HasFatalFailure()) return;
+    Knobs k;
+    k.post = 0;
+    k.hand = k.done = k.ar = k.rdc = k.job = k.kick = 100;
+    const uint64_t reads0 = reads, mr0 = mr_reqs, jobs0 = jobs, done0 = turns_done, kicks0 = plan_kicks;
+    for (int i = 0; i < n && !HasFatalFailure(); ++i) cycle(k);
+    dut.eval();
+    EXPECT_EQ(reads, reads0) << "WQE reads once every posted WQE was sent";
+    EXPECT_EQ(mr_reqs, mr0);
+    EXPECT_EQ(jobs, jobs0);
+    EXPECT_EQ(turns_done, done0);
+    EXPECT_EQ(plan_kicks, kicks0);
+    EXPECT_FALSE(dut->ar_valid || dut->job_valid || dut->done_valid || dut->kick_valid || dut->mr_req ||
+                 dut->lerr_valid || dut->stale_valid || dut->turn_end || dut->turn_drop)
+        << "the DUT is not idle";
+  }
+  void print_turn_stats() const {
+    std::printf("[bench] %llu WQE reads (%llu behind turns of the QP in flight), at most %d turns of a QP in flight, "
+                "%llu cycles with 2+, at most %d WQE reads of a QP outstanding; %llu turns ended in the plan stage, "
+                "%llu doomed turns dropped, %llu plan kicks; %llu jobs (%llu READs), %llu MR requests, %llu fenced "
+                "WQEs started\n",
+                (unsigned long long)reads, (unsigned long long)spec_reads, max_fly, (unsigned long long)overlap_cycles,
+                max_reads_out, (unsigned long long)turn_ends, (unsigned long long)turn_drops,
+                (unsigned long long)plan_kicks, (unsigned long long)jobs, (unsigned long long)read_jobs,
+                (unsigned long long)mr_reqs, (unsigned long long)fenced_started);
+  }
+};
+
+// Random traffic on six QPs with several turns each in flight: random posting and doorbells,
+// random readiness of the scheduler (hand-out, done_ready, kick_ready), the WQE reads (ar_ready,
+// latency 0..200 cycles), the TX queue and the READ context table (2..10 entries, READs held
+// 20..300 cycles: turns end in front of READs), fences, and turn limits changed every phase
+// (sched_burst 64..20000 bytes: turns end inside messages and doom the turns read ahead;
+// sched_wqes 1..8). The stream reference checks every packet; the test must have seen QPs with
+// 2+ turns in flight, doomed turns dropped and plan kicks.
+TEST_F(WqeFetchTurnsBench, RandomTrafficSeveralTurnsPerQp) {
+  SRNIC_BENCH_TRACE();
+  fence_pct = unsigned(rng.range(5, 20));
+  rd_hold = rng.range(20, 300);
+  rd_cap = size_t(rng.range(2, 10));
+  read_pct = int(rng.range(15, 40));
+  reset();
+  const int nq = std::min(kQps, 6);
+  for (int i = 0; i < nq && !HasFatalFailure(); ++i)
+    configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(2, 6)), true);
+  for (int phase = 0; phase < 100 && !HasFatalFailure(); ++phase) {
+    burst = uint32_t(rng.percent(60) ? rng.range(64, 1500) : rng.range(1500, 20000));
+    wqes_per_turn = uint8_t(rng.range(1, 8));
+    Knobs k;
+    k.post = unsigned(rng.percent(40) ? rng.range(1, 5) : rng.range(5, 40));  // QPs drain now and then
+    k.hand = unsigned(rng.range(30, 100));
+    k.done = unsigned(rng.range(20, 100));
+    k.ar = unsigned(rng.range(20, 100));
+    k.lat = unsigned(rng.range(0, 200));
+    k.rdc = unsigned(rng.range(20, 100));
+    k.job = unsigned(rng.range(20, 100));
+    k.kick = unsigned(rng.range(10, 100));
+    for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(k);
+  }
+  settle(100000);
+  expect_idle(300);
+  print_turn_stats();
+  std::printf("[bench] READ contexts: %zu, %llu READs started (each checked against rdc_free)\n", rd_cap,
+              (unsigned long long)ctx_checks);
+  EXPECT_GE(max_fly, 2) << "no QP had two turns in flight";
+  EXPECT_GT(overlap_cycles, 50000u);
+  EXPECT_GT(spec_reads, 5000u);
+  EXPECT_GT(turn_drops, 1000u) << "too few doomed turns dropped";
+  EXPECT_GT(plan_kicks, 1000u);
+  EXPECT_GT(jobs, 5000u);
+  EXPECT_GT(read_jobs, 1000u);
+  EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
+  EXPECT_GT(fenced_started, 200u);
+  EXPECT_EQ(resent, 0u) << "jobs marked resend without a rewind";
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// One QP, 64 small WQEs (one packet each) posted at once, 8 WQEs per turn, every WQE read
+// answered after 300 cycles, everything else always ready: the QP is queued again as soon as
+// its turn is issued and its next turns read ahead, so several WQE reads of the QP are
+// outstanding at once and the latency is paid about once per TURNS_PER_QP turns. With one turn
+// at a time each of the 8+ turns waits 300 cycles for its WQEs (at least 2400 cycles).
+TEST_F(WqeFetchTurnsBench, ReadAheadHidesWqeReadLatency) {
+  SRNIC_BENCH_TRACE();
+  burst = 65536;
+  wqes_per_turn = 8;
+  reset();
+  const uint32_t q = 5 % kQps;
+  configure(q, 1, 6, true);
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, int64_t(rng.range(1, 256))));
+  ring = int(q);
+  Knobs k;
+  k.post = 0;
+  k.hand = k.done = k.ar = k.rdc = k.job = k.kick = 100;
+  k.lat = k.lat_min = 300;
+  const uint64_t c0 = dut.cycle();
+  uint64_t took = 0;
+  for (int i = 0; i < 20000 && !HasFatalFailure() && !took; ++i) {
+    cycle(k);
+    if (qps[q].jc_idx == 64) took = dut.cycle() - c0;
+  }
+  ASSERT_NE(took, 0u) << "the 64 WQEs were not sent";
+  print_turn_stats();
+  std::printf("[bench] 64 one-packet WQEs, 8 per turn, WQE read latency 300: sent in %llu cycles (bound %d)\n",
+              (unsigned long long)took, 2 * 300 * 64 / 8);
+  EXPECT_GE(max_reads_out, 2) << "never two WQE reads of the QP outstanding";
+  EXPECT_LT(took, uint64_t(2 * 300 * 64 / 8));
+  EXPECT_LT(took, uint64_t(300 * 64 / 8)) << "no faster than one turn at a time";
+  EXPECT_EQ(jobs, 64u);
+  settle();
+  expect_idle(100);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// A turn that ends at a refused WQE (bad opcode) stops the QP: LOC_QP_OP_ERR for it, and the
+// WQEs after it up to the producer index that turn read are flushed by the completion engine.
+// Here a second turn of the QP reads WQEs posted after the first turn's producer index read
+// while the first is still waiting for its WQEs (latency 300): the second turn is doomed when
+// the first ends at the refused WQE and is dropped unread, so the QP must be turned again (a
+// kick) to report those later WQEs for flushing; nothing else would: their doorbell was used
+// up by the second turn's hand-out, and its done reported no more work.
+TEST_F(WqeFetchTurnsBench, RefusedWqeWithTurnsInFlightFlushesAll) {
+  SRNIC_BENCH_TRACE();
+  allow_bad = true;
+  burst = 65536;
+  wqes_per_turn = 8;
+  reset();
+  const uint32_t q = 6 % kQps;
+  configure(q, 1, 5, true);
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(post(q, 0, i == 5 ? 7 : kWrite, 0, 100));  // WQE 5: opcode 7
+  ring = int(q);
+  Knobs k;
+  k.post = 0;
+  k.hand = k.done = k.ar = k.rdc = k.job = k.kick = 100;
+  k.lat = k.lat_min = 300;
+  // (the first 8 WQEs take two reads when they cross a 4 KiB boundary: the ring's place in
+  // its page is random)
+  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+  const uint64_t reads0 = reads;
+  ASSERT_GE(reads0, 1u) << "the first turn's WQE read";
+  EXPECT_EQ(events, 0u);
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ring = int(q);
+  for (int i = 0; i < 100 && !HasFatalFailure(); ++i) cycle(k);
+  EXPECT_GT(reads, reads0) << "no turn read the later WQEs ahead";
+  EXPECT_EQ(events, 0u) << "the refused WQE was reached before the later WQEs were read";
+  settle();
+  print_turn_stats();
+  const Qp& s = qps[q];
+  EXPECT_TRUE(s.err) << "the refused WQE was not reported";
+  EXPECT_EQ(s.jc_idx, 5u) << "sent up to WQE " << s.jc_idx << ", the refused one is 5";
+  ASSERT_FALSE(ev_seen.empty());
+  EXPECT_EQ(ev_seen[0].status, kWcLocQpOpErr);
+  EXPECT_EQ(ev_seen[0].psn, uint32_t(wqe_at(qps[q], 4).first_u + 1) & kPsnMask) << "the refused WQE's PSN";
+  uint32_t flushed_to = 0;
+  for (const Ev& e : ev_seen) {
+    EXPECT_EQ(e.q, q);
+    EXPECT_EQ(e.kind, kCevLerr);
+    flushed_to = std::max(flushed_to, e.psn2);
+  }
+  EXPECT_EQ(flushed_to, 16u) << "WQEs reported for flushing up to " << flushed_to << " of the 16 posted";
+  EXPECT_GE(turn_drops, 1u) << "the second turn was not doomed";
+  expect_idle(100);
 }
 
 }  // namespace
