@@ -418,15 +418,8 @@ void DutCoverage::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
   Host& hs = host_[h];
   const uint32_t a = t.addr & 0xFFFF;
   if (t.write) {
-    if (a >= abi::REG_CMD_DATA0 && a < abi::REG_CMD_DATA0 + 64) {
-      for (int i = 0; i < 4; ++i)
-        if (t.strb >> i & 1) hs.cmd_data[(a - abi::REG_CMD_DATA0) + i] = uint8_t(t.data >> (8 * i));
-    } else if (a == abi::REG_CMD) {
-      hs.cmd_pending = true;
-      hs.cmd_op = uint8_t(t.data >> 24);
-      hs.cmd_index = t.data & 0xFFFFFF;
-      std::memcpy(hs.cmd_payload, hs.cmd_data, 64);
-    } else if (a == abi::REG_DB_SQ || a == abi::REG_DB_RQ) {
+    if (hs.cmd.on_write(a, t.data, t.strb)) return;
+    if (a == abi::REG_DB_SQ || a == abi::REG_DB_RQ) {
       auto it = hs.qps.find(t.data & 0xFFFF);
       if (it == hs.qps.end()) return;
       Qp& qp = it->second;
@@ -449,35 +442,32 @@ void DutCoverage::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
     }
     return;
   }
-  if (a == abi::REG_CMD_STATUS && hs.cmd_pending && !(t.data & 1)) {
-    hs.cmd_pending = false;
-    if (!(t.data & 2)) apply_command(h);
-  }
+  if (hs.cmd.on_read(a, t.data)) apply_command(h);
 }
 
 void DutCoverage::apply_command(uint32_t h) {
   Host& hs = host_[h];
-  const uint8_t* p = hs.cmd_payload;
-  if (hs.cmd_op == abi::CMD_QP_MODIFY) {
-    Qp& qp = hs.qps[hs.cmd_index];
+  const uint8_t* p = hs.cmd.payload;
+  if (hs.cmd.op == abi::CMD_QP_MODIFY) {
+    Qp& qp = hs.qps[hs.cmd.index];
     const uint8_t state = p[0];
     if (state == abi::QPS_RESET) {
       qp = Qp{};
     }
     qp.state = state;
     if (p[1] >= 1 && p[1] <= 5) qp.mtu = 128u << p[1];
-    if (qp.dest_qpn && hs.by_dest.count(qp.dest_qpn) && hs.by_dest[qp.dest_qpn] == hs.cmd_index)
+    if (qp.dest_qpn && hs.by_dest.count(qp.dest_qpn) && hs.by_dest[qp.dest_qpn] == hs.cmd.index)
       hs.by_dest.erase(qp.dest_qpn);
     qp.dest_qpn = uint32_t(le(p + 8, 4)) & 0xFFFFFF;
-    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[qp.dest_qpn] = hs.cmd_index;
+    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[qp.dest_qpn] = hs.cmd.index;
     qp.send_cqn = uint16_t(le(p + 24, 2));
     qp.recv_cqn = uint16_t(le(p + 26, 2));
     const unsigned lsq = p[3], lrq = p[4];
-    set_ring(h, kSq, hs.cmd_index, le(p + 40, 8), lsq && lsq <= 15 ? (64ull << lsq) : 0, 64);
-    set_ring(h, kRq, hs.cmd_index, le(p + 48, 8), lrq && lrq <= 15 ? (64ull << lrq) : 0, 64);
-  } else if (hs.cmd_op == abi::CMD_CQ_WRITE) {
+    set_ring(h, kSq, hs.cmd.index, le(p + 40, 8), lsq && lsq <= 15 ? (64ull << lsq) : 0, 64);
+    set_ring(h, kRq, hs.cmd.index, le(p + 48, 8), lrq && lrq <= 15 ? (64ull << lrq) : 0, 64);
+  } else if (hs.cmd.op == abi::CMD_CQ_WRITE) {
     const unsigned lsz = p[8];
-    set_ring(h, kCq, hs.cmd_index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0, 32);
+    set_ring(h, kCq, hs.cmd.index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0, 32);
   }
 }
 

@@ -565,25 +565,15 @@ void SchedChecker::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
   Host& hs = host_[h];
   const uint32_t a = t.addr & 0xFFFF;
   if (t.write) {
-    if (a >= abi::REG_CMD_DATA0 && a < abi::REG_CMD_DATA0 + 64) {
-      for (int i = 0; i < 4; ++i)
-        if (t.strb >> i & 1) hs.cmd_data[(a - abi::REG_CMD_DATA0) + i] = uint8_t(t.data >> (8 * i));
-    } else if (a == abi::REG_CMD) {
-      hs.cmd_pending = true;
-      hs.cmd_op = uint8_t(t.data >> 24);
-      hs.cmd_index = t.data & 0xFFFFFF;
-      std::memcpy(hs.cmd_payload, hs.cmd_data, 64);
-    } else if (a == abi::REG_DB_SQ) {
+    if (hs.cmd.on_write(a, t.data, t.strb)) return;
+    if (a == abi::REG_DB_SQ) {
       on_doorbell(h, t.data & 0xFFFF, uint16_t(t.data >> 16), t.cycle_req);
     } else if (a == abi::REG_SCHED_BURST && t.strb == 0xF) {
       hs.burst = std::max<uint32_t>(t.data, 64);
     }
     return;
   }
-  if (a == abi::REG_CMD_STATUS && hs.cmd_pending && !(t.data & 1)) {
-    hs.cmd_pending = false;
-    if (!(t.data & 2)) apply_command(h, t.cycle_rsp);
-  }
+  if (hs.cmd.on_read(a, t.data)) apply_command(h, t.cycle_rsp);
 }
 
 void SchedChecker::on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t) {
@@ -607,11 +597,11 @@ void SchedChecker::on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t
 
 void SchedChecker::apply_command(uint32_t h, uint64_t t) {
   Host& hs = host_[h];
-  const uint8_t* p = hs.cmd_payload;
-  if (hs.cmd_op == abi::CMD_QP_MODIFY) {
-    Qp& q = hs.qps[hs.cmd_index];
+  const uint8_t* p = hs.cmd.payload;
+  if (hs.cmd.op == abi::CMD_QP_MODIFY) {
+    Qp& q = hs.qps[hs.cmd.index];
     const uint8_t state = p[0];
-    if (q.dest_qpn && hs.by_dest.count(q.dest_qpn) && hs.by_dest[q.dest_qpn] == hs.cmd_index)
+    if (q.dest_qpn && hs.by_dest.count(q.dest_qpn) && hs.by_dest[q.dest_qpn] == hs.cmd.index)
       hs.by_dest.erase(q.dest_qpn);
     if (state == abi::QPS_RESET) {
       if (q.busy) --hs.busy;
@@ -619,12 +609,12 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
     }
     if (p[1] >= 1 && p[1] <= 5) q.mtu = 128u << p[1];
     q.dest_qpn = uint32_t(le(p + 8, 4)) & 0xFFFFFF;
-    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[q.dest_qpn] = hs.cmd_index;
+    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[q.dest_qpn] = hs.cmd.index;
     q.send_cqn = uint16_t(le(p + 24, 2));
     q.recv_cqn = uint16_t(le(p + 26, 2));
     const unsigned lsq = p[3];
     q.sq_entries = lsq && lsq <= 15 ? 1u << lsq : 0;
-    set_ring(h, false, hs.cmd_index, le(p + 40, 8), uint64_t(q.sq_entries) * 64);
+    set_ring(h, false, hs.cmd.index, le(p + 40, 8), uint64_t(q.sq_entries) * 64);
     if (state == abi::QPS_RTS && q.state != abi::QPS_RTS) {
       q.psn_valid = true;
       q.next_psn = q.psn_hi = q.acked = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
@@ -633,9 +623,9 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
     if (state == abi::QPS_ERR) q.failed = true;
     q.state = state;
     refresh_busy(hs, q);
-  } else if (hs.cmd_op == abi::CMD_CQ_WRITE) {
+  } else if (hs.cmd.op == abi::CMD_CQ_WRITE) {
     const unsigned lsz = p[8];
-    set_ring(h, true, hs.cmd_index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0);
+    set_ring(h, true, hs.cmd.index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0);
   }
 }
 

@@ -33,6 +33,7 @@
 
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
+#include "srnic/env/csr_command.hpp"
 #include "srnic/agents/axis.hpp"
 #include "srnic/uvm/uvm.hpp"
 
@@ -89,11 +90,7 @@ class DutCoverage : public uvm::Component {
     uint64_t start = 0, end = 0;
   };
   struct Host {
-    uint8_t cmd_data[64] = {};
-    bool cmd_pending = false;
-    uint8_t cmd_op = 0;
-    uint32_t cmd_index = 0;
-    uint8_t cmd_payload[64] = {};
+    CsrCommand cmd;  // register commands and their outcome
     std::map<uint32_t, Qp> qps;
     std::map<uint32_t, uint32_t> by_dest;  // dest QPN -> local QPN
     std::map<uint64_t, Ring> rings;        // base -> ring

@@ -63,6 +63,7 @@
 
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
+#include "srnic/env/csr_command.hpp"
 #include "srnic/agents/axis.hpp"
 #include "srnic/roce/headers.hpp"
 #include "srnic/roce/opcode.hpp"
@@ -188,11 +189,7 @@ class SchedChecker : public uvm::Component {
     bool cq = false;
   };
   struct Host {
-    uint8_t cmd_data[64] = {};
-    bool cmd_pending = false;
-    uint8_t cmd_op = 0;
-    uint32_t cmd_index = 0;
-    uint8_t cmd_payload[64] = {};
+    CsrCommand cmd;  // register commands and their outcome
     uint32_t burst = 0;                    // SCHED_BURST written by the host (0: not written)
     uint32_t busy = 0;                     // QPs busy
     std::map<uint32_t, Qp> qps;
