@@ -347,7 +347,10 @@ module srnic_comp #(
   // The end of an RNR wait (or a reused WQE slot found by the send path, decision 49) always
   // moves the send state to the head WQE's start: the send state may be behind it (the slot
   // it was about to read again completed meanwhile), and the head need not be posted yet.
-  wire  rt_here  = is_rt && !s.flushing && !s.err_valid && !w_acked &&
+  // A refused WQE waiting further on (err_valid) does not stop it: the WQEs before it are
+  // resent (the send path leaves its stop for the rewind and refuses the WQE again); at the
+  // refused WQE itself (at_bad) there is nothing to resend.
+  wire  rt_here  = is_rt && !s.flushing && !at_bad && !w_acked &&
                    (rt_end || (!w_bad && (rt_tmo ? s.psn != ev.rt_psn :
                                           (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))))));
   wire [23:0] rt_to = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
@@ -432,7 +435,8 @@ module srnic_comp #(
       rw_in = rt_done ? rw_d : '0;
       // an RNR wait's end whose merged ACKs completed the whole run (the walk never read the
       // next WQE) still moves the send state to the head: the WQE after the run, from its start
-      if (!rt_done && rnr_end(ev.rt_kind, ev.rt_code) && !s.flushing && !s.err_valid) begin
+      // (unless the head is the refused WQE)
+      if (!rt_done && rnr_end(ev.rt_kind, ev.rt_code) && !s.flushing && !(s.err_valid && s.psn == s.err_psn)) begin
         rw_in.apply = 1'b1; rw_in.ci = s.ci; rw_in.off = '0; rw_in.psn = s.psn;
         rw_in.code = ev.rt_code;
       end
@@ -495,8 +499,8 @@ module srnic_comp #(
           i_c <= cfg_rsp; i_s <= st_rsp;
           if (i_rt) begin
             // a retry episode always walks from the oldest WQE, also when a refused WQE waits
-            // further on (its ACKs complete what they cover; rt_here is off then, so it is
-            // answered with nothing to resend); a QP being flushed answers at once
+            // further on (its ACKs complete what they cover, and the WQEs before the refused
+            // one are resent); a QP being flushed answers at once
             is <= st_q.flushing ? I_WB : I_SIZE;
           end else if (i_herr) begin
             // everything not completed is flushed; a refused WQE waiting for its turn is

@@ -151,7 +151,7 @@ module srnic_wqe_fetch #(
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
-  localparam int ST_W  = 16 + 32 + 24 + 1 + 16 + 1 + 1 + 24;
+  localparam int ST_W  = 16 + 32 + 24 + 1 + 1 + 16 + 1 + 1 + 24;
   localparam int WBUF  = MAX_TURNS * 8;
   localparam int RW_   = $clog2(MAX_TURNS);
   localparam int FLW   = $clog2(MAX_TURNS + 2);
@@ -172,7 +172,9 @@ module srnic_wqe_fetch #(
     logic [15:0] ci;
     logic [31:0] off;
     logic [23:0] psn;
-    logic        err;    // stopped at a bad WQE
+    logic        err;    // stopped: at a bad WQE, or by a stop request
+    logic        refd;   // ... at a bad WQE (refused, reported): a rewind to a WQE before it
+                         // clears err (the WQEs before it are resent; it is refused again)
     logic [15:0] fl_pi;  // producer index last reported for flushing
     logic        fwait;  // the last turn stopped at a fenced WQE
     logic        park;   // RNR wait: no turn sends until the RNR timer fires
@@ -205,6 +207,7 @@ module srnic_wqe_fetch #(
     cmd_st.off = '0;
     cmd_st.psn = qp_cmd.sq_psn;
     cmd_st.err = 1'b0;
+    cmd_st.refd = 1'b0;
     cmd_st.fl_pi = '0;
     cmd_st.fwait = 1'b0;
     cmd_st.park = 1'b0;
@@ -382,6 +385,7 @@ module srnic_wqe_fetch #(
     ctx_in.cfg = a_cfg;
     ctx_in.st  = a_st_cur;
     ctx_in.st.err = a_st_cur.err || iss_stop;
+    ctx_in.st.refd = a_st_cur.refd && !iss_stop;   // a stop request makes the stop final
     ctx_in.stop = iss_stop;
     ctx_in.host = iss_host;
     ctx_in.n   = a_flush ? 4'd0 : a_n[3:0];
@@ -409,7 +413,8 @@ module srnic_wqe_fetch #(
   // (unless it stays parked), or, for an RNR answer, parked with the send state where it is
   // and its RNR wait started. An answer marked up (an RNR wait ended) unparks the QP, which
   // is queued again if it was parked.
-  wire   rw_apply = iss_rw && iss_rwd.apply && a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && !a_st.err;
+  wire   rw_apply = iss_rw && iss_rwd.apply && a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) &&
+                    (!a_st.err || a_st.refd);
   wire   rw_park  = rw_apply && iss_rwd.rnr;
   wire   rw_move  = rw_apply && !iss_rwd.rnr;
   txst_t rw_st;
@@ -417,6 +422,7 @@ module srnic_wqe_fetch #(
     rw_st = a_st;
     if (rw_move) begin
       rw_st.ci = iss_rwd.ci; rw_st.off = iss_rwd.off; rw_st.psn = iss_rwd.psn; rw_st.fwait = 1'b0;
+      rw_st.err = 1'b0; rw_st.refd = 1'b0;   // (err here: stopped at a refused WQE, see rw_apply)
       if (srnic_pkg::psn_gt(a_st.psn, a_st.psn_hi)) rw_st.psn_hi = a_st.psn;
     end
     if (rw_park) rw_st.park = 1'b1;
@@ -757,6 +763,7 @@ module srnic_wqe_fetch #(
         // report the bad WQE (at the PSN it would have started at) and stop the QP
         P_LERR: if (lerr_ready) begin
           cur.err <= 1'b1;
+          if (!cur.err) cur.refd <= 1'b1;   // refused here (not the report of a stopped QP)
           cur.fl_pi <= t.pi;
           pst <= (taken_n == t.n) ? P_END : P_DRAIN;
         end

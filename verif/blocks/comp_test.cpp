@@ -27,7 +27,7 @@
 // offset, PSN, rnr and code when it resends, zeros otherwise; up; retries counted per kind,
 // 7 = no limit, restored by a successful completion; RETRY_EXC_ERR / RNR_RETRY_EXC_ERR when
 // none is left; an RNR wait's end uses none and resends the head WQE from its start, whatever
-// was sent and whatever its slot holds, unless a refused WQE is reported or the QP is failing,
+// was sent and whatever its slot holds, unless the refused WQE is at the head or the QP is failing,
 // and only its answer is marked up), which must come out
 // exactly, in order per QP, an answer after the CQEs of its walk and held until taken, under
 // random CQE and answer back-pressure. CompRetryBench pins each rt_kind with written-out
@@ -36,9 +36,10 @@
 // limit, counts restored, the answer FIFO full) and the end of an RNR wait (nothing
 // outstanding, no retry left, a malformed or unposted head slot, merged ACKs completing WQEs
 // first, a refused WQE reported, the QP failing; RT_RNR with code 1 and timeouts with other
-// codes are no RNR end). TimeoutWithoutAcksAcknowledgesNothing and RetryAcksOnQpWithRefusedWqe
-// pin two RTL bugs fixed since (the random tests now send timeouts without ACK news with
-// random psn/psn2, and episodes while a refused WQE is pending);
+// codes are no RNR end). TimeoutWithoutAcksAcknowledgesNothing pins an RTL bug fixed since (the
+// random tests now send timeouts without ACK news with random psn/psn2);
+// RetryResendsBeforeARefusedWqe: an episode while a refused WQE waits further on resends the
+// WQEs before it (it was answered with nothing to resend, and a lost packet there hung the QP);
 // RnrEndAfterAcksCompletingTheRun and RnrEndAtAnOverlongHead pin two more fixed since (an RNR
 // wait's end answered without a rewind).
 // QP failures: the first error CQE of a QP (the bad WQE's LERR status, a fatal NAK's status,
@@ -627,8 +628,9 @@ class CompBench : public ::testing::Test {
   // without a walk. Without ACKs a timeout acknowledges nothing.
   // The end of an RNR wait (RT_TIMEOUT with RTC_RNR_END) uses no retry and never fails: it is
   // answered at the head WQE from its start (ci, offset 0, its first PSN) whatever rt_psn is,
-  // also when nothing of it was sent, when it is not posted yet or looks malformed; only a
-  // refused WQE reported (err_valid) or a failing QP gets apply 0. Every answer to it (and only
+  // also when nothing of it was sent, when it is not posted yet or looks malformed; only the
+  // refused WQE at the head or a failing QP gets apply 0. A refused WQE further on does not
+  // stop an episode: the WQEs before it are resent. Every answer to it (and only
   // to it) is marked up.
   void apply(const uint64_t* ev) {
     const uint32_t q = uint32_t(ev[kCeQpn]);
@@ -662,6 +664,7 @@ class CompBench : public ::testing::Test {
            uint8_t(apply_ ? rt_code : 0), s.gen, seq, rt_kind, end};
       rw_expect.push_back(r);
       if (end) ++(apply_ ? end_st.applied : fl0 ? end_st.flushing : ev0 ? end_st.refused : end_st.none);
+      if (apply_ && ev0) ++rw_before_refused;
     };
     walk(q, ev, seq, nak, lerr, herr, rt, tmo, rnr, end, rt_psn, has_rd, psn2, epsn, lim, lim_valid, ack_lim,
          rt_done, answer);
@@ -733,7 +736,7 @@ class CompBench : public ::testing::Test {
         // (a malformed one never is: its PSN range means nothing)
         const bool acked =
             !w_bad && ((!rd && lim_valid && psn_ge(ack_lim, last)) || (rd && has_rd && psn_ge(psn2, last)));
-        const bool rt_here = rt_act && !s.flushing && !s.err_valid && !acked &&
+        const bool rt_here = rt_act && !s.flushing && !at_bad && !acked &&
                              (end || (!w_bad && (tmo ? s.psn != rt_psn
                                                      : (rt_in || (rd && psn_ge(rt_psn, last) && rt_psn != last)))));
         const uint32_t rt_to = (!tmo && rt_in) ? rt_psn : s.psn;
@@ -818,7 +821,7 @@ class CompBench : public ::testing::Test {
       // the whole run completed: the event goes on if it may cover more
       if (!(was_fl || (lim_valid && psn_ge(lim, s.psn)) || (s.err_valid && s.psn == s.err_psn) ||
             (rt && !rt_done && !tmo && psn_ge(rt_psn, s.psn)))) {
-        if (rt && !rt_done && end && !s.flushing && !s.err_valid) {
+        if (rt && !rt_done && end && !s.flushing && !(s.err_valid && s.psn == s.err_psn)) {
           // the walk did not read the head WQE (the run ended at the ACKs' reach): the answer
           // is made at the write-back, from the state the run left
           ++end_st.run_end;
@@ -1167,6 +1170,7 @@ class CompBench : public ::testing::Test {
                 (unsigned long long)retries_sent, (unsigned long long)rw_applied, (unsigned long long)rw_mid,
                 (unsigned long long)rw_none, (unsigned long long)exc_cqes);
     const auto u = [](uint64_t v) { return (unsigned long long)v; };
+    std::printf("[bench] %llu answers resend the WQEs before a refused one\n", u(rw_before_refused));
     std::printf("[bench] RNR wait ends: %llu resent (%llu with nothing sent after the head's start, %llu at a "
                 "malformed head, %llu at a head not posted, %llu with no retry left, %llu after merged ACKs "
                 "completed WQEs, %llu after they completed the whole run), nothing resent: %llu refused WQE reported, "
@@ -1214,6 +1218,7 @@ class CompBench : public ::testing::Test {
   uint64_t retries_sent = 0, retries_applied = 0, rw_applied = 0, rw_none = 0, rw_mid = 0;
   uint64_t rw_overtaken = 0;  // answers that resend from a WQE completed since (by a late ACK)
   uint64_t late_sent = 0;     // episodes sent for a QP already failing
+  uint64_t rw_before_refused = 0;  // answers that resend while a refused WQE waits further on
   // answers to RNR wait ends the reference made: resending, nothing (a refused WQE reported at
   // the episode, the QP failing, other), and resending where a plain timeout would not:
   // nothing sent after the head's start (rt_psn is its first PSN), the head malformed or not
@@ -1281,7 +1286,8 @@ TEST_F(CompBench, RandomTrafficRetries) {
   EXPECT_GT(end_st.bad + end_st.unposted, 20u);
   EXPECT_GT(end_st.no_retry, 20u);
   EXPECT_GT(end_st.after_acks, 50u);
-  EXPECT_GT(end_st.refused, 5u);
+  EXPECT_GT(end_st.refused, 2u);
+  EXPECT_GT(rw_before_refused, 20u) << "few episodes resend before a refused WQE";
   EXPECT_GT(end_st.flushing, 5u);
 }
 
@@ -2026,7 +2032,9 @@ TEST_F(CompRetryBench, TimeoutWithoutAcksAcknowledgesNothing) {
 // resent the lost packet either (the answer is apply 0, and the send path stopped at the
 // refused WQE), so the WQEs before the refused one never completed. Expectations written out
 // (no reference): W0's CQE, then the answer (nothing to resend).
-TEST_F(CompRetryBench, RetryAcksOnQpWithRefusedWqe) {
+// A refused WQE waiting behind lost packets does not stop the episode: W0 is acknowledged,
+// W1's packet was lost and W1 is resent (ci 1 from its start); nothing reaches the refused WQE.
+TEST_F(CompRetryBench, RetryResendsBeforeARefusedWqe) {
   SRNIC_BENCH_TRACE();
   start(3, 3, uint32_t(rng.below(0x1000000)));
   const Posted w0 = post(kWrWrite, 256);
@@ -2045,11 +2053,11 @@ TEST_F(CompRetryBench, RetryAcksOnQpWithRefusedWqe) {
   c0.gen = qps[q].gen;
   c0.seq = 1;
   cqe_expect.push_back(c0);
-  rw_expect.push_back(Rw{q, false, 0, 0, 0, false, 0, qps[q].gen, 1, kRtSeq});
+  rw_expect.push_back(Rw{q, true, 1, 0, w1.first, false, 0, qps[q].gen, 1, kRtSeq});
   drain(true);
   expect_cqes({{0, 0}});
   ASSERT_EQ(rw_log.size(), 1u);
-  expect_rw(0, -1);
+  expect_rw(0, 1, 0, w1.first);
 }
 
 // The end of an RNR wait with nothing outstanding (everything sent is acknowledged): unlike a
@@ -2150,9 +2158,9 @@ TEST_F(CompRetryBench, RnrEndAtAnOverlongHead) {
 }
 
 // A refused WQE reported (CEV_LERR) behind W0, which is not acknowledged: the end of an RNR
-// wait is answered with nothing to resend (marked up). With W0's ACK merged, W0 completes, the
-// refused WQE then fails with its status (the QP is failing) and the answer is again apply 0,
-// up. On the failing QP an RNR end gets apply 0, up, without a WQE read; a plain timeout
+// wait resends W0 from its start (marked up; the send path leaves the refused WQE's stop). With
+// W0's ACK merged, W0 completes, the refused WQE then fails with its status (the QP is failing)
+// and the answer is apply 0, up. On the failing QP an RNR end gets apply 0, up, without a WQE read; a plain timeout
 // apply 0, not up.
 TEST_F(CompRetryBench, RnrEndWithARefusedWqeOrWhileFailing) {
   SRNIC_BENCH_TRACE();
@@ -2168,7 +2176,7 @@ TEST_F(CompRetryBench, RnrEndWithARefusedWqeOrWhileFailing) {
   drain(true);
   EXPECT_TRUE(cqe_log.empty());
   ASSERT_EQ(rw_log.size(), 1u);
-  expect_rw(0, -1, 0, 0, false, 0, true);
+  expect_rw(0, 0, 0, w0.first, false, 0, true);
   rnr_end(qps[q].bad_psn, true, w0.last);
   drain(true);
   expect_cqes({{0, 0}, {1, qps[q].err_status}});

@@ -227,8 +227,9 @@ struct Qp {
   int rd_busy = 0, free_ok = 0;
   bool fwait = false;
   uint64_t reads = 0;  // WQE reads of the QP
-  // stopped (host stop): no more work, new WQEs reported for flushing
+  // stopped (host stop, or a refused WQE): no more work, new WQEs reported for flushing
   bool err = false;
+  bool refd = false;  // stopped at a refused WQE: a rewind to a WQE before it clears err
   uint16_t fl_pi = 0;
   bool rw_open = false;  // a rewind offered or taken and not yet noted
   uint64_t resent = 0;   // jobs marked resend
@@ -522,6 +523,7 @@ class WqeFetchBench : public ::testing::Test {
           // a wrong index: refused like a malformed WQE, the QP stops
           ev_expect.push_back({kCevLerr, q, uint32_t(s.psn_u) & kPsnMask, pi, kWcLocQpOpErr});
           s.err = true;
+          s.refd = true;
           s.rec.bad = true;
           s.fl_pi = pi;
         }
@@ -765,7 +767,7 @@ class WqeFetchBench : public ::testing::Test {
   // srnic_rd_ctx: a partial re-read). False if q has none to offer now.
   bool pick_rewind(uint32_t q, const Knobs& k, Rewind& r) {
     Qp& s = qps[q];
-    if (s.rw_open || s.err || !s.rts || behind(s)) return false;
+    if (s.rw_open || (s.err && !s.refd) || !s.rts || behind(s)) return false;
     const uint32_t m = mtu_b(s);
     auto pos = [&](uint16_t i) { return uint16_t(i - s.ci_base); };
     // the last WQE that may be resent, and how many of its packets (from its start)
@@ -1075,13 +1077,15 @@ class WqeFetchBench : public ::testing::Test {
       EXPECT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << q << ": host stop taken while a turn of the QP is in flight";
       ev_expect.push_back({kCevHerr, q, uint32_t(s.psn_u) & kPsnMask, s.pi});
       s.err = true;
+      s.refd = false;  // a host stop is final
       s.fl_pi = s.pi;
       ++s.fly_n;
       flight.push_back({q, kFlStop});
       ++hstops;
     }
-    // a rewind's state read: the reference applies it to a QP in RTS that is not stopped. An
-    // RNR answer parks the QP without moving its send state; an answer marked up unparks it.
+    // a rewind's state read: the reference applies it to a QP in RTS that is not stopped (or
+    // stopped at a refused WQE: the rewind goes back before it, the stop is left). An RNR
+    // answer parks the QP without moving its send state; an answer marked up unparks it.
     if (dut->rw_valid && dut->rw_ready) {
       ASSERT_FALSE(pend.active) << "cycle " << c << ": rewind taken while the last one has not ended";
       const Rewind rw = rw_q.front();
@@ -1089,13 +1093,15 @@ class WqeFetchBench : public ::testing::Test {
       rw_driven = false;
       Qp& s = qps[rw.q];
       EXPECT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << rw.q << ": rewind taken while a turn of the QP is in flight";
-      const bool applies = rw.apply && s.rts && !s.err;
+      const bool applies = rw.apply && s.rts && (!s.err || s.refd);
       const bool move = applies && !rw.rnr, park0 = s.park;
       if (move) {
         s.ci = rw.ci;
         s.off = rw.off;
         s.psn_u = rw.psn_u;
         s.fwait = false;
+        if (s.err) ++rw_unrefused;
+        s.err = s.refd = false;
       }
       if (applies && rw.rnr) s.park = true;
       if (rw.up) {
@@ -1617,6 +1623,7 @@ class WqeFetchBench : public ::testing::Test {
   uint64_t plan_from = 0;     // the plan stage's front turn entered it at this cycle or later
   uint64_t ctx_stops = 0, ctx_checks = 0;
   int read_pct = -1;          // % of random WQEs that are READs (-1: one in five)
+  uint64_t rw_unrefused = 0;  // rewinds that left a refused WQE's stop
   uint64_t fence_stops = 0, fence_idle = 0, fence_ignored = 0, fenced_started = 0, rd_frees = 0, events = 0, hstops = 0;
   uint64_t last_free_cycle = 0, last_fenced_cycle = 0;
   uint64_t rw_taken = 0, rw_applied = 0, notes = 0, kicks = 0, unparks = 0, rd_flushed = 0, acked = 0;
@@ -2268,6 +2275,41 @@ TEST_F(WqeFetchRewindBench, WrongIndexIsRefused) {
   settle();
   EXPECT_EQ(events, 2u);
   EXPECT_TRUE(qps[q].err);
+}
+
+// A rewind to a WQE before a refused one leaves the stop: the WQEs from the rewind on are sent
+// again (marked resend, same PSNs) and the refused WQE is refused again (a second report).
+TEST_F(WqeFetchRewindBench, RewindBeforeARefusedWqeResendsAndRefusesAgain) {
+  SRNIC_BENCH_TRACE();
+  allow_bad = true;
+  start();
+  send(kWrite, 2 * 256);
+  const size_t n0 = job_log.size();
+  const uint64_t first = wqe_at(qps[q], 0).first_u;
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  Qp& s = qps[q];
+  s.ring_idx[1] = uint16_t(1 + 3);  // a wrong index: refused
+  ring = int(q);
+  settle();
+  EXPECT_EQ(events, 1u);
+  EXPECT_EQ(job_log.size(), n0);
+  ASSERT_TRUE(s.err);
+  rewind(0, 1);
+  settle();
+  EXPECT_EQ(rw_applied, 1u);
+  EXPECT_EQ(rw_unrefused, 1u);
+  EXPECT_EQ(kicks, 1u);
+  expect_jobs(n0, {{0x08, uint32_t(first + 1), true}});
+  EXPECT_EQ(events, 2u) << "the refused WQE was not refused again";
+  EXPECT_TRUE(ev_expect.empty());
+  EXPECT_TRUE(s.err);
+  // a host stop is final: a rewind after it is not applied
+  hstop_q.push_back(q);
+  settle();
+  rewind(0, 0);
+  settle();
+  EXPECT_EQ(rw_applied, 1u);
+  EXPECT_TRUE(s.err);
 }
 
 // Rewinds that do not apply give a note alone and leave the send state: apply 0; a QP not in
