@@ -15,7 +15,10 @@ module srnic_core #(
   parameter int NUM_MRS = 256,
   parameter int NUM_CQS = 1024,
   // core clock cycles per timer unit (>= 1.024 us: 308 at 300 MHz; see srnic_timer)
-  parameter int TIMER_CYC_PER_UNIT = 308
+  parameter int TIMER_CYC_PER_UNIT = 308,
+  // the `cached` build (SRNIC Figure 9's baseline): a WQE cache in front of the send path's
+  // WQE reads (srnic_wqe_cache); 0 = cache-free, the design
+  parameter bit CACHED = 1'b0
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
@@ -178,6 +181,40 @@ module srnic_core #(
   logic [15:0] qp_stop_qpn;
   srnic_pkg::comp_ev_t lerr;
   srnic_pkg::tx_job_t req_job;
+  // the send path's WQE reads (AXI ID 0): straight to the read mux, or through the WQE cache
+  logic          wf_ar_valid, wf_ar_ready, wf_r_valid;
+  logic [63:0]   wf_ar_addr;
+  logic [7:0]    wf_ar_len;
+  logic [AW-1:0] wf_ar_qpn;
+  logic [15:0]   wf_ar_idx, wf_ar_pi;
+  logic [3:0]    wf_ar_log_sq;
+  logic [511:0]  wf_r_data;
+  logic          wc_hit, wc_miss, wc_pf, wc_pf_drop, wc_evict;
+  generate
+    if (CACHED) begin : g_cache
+      srnic_wqe_cache #(.NUM_QPS(NUM_QPS)) u_wcache (
+        .clk, .rst,
+        .u_ar_valid(wf_ar_valid), .u_ar_addr(wf_ar_addr), .u_ar_len(wf_ar_len), .u_ar_qpn(wf_ar_qpn),
+        .u_ar_idx(wf_ar_idx), .u_ar_pi(wf_ar_pi), .u_ar_log_sq(wf_ar_log_sq), .u_ar_ready(wf_ar_ready),
+        .u_r_valid(wf_r_valid), .u_r_data(wf_r_data),
+        .d_ar_valid(rd_ar_valid[0]), .d_ar_addr(rd_ar_addr[0 +: 64]), .d_ar_len(rd_ar_len[0 +: 8]),
+        .d_ar_ready(rd_ar_ready[0]), .d_r_valid(rd_r_valid[0]), .d_r_data(rd_r_data),
+        .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
+        .qp_cmd_fire(qp_cmd_valid[0] && qp_cmd_ready[0]), .qp_cmd,
+        .st_hit(wc_hit), .st_miss(wc_miss), .st_pf(wc_pf), .st_pf_drop(wc_pf_drop), .st_evict(wc_evict));
+    end else begin : g_direct
+      assign rd_ar_valid[0]      = wf_ar_valid;
+      assign rd_ar_addr[0 +: 64] = wf_ar_addr;
+      assign rd_ar_len[0 +: 8]   = wf_ar_len;
+      assign wf_ar_ready         = rd_ar_ready[0];
+      assign wf_r_valid          = rd_r_valid[0];
+      assign wf_r_data           = rd_r_data;
+      assign {wc_hit, wc_miss, wc_pf, wc_pf_drop, wc_evict} = '0;
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_wc = ^{wf_ar_qpn, wf_ar_idx, wf_ar_pi, wf_ar_log_sq};
+      /* verilator lint_on UNUSEDSIGNAL */
+    end
+  endgenerate
   srnic_wqe_fetch #(.NUM_QPS(NUM_QPS)) u_fetch (
     .clk, .rst, .sched_burst, .sched_wqes,
     .s_valid, .s_qpn, .s_ready,
@@ -190,8 +227,8 @@ module srnic_core #(
     .done_valid, .done_qpn, .done_more, .done_ready,
     .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
-    .ar_valid(rd_ar_valid[0]), .ar_addr(rd_ar_addr[0 +: 64]), .ar_len(rd_ar_len[0 +: 8]),
-    .ar_ready(rd_ar_ready[0]), .r_valid(rd_r_valid[0]), .r_data(rd_r_data),
+    .ar_valid(wf_ar_valid), .ar_addr(wf_ar_addr), .ar_len(wf_ar_len), .ar_qpn(wf_ar_qpn), .ar_idx(wf_ar_idx),
+    .ar_pi(wf_ar_pi), .ar_log_sq(wf_ar_log_sq), .ar_ready(wf_ar_ready), .r_valid(wf_r_valid), .r_data(wf_r_data),
     .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
@@ -430,6 +467,12 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_COMP_BUSY]         = busy_comp;
     cnt_inc[srnic_abi_pkg::CNT_SQ_TURNS]          = turn_end;
     cnt_inc[srnic_abi_pkg::CNT_SQ_TURNS_DROPPED]  = turn_drop;
+    // the `cached` build's WQE cache (zero in the cache-free design)
+    cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_HIT]     = wc_hit;
+    cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_MISS]    = wc_miss;
+    cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_PREFETCH] = wc_pf;
+    cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_PF_DROP] = wc_pf_drop;
+    cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_EVICT]   = wc_evict;
   end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};

@@ -104,6 +104,12 @@ module srnic_wqe_fetch #(
   output logic                            ar_valid,
   output logic [63:0]                     ar_addr,
   output logic [7:0]                      ar_len,
+  // ... and what a WQE cache in front of them needs (the `cached` build, srnic_wqe_cache): the
+  // QP, the running index of the first WQE read, the QP's producer index, its ring size
+  output logic [$clog2(NUM_QPS)-1:0]      ar_qpn,
+  output logic [15:0]                     ar_idx,
+  output logic [15:0]                     ar_pi,
+  output logic [3:0]                      ar_log_sq,
   input  wire logic                       ar_ready,
   input  wire logic                       r_valid,
   input  wire logic [511:0]               r_data,
@@ -402,6 +408,10 @@ module srnic_wqe_fetch #(
   logic [AW-1:0] dq_qpn;
   assign ar_valid  = a_valid && (a_lk || (a_work && ctx_ready && wbuf_ok && !dq_valid));
   assign ar_addr   = a_addr;
+  assign ar_qpn    = iss_qpn;
+  assign ar_idx    = a_base;
+  assign ar_pi     = a_pi;
+  assign ar_log_sq = a_cfg.log_sq;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
   wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || (done_ready && !dq_valid));
   assign ctx_push  = (ar_valid && ar_ready) || flush_push;

@@ -7,7 +7,10 @@ LIST is comma-separated; each item may be N, N-1 or N+1 (e.g. 0,1,1024-1,1024+1,
 run must report data_ok, no errors, completions equal to the count computed here from the
 options, no protocol or bus violations and, on a link without impairments, no retransmits (NIC
 counter or wire). With --expect-recovery (a lossy link), the link must have lost frames and the
-NIC must have resent (retransmits > 0), so the run cannot pass without exercising recovery."""
+NIC must have resent (retransmits > 0), so the run cannot pass without exercising recovery.
+With --expect-cache (srnic-sim-cached, the `cached` build) the sending NIC's WQE cache must have
+served some reads, missed some and prefetched (its counters), so the run goes through the cache;
+without it those counters must be 0 (the cache-free design has no cache)."""
 
 import json
 import subprocess
@@ -51,7 +54,7 @@ def size_list(spec):
     return out
 
 
-def run_one(sim, args, recovery=False):
+def run_one(sim, args, recovery=False, cache=False):
     cmd = [sim, "--json"] + args
     p = subprocess.run(cmd, capture_output=True, text=True)
     line = " ".join(cmd)
@@ -90,6 +93,11 @@ def run_one(sim, args, recovery=False):
             problems.append("no retransmits on a lossy link: recovery was not exercised")
         if lost == 0:
             problems.append("the link lost nothing")
+    wc = {k: dict(r["hosts"][0]["counters"]).get("WQE_CACHE_" + k, 0) for k in ("HIT", "MISS", "PREFETCH")}
+    if cache and not (wc["HIT"] > 0 and wc["MISS"] > 0 and wc["PREFETCH"] > 0):
+        problems.append(f"WQE cache counters {wc}: the run did not go through the cache")
+    if not cache and any(wc.values()):
+        problems.append(f"WQE cache counters {wc} in a build without the cache")
     if "--latency" in args and (r["latency_us"] is None or r["latency_us"]["p50"] <= 0):
         problems.append("no latency figures")
     # JSON schema 2: labelled hosts, structured scoreboard, one per_qp entry per QP.
@@ -117,6 +125,9 @@ def main():
     recovery = "--expect-recovery" in args
     if recovery:
         args.remove("--expect-recovery")
+    cache = "--expect-cache" in args
+    if cache:
+        args.remove("--expect-cache")
     if "--sizes" in args:
         i = args.index("--sizes")
         sizes = size_list(args[i + 1])
@@ -124,7 +135,7 @@ def main():
     runs = [args + ["--size", str(s)] for s in sizes] if sizes else [args]
     problems = []
     for a in runs:
-        problems += run_one(sim, a, recovery)
+        problems += run_one(sim, a, recovery, cache)
     for m in problems:
         print("FAIL: " + m, file=sys.stderr)
     return 1 if problems else 0

@@ -36,32 +36,37 @@ constexpr uint32_t VERSION_VALUE = 0x00010000;  // value of REG_VERSION
 constexpr int CMD_BYTES          = 64;  // command payload size (CMD_DATA0..15)
 
 // Counter indices (register = REG_CNT_BASE + 4*index).
-constexpr int CNT_TX_FRAMES         = 0;  // frames sent
-constexpr int CNT_RX_FRAMES         = 1;  // frames received
-constexpr int CNT_RX_DROP_ICRC      = 2;  // received frames dropped for a bad ICRC
-constexpr int CNT_RX_DROP_MALFORMED = 3;  // received frames dropped as malformed
-constexpr int CNT_RX_DROP_QP        = 4;  // received frames dropped for an unknown or non-ready QP
-constexpr int CNT_RX_DROP_OVERFLOW  = 5;  // received frames dropped because the RX buffer was full
-constexpr int CNT_TX_NAK            = 6;  // NAKs sent
-constexpr int CNT_RX_NAK            = 7;  // NAKs received
-constexpr int CNT_DB_BAD            = 8;  // doorbells to an invalid QP or CQ
-constexpr int CNT_CQ_OVERFLOW       = 9;  // completions lost because a CQ was full
-constexpr int CNT_RX_DUP            = 10;  // duplicate requests received
-constexpr int CNT_TX_ACK            = 11;  // ACKs sent
-constexpr int CNT_RX_PSN_ERR        = 12;  // out-of-sequence PSNs received
-constexpr int CNT_RX_ACCESS_ERR     = 13;  // requests rejected by the memory-key/access check
-constexpr int CNT_TX_RETRANSMIT     = 14;  // request packets sent again after a rewind (go-back-N)
-constexpr int CNT_REWIND            = 15;  // send-side rewinds: NAK PSN sequence error, implied NAK (READ response gap), local ACK timeout, RNR retry
-constexpr int CNT_ACK_TIMEOUT       = 16;  // local ACK timeouts that fired
-constexpr int CNT_RNR_WAIT          = 17;  // RNR NAKs that started an RNR wait
-constexpr int CNT_STALE_WQE         = 18;  // WQE slots read for a resend that already held a newer WQE (the send state moved on to the oldest incomplete WQE)
-constexpr int CNT_RX_CLS_BUSY       = 19;  // cycles the RX classification stage held a packet or event (per received frame: its cycles per packet; 32 bits, wraps)
-constexpr int CNT_RX_PLACE_BUSY     = 20;  // cycles the RX placement stage's mover worked on a job (payload writes and frame beats taken; 32 bits, wraps)
-constexpr int CNT_TX_PKT_BUSY       = 21;  // cycles the TX packetizer assembled or sent a frame (per sent frame: its cycles per packet; 32 bits, wraps)
-constexpr int CNT_COMP_BUSY         = 22;  // cycles the completion engine's walk stage held an event (32 bits, wraps)
-constexpr int CNT_SQ_TURNS          = 23;  // send-queue scheduling turns planned (WQEs read and planned, or a stop); per sent frame: how many frames a turn carries
-constexpr int CNT_SQ_TURNS_DROPPED  = 24;  // send-queue turns whose WQEs were read ahead and dropped unplanned because the QP's turn before them ended early (fetch-and-drop)
-constexpr int NUM_COUNTERS          = 25;
+constexpr int CNT_TX_FRAMES          = 0;  // frames sent
+constexpr int CNT_RX_FRAMES          = 1;  // frames received
+constexpr int CNT_RX_DROP_ICRC       = 2;  // received frames dropped for a bad ICRC
+constexpr int CNT_RX_DROP_MALFORMED  = 3;  // received frames dropped as malformed
+constexpr int CNT_RX_DROP_QP         = 4;  // received frames dropped for an unknown or non-ready QP
+constexpr int CNT_RX_DROP_OVERFLOW   = 5;  // received frames dropped because the RX buffer was full
+constexpr int CNT_TX_NAK             = 6;  // NAKs sent
+constexpr int CNT_RX_NAK             = 7;  // NAKs received
+constexpr int CNT_DB_BAD             = 8;  // doorbells to an invalid QP or CQ
+constexpr int CNT_CQ_OVERFLOW        = 9;  // completions lost because a CQ was full
+constexpr int CNT_RX_DUP             = 10;  // duplicate requests received
+constexpr int CNT_TX_ACK             = 11;  // ACKs sent
+constexpr int CNT_RX_PSN_ERR         = 12;  // out-of-sequence PSNs received
+constexpr int CNT_RX_ACCESS_ERR      = 13;  // requests rejected by the memory-key/access check
+constexpr int CNT_TX_RETRANSMIT      = 14;  // request packets sent again after a rewind (go-back-N)
+constexpr int CNT_REWIND             = 15;  // send-side rewinds: NAK PSN sequence error, implied NAK (READ response gap), local ACK timeout, RNR retry
+constexpr int CNT_ACK_TIMEOUT        = 16;  // local ACK timeouts that fired
+constexpr int CNT_RNR_WAIT           = 17;  // RNR NAKs that started an RNR wait
+constexpr int CNT_STALE_WQE          = 18;  // WQE slots read for a resend that already held a newer WQE (the send state moved on to the oldest incomplete WQE)
+constexpr int CNT_RX_CLS_BUSY        = 19;  // cycles the RX classification stage held a packet or event (per received frame: its cycles per packet; 32 bits, wraps)
+constexpr int CNT_RX_PLACE_BUSY      = 20;  // cycles the RX placement stage's mover worked on a job (payload writes and frame beats taken; 32 bits, wraps)
+constexpr int CNT_TX_PKT_BUSY        = 21;  // cycles the TX packetizer assembled or sent a frame (per sent frame: its cycles per packet; 32 bits, wraps)
+constexpr int CNT_COMP_BUSY          = 22;  // cycles the completion engine's walk stage held an event (32 bits, wraps)
+constexpr int CNT_SQ_TURNS           = 23;  // send-queue scheduling turns planned (WQEs read and planned, or a stop); per sent frame: how many frames a turn carries
+constexpr int CNT_SQ_TURNS_DROPPED   = 24;  // send-queue turns whose WQEs were read ahead and dropped unplanned because the QP's turn before them ended early (fetch-and-drop)
+constexpr int CNT_WQE_CACHE_HIT      = 25;  // `cached` build only (0 otherwise): WQE reads of the send path served whole by the WQE cache
+constexpr int CNT_WQE_CACHE_MISS     = 26;  // `cached` build only: WQE reads of the send path that missed the WQE cache (in part or whole) and waited for host memory
+constexpr int CNT_WQE_CACHE_PREFETCH = 27;  // `cached` build only: WQE cache prefetch reads issued (on a doorbell, or the WQEs after a read)
+constexpr int CNT_WQE_CACHE_PF_DROP  = 28;  // `cached` build only: WQE cache prefetches dropped because the prefetch queue was full
+constexpr int CNT_WQE_CACHE_EVICT    = 29;  // `cached` build only: valid WQE cache lines replaced
+constexpr int NUM_COUNTERS           = 30;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -91,6 +96,11 @@ constexpr const char* counter_name(int idx) {
     case 22: return "COMP_BUSY";
     case 23: return "SQ_TURNS";
     case 24: return "SQ_TURNS_DROPPED";
+    case 25: return "WQE_CACHE_HIT";
+    case 26: return "WQE_CACHE_MISS";
+    case 27: return "WQE_CACHE_PREFETCH";
+    case 28: return "WQE_CACHE_PF_DROP";
+    case 29: return "WQE_CACHE_EVICT";
     default: return nullptr;
   }
 }
