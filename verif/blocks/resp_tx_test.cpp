@@ -1,5 +1,7 @@
-// srnic_resp_tx bench: random ACK/NAK and READ tasks through the responder's TX queue with
-// random input timing and output back-pressure. Tasks must come out in order; an ACK/NAK as
+// srnic_resp_tx bench: random ACK/NAK and READ tasks of a few QPs (fewer and more than the
+// QP table holds) through the responder's TX queues with random input timing and output
+// back-pressure. Each QP's tasks must come out in order (answers of different QPs may pass each
+// other: AckOfAnotherQpPassesALongRead shows that they do); an ACK/NAK as
 // one ACK job (PSN, syndrome, MSN) counted as sent_ack or sent_nak by its syndrome class; a
 // READ of len bytes as ceil(len / MTU) response jobs (ONLY, or FIRST, MIDDLE..., LAST; one
 // ONLY job for len 0) with consecutive PSNs (24-bit wrap), payload address and length cut at
@@ -7,6 +9,7 @@
 // resend (tx_job_t.resend) and the fields a responder job does not use are zero.
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "Vsrnic_resp_tx.h"
@@ -41,6 +44,7 @@ struct Job {
   uint32_t len;
   bool aeth;
   bool ack, nak;
+  uint64_t seq = 0;  // the task's arrival number
 };
 
 class RespTxBench : public ::testing::Test {
@@ -56,7 +60,7 @@ class RespTxBench : public ::testing::Test {
   Task random_task() {
     Task t{};
     t.is_read = rng.percent(50);
-    t.qpn = uint16_t(rng.u32());
+    t.qpn = uint16_t(rng.below(nqps));
     t.psn = rng.percent(10) ? 0xFFFFFF - uint32_t(rng.below(4)) : rng.u32() & 0xFFFFFF;
     static const uint8_t syns[] = {0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63};
     t.syn = syns[rng.below(8)];
@@ -77,7 +81,8 @@ class RespTxBench : public ::testing::Test {
   void expand(const Task& t) {
     if (!t.is_read) {
       const bool ack = ((t.syn >> 5) & 3) == 0;
-      expect.push_back({t.qpn, kOpAck, t.psn, t.syn, t.msn, 0, 0, true, ack, !ack});
+      expect[t.qpn].push_back({t.qpn, kOpAck, t.psn, t.syn, t.msn, 0, 0, true, ack, !ack, tasks});
+      ++pending;
       return;
     }
     const uint32_t mtu_b = 128u << t.mtu;
@@ -85,8 +90,9 @@ class RespTxBench : public ::testing::Test {
     for (uint32_t i = 0; i < n; ++i) {
       const uint8_t op = n == 1 ? kOpReadOnly : i == 0 ? kOpReadFirst : i == n - 1 ? kOpReadLast : kOpReadMiddle;
       const uint32_t len = std::min(mtu_b, t.len - i * mtu_b);
-      expect.push_back({t.qpn, op, (t.psn + i) & 0xFFFFFF, kAethAck, t.msn, t.addr + uint64_t(i) * mtu_b,
-                        t.len == 0 ? 0 : len, op != kOpReadMiddle, false, false});
+      expect[t.qpn].push_back({t.qpn, op, (t.psn + i) & 0xFFFFFF, kAethAck, t.msn, t.addr + uint64_t(i) * mtu_b,
+                               t.len == 0 ? 0 : len, op != kOpReadMiddle, false, false, tasks});
+      ++pending;
     }
   }
 
@@ -109,22 +115,24 @@ class RespTxBench : public ::testing::Test {
     dut.eval();
     const uint64_t c = dut.cycle();
     const bool fire = dut->job_valid && dut->job_ready;
-    EXPECT_EQ(bool(dut->sent_ack), fire && !expect.empty() && expect.front().ack) << "cycle " << c;
-    EXPECT_EQ(bool(dut->sent_nak), fire && !expect.empty() && expect.front().nak) << "cycle " << c;
+    // the expected jobs of the job's QP (each QP's jobs in order)
+    std::deque<Job>& ex = expect[uint16_t(kJob.get(dut->job, kQpn))];
     if (fire) {
       // ACK coalescing: a plain ACK may be replaced by the next task when that is a plain ACK
-      // of the same QP (only while the queue is full; the bench accepts it whenever allowed).
+      // of the same QP (the bench accepts it whenever allowed).
       const uint32_t jpsn = uint32_t(kJob.get(dut->job, kPsn)), jmsn = uint32_t(kJob.get(dut->job, kAethMsn));
-      while (expect.size() >= 2 && plain_ack(expect[0]) && plain_ack(expect[1]) &&
-             expect[1].qpn == expect[0].qpn && kJob.get(dut->job, kOpcode) == kOpAck &&
-             (jpsn != expect[0].psn || jmsn != expect[0].msn)) {
-        expect.pop_front();
+      while (ex.size() >= 2 && plain_ack(ex[0]) && plain_ack(ex[1]) && kJob.get(dut->job, kOpcode) == kOpAck &&
+             (jpsn != ex[0].psn || jmsn != ex[0].msn)) {
+        ex.pop_front();
+        --pending;
         ++merged;
       }
     }
+    EXPECT_EQ(bool(dut->sent_ack), fire && !ex.empty() && ex.front().ack) << "cycle " << c;
+    EXPECT_EQ(bool(dut->sent_nak), fire && !ex.empty() && ex.front().nak) << "cycle " << c;
     if (fire) {
-      ASSERT_FALSE(expect.empty()) << "cycle " << c << ": job with no task";
-      const Job& e = expect.front();
+      ASSERT_FALSE(ex.empty()) << "cycle " << c << ": job with no task of QP " << kJob.get(dut->job, kQpn);
+      const Job& e = ex.front();
       const auto& j = dut->job;
       const std::string at = "cycle " + std::to_string(c) + " job " + std::to_string(jobs);
       EXPECT_EQ(kJob.get(j, kQpn), e.qpn) << at;
@@ -145,7 +153,16 @@ class RespTxBench : public ::testing::Test {
       // requester's)
       EXPECT_EQ(kJob.get(j, kRethVa) | kJob.get(j, kRethRkey) | kJob.get(j, kRethLen) | kJob.get(j, kImm), 0u) << at;
       EXPECT_EQ(kJob.get(j, kResend), 0u) << at << ": responder job marked as a resend";
-      expect.pop_front();
+      // an ACK/NAK that arrived after another QP's READ whose responses are not all sent: it
+      // passed that READ
+      if (e.opcode == kOpAck)
+        for (const auto& [qp, d] : expect)
+          if (qp != e.qpn && !d.empty() && d.front().opcode != kOpAck && d.front().seq < e.seq) {
+            ++passed_reads;
+            break;
+          }
+      ex.pop_front();
+      --pending;
       ++jobs;
     }
     if (hold && dut->s_ready) {
@@ -181,7 +198,10 @@ class RespTxBench : public ::testing::Test {
   Rng rng;
   Dut<Vsrnic_resp_tx> dut;
   uint64_t merged = 0;
-  std::deque<Job> expect;
+  std::map<uint16_t, std::deque<Job>> expect;  // per QP
+  uint64_t pending = 0;                         // jobs expected, all QPs
+  uint64_t passed_reads = 0;
+  unsigned nqps = 6;
   bool hold = false;
   Task cur{};
   uint64_t jobs = 0, tasks = 0;
@@ -192,11 +212,18 @@ TEST_F(RespTxBench, RandomTasks) {
   reset();
   for (int phase = 0; phase < 40 && !HasFatalFailure(); ++phase) {
     const unsigned pi = unsigned(rng.range(5, 100)), po = unsigned(rng.range(20, 100));
+    static const unsigned kQpsChoice[] = {1, 3, 6, 40};  // one QP; fewer and more than the table
+    nqps = kQpsChoice[rng.below(4)];
     for (int i = 0; i < 5000 && !HasFatalFailure(); ++i) cycle(pi, po);
   }
-  for (int i = 0; i < 2000000 && !expect.empty() && !HasFatalFailure(); ++i) cycle(0, 100);
-  EXPECT_TRUE(expect.empty()) << expect.size() << " jobs never sent";
+  for (int i = 0; i < 2000000 && pending > 0 && !HasFatalFailure(); ++i) cycle(0, 100);
+  EXPECT_EQ(pending, 0u) << "jobs never sent";
   EXPECT_GT(tasks, 1000u);
+  EXPECT_GT(passed_reads, 100u) << "ACKs seldom passed another QP's READ";
+  std::printf("[bench] %llu tasks, %llu jobs, %llu merged ACKs, %llu ACKs/NAKs passed another QP's READ\n",
+              (unsigned long long)tasks, (unsigned long long)jobs, (unsigned long long)merged,
+              (unsigned long long)passed_reads);
+  EXPECT_FALSE(dut.rtl_error());
 }
 
 // With the output stalled (a paused link), a storm of plain ACKs for one QP never blocks the
@@ -206,7 +233,7 @@ TEST_F(RespTxBench, AckStormCoalescesWhileStalled) {
   SRNIC_BENCH_TRACE();
   reset();
   auto put_ack = [&](uint16_t qpn, uint32_t psn, uint8_t syn) { return put_stalled(qpn, psn, syn); };
-  const int depth = BENCH_DEPTH;
+  const int depth = BENCH_ADEPTH;  // ACKs of a QP without READs go to the ACK queue
   for (int i = 0; i < depth + 1; ++i) EXPECT_TRUE(put_ack(7, 100 + i, 0x1F)) << "ACK " << i;  // queue + stage
   for (int i = 0; i < 50; ++i) EXPECT_TRUE(put_ack(7, 200 + i, 0x1F)) << "ACK storm " << i << " blocked";
   EXPECT_FALSE(put_ack(8, 300, 0x1F)) << "an ACK of another QP cannot merge";
@@ -229,7 +256,7 @@ TEST_F(RespTxBench, AckStormCoalescesWhileStalled) {
 TEST_F(RespTxBench, StagedNakIsNeverReplaced) {
   SRNIC_BENCH_TRACE();
   reset();
-  const int depth = BENCH_DEPTH;
+  const int depth = BENCH_ADEPTH;
   for (int i = 0; i < depth; ++i) EXPECT_TRUE(put_stalled(9, 100 + uint32_t(i), 0x1F)) << "ACK " << i;
   EXPECT_TRUE(put_stalled(7, 400, 0x60)) << "the NAK was not staged";
   EXPECT_FALSE(put_stalled(7, 401, 0x1F)) << "an ACK of the same QP replaced the staged NAK";
@@ -243,6 +270,64 @@ TEST_F(RespTxBench, StagedNakIsNeverReplaced) {
   ASSERT_EQ(out.size(), size_t(depth + 1));
   EXPECT_EQ(out.back().first, 7u);
   EXPECT_EQ(out.back().second, 0x60u) << "the NAK was lost";
+}
+
+// A long READ of QP 1 (64 packets) is being answered: an ACK of QP 2 and a NAK of QP 3 leave
+// at the next packet boundary; an ACK of QP 1 queued behind the READ leaves after its LAST; an
+// ACK of QP 2 that arrived before QP 2's READ leaves before that READ's responses.
+TEST_F(RespTxBench, AckOfAnotherQpPassesALongRead) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  std::vector<std::pair<uint32_t, uint32_t>> out;  // (qpn, opcode) of every job, in order
+  auto put = [&](const Task& t) {
+    auto f = [&](size_t k, uint64_t v) { set_bits(dut->s_task, kRespTask.at(k).lsb, kRespTask.at(k).width, v); };
+    f(kRtIsRead, t.is_read); f(kRtQpn, t.qpn); f(kRtPsn, t.psn); f(kRtSyndrome, t.syn); f(kRtMsn, t.msn);
+    f(kRtAddr, t.addr); f(kRtLen, t.len); f(kRtMtu, uint64_t(t.mtu));
+    dut->s_valid = 1;
+    for (int i = 0; i < 100; ++i) {
+      dut->job_ready = 1;
+      dut.eval();
+      const bool ok = dut->s_ready;
+      if (dut->job_valid) out.emplace_back(uint32_t(kJob.get(dut->job, kQpn)), uint32_t(kJob.get(dut->job, kOpcode)));
+      dut.tick();
+      if (ok) break;
+    }
+    dut->s_valid = 0;
+  };
+  auto run = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      dut->job_ready = 1;
+      dut.eval();
+      if (dut->job_valid) out.emplace_back(uint32_t(kJob.get(dut->job, kQpn)), uint32_t(kJob.get(dut->job, kOpcode)));
+      dut.tick();
+    }
+  };
+  put(Task{true, 1, 1000, 0, 5, 0x10000, 64 * 1024, 3});  // 64 packets at MTU 1024
+  run(4);
+  const size_t before = out.size();
+  put(Task{false, 2, 50, kAethAck, 7, 0, 0, 3});
+  put(Task{false, 3, 60, 0x60, 8, 0, 0, 3});
+  put(Task{false, 1, 1064, kAethAck, 6, 0, 0, 3});
+  put(Task{false, 2, 51, kAethAck, 8, 0, 0, 3});
+  put(Task{true, 2, 52, 0, 9, 0x90000, 2048, 3});
+  run(200);
+  auto pos = [&](uint32_t qpn, uint32_t op, size_t from) {
+    for (size_t i = from; i < out.size(); ++i)
+      if (out[i].first == qpn && out[i].second == op) return i;
+    return out.size();
+  };
+  const size_t ack2 = pos(2, kOpAck, before), nak3 = pos(3, kOpAck, before), ack1 = pos(1, kOpAck, 0);
+  const size_t last1 = pos(1, kOpReadLast, 0), first2 = pos(2, kOpReadFirst, 0);
+  ASSERT_LT(last1, out.size());
+  EXPECT_LE(ack2, before + 3) << "QP 2's ACK waited behind QP 1's READ responses";
+  EXPECT_LE(nak3, before + 4) << "QP 3's NAK waited behind QP 1's READ responses";
+  EXPECT_GT(ack1, last1) << "QP 1's ACK overtook its own READ's responses";
+  EXPECT_LT(ack1, out.size());
+  EXPECT_LT(pos(2, kOpAck, ack2 + 1), first2) << "QP 2's second ACK left after its READ's responses";
+  size_t n1 = 0;
+  for (const auto& o : out) n1 += o.first == 1 && o.second != kOpAck;
+  EXPECT_EQ(n1, 64u);
+  EXPECT_FALSE(dut.rtl_error());
 }
 
 }  // namespace
