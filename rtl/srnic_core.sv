@@ -16,9 +16,10 @@ module srnic_core #(
   parameter int NUM_CQS = 1024,
   // core clock cycles per timer unit (>= 1.024 us: 308 at 300 MHz; see srnic_timer)
   parameter int TIMER_CYC_PER_UNIT = 308,
-  // the `cached` build (SRNIC Figure 9's baseline): a WQE cache in front of the send path's
-  // WQE reads (srnic_wqe_cache); 0 = cache-free, the design
-  parameter bit CACHED = 1'b0
+  // the `cached` build (SRNIC Figure 9's baseline, decision 80): a WQE cache in front of the
+  // send path's WQE reads (srnic_wqe_cache: 512 lines x 8 WQEs, the current and the next 8
+  // WQEs of 256 QPs; blocking on a miss); 0 = cache-free, the design
+  parameter int CACHED = 0
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
@@ -191,8 +192,8 @@ module srnic_core #(
   logic [511:0]  wf_r_data;
   logic          wc_hit, wc_miss, wc_pf, wc_pf_drop, wc_evict;
   generate
-    if (CACHED) begin : g_cache
-      srnic_wqe_cache #(.NUM_QPS(NUM_QPS)) u_wcache (
+    if (CACHED != 0) begin : g_cache
+      srnic_wqe_cache #(.NUM_QPS(NUM_QPS), .LINES(512), .PF_SLOTS(8), .PFQ_DEPTH(32)) u_wcache (
         .clk, .rst,
         .u_ar_valid(wf_ar_valid), .u_ar_addr(wf_ar_addr), .u_ar_len(wf_ar_len), .u_ar_qpn(wf_ar_qpn),
         .u_ar_idx(wf_ar_idx), .u_ar_pi(wf_ar_pi), .u_ar_log_sq(wf_ar_log_sq), .u_ar_ready(wf_ar_ready),

@@ -278,7 +278,7 @@ module srnic_wqe_cache #(
   logic [QW-1:0]        ltq [LINES];
   logic [LNW-1:0]       ltn [LINES];
   logic [LINE_WQES-1:0] lm  [LINES];
-  logic [WW-1:0]        rp  [SETS];
+  logic [SETS-1:0][WW-1:0] rp;    // round-robin victim per set (packed: one reset for all)
 
   logic           hit0, hit1;
   logic [LIW-1:0] hl0, hl1;
@@ -324,7 +324,7 @@ module srnic_wqe_cache #(
         rp[set1] <= 32'(rp[set1]) == WAYS - 1 ? '0 : rp[set1] + 1'b1;
       end
     end
-    if (rst) for (int s = 0; s < SETS; s++) rp[s] <= '0;
+    if (rst) rp <= '0;
   end
   // valid bits: allocations set them; a killing command clears every line of its QP as the
   // tags stand after this cycle's lookup (a line the lookup gives to the QP included)
