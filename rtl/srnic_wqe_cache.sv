@@ -278,7 +278,7 @@ module srnic_wqe_cache #(
   logic [QW-1:0]        ltq [LINES];
   logic [LNW-1:0]       ltn [LINES];
   logic [LINE_WQES-1:0] lm  [LINES];
-  logic [SETS-1:0][WW-1:0] rp;    // round-robin victim per set (packed: one reset for all)
+  logic [SETS*WW-1:0]   rp;        // round-robin victim per set, WW bits each (flat: one reset)
 
   logic           hit0, hit1;
   logic [LIW-1:0] hl0, hl1;
@@ -294,8 +294,10 @@ module srnic_wqe_cache #(
       if (lv[c1] && ltq[c1] == l_qpn && ltn[c1] == ln1) begin hit1 = 1'b1; hl1 = c1; end
     end
   end
-  wire [LIW-1:0] vl0 = (LIW'(set0) << WSH) | LIW'(rp[set0]);
-  wire [LIW-1:0] vl1 = (LIW'(set1) << WSH) | LIW'(rp[set1]);
+  wire [WW-1:0]  rp0 = rp[set0 * WW +: WW];
+  wire [WW-1:0]  rp1 = rp[set1 * WW +: WW];
+  wire [LIW-1:0] vl0 = (LIW'(set0) << WSH) | LIW'(rp0);
+  wire [LIW-1:0] vl1 = (LIW'(set1) << WSH) | LIW'(rp1);
   wire need0 = n0 != '0 && !(hit0 && (lm[hl0] & sm0) == sm0);
   wire need1 = n1 != '0 && !(hit1 && (lm[hl1] & sm1) == sm1);
   wire [1:0] pf_nr = 2'(need0) + 2'(need1);
@@ -314,14 +316,14 @@ module srnic_wqe_cache #(
       if (hit0) lm[hl0] <= lm[hl0] | sm0;
       else begin
         ltq[vl0] <= l_qpn; ltn[vl0] <= ln0; lm[vl0] <= sm0;
-        rp[set0] <= 32'(rp[set0]) == WAYS - 1 ? '0 : rp[set0] + 1'b1;
+        rp[set0 * WW +: WW] <= 32'(rp0) == WAYS - 1 ? '0 : rp0 + 1'b1;
       end
     end
     if (do1) begin
       if (hit1) lm[hl1] <= lm[hl1] | sm1;
       else begin
         ltq[vl1] <= l_qpn; ltn[vl1] <= ln1; lm[vl1] <= sm1;
-        rp[set1] <= 32'(rp[set1]) == WAYS - 1 ? '0 : rp[set1] + 1'b1;
+        rp[set1 * WW +: WW] <= 32'(rp1) == WAYS - 1 ? '0 : rp1 + 1'b1;
       end
     end
     if (rst) rp <= '0;
