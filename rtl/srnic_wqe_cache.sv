@@ -27,7 +27,8 @@
 // Prefetch. A per-QP table (two NUM_QPS-deep RAMs) holds the SQ configuration of the last
 // command (enabled = INIT/RTR/RTS, sq_base, log_sq) and the producer index of the last
 // doorbell. A doorbell prefetches the WQEs it posts, [pi_old, min(db_pi, pi_old +
-// LINE_WQES)); a demand request [idx, idx+n) prefetches the QP's next WQEs, [idx+n,
+// LINE_WQES)), when the QP's reads had caught up to within LINE_WQES of pi_old (a third RAM
+// keeps the end of each QP's last demand request); a demand request [idx, idx+n) prefetches the QP's next WQEs, [idx+n,
 // min(u_ar_pi, idx+n+LINE_WQES)). Prefetch windows wait in a PFQ_DEPTH queue (dropped when
 // it is full: st_pf_drop); at lookup a segment whose WQEs are all valid is skipped, others
 // allocate or merge their line and are read (never across 4 KiB: a segment is cut there),
@@ -59,8 +60,8 @@
 // while the table clears itself (srnic_qpc_ram's clear holds the command path as long).
 //
 // Cost at the defaults (NUM_QPS 16384, LINES 256, WAYS 4, LINE_WQES 8): the per-QP table
-// holds 79 bits per QP (63 of SQ configuration, 16 of producer index): 158 KiB; the lines
-// 128 KiB of data RAM (2048 x 512 bits) and 36 bits of tag, state and valid mask per line in
+// holds 95 bits per QP (63 of SQ configuration, 16 of producer index, 16 of read cursor):
+// 190 KiB; the lines 128 KiB of data RAM (2048 x 512 bits) and 36 bits of tag, state and valid mask per line in
 // flops (9,216 flops); the arrival FIFO 64 beats (4 KiB).
 `default_nettype none
 module srnic_wqe_cache #(
@@ -527,13 +528,24 @@ module srnic_wqe_cache #(
   logic [QW-1:0] dk_qpn;
   logic [15:0]   dk_end;
   wire  [15:0]   dem_end = u_ar_idx + 16'(dem_n);
+  // read cursor hint: the index after the QP's last demand request (the WQE its next turn
+  // reads); a doorbell prefetches only when the reads had caught up to within a line of the
+  // old producer index (the WQEs it posts are then the next ones read; a QP with a deeper
+  // backlog reads other WQEs first, and prefetching these would only evict lines in use).
+  // A hint: a write lost to a command in the same cycle only changes a prefetch decision.
+  logic [15:0] ce_rd;
+  sdp_ram #(.WIDTH(16), .DEPTH(NUM_QPS)) u_ce (
+    .clk, .wr_en(pi_init || lk_dem), .wr_addr(pi_init ? qp_cmd.qpn[QW-1:0] : u_ar_qpn),
+    .wr_data(pi_init ? 16'd0 : dem_end), .rd_en(db_valid), .rd_addr(db_qpn[QW-1:0]), .rd_data(ce_rd));
   always_ff @(posedge clk) begin
     dk_v <= !rst && lk_dem; dk_qpn <= u_ar_qpn; dk_end <= dem_end;
   end
   // doorbell: the newly posted WQEs
   pfw_t pa, pb;
   wire [15:0] db_avail = d1_pi - pi_rd;
+  wire [15:0] db_behind = pi_rd - ce_rd;   // posted before this doorbell and not yet read
   wire        pa_v = d1_v && d1_cfg.en && d1_cfg.log_sq >= 4'(LW) && db_avail != 16'd0 &&
+                     db_behind < 16'(LINE_WQES) &&
                      {1'b0, db_avail} <= (17'd1 << d1_cfg.log_sq) &&
                      !(kill && kill_qpn == d1_qpn) &&
                      !(lk_dem && u_ar_qpn == d1_qpn && reached(pi_rd, dem_end)) &&
