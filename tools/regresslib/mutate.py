@@ -231,13 +231,26 @@ def cached_filelist(build_dir):
     return cached_var(build_dir, "SRNIC_CORE_FILELIST")
 
 
+def _cmake_newer_than(path):
+    """Whether a CMake file of the project changed after `path` was written: the test list
+    (rtl_tests.tsv) is written at configure time, so tests added since would be missed."""
+    t = os.path.getmtime(path)
+    for d, dirs, files in os.walk(ROOT):
+        dirs[:] = [x for x in dirs if not x.startswith(".") and x != "build"]
+        for n in files:
+            if (n == "CMakeLists.txt" or n.endswith(".cmake")) and os.path.getmtime(os.path.join(d, n)) > t:
+                return True
+    return False
+
+
 def configure(build_dir, filelist, rtl_dir, log):
     """Configures the mutant build directory once (again only if it points elsewhere): the
     chip models from the mirrored file list, every other model (block benches) from the mirror
     through SRNIC_RTL_DIR."""
+    tsv = os.path.join(build_dir, RTL_TESTS)
     if (cached_filelist(build_dir) == filelist and cached_var(build_dir, "SRNIC_RTL_DIR") == rtl_dir
             and os.path.exists(os.path.join(build_dir, "build.ninja"))
-            and os.path.exists(os.path.join(build_dir, RTL_TESTS))):
+            and os.path.exists(tsv) and not _cmake_newer_than(tsv)):
         return
     cmd = [LOCKED, "cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
            f"-DSRNIC_CORE_FILELIST={filelist}", f"-DSRNIC_RTL_DIR={rtl_dir}"]
