@@ -112,6 +112,7 @@ class WeirTest : public test::QpFixture {
     c.line_rate_gbps = 100;  // 41.67 bytes per cycle
     c.sync_every = 0;        // read the timestamp on every call
     c.burst_bytes = 0;       // no saved-up credit: doorbells exactly size / rate apart
+    c.ring_group = 1;        // one WQE per credit
     return c;
   }
   void set_time(uint32_t cycles) { be.mmio_write32(abi::REG_TS_LO, cycles); }
@@ -169,6 +170,31 @@ TEST_F(WeirTest, PostWritesNothingAndCreditSpacesDoorbells) {
   EXPECT_EQ(w.stats().deferred, 1u);
   EXPECT_EQ(wqe(1).wr_id, 2u);
   EXPECT_TRUE(wqe(0).flags & abi::WQE_FLAG_SIGNALED) << "every WQE is signaled";
+}
+
+TEST_F(WeirTest, OneCreditRingsOnToTheEndOfTheRingGroup) {
+  WeirConfig c = cfg();
+  c.ring_group = 4;
+  Weir w(dev, c);
+  be.clear_log();
+  SendWr l[6];
+  for (int i = 0; i < 6; ++i) {
+    l[i] = wr(10 + i, WrOpcode::Send, 4096, 0);
+    l[i].next = i < 5 ? &l[i + 1] : nullptr;
+  }
+  ASSERT_EQ(w.post_send(*qp, l), 0);
+  set_time(1000);
+  w.progress();
+  EXPECT_EQ(doorbells(), 1u);
+  EXPECT_EQ(qp->sq_outstanding(), 4u) << "SQ indices 0..3 in one doorbell";
+  // Their credit was taken in advance: 4 x 98.3 cycles.
+  set_time(1000 + 393);
+  w.progress();
+  EXPECT_EQ(qp->sq_outstanding(), 4u);
+  set_time(1000 + 394);
+  w.progress();
+  EXPECT_EQ(qp->sq_outstanding(), 6u);
+  EXPECT_EQ(doorbells(), 2u);
 }
 
 TEST_F(WeirTest, WithoutPacingEverythingRingsAtOnce) {

@@ -119,6 +119,7 @@ struct WeirConfig {
   uint32_t slice_bytes = 4096;        // 0: no slicing
   uint32_t sync_every = 1000;         // WQEs rung between two reads of the NIC timestamp (0: every call)
   uint32_t max_list = 32;             // WQEs rung with one doorbell at most
+  uint32_t ring_group = 8;            // a doorbell rings on to the next multiple of this SQ index (1: off)
   bool pacing = true;                 // false: ring at once (monitors still run)
 };
 
