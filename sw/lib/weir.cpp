@@ -236,7 +236,7 @@ int Weir::post_send(QueuePair& qp, const SendWr* wr, const SendWr** bad_wr) {
     a.pieces_left = uint32_t(pieces.size());
     const uint64_t seq = qs.base_seq + qs.apps.size();
     qs.apps.push_back(a);
-    for (const weir::Slice& p : pieces) queue_.push_back(Pending{&qs, seq, p, progress_calls_});
+    for (const weir::Slice& p : pieces) queue_.push_back(Pending{&qs, seq, p, false});
     stats_.slices += pieces.size() - 1;
     ++stats_.posted;
   }
@@ -244,11 +244,13 @@ int Weir::post_send(QueuePair& qp, const SendWr* wr, const SendWr** bad_wr) {
 }
 
 void Weir::progress() {
-  ++progress_calls_;
   if (queue_.empty()) return;
   const uint64_t t = now();
   while (!queue_.empty()) {
-    if (cfg_.pacing && !credit_.ready(t)) break;
+    if (cfg_.pacing && !credit_.ready(t)) {
+      queue_.front().waited = true;
+      break;
+    }
     QpQueue& qs = *queue_.front().qs;
     QueuePair& qp = *qs.qp;
     const uint32_t free_slots = qp.sq_size() - qp.sq_outstanding();
@@ -265,7 +267,11 @@ void Weir::progress() {
       // Past the first, a WQE rings without its credit while it completes a ring group: the
       // credit it takes is owed by the WQEs after it.
       const bool group_end = cfg_.ring_group <= 1 || (qp.sq_pi() + k) % cfg_.ring_group == 0;
-      if (p.qs != &qs || (k > 0 && cfg_.pacing && !credit_.ready(t) && group_end)) break;
+      if (p.qs != &qs) break;
+      if (k > 0 && cfg_.pacing && !credit_.ready(t) && group_end) {
+        queue_[k].waited = true;
+        break;
+      }
       const AppWr& a = qs.apps[p.seq - qs.base_seq];
       SendWr w = a.wr;
       Sge s = a.sge;
@@ -282,7 +288,7 @@ void Weir::progress() {
       list_.push_back(w);
       sges_.push_back(s);
       credit_.spend(t, std::max<uint64_t>(kMinWqeBytes, p.piece.length), rc_.rate());
-      if (p.epoch + 1 < progress_calls_) ++stats_.deferred;
+      if (p.waited) ++stats_.deferred;
     }
     for (size_t j = 0; j < k; ++j) {
       list_[j].sg_list = &sges_[j];

@@ -127,7 +127,7 @@ struct WeirStats {
   uint64_t posted = 0;         // application WRs accepted
   uint64_t wqes_rung = 0;      // WQEs written and rung (slices count one each)
   uint64_t doorbells = 0;      // doorbell writes
-  uint64_t deferred = 0;       // WQEs that waited for credit at least once
+  uint64_t deferred = 0;       // WQEs whose doorbell waited for their credit (not for ring room)
   uint64_t slices = 0;         // extra WQEs made by slicing
   uint64_t hidden_cqes = 0;    // CQEs not handed to the application
   uint64_t completions = 0;    // completions handed to the application
@@ -174,7 +174,7 @@ class Weir {
     QpQueue* qs;
     uint64_t seq;  // its application WR, numbered per QP
     weir::Slice piece;
-    uint64_t epoch;  // progress() calls before it was posted
+    bool waited;     // found its credit not yet come at least once
   };
   uint64_t now();
   QpQueue& queue_of(uint32_t qpn);
@@ -192,7 +192,6 @@ class Weir {
   uint64_t ts_sync_ = 0, ns_sync_ = 0;
   bool synced_ = false;
   uint32_t since_sync_ = 0;
-  uint64_t progress_calls_ = 0;
   std::deque<Pending> queue_;       // WQEs not rung, in post order
   std::vector<QpQueue*> qps_;       // by QPN
   std::vector<std::unique_ptr<QpQueue>> qp_store_;
