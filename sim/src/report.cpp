@@ -245,6 +245,25 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
                      {"counters", hr.counters_read ? counters : json(nullptr)}});
   }
   j["hosts"] = hosts;
+  if (r.has_weir) {
+    const WeirReport& w = r.weir;
+    j["weir"] = {{"host", 0},
+                 {"rate_gbps", w.rate_gbps},
+                 {"ewma_delay_ns", w.ewma_delay_ns},
+                 {"base_delay_ns", w.base_delay_ns},
+                 {"active_qps", w.active_qps},
+                 {"max_active_qps", w.max_active_qps},
+                 {"posted", w.posted},
+                 {"wqes_rung", w.wqes_rung},
+                 {"doorbells", w.doorbells},
+                 {"deferred", w.deferred},
+                 {"slices", w.slices},
+                 {"hidden_cqes", w.hidden_cqes},
+                 {"increases", w.increases},
+                 {"holds", w.holds},
+                 {"decreases", w.decreases},
+                 {"timestamp_syncs", w.timestamp_syncs}};
+  }
   return j;
 }
 

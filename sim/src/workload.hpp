@@ -68,6 +68,7 @@ struct RunConfig {
   bool all_sizes = false;
   uint32_t poll_cycles = 4;    // host software runs every N core cycles
   bool protocol_check = true;  // live RoCE protocol checker on the wire
+  bool weir = false;           // host 0 posts and polls its sends through sw::Weir (doorbell pacing)
   // PCIe root complex: let posted writes of different AXI IDs (Ids) or any posted writes (All)
   // pass each other on the way to host memory.
   enum class WriteReorder { Off, Ids, All };

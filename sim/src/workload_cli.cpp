@@ -286,6 +286,9 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_flag("--latency", cfg.latency,
                "latency test as ib_write_lat / ib_send_lat (ping-pong, half the round trip) and ib_read_lat "
                "(post to completion), 1 QP; prints t_min .. 99.9% percentile");
+  app.add_flag("--weir", cfg.weir,
+               "host 0 posts and polls its sends through the Weir layer (srnic/weir.hpp): doorbells paced "
+               "by WQE life cycles; bandwidth tests only");
   app.add_flag("--mixed", cfg.mixed, "random sizes per message: 0, 1, MTU-1, MTU, MTU+1, 0..size");
   app.add_option("--pcap", cfg.pcap, "write every frame on the wire (both directions) to FILE");
   app.add_option("--trace", cfg.trace, "FST waveform to FILE (debug build srnic-sim-debug only)");
@@ -466,6 +469,7 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
     if (cfg.mixed) return bad("--latency and --mixed cannot be combined");
     if (cfg.bidir) return bad("-b is for the bandwidth tests; a latency test is a ping-pong already");
     if (cfg.post_list) return bad("--latency posts one WR at a time; drop -l");
+    if (cfg.weir) return bad("--weir paces the bandwidth tests' doorbells; drop it with --latency");
   }
   if (cfg.latency && cfg.signal_every != 1) return bad("--latency signals every WR; drop -Q/--signal-every");
   if (cfg.all_sizes && cfg.mixed) return bad("-a and --mixed cannot be combined");
@@ -540,6 +544,7 @@ std::string reproduce_command(const RunConfig& c) {
   both_ways("--corrupt", [](const Impairments& im) { return im.corrupt; }, real_text);
   for (const DropRule& r : c.drop) o << " --drop " << r.to_string();
   if (c.latency) o << " --latency";
+  if (c.weir) o << " --weir";
   if (c.mixed) o << " --mixed";
   const RunConfig d;
   if (c.clock_mhz != d.clock_mhz) o << " --clock-mhz " << c.clock_mhz;

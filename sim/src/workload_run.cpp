@@ -16,6 +16,7 @@
 #include "srnic/sim/world.hpp"
 #include "srnic/verbs.hpp"
 #include "srnic/verif/scoreboard.hpp"
+#include "srnic/weir.hpp"
 
 namespace srnic::sim {
 
@@ -129,6 +130,7 @@ class Runner {
   uint32_t nq_ = 0;
   std::unique_ptr<World> world_;
   HostCtx host_[2];
+  std::unique_ptr<sw::Weir> weir_;  // --weir: host 0's sends go through it
   std::unique_ptr<roce::ProtocolChecker> checker_;
   std::unique_ptr<verif::Prediction> pred_;
   std::unique_ptr<verif::Scoreboard> sb_;
@@ -332,7 +334,8 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
   HostCtx& hc = host_[h];
   const HostCtx& peer = host_[1 - h];
   sw::QueuePair& qp = *hc.qps[q];
-  const uint64_t room = qp.sq_size() - qp.sq_outstanding();
+  sw::Weir* weir = h == 0 ? weir_.get() : nullptr;
+  const uint64_t room = weir ? weir->send_room(qp) : qp.sq_size() - qp.sq_outstanding();
   uint64_t n = std::min({max_n, cfg_.iters - hc.next_send[q], room});
   if (stopped_) {
     // After the duration only up to the next signaled WR, whose completion retires the rest.
@@ -375,7 +378,7 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
     }
   }
   const sw::SendWr* bad = nullptr;
-  if (int err = qp.post_send(&wr_scratch_[0], &bad)) {
+  if (int err = weir ? weir->post_send(qp, &wr_scratch_[0], &bad) : qp.post_send(&wr_scratch_[0], &bad)) {
     fail("host " + std::to_string(h) + " QP " + std::to_string(qp.qp_num()) + ": post_send failed (errno " +
          std::to_string(err) + ")");
     return false;
@@ -478,8 +481,10 @@ void Runner::post_recvs(uint32_t h, uint32_t q) {
 
 void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind) {
   HostCtx& hc = host_[h];
+  sw::Weir* weir = h == 0 && kind == verif::QueueKind::Send ? weir_.get() : nullptr;
   for (;;) {
-    const int n = cq.poll_cq(kPollBatch, wc_);
+    // Through Weir, n < kPollBatch also means the CQ is empty (hidden CQEs are polled past).
+    const int n = weir ? weir->poll_cq(cq, kPollBatch, wc_) : cq.poll_cq(kPollBatch, wc_);
     for (int k = 0; k < n; ++k) {
       const sw::WorkCompletion& wc = wc_[k];
       ++res_.completions;
@@ -695,6 +700,26 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
   }
   r.per_qp = qp_;
   r.jain_index = jain_index(goodputs);
+  if (weir_) {
+    const sw::WeirStats& s = weir_->stats();
+    r.has_weir = true;
+    WeirReport& w = r.weir;
+    w.rate_gbps = weir_->rate_gbps();
+    w.ewma_delay_ns = weir_->ewma_delay_ns();
+    w.base_delay_ns = weir_->base_delay_ns();
+    w.active_qps = weir_->active_qps();
+    w.max_active_qps = s.max_active;
+    w.posted = s.posted;
+    w.wqes_rung = s.wqes_rung;
+    w.doorbells = s.doorbells;
+    w.deferred = s.deferred;
+    w.slices = s.slices;
+    w.hidden_cqes = s.hidden_cqes;
+    w.increases = s.increases;
+    w.holds = s.holds;
+    w.decreases = s.decreases;
+    w.timestamp_syncs = s.timestamp_syncs;
+  }
   r.sim_cycles = world_->cycle();
   r.sim_time_us = world_->now_ns() / 1000.0;
   r.cycles_per_s = main_wall_s > 0 ? main_cycles / main_wall_s : 0;
@@ -952,6 +977,12 @@ RunResult Runner::run() {
     setup_host(0, regs, init);
     setup_host(1, regs, init);
     connect();
+    if (cfg_.weir) {
+      sw::WeirConfig wc;
+      wc.clock_mhz = cfg_.clock_mhz;
+      wc.line_rate_gbps = EthConfig{}.rate_gbps;
+      weir_ = std::make_unique<sw::Weir>(*host_[0].dev, wc);
+    }
     verif::Workload w = make_verif_workload(cfg_, plan_, host_[0].sides, host_[1].sides, init);
     if (cfg_.duration_us > 0) init_ = std::move(init);
     init.clear();

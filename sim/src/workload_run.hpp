@@ -47,6 +47,16 @@ struct ScoreboardReport {
   std::string first_mismatch;
 };
 
+// What host 0's Weir layer did (--weir): srnic/weir.hpp.
+struct WeirReport {
+  double rate_gbps = 0;        // doorbell rate at the end of the run
+  double ewma_delay_ns = 0;    // WQE life cycle, filtered
+  double base_delay_ns = 0;    // shortest life cycle seen
+  uint32_t active_qps = 0, max_active_qps = 0;
+  uint64_t posted = 0, wqes_rung = 0, doorbells = 0, deferred = 0, slices = 0, hidden_cqes = 0;
+  uint64_t increases = 0, holds = 0, decreases = 0, timestamp_syncs = 0;
+};
+
 struct RunResult {
   bool finished = false;       // every expected completion arrived
   std::string failure;         // first reason the run failed, empty if none
@@ -83,6 +93,8 @@ struct RunResult {
   uint32_t slots = 0, inflight = 0;
   uint64_t stride = 0;
   std::vector<HostReport> hosts;
+  bool has_weir = false;
+  WeirReport weir;
 };
 
 // Runs the workload. Throws std::runtime_error (or srnic::sw::Error) if setup fails.

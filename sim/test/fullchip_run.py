@@ -10,7 +10,10 @@ counter or wire). With --expect-recovery (a lossy link), the link must have lost
 NIC must have resent (retransmits > 0), so the run cannot pass without exercising recovery.
 With --expect-cache (srnic-sim-cached, the `cached` build) the sending NIC's WQE cache must have
 served some reads, missed some and prefetched (its counters), so the run goes through the cache;
-without it those counters must be 0 (the cache-free design has no cache)."""
+without it those counters must be 0 (the cache-free design has no cache). With --expect-weir
+(passes --weir on) the JSON must hold the weir object, Weir must have rung every posted WR
+(slices counted), held some doorbells back for their credit, and cut WRITE/READ WRs longer than
+its 4 KiB slice."""
 
 import json
 import subprocess
@@ -54,7 +57,7 @@ def size_list(spec):
     return out
 
 
-def run_one(sim, args, recovery=False, cache=False):
+def run_one(sim, args, recovery=False, cache=False, weir=False):
     cmd = [sim, "--json"] + args
     p = subprocess.run(cmd, capture_output=True, text=True)
     line = " ".join(cmd)
@@ -98,6 +101,21 @@ def run_one(sim, args, recovery=False, cache=False):
         problems.append(f"WQE cache counters {wc}: the run did not go through the cache")
     if not cache and any(wc.values()):
         problems.append(f"WQE cache counters {wc} in a build without the cache")
+    if weir:
+        w = r.get("weir")
+        size = int(opt(args, "--size,-s", "65536"))
+        sliced = opt(args, "--op", "write") in ("write", "read") and size > 4096
+        if not isinstance(w, dict):
+            problems.append("no weir object in the JSON")
+        else:
+            if w["wqes_rung"] != w["posted"] + w["slices"]:
+                problems.append(f"weir rang {w['wqes_rung']} WQEs for {w['posted']} WRs and {w['slices']} slices")
+            if w["deferred"] == 0:
+                problems.append(f"weir deferred no doorbell: the pacing did not act ({w})")
+            if sliced and w["slices"] == 0:
+                problems.append(f"weir cut no {size}-byte WR into slices")
+            if w["active_qps"] != 0:
+                problems.append(f"weir still counts {w['active_qps']} active QPs at the end")
     if "--latency" in args and (r["latency_us"] is None or r["latency_us"]["p50"] <= 0):
         problems.append("no latency figures")
     # JSON schema 2: labelled hosts, structured scoreboard, one per_qp entry per QP.
@@ -128,6 +146,10 @@ def main():
     cache = "--expect-cache" in args
     if cache:
         args.remove("--expect-cache")
+    weir = "--expect-weir" in args
+    if weir:
+        args.remove("--expect-weir")
+        args.append("--weir")
     if "--sizes" in args:
         i = args.index("--sizes")
         sizes = size_list(args[i + 1])
@@ -135,7 +157,7 @@ def main():
     runs = [args + ["--size", str(s)] for s in sizes] if sizes else [args]
     problems = []
     for a in runs:
-        problems += run_one(sim, a, recovery, cache)
+        problems += run_one(sim, a, recovery, cache, weir)
     for m in problems:
         print("FAIL: " + m, file=sys.stderr)
     return 1 if problems else 0
