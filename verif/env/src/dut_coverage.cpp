@@ -63,24 +63,11 @@ int64_t position(const roce::OpcodeInfo* oi) {
 }  // namespace
 
 DutCoverage::DutCoverage(uvm::Component& parent, std::string name)
-    : Component(parent, std::move(name)),
+    : ChipTaps(parent, std::move(name)),
       cg_wire("cg_wire", this),
       cg_dma("cg_dma", this),
       cg_err("cg_err", this),
       cg_recovery("cg_recovery", this) {
-  for (uint32_t h = 0; h < 2; ++h) {
-    tx_[h] = std::make_unique<uvm::SubscriberFn<agents::AxisFrame>>(
-        [this, h](const agents::AxisFrame& f) { on_frame(h, false, f); });
-    rx_[h] = std::make_unique<uvm::SubscriberFn<agents::AxisFrame>>(
-        [this, h](const agents::AxisFrame& f) { on_frame(h, true, f); });
-    rd_[h] = std::make_unique<uvm::SubscriberFn<agents::Axi4ReadTxn>>(
-        [this, h](const agents::Axi4ReadTxn& t) { on_read(h, t); });
-    wr_[h] = std::make_unique<uvm::SubscriberFn<agents::Axi4WriteTxn>>(
-        [this, h](const agents::Axi4WriteTxn& t) { on_write(h, t); });
-    csr_[h] = std::make_unique<uvm::SubscriberFn<agents::AxiLiteTxn>>(
-        [this, h](const agents::AxiLiteTxn& t) { on_csr(h, t); });
-  }
-
   // ---- cg_wire: {dir, opcode, state, position, syndrome, psn_wrap}
   auto& dir = cg_wire.coverpoint("dir");
   dir.bin("sent", kSent).bin("received", kReceived);

@@ -97,20 +97,7 @@ bool SchedChecker::matches(const Wqe& w, const Msg& m, uint32_t mtu) {
 }
 
 SchedChecker::SchedChecker(uvm::Component& parent, std::string name, const SchedCheckConfig& cfg)
-    : Component(parent, std::move(name)), cfg_(cfg) {
-  for (uint32_t h = 0; h < 2; ++h) {
-    tx_[h] = std::make_unique<uvm::SubscriberFn<agents::AxisFrame>>(
-        [this, h](const agents::AxisFrame& f) { on_frame(h, false, f); });
-    rx_[h] = std::make_unique<uvm::SubscriberFn<agents::AxisFrame>>(
-        [this, h](const agents::AxisFrame& f) { on_frame(h, true, f); });
-    rd_[h] = std::make_unique<uvm::SubscriberFn<agents::Axi4ReadTxn>>(
-        [this, h](const agents::Axi4ReadTxn& t) { on_read(h, t); });
-    wr_[h] = std::make_unique<uvm::SubscriberFn<agents::Axi4WriteTxn>>(
-        [this, h](const agents::Axi4WriteTxn& t) { on_write(h, t); });
-    csr_[h] = std::make_unique<uvm::SubscriberFn<agents::AxiLiteTxn>>(
-        [this, h](const agents::AxiLiteTxn& t) { on_csr(h, t); });
-  }
-}
+    : ChipTaps(parent, std::move(name)), cfg_(cfg) {}
 
 uint64_t SchedChecker::wait_bound(uint32_t h, uint32_t n) const {
   const double burst = host_[h].burst ? host_[h].burst : cfg_.sched_burst;

@@ -33,24 +33,19 @@
 
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
+#include "srnic/env/chip_taps.hpp"
 #include "srnic/env/csr_command.hpp"
 #include "srnic/agents/axis.hpp"
 #include "srnic/uvm/uvm.hpp"
 
 namespace srnic::verif::env {
 
-class DutCoverage : public uvm::Component {
+class DutCoverage : public ChipTaps {
  public:
   DutCoverage(uvm::Component& parent, std::string name);
 
   uvm::Covergroup cg_wire, cg_dma, cg_err, cg_recovery;
 
-  // Connect: host h's tx/rx AxisMonitor, Axi4Monitor read/write ports, AxiLiteMonitor.
-  uvm::Subscriber<agents::AxisFrame>& tx(uint32_t h) { return *tx_[h]; }
-  uvm::Subscriber<agents::AxisFrame>& rx(uint32_t h) { return *rx_[h]; }
-  uvm::Subscriber<agents::Axi4ReadTxn>& dma_read(uint32_t h) { return *rd_[h]; }
-  uvm::Subscriber<agents::Axi4WriteTxn>& dma_write(uint32_t h) { return *wr_[h]; }
-  uvm::Subscriber<agents::AxiLiteTxn>& csr(uint32_t h) { return *csr_[h]; }
 
   // QP state as observed (abi QPS_* values; 0 for a QP never commanded).
   uint8_t qp_state(uint32_t host, uint32_t qpn) const;
@@ -98,10 +93,10 @@ class DutCoverage : public uvm::Component {
     std::map<uint64_t, Run> runs;          // open payload-write runs by end address
   };
 
-  void on_frame(uint32_t h, bool received, const agents::AxisFrame& f);
-  void on_read(uint32_t h, const agents::Axi4ReadTxn& t);
-  void on_write(uint32_t h, const agents::Axi4WriteTxn& t);
-  void on_csr(uint32_t h, const agents::AxiLiteTxn& t);
+  void on_frame(uint32_t h, bool received, const agents::AxisFrame& f) override;
+  void on_read(uint32_t h, const agents::Axi4ReadTxn& t) override;
+  void on_write(uint32_t h, const agents::Axi4WriteTxn& t) override;
+  void on_csr(uint32_t h, const agents::AxiLiteTxn& t) override;
   void apply_command(uint32_t h);
   void on_cqe(uint32_t h, Ring& cq, uint64_t slot, const uint8_t* cqe);
   void payload_range(int kind, uint64_t start, uint64_t len);
@@ -111,10 +106,6 @@ class DutCoverage : public uvm::Component {
   void set_ring(uint32_t h, RingKind kind, uint32_t owner, uint64_t base, uint64_t bytes, uint32_t entry);
 
   Host host_[2];
-  std::unique_ptr<uvm::Subscriber<agents::AxisFrame>> tx_[2], rx_[2];
-  std::unique_ptr<uvm::Subscriber<agents::Axi4ReadTxn>> rd_[2];
-  std::unique_ptr<uvm::Subscriber<agents::Axi4WriteTxn>> wr_[2];
-  std::unique_ptr<uvm::Subscriber<agents::AxiLiteTxn>> csr_[2];
   uint64_t psn_wraps_ = 0, ring_wraps_ = 0, phase_flips_ = 0, sq_batches_across_end_ = 0;
 };
 

@@ -63,6 +63,7 @@
 
 #include "srnic/agents/axi4.hpp"
 #include "srnic/agents/axil.hpp"
+#include "srnic/env/chip_taps.hpp"
 #include "srnic/env/csr_command.hpp"
 #include "srnic/agents/axis.hpp"
 #include "srnic/roce/headers.hpp"
@@ -83,16 +84,10 @@ struct SchedCheckConfig {
   uint32_t errors_per_qp = 4;     // violations reported per QP (the rest are counted)
 };
 
-class SchedChecker : public uvm::Component {
+class SchedChecker : public ChipTaps {
  public:
   SchedChecker(uvm::Component& parent, std::string name, const SchedCheckConfig& cfg = {});
 
-  // Connect: host h's tx/rx AxisMonitor, Axi4Monitor read/write ports, AxiLiteMonitor.
-  uvm::Subscriber<agents::AxisFrame>& tx(uint32_t h) { return *tx_[h]; }
-  uvm::Subscriber<agents::AxisFrame>& rx(uint32_t h) { return *rx_[h]; }
-  uvm::Subscriber<agents::Axi4ReadTxn>& dma_read(uint32_t h) { return *rd_[h]; }
-  uvm::Subscriber<agents::Axi4WriteTxn>& dma_write(uint32_t h) { return *wr_[h]; }
-  uvm::Subscriber<agents::AxiLiteTxn>& csr(uint32_t h) { return *csr_[h]; }
 
   const SchedCheckConfig& config() const { return cfg_; }
   void set_config(const SchedCheckConfig& cfg) { cfg_ = cfg; }
@@ -201,12 +196,12 @@ class SchedChecker : public uvm::Component {
   static std::string describe(uint64_t idx, const Wqe& w);
   static std::string describe(const Msg& m);
 
-  void on_frame(uint32_t h, bool received, const agents::AxisFrame& f);
+  void on_frame(uint32_t h, bool received, const agents::AxisFrame& f) override;
   void on_request_sent(uint32_t h, uint32_t qpn, Qp& q, const Msg& m);
   void on_response(Host& hs, Qp& q, const Msg& m);
-  void on_read(uint32_t h, const agents::Axi4ReadTxn& t);
-  void on_write(uint32_t h, const agents::Axi4WriteTxn& t);
-  void on_csr(uint32_t h, const agents::AxiLiteTxn& t);
+  void on_read(uint32_t h, const agents::Axi4ReadTxn& t) override;
+  void on_write(uint32_t h, const agents::Axi4WriteTxn& t) override;
+  void on_csr(uint32_t h, const agents::AxiLiteTxn& t) override;
   void on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t);
   void apply_command(uint32_t h, uint64_t t);
   void release(uint32_t h, uint32_t qpn, Qp& q, bool final);
@@ -230,10 +225,6 @@ class SchedChecker : public uvm::Component {
   SchedCheckConfig cfg_;
   Host host_[2];
   Stats st_;
-  std::unique_ptr<uvm::Subscriber<agents::AxisFrame>> tx_[2], rx_[2];
-  std::unique_ptr<uvm::Subscriber<agents::Axi4ReadTxn>> rd_[2];
-  std::unique_ptr<uvm::Subscriber<agents::Axi4WriteTxn>> wr_[2];
-  std::unique_ptr<uvm::Subscriber<agents::AxiLiteTxn>> csr_[2];
 };
 
 }  // namespace srnic::verif::env
