@@ -12,6 +12,7 @@ rtl/srnic_mr_table.sv
 rtl/srnic_dma_rd_mux.sv
 rtl/srnic_dma_wr_mux.sv
 rtl/srnic_sched.sv
+rtl/srnic_tx_window.sv
 rtl/srnic_wqe_fetch.sv
 rtl/srnic_wqe_cache.sv
 rtl/srnic_resp_tx.sv

@@ -94,7 +94,7 @@ module srnic_core #(
 
   // ---------------------------------------------------------------- CSR
   logic [47:0] local_mac, timestamp;
-  logic [31:0] local_ip, sched_burst;
+  logic [31:0] local_ip, sched_burst, tx_window;
   logic [3:0]  sched_wqes;
   logic db_sq, db_rq, db_cq, db_bad, db_sq_room;
   logic [15:0] db_index, db_value;
@@ -115,7 +115,7 @@ module srnic_core #(
     .s_axil_awaddr, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb, .s_axil_wvalid,
     .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr, .s_axil_arvalid,
     .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
-    .local_mac, .local_ip, .sched_burst, .sched_wqes, .timestamp,
+    .local_mac, .local_ip, .sched_burst, .sched_wqes, .tx_window, .timestamp,
     .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad, .db_sq_room,
     .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid),
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
@@ -216,8 +216,17 @@ module srnic_core #(
       /* verilator lint_on UNUSEDSIGNAL */
     end
   endgenerate
+  // the RX engine's completion events: to the coalescer, and the acknowledgements among them
+  // (ACK, READ done) also to the send path's window (both take it in the same cycle)
+  logic      cev_valid, cev_ready, coal_s_ready, win_ack_valid, win_ack_ready;
+  srnic_pkg::comp_ev_t  cev;
+  wire       cev_is_ack = cev.kind == srnic_pkg::CEV_ACK || cev.kind == srnic_pkg::CEV_READ_DONE;
+  assign cev_ready     = coal_s_ready && (!cev_is_ack || win_ack_ready);
+  assign win_ack_valid = cev_valid && cev_is_ack && coal_s_ready;
+  logic      win_wait;
   srnic_wqe_fetch #(.NUM_QPS(NUM_QPS)) u_fetch (
-    .clk, .rst, .sched_burst, .sched_wqes,
+    .clk, .rst, .sched_burst, .sched_wqes, .tx_window,
+    .ack_valid(win_ack_valid), .ack_qpn(cev.qpn[AW-1:0]), .ack_psn(cev.psn), .ack_ready(win_ack_ready),
     .s_valid, .s_qpn, .s_ready,
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_ready(qp_stop_ready),
     .hstop_valid(herr_valid), .hstop_qpn(herr_qpn), .hstop_ready(herr_ready),
@@ -235,7 +244,7 @@ module srnic_core #(
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
     .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy, .rdc_free({1'b0, rdc_n_free}),
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
-    .lerr_valid, .lerr, .lerr_ready, .turn_end, .turn_drop, .turn_qpn());
+    .lerr_valid, .lerr, .lerr_ready, .turn_end, .turn_drop, .turn_qpn(), .win_wait);
 
   // outstanding READ contexts (requester)
   logic        rdc_valid, rdc_ready, rdc_lk_valid, rdc_lk_rsp, rdc_lk_hit, rdc_free_valid, rdc_flush_valid;
@@ -310,8 +319,6 @@ module srnic_core #(
     .meta_valid(pmeta_valid), .meta(pmeta), .meta_ready(pmeta_ready), .d_valid, .d_data, .d_ready,
     .cnt_rx_frame, .cnt_drop_icrc, .cnt_drop_malformed, .cnt_drop_overflow, .rx_pause);
 
-  logic      cev_valid, cev_ready;
-  srnic_pkg::comp_ev_t  cev;
   logic [AW-1:0] rdc_lk_qpn;
   logic      rcqe_valid, rcqe_ready, scqe_valid, scqe_ready;
   srnic_pkg::cqe_req_t  rcqe, scqe;
@@ -370,7 +377,7 @@ module srnic_core #(
   logic [srnic_pkg::QPN_W-1:0] comp_busy_qpn;
   srnic_pkg::comp_ev_t  ev;
   srnic_comp_coalesce #(.NUM_QPS(NUM_QPS)) u_coal (
-    .clk, .rst, .s_valid(cev_valid), .s_ev(cev), .s_ready(cev_ready),
+    .clk, .rst, .s_valid(cev_valid && (!cev_is_ack || win_ack_ready)), .s_ev(cev), .s_ready(coal_s_ready),
     .l_valid(lerr_valid), .l_ev(lerr), .l_ready(lerr_ready),
     .m_valid(ev_valid), .m_ev(ev), .m_ready(ev_ready), .busy_qpn(comp_busy_qpn), .busy(comp_busy));
 
@@ -474,6 +481,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_PREFETCH] = wc_pf;
     cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_PF_DROP] = wc_pf_drop;
     cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_EVICT]   = wc_evict;
+    cnt_inc[srnic_abi_pkg::CNT_TX_WINDOW_WAIT]    = win_wait;
   end
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};

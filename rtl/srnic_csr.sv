@@ -43,6 +43,7 @@ module srnic_csr #(
   output logic [31:0]      local_ip,
   output logic [31:0]      sched_burst,
   output logic [3:0]       sched_wqes,
+  output logic [31:0]      tx_window,
   output logic [47:0]      timestamp,
   // doorbells
   output logic             db_sq_valid,
@@ -217,7 +218,7 @@ module srnic_csr #(
       aw_pend <= 1'b0; w_pend <= 1'b0; s_axil_bvalid <= 1'b0;
       s_axil_rvalid <= 1'b0;
       local_mac <= '0; local_ip <= '0;
-      sched_burst <= 32'd65536; sched_wqes <= 4'd8;
+      sched_burst <= 32'd65536; sched_wqes <= 4'd8; tx_window <= 32'd128;
       ts <= '0;
       cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; cmd_why <= 4'd0; taken <= '0;
       cmd_op <= '0; cmd_idx <= '0;
@@ -237,6 +238,7 @@ module srnic_csr #(
           srnic_abi_pkg::REG_IPV4:        local_ip <= w_data;
           srnic_abi_pkg::REG_SCHED_BURST: sched_burst <= (w_data < 32'd64) ? 32'd64 : w_data;
           srnic_abi_pkg::REG_SCHED_WQES:  sched_wqes <= (w_data[3:0] == 4'd0 || w_data > 32'd8) ? 4'd8 : w_data[3:0];
+          srnic_abi_pkg::REG_TX_WINDOW:   tx_window <= (w_data > 32'h40_0000) ? 32'h40_0000 : w_data;
           srnic_abi_pkg::REG_CMD: begin
             if (cst == C_IDLE) begin
               cmd_op  <= w_data[31:24];
@@ -292,6 +294,7 @@ module srnic_csr #(
           srnic_abi_pkg::REG_TS_HI:       s_axil_rdata <= ts_hi_latch;
           srnic_abi_pkg::REG_SCHED_BURST: s_axil_rdata <= sched_burst;
           srnic_abi_pkg::REG_SCHED_WQES:  s_axil_rdata <= {28'd0, sched_wqes};
+          srnic_abi_pkg::REG_TX_WINDOW:   s_axil_rdata <= tx_window;
           srnic_abi_pkg::REG_CMD_STATUS:  s_axil_rdata <= {20'd0, cmd_why, 6'd0, cmd_err, cmd_busy};
           default: begin
             if (s_axil_araddr >= srnic_abi_pkg::REG_CMD_DATA0 && s_axil_araddr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)

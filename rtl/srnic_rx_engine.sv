@@ -214,8 +214,6 @@ module srnic_rx_engine #(
     logic [2:0]  mtu;
     logic [3:0]  access;
     logic [31:0] pd;
-    logic [63:0] rq_base;
-    logic [3:0]  log_rq;
     logic [15:0] recv_cqn;
     logic [4:0]  min_rnr;    // RNR timer code of this QP's RNR NAKs
   } rxcfg_t;
@@ -250,7 +248,7 @@ module srnic_rx_engine #(
   localparam int ST_W  = $bits(cmd_st);
   always_comb begin
     cmd_cfg.state = qp_cmd.state; cmd_cfg.mtu = qp_cmd.mtu; cmd_cfg.access = qp_cmd.access;
-    cmd_cfg.pd = qp_cmd.pd; cmd_cfg.rq_base = qp_cmd.rq_base; cmd_cfg.log_rq = qp_cmd.log_rq;
+    cmd_cfg.pd = qp_cmd.pd;
     cmd_cfg.recv_cqn = qp_cmd.recv_cqn; cmd_cfg.min_rnr = qp_cmd.min_rnr;
     cmd_st = '0;
     cmd_st.epsn = qp_cmd.rq_psn;

@@ -40,6 +40,13 @@
 // (marked up: a rewind, or nothing to resend) unparks the QP. Other rewinds leave a park as it
 // is. Every answer, applied or not, is passed on to the RX engine (note_*), which ends the
 // episode.
+// In-flight cap (IRN's BDP-FC, decision 82): a QP sends at most W = tx_window packets beyond its oldest unacknowledged PSN (una, kept by srnic_tx_window and read with the rest of
+// the QP's state). The plan stage cuts a turn where the window closes (whole packets; a READ
+// request goes out whole if any room is left, its responses count once requested) and puts
+// AckReq on the packet that fills it; the issue stage ends a turn of a QP whose window is full
+// without reading WQEs and asks srnic_tx_window to kick the QP when una moves (or at once if it
+// moved since it was read). AckReq also goes on every W/4-th PSN (power of two, at most 64), so
+// a responder that acknowledges only on AckReq keeps the window open.
 // Issue, plan and emit stages overlap across QPs (turns of different QPs in flight), and
 // WQE data space is reserved before each read so the shared AXI R channel never stalls.
 `default_nettype none
@@ -52,6 +59,14 @@ module srnic_wqe_fetch #(
   input  wire logic                       rst,
   input  wire logic [31:0]                sched_burst,
   input  wire logic [3:0]                 sched_wqes,
+  // in-flight cap (IRN's BDP-FC): at most tx_window packets beyond the oldest unacknowledged
+  // PSN; 0 = no cap
+  input  wire logic [31:0]                tx_window,
+  // acknowledgements (an ACK, the last response of a READ): every PSN up to ack_psn
+  input  wire logic                       ack_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] ack_qpn,
+  input  wire logic [23:0]                ack_psn,
+  output logic                            ack_ready,
   // scheduler
   input  wire logic                       s_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] s_qpn,
@@ -153,7 +168,8 @@ module srnic_wqe_fetch #(
   // written back), or dropped unread (doomed)
   output logic                            turn_end,
   output logic                            turn_drop,
-  output logic [$clog2(NUM_QPS)-1:0]      turn_qpn
+  output logic [$clog2(NUM_QPS)-1:0]      turn_qpn,
+  output logic                            win_wait    // a QP stopped for credit (window full)
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
@@ -222,15 +238,18 @@ module srnic_wqe_fetch #(
   wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
   logic cmd_busy;   // a turn of the command's QP is in flight or in the issue stage (below)
-  wire st_ext  = qp_cmd_valid && kst == K_ST && !cmd_busy;
+  logic win_init_ready;
+  // the send state and the window's una are written together (una = the starting PSN)
+  wire st_ext  = qp_cmd_valid && kst == K_ST && !cmd_busy && win_init_ready;
+  wire st_go   = st_ext && st_ext_ready;
   assign qp_cmd_ready = qp_cmd_valid && ((kst == K_CFG && cfg_ext_ready && !need_st) ||
-                                         (kst == K_ST && st_ext_ready && !qp_cmd.init_idx) ||
+                                         (kst == K_ST && st_go && !qp_cmd.init_idx) ||
                                          (kst == K_PI && !db_valid));
   always_ff @(posedge clk) begin
     if (rst) kst <= K_CFG;
     else if (qp_cmd_ready) kst <= K_CFG;
     else if (kst == K_CFG && cfg_ext && cfg_ext_ready) kst <= K_ST;
-    else if (kst == K_ST && st_ext && st_ext_ready) kst <= K_PI;
+    else if (kst == K_ST && st_go) kst <= K_PI;
   end
 
   srnic_qpc_ram #(.WIDTH(CFG_W), .NUM_QPS(NUM_QPS)) u_cfg (
@@ -251,6 +270,31 @@ module srnic_wqe_fetch #(
     .clk, .wr_en(db_valid || pi_cmd), .wr_addr(db_valid ? db_qpn[AW-1:0] : qp_cmd.qpn[AW-1:0]),
     .wr_data(db_valid ? db_pi : 16'd0), .rd_en(rd_req), .rd_addr(rd_qpn), .rd_data(pi_rsp));
 
+  // the window's acknowledged PSNs (port A read with the state above)
+  logic [23:0]   una_rsp;
+  logic          wwait_valid, wwait_ready, wk_valid, wk_ready;
+  logic [AW-1:0] wk_qpn;
+  srnic_tx_window #(.NUM_QPS(NUM_QPS)) u_win (
+    .clk, .rst, .rd_en(rd_req), .rd_qpn, .rd_una(una_rsp),
+    .init_valid(st_go), .init_qpn(qp_cmd.qpn[AW-1:0]), .init_psn(qp_cmd.sq_psn), .init_ready(win_init_ready),
+    .ack_valid, .ack_qpn, .ack_psn, .ack_ready,
+    .wait_valid(wwait_valid), .wait_qpn(iss_qpn), .wait_una(a_una), .wait_ready(wwait_ready),
+    .kick_valid(wk_valid), .kick_qpn(wk_qpn), .kick_ready(wk_ready), .st_wait(win_wait));
+  // the window in packets: tx_window (at most 2^22); no cap: 2^23 - 1 (more than any QP can
+  // have in flight)
+  wire [23:0] win_pk = (tx_window == 32'd0) ? 24'h7F_FFFF :
+                       (tx_window > 32'h40_0000) ? 24'h40_0000 : tx_window[23:0];
+  // room left in the window: W minus the packets from una to psn (all of W if psn is behind
+  // una, which a rewind into a partly acknowledged message can do)
+  function automatic logic [23:0] win_room(input logic [23:0] psn, input logic [23:0] una,
+                                           input logic [23:0] w);
+    logic [23:0] d;
+    d = psn - una;
+    if (d[23]) win_room = w;
+    else if (d >= w) win_room = 24'd0;
+    else win_room = w - d;
+  endfunction
+
   // ------------------------------------------------------------ issue stage
   typedef struct packed {
     logic [AW-1:0] qpn;
@@ -262,6 +306,7 @@ module srnic_wqe_fetch #(
     logic          host;    // the stop came from the host (QP moved to ERR)
     logic [15:0]   fs;      // index of the first WQE read
     logic          spec;    // issued while an earlier turn of the QP was in flight
+    logic [23:0]   una;     // the oldest unacknowledged PSN, read at issue (may be older)
   } turn_t;
 
   logic          iss_busy;         // a read of the QP state is in flight
@@ -340,12 +385,13 @@ module srnic_wqe_fetch #(
   sqcfg_t      a_cfg;
   txst_t       a_st, a_st_cur;
   logic [15:0] a_pi;
+  logic [23:0] a_una;
   logic        a_valid;
   logic        p_wr;
   txst_t       cur_wb;
   assign a_st_cur = (p_wr && t.qpn == iss_qpn) ? cur_wb : a_st;
   always_ff @(posedge clk) begin
-    if (cfg_rsp_v) begin a_cfg <= cfg_rsp; a_st <= st_rsp; a_pi <= pi_rsp; end
+    if (cfg_rsp_v) begin a_cfg <= cfg_rsp; a_st <= st_rsp; a_pi <= pi_rsp; a_una <= una_rsp; end
     else if (a_valid) a_st <= a_st_cur;
   end
   // A scheduler turn of a QP with turns in flight reads after the youngest of them; it waits
@@ -381,7 +427,11 @@ module srnic_wqe_fetch #(
   wire a_fence = a_st_cur.fwait && (rdc_qa_busy || rdq_busy_a);
   wire a_go   = a_cfg.state == 3'(srnic_abi_pkg::QPS_RTS) && a_avail != 16'd0 && !a_st_cur.err && !iss_stop &&
                 !a_st_cur.park && !iss_rw && !a_hold;
-  wire a_work = a_lk || (a_go && !a_fence);
+  // window full: a turn that starts from the send state (not a read-ahead turn: the plan stage
+  // cuts those) ends here and waits for credit (srnic_tx_window kicks the QP)
+  wire a_wfull  = !a_spec && win_room(a_st_cur.psn, a_una, win_pk) == 24'd0;
+  wire a_wwait  = !a_lk && a_go && !a_fence && a_wfull;
+  wire a_work = a_lk || (a_go && !a_fence && !a_wfull);
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
   wire a_flush = !iss_rw && !a_hold && !a_lk &&
@@ -398,6 +448,7 @@ module srnic_wqe_fetch #(
     ctx_in.pi  = a_pi;
     ctx_in.fs  = a_base;
     ctx_in.spec = a_spec;
+    ctx_in.una  = a_una;
   end
   wire [15:0] wbuf_need = 16'(wbuf_resv) + a_n;
   wire wbuf_ok = wbuf_need <= 16'(WBUF);
@@ -519,6 +570,7 @@ module srnic_wqe_fetch #(
   pstate_e pst;
   txst_t   cur;
   logic [31:0] budget;      // remaining byte budget of the turn
+  logic [23:0] wleft;       // packets the window still allows this turn
   logic [3:0]  taken_n;     // WQE beats consumed
   logic [7:0]  w_op, w_flags;
   logic [31:0] w_imm, w_len, w_rkey;
@@ -532,12 +584,17 @@ module srnic_wqe_fetch #(
   wire [31:0] remain   = w_len - cur.off;
   // bytes this turn: whole packets until the budget is spent, at most the rest of the WQE
   wire [31:0] bud_pk   = ((budget + {19'd0, mtu_b} - 32'd1) >> mtu_l2) << mtu_l2;
-  wire [31:0] seg_len  = (w_is_read || remain < bud_pk) ? remain : bud_pk;   // a READ: all the rest
+  // ... and at most the packets the window allows
+  wire [35:0] wl_b36   = {12'd0, wleft} << mtu_l2;
+  wire [31:0] wl_b     = (wl_b36[35:32] != 4'd0) ? 32'hFFFF_FFFF : wl_b36[31:0];
+  wire [31:0] bud_w    = (wl_b < bud_pk) ? wl_b : bud_pk;
+  wire [31:0] seg_len  = (w_is_read || remain < bud_w) ? remain : bud_w;   // a READ: all the rest
   wire        seg_done = w_is_read || seg_len == remain;      // the WQE finishes this turn
   wire [31:0] np_raw   = (seg_len + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
   wire [23:0] seg_npk  = (seg_len == 32'd0) ? 24'd1 : np_raw[23:0];
   wire [31:0] seg_cost = (w_is_read || seg_len < 32'd64) ? 32'd64 : seg_len;
   wire        out_of_budget = seg_cost >= budget;
+  wire        win_fill = seg_npk >= wleft;    // this segment fills the window
 
   // segment record for the emit stage
   typedef struct packed {
@@ -554,6 +611,7 @@ module srnic_wqe_fetch #(
     logic [31:0] off_end;
     logic [23:0] psn;
     logic [23:0] psn_hi;
+    logic        wend;     // the segment fills the window: AckReq on its last packet
   } seg_t;
   seg_t seg_in, sg;
   always_comb begin
@@ -561,6 +619,7 @@ module srnic_wqe_fetch #(
     seg_in.imm = w_imm; seg_in.len = w_len; seg_in.rkey = w_rkey; seg_in.raddr = w_raddr;
     seg_in.pa = w_pa; seg_in.off = cur.off; seg_in.off_end = cur.off + seg_len; seg_in.psn = cur.psn;
     seg_in.psn_hi = cur.psn_hi;
+    seg_in.wend = win_fill && tx_window != 32'd0;
   end
   logic seg_ready, seg_valid, seg_pop;
   wire  seg_push = pst == P_SEG && seg_ready;
@@ -625,9 +684,12 @@ module srnic_wqe_fetch #(
   // and the QP is requeued, like at a fence.
   wire rdc_room    = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2;
   wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !stale_now && !rdc_room;
+  // the window is full: stop in front of the WQE; the QP is requeued and waits for credit
+  wire win_short   = wleft == 24'd0 && !wqe_bad_now && !fence_now && !stale_now;
   assign wq_pop = (pst == P_WQE || pst == P_DRAIN || pst == P_SKIP) && wq_valid;
   // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
-  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short && !stale_now;
+  assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short && !win_short &&
+                  !stale_now;
   assign mr_access = rd_now ? 4'b0001 : 4'b0000;
   assign mr_key = wq_data[srnic_abi_pkg::SQWQE_LKEY_OFF*8 +: 32];
   assign mr_pd  = t.cfg.pd;
@@ -678,8 +740,11 @@ module srnic_wqe_fetch #(
   assign rnr_valid  = misc_ok && rw_park && !seg_busy_a && note_ready;
   assign rnr_qpn    = iss_qpn;
   assign rnr_code   = iss_rwd.code;
-  assign kick_valid = p_kick || (misc_ok && rw_kick && !rw_wait && note_ready);
-  assign kick_qpn   = p_kick ? t.qpn : iss_qpn;
+  // the window's kicks (credit came back) take the port when neither of these wants it
+  wire   k_mine     = p_kick || (misc_ok && rw_kick && !rw_wait && note_ready);
+  assign kick_valid = k_mine || wk_valid;
+  assign kick_qpn   = p_kick ? t.qpn : k_mine ? iss_qpn : wk_qpn;
+  assign wk_ready   = kick_ready && !k_mine;
   assign rdc_rw_flush     = rw_go && rw_apply;
   assign rdc_rw_flush_qpn = iss_qpn;
   // The issue stage lets its turn go: pushed into the ring, a rewind applied (written back),
@@ -688,7 +753,10 @@ module srnic_wqe_fetch #(
   // queued again: WQEs beyond the ones read, or waiting (fence, turns of the QP in flight)
   wire i_more = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
                          : (a_hold || (a_go && a_fence));
-  assign done_valid = dq_valid || (a_valid && a_sched && (ctx_push || idle_done));
+  // a turn that waits for credit ends once srnic_tx_window has taken the wait
+  wire   idle_end = idle_done && (!a_wwait || wwait_ready);
+  assign wwait_valid = a_valid && a_sched && idle_done && a_wwait && done_ready && !dq_valid;
+  assign done_valid = dq_valid || (a_valid && a_sched && (ctx_push || idle_end));
   assign done_qpn   = dq_valid ? dq_qpn : iss_qpn;
   assign done_more  = dq_valid ? dq_more : i_more;
   always_ff @(posedge clk) begin
@@ -700,7 +768,7 @@ module srnic_wqe_fetch #(
     end
   end
   assign a_release  = ctx_push || i_wr || (idle_done && iss_stop) ||
-                      (idle_done && a_sched && done_ready && !dq_valid);
+                      (idle_end && a_sched && done_ready && !dq_valid);
   assign st_wr      = p_wr || i_wr;
   assign st_wr_qpn  = p_wr ? t.qpn : iss_qpn;
   // a turn's write-back carries psn_hi along once the send state passes it, so it never falls
@@ -718,6 +786,7 @@ module srnic_wqe_fetch #(
       case (pst)
         P_IDLE: if (ctx_valid) begin
           t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0; t_doom <= ctx_doom;
+          wleft <= win_room(ctx.st.psn, ctx.una, win_pk);
           cur.fwait <= 1'b0; t_stale <= 1'b0;
           lerr_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
           // a doomed turn's WQEs are dropped unread; a stopped QP reports new WQEs to flush
@@ -741,8 +810,9 @@ module srnic_wqe_fetch #(
             // stop in front of the fenced WQE; the turn ends and the QP is requeued
             cur.fwait <= 1'b1;
             pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
-          end else if (ctx_short) begin
-            // stop in front of the READ: no context to reserve; the QP is requeued
+          end else if (ctx_short || win_short) begin
+            // stop in front of the WQE: no READ context to reserve, or the window is full; the
+            // QP is requeued (kicked) and, if its window is still full then, waits for credit
             pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
           end else if (wqe_bad_now) begin
             lerr_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR;
@@ -757,6 +827,7 @@ module srnic_wqe_fetch #(
         P_SEG: if (seg_ready) begin
           cur.psn <= cur.psn + seg_npk;
           budget  <= out_of_budget ? 32'd0 : budget - seg_cost;
+          wleft   <= win_fill ? 24'd0 : wleft - seg_npk;
           if (seg_done) begin
             cur.ci  <= cur.ci + 16'd1;
             cur.off <= '0;
@@ -802,6 +873,10 @@ module srnic_wqe_fetch #(
   wire        e_send   = sg.op == srnic_abi_pkg::WR_SEND || sg.op == srnic_abi_pkg::WR_SEND_IMM;
   wire        e_imm    = sg.op == srnic_abi_pkg::WR_SEND_IMM || sg.op == srnic_abi_pkg::WR_WRITE_IMM;
   wire        e_seg_end = e_read || e_off + {19'd0, e_plen} >= sg.off_end;
+  // AckReq interval: every 64th PSN, or every W/4-th (a power of two) when the window is smaller
+  wire [23:0] e_wq     = win_pk >> 2;
+  wire [5:0]  e_ackm   = e_wq >= 24'd64 ? 6'h3F : e_wq >= 24'd32 ? 6'h1F : e_wq >= 24'd16 ? 6'h0F :
+                         e_wq >= 24'd8 ? 6'h07 : e_wq >= 24'd4 ? 6'h03 : e_wq >= 24'd2 ? 6'h01 : 6'h00;
   logic [7:0] op;
   always_comb begin
     if (e_read) op = srnic_pkg::OP_READ_REQ;
@@ -817,7 +892,7 @@ module srnic_wqe_fetch #(
     job.qpn       = srnic_pkg::QPN_W'(sg.qpn);
     job.opcode    = op;
     job.psn       = e_psn;
-    job.ackreq    = e_read || e_last || e_psn[5:0] == 6'h3F;
+    job.ackreq    = e_read || e_last || (e_psn[5:0] & e_ackm) == e_ackm || (sg.wend && e_seg_end);
     job.se        = e_last && sg.flags[srnic_abi_pkg::WQE_FLAG_SOLICITED] && !e_read;
     job.reth_va   = e_read ? sg.raddr + {32'd0, sg.off} : sg.raddr;
     job.reth_rkey = sg.rkey;

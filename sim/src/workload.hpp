@@ -49,6 +49,7 @@ struct RunConfig {
   double link_delay_ns = 100;
   uint32_t timeout = 8;        // QP local ACK timeout attribute: 4.096 us * 2^timeout (0: none)
   uint32_t retry_cnt = 7;      // QP retry_cnt (7: no limit)
+  int64_t window = -1;         // in-flight cap per QP in packets, REG_TX_WINDOW (-1: the NIC's default)
   uint64_t max_cycles = 0;     // 0: no limit
   uint32_t tx_depth = 128;     // outstanding WRs per QP
   uint32_t signal_every = 1;   // every Nth WR (and the last) is signaled

@@ -311,6 +311,10 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_option("--retry-cnt", cfg.retry_cnt, "QP retry_cnt: timeouts and sequence NAKs per WQE before RETRY_EXC_ERR (7: no limit)")
       ->check(uint_range(0, 7, "retry count"))
       ->capture_default_str();
+  app.add_option("--window", cfg.window,
+                 "in-flight cap per QP in packets (TX_WINDOW: at most N packets beyond the oldest "
+                 "unacknowledged one; 0: no cap; default: the NIC's, 128)")
+      ->check(uint_range(0, 1u << 22, "window"));
   app.add_option("--max-cycles", cfg.max_cycles, "stop with an error after N core cycles (0: no limit)")
       ->capture_default_str();
   app.add_option("--watchdog-us", cfg.watchdog_us,
@@ -552,6 +556,7 @@ std::string reproduce_command(const RunConfig& c) {
   if (c.link_delay_ns != d.link_delay_ns) o << " --link-delay-ns " << c.link_delay_ns;
   if (c.timeout != d.timeout) o << " --timeout " << c.timeout;
   if (c.retry_cnt != d.retry_cnt) o << " --retry-cnt " << c.retry_cnt;
+  if (c.window >= 0) o << " --window " << c.window;
   if (c.max_cycles != d.max_cycles) o << " --max-cycles " << c.max_cycles;
   if (c.tx_depth != d.tx_depth) o << " --tx-depth " << c.tx_depth;
   if (c.signal_every != d.signal_every) o << " --signal-every " << c.signal_every;

@@ -214,6 +214,7 @@ void Runner::setup_host(uint32_t h, const std::vector<RegionRef>& regs,
                              " usable QPs, --qps " + std::to_string(nq_) + " requested");
   dev.set_mac(0x020000000001ull + h);
   dev.set_ipv4(0x0A000001u + h);
+  if (cfg_.window >= 0) dev.set_tx_window(uint32_t(cfg_.window));
   hc.pd = dev.alloc_pd();
 
   // One CQ per group of QPs, sized for every WR the group can have outstanding.

@@ -13,7 +13,8 @@ served some reads, missed some and prefetched (its counters), so the run goes th
 without it those counters must be 0 (the cache-free design has no cache). With --expect-weir
 (passes --weir on) the JSON must hold the weir object, Weir must have rung every posted WR
 (slices counted), held some doorbells back for their credit, and cut WRITE/READ WRs longer than
-its 4 KiB slice."""
+its 4 KiB slice. With --expect-window (a small --window) a sending NIC must have stopped a QP for
+credit (counter TX_WINDOW_WAIT), so the in-flight cap acted."""
 
 import json
 import subprocess
@@ -57,7 +58,7 @@ def size_list(spec):
     return out
 
 
-def run_one(sim, args, recovery=False, cache=False, weir=False):
+def run_one(sim, args, recovery=False, cache=False, weir=False, window=False):
     cmd = [sim, "--json"] + args
     p = subprocess.run(cmd, capture_output=True, text=True)
     line = " ".join(cmd)
@@ -116,6 +117,9 @@ def run_one(sim, args, recovery=False, cache=False, weir=False):
                 problems.append(f"weir cut no {size}-byte WR into slices")
             if w["active_qps"] != 0:
                 problems.append(f"weir still counts {w['active_qps']} active QPs at the end")
+    waits = sum(dict(h["counters"]).get("TX_WINDOW_WAIT", 0) for h in r["hosts"])
+    if window and waits == 0:
+        problems.append(f"no QP waited for credit (TX_WINDOW_WAIT 0) with --window {opt(args, '--window', '?')}")
     if "--latency" in args and (r["latency_us"] is None or r["latency_us"]["p50"] <= 0):
         problems.append("no latency figures")
     # JSON schema 2: labelled hosts, structured scoreboard, one per_qp entry per QP.
@@ -146,6 +150,9 @@ def main():
     cache = "--expect-cache" in args
     if cache:
         args.remove("--expect-cache")
+    window = "--expect-window" in args
+    if window:
+        args.remove("--expect-window")
     weir = "--expect-weir" in args
     if weir:
         args.remove("--expect-weir")
@@ -157,7 +164,7 @@ def main():
     runs = [args + ["--size", str(s)] for s in sizes] if sizes else [args]
     problems = []
     for a in runs:
-        problems += run_one(sim, a, recovery, cache, weir)
+        problems += run_one(sim, a, recovery, cache, weir, window)
     for m in problems:
         print("FAIL: " + m, file=sys.stderr)
     return 1 if problems else 0

@@ -80,6 +80,11 @@ void Device::set_sched_burst(uint32_t bytes) {
   be_.mmio_write32(abi::REG_SCHED_BURST, bytes);
 }
 
+void Device::set_tx_window(uint32_t packets) {
+  if (packets > (1u << 22)) throw Error(EINVAL, "srnic: TX_WINDOW must be at most 2^22 packets");
+  be_.mmio_write32(abi::REG_TX_WINDOW, packets);
+}
+
 void Device::set_sched_wqes(uint32_t n) {
   if (n < 1 || n > 8) throw Error(EINVAL, "srnic: SCHED_WQES must be 1..8");
   be_.mmio_write32(abi::REG_SCHED_WQES, n);

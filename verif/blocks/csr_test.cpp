@@ -369,6 +369,8 @@ TEST_F(CsrBench, ResetValuesAndReadOnly) {
   EXPECT_EQ(axi_read(abi::REG_IPV4), 0u);
   EXPECT_EQ(axi_read(abi::REG_SCHED_BURST), kSchedBurstDefault);
   EXPECT_EQ(axi_read(abi::REG_SCHED_WQES), 8u);
+  EXPECT_EQ(axi_read(abi::REG_TX_WINDOW), 128u);
+  EXPECT_EQ(uint32_t(dut->tx_window), 128u);
   EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0u);
   EXPECT_EQ(uint32_t(dut->sched_burst), kSchedBurstDefault);
   EXPECT_EQ(int(dut->sched_wqes), 8);
@@ -385,7 +387,7 @@ TEST_F(CsrBench, ResetValuesAndReadOnly) {
   for (uint16_t a : {abi::REG_DB_SQ, abi::REG_DB_RQ, abi::REG_DB_CQ, abi::REG_CMD})
     EXPECT_EQ(axi_read(a), 0u) << std::hex << a;
   // Unmapped addresses read as 0 and ignore writes.
-  for (uint16_t a : {uint16_t(0x000C), uint16_t(0x0010), uint16_t(0x0048), uint16_t(0x0300),
+  for (uint16_t a : {uint16_t(0x000C), uint16_t(0x0010), uint16_t(0x004C), uint16_t(0x0300),
                      uint16_t(abi::reg_counter(kCounters)), uint16_t(0x1000), uint16_t(0xFFFC)}) {
     axi_write(a, 0x12345678);
     EXPECT_EQ(axi_read(a), 0u) << std::hex << a;
@@ -417,6 +419,11 @@ TEST_F(CsrBench, ReadWriteRegisters) {
     const uint32_t exp_wqes = (wqes == 0 || wqes > 8) ? 8 : wqes;
     EXPECT_EQ(axi_read(abi::REG_SCHED_WQES), exp_wqes) << "wrote " << wqes;
     EXPECT_EQ(uint32_t(dut->sched_wqes), exp_wqes);
+    const uint32_t win = rep < 3 ? uint32_t(rep) : rep < 6 ? (1u << 22) - 1 + uint32_t(rep - 3) : rng.u32() >> (rep % 32);
+    axi_write(abi::REG_TX_WINDOW, win);
+    const uint32_t exp_win = std::min<uint32_t>(win, 1u << 22);
+    EXPECT_EQ(axi_read(abi::REG_TX_WINDOW), exp_win) << "wrote " << win;
+    EXPECT_EQ(uint32_t(dut->tx_window), exp_win);
   }
   std::array<uint32_t, 16> data;
   for (int i = 0; i < 16; ++i) axi_write(abi::reg_cmd_data(i), data[size_t(i)] = rng.u32());

@@ -265,6 +265,8 @@ class WqeFetchBench : public ::testing::Test {
     dut->note_ready = dut->kick_ready = dut->rnr_ready = 0;
     dut->rdc_qa_busy = dut->rdc_qb_busy = 0;
     dut->rdc_free = 0;
+    dut->tx_window = 0;   // no in-flight cap, no acknowledgements (the window tests set them)
+    dut->ack_valid = 0;
     rdc_free_next = 0;  // srnic_rd_ctx shows 0 free in the cycle after reset
     dut->sched_burst = burst;
     dut->sched_wqes = wqes_per_turn;

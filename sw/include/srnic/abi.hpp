@@ -18,6 +18,7 @@ constexpr uint16_t REG_TS_LO       = 0x0030;  // RO
 constexpr uint16_t REG_TS_HI       = 0x0034;  // RO
 constexpr uint16_t REG_SCHED_BURST = 0x0040;  // RW
 constexpr uint16_t REG_SCHED_WQES  = 0x0044;  // RW
+constexpr uint16_t REG_TX_WINDOW   = 0x0048;  // RW
 constexpr uint16_t REG_DB_SQ       = 0x0100;  // WO
 constexpr uint16_t REG_DB_RQ       = 0x0104;  // WO
 constexpr uint16_t REG_DB_CQ       = 0x0108;  // WO
@@ -66,7 +67,8 @@ constexpr int CNT_WQE_CACHE_MISS     = 26;  // `cached` build only: WQE reads of
 constexpr int CNT_WQE_CACHE_PREFETCH = 27;  // `cached` build only: WQE cache prefetch reads issued (on a doorbell, or the WQEs after a read)
 constexpr int CNT_WQE_CACHE_PF_DROP  = 28;  // `cached` build only: WQE cache prefetches dropped because the prefetch queue was full
 constexpr int CNT_WQE_CACHE_EVICT    = 29;  // `cached` build only: valid WQE cache lines replaced
-constexpr int NUM_COUNTERS           = 30;
+constexpr int CNT_TX_WINDOW_WAIT     = 30;  // times a QP's send side stopped because its in-flight window (TX_WINDOW) was full, until an acknowledgement moved its oldest unacknowledged PSN
+constexpr int NUM_COUNTERS           = 31;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -101,6 +103,7 @@ constexpr const char* counter_name(int idx) {
     case 27: return "WQE_CACHE_PREFETCH";
     case 28: return "WQE_CACHE_PF_DROP";
     case 29: return "WQE_CACHE_EVICT";
+    case 30: return "TX_WINDOW_WAIT";
     default: return nullptr;
   }
 }

@@ -318,6 +318,7 @@ class Device {
   uint32_t ipv4() const { return ipv4_; }
   void set_sched_burst(uint32_t bytes);
   void set_sched_wqes(uint32_t n);  // 1..8
+  void set_tx_window(uint32_t packets);  // in-flight cap per QP (TX_WINDOW); 0 = no cap
   uint64_t read_timestamp();        // TS_LO then TS_HI (core cycles)
   uint32_t read_counter(int idx);   // abi::CNT_*
 

@@ -651,6 +651,15 @@ void ChipEnv::build() {
     info("IMPAIR", what);
   }
   if (cfg_.lossy) draw_lossy(wc.link);
+  if (cfg_.tx_window < 0 && cfg_.window_random) {
+    // a quarter keep the default; the rest from no cap to windows of a few packets
+    static const int64_t kWindows[] = {0, 1, 2, 4, 8, 16, 32, 64, 256};
+    uvm::Rng wr = ctx().stream(path() + ".window");
+    if (wr.uniform(0, 3) != 0) cfg_.tx_window = kWindows[wr.uniform(0, sizeof kWindows / sizeof kWindows[0] - 1)];
+  }
+  if (cfg_.tx_window >= 0)
+    info("TX_WINDOW", cfg_.tx_window ? "in-flight cap " + std::to_string(cfg_.tx_window) + " packets per QP"
+                                     : std::string("no in-flight cap"));
   wc.seed = ctx().stream(path() + ".world").next_u64();
   wc.pcap = ctx().plusarg("pcap");
   wc.trace = ctx().plusarg("waves");
@@ -798,6 +807,7 @@ void ChipEnv::setup_nics() {
       fatal("SETUP", "plan needs " + std::to_string(nq) + " QPs, the NIC has " + std::to_string(dev.caps().max_qp));
     dev.set_mac(kMac0 + h);
     dev.set_ipv4(kIp0 + h);
+    if (cfg_.tx_window >= 0) dev.set_tx_window(static_cast<uint32_t>(cfg_.tx_window));
     a.pd = dev.alloc_pd();
     uint64_t sq_total = 0, rq_total = 0;
     for (const QpPlan& q : plan_.qps) {
@@ -1099,6 +1109,7 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
   if (ctx.has_plusarg("pcie_random")) cfg_.pcie_random = true;
   if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
+  if (ctx.has_plusarg("tx_window")) cfg_.tx_window = static_cast<int64_t>(ctx.plusarg_u64("tx_window", 128));
   // +lossy (drawn impairments) or explicit +loss=P +reorder=P +dup=P (the rest drawn)
   for (const char* name : {"loss", "reorder", "dup"})
     if (ctx.has_plusarg(name)) cfg_.lossy = true;
@@ -1107,6 +1118,7 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("reorder")) cfg_.reorder = std::stod(ctx.plusarg("reorder"));
   if (ctx.has_plusarg("dup")) cfg_.dup = std::stod(ctx.plusarg("dup"));
   if (cfg_.lossy && cfg_.qp_timeout > 4) cfg_.qp_timeout = 4;
+  if (cfg_.lossy || cfg_.pcie_random) cfg_.window_random = true;   // impaired runs draw the cap too
   if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
   if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   if (ctx.has_plusarg("host_err")) knobs_.host_err = std::stod(ctx.plusarg("host_err"));

@@ -130,9 +130,13 @@ uint64_t SchedChecker::paused_at(const Qp& q, uint64_t t) {
 
 // Closes an RNR stall whose time ran out before t.
 void SchedChecker::settle(Qp& q, uint64_t t) {
-  if (!q.stall_open || q.fenced || q.rnr_until > t) return;
+  if (!q.stall_open || q.fenced || q.win_full || q.rnr_until > t) return;
   q.paused += std::max(q.rnr_until, q.stall_since) - q.stall_since;
   q.stall_open = false;
+}
+
+uint32_t SchedChecker::window(const Host& hs) const {
+  return hs.window >= 0 ? static_cast<uint32_t>(std::min<int64_t>(hs.window, 1 << 22)) : cfg_.tx_window;
 }
 
 void SchedChecker::restart_clock(Host& hs, Qp& q, uint64_t t) {
@@ -152,7 +156,11 @@ void SchedChecker::update_stall(Qp& q, uint64_t t, uint64_t rnr_until) {
   const bool fence = fenced_wqe(q) != ~0ull;
   if (fence && !q.fenced) ++st_.fence_stalls;
   q.fenced = fence;
-  const bool stalled = fence || t < q.rnr_until;
+  // the window is full on the wire: the NIC gives the QP no turn until an answer moves it
+  const bool wfull = q.win && q.psn_valid && roce::psn_diff(q.psn_hi, q.acked) >= int32_t(q.win);
+  if (wfull && !q.win_full) ++st_.window_stalls;
+  q.win_full = wfull;
+  const bool stalled = fence || wfull || t < q.rnr_until;
   if (stalled && !q.stall_open) {
     q.stall_open = true;
     q.stall_since = t;
@@ -266,6 +274,16 @@ void SchedChecker::on_frame(uint32_t h, bool received, const agents::AxisFrame& 
 
 void SchedChecker::on_request_sent(uint32_t h, uint32_t qpn, Qp& q, const Msg& m) {
   if (!q.psn_valid) return;
+  const uint32_t w = window(host_[h]);
+  const int32_t ahead = roce::psn_diff(m.psn, q.acked);
+  if (ahead >= 0) {
+    st_.max_in_flight = std::max<uint64_t>(st_.max_in_flight, static_cast<uint64_t>(ahead));
+    if (w && static_cast<uint32_t>(ahead) >= w)
+      violation(h, qpn, q, "SCHED_WINDOW",
+                std::string(m.info->name) + " at PSN " + hex(m.psn) + " (cycle " + std::to_string(m.cycle) +
+                    ") starts " + std::to_string(ahead) + " packets beyond the oldest PSN not answered, " +
+                    hex(q.acked) + "; TX_WINDOW is " + std::to_string(w));
+  }
   if (!roce::psn_ge(m.psn, q.psn_hi)) {  // go-back-N or an RNR retry: sent before
     ++st_.resent;
     return;
@@ -557,6 +575,8 @@ void SchedChecker::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
       on_doorbell(h, t.data & 0xFFFF, uint16_t(t.data >> 16), t.cycle_req);
     } else if (a == abi::REG_SCHED_BURST && t.strb == 0xF) {
       hs.burst = std::max<uint32_t>(t.data, 64);
+    } else if (a == abi::REG_TX_WINDOW && t.strb == 0xF) {
+      hs.window = t.data;
     }
     return;
   }
@@ -605,6 +625,7 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
     if (state == abi::QPS_RTS && q.state != abi::QPS_RTS) {
       q.psn_valid = true;
       q.next_psn = q.psn_hi = q.acked = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
+      q.win = window(hs);
       restart_clock(hs, q, t);
     }
     if (state == abi::QPS_ERR) q.failed = true;
@@ -661,7 +682,8 @@ void SchedChecker::report() {
                 "%llu SQ doorbells rang %llu WQEs; %llu turns read %llu WQEs (%llu reads again); %llu waits measured, "
                 "longest %s against its bound %s; %llu messages started in WQE order, %llu request packets resent, "
                 "%llu WQEs passed over with an error CQE, %llu new packets waited for their WQE's read; clock "
-                "stopped for %llu RNR NAKs and %llu fence waits; %llu QPs judged at the end; %llu violations",
+                "stopped for %llu RNR NAKs, %llu fence waits and %llu full windows; %llu QPs judged at the end; a request packet at most %llu packets beyond the oldest unanswered PSN; "
+                "%llu violations",
                 static_cast<unsigned long long>(st_.doorbells), static_cast<unsigned long long>(st_.wqes_rung),
                 static_cast<unsigned long long>(st_.turns), static_cast<unsigned long long>(st_.wqes_fetched),
                 static_cast<unsigned long long>(st_.refetches), static_cast<unsigned long long>(st_.waits),
@@ -669,8 +691,9 @@ void SchedChecker::report() {
                 static_cast<unsigned long long>(st_.messages), static_cast<unsigned long long>(st_.resent),
                 static_cast<unsigned long long>(st_.unsent_in_error), static_cast<unsigned long long>(st_.held),
                 static_cast<unsigned long long>(st_.rnr_naks),
-                static_cast<unsigned long long>(st_.fence_stalls), static_cast<unsigned long long>(st_.qps_checked),
-                static_cast<unsigned long long>(st_.violations));
+                static_cast<unsigned long long>(st_.fence_stalls), static_cast<unsigned long long>(st_.window_stalls),
+                static_cast<unsigned long long>(st_.qps_checked),
+                static_cast<unsigned long long>(st_.max_in_flight), static_cast<unsigned long long>(st_.violations));
   info("SCHED_SUMMARY", b, uvm::verbosity::kLow);
 }
 

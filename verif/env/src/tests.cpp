@@ -230,6 +230,7 @@ Knobs lossy() {
 EnvConfig lossy_link() {
   EnvConfig c;
   c.lossy = true;
+  c.window_random = true;
   return c;
 }
 
@@ -237,6 +238,7 @@ EnvConfig impaired() {
   EnvConfig c;
   c.pcie_random = true;
   c.pause_storm = true;
+  c.window_random = true;
   return c;
 }
 

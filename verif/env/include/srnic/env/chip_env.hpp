@@ -69,6 +69,10 @@ struct EnvConfig {
   bool lossy = false;
   double loss = -1, reorder = -1, dup = -1;  // explicit probabilities; < 0: drawn
   uint8_t qp_timeout = 8;          // QP timeout attribute, 4.096 us * 2^T (lossy: 4 = 65.5 us)
+  // In-flight cap per QP (TX_WINDOW, packets; 0 = no cap): < 0 leaves the NIC's default (128)
+  // unless window_random draws one (lossy and impaired runs do; +tx_window=N sets it)
+  int64_t tx_window = -1;
+  bool window_random = false;
   SchedCheckConfig sched;          // scheduler invariants: the wait bound (+sched_wait_base_us=,
                                    // +sched_turn_gbps=)
 };

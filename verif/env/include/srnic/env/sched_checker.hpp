@@ -21,6 +21,12 @@
 //                              second reads of a WQE (fetch-and-drop) are legal; a WQE may be
 //                              passed over only if the NIC wrote an error CQE for it (bad
 //                              opcode, local protection error: never sent)
+//   in-flight cap              every request packet (new or resent) starts less than TX_WINDOW
+//                              packets (128 unless the host writes the register; 0: no cap)
+//                              beyond the QP's oldest PSN not answered on the wire (an ACK or
+//                              NAK for it or a later PSN, a READ response): the NIC counts only
+//                              ACKs and a READ's last response it has taken, never earlier than
+//                              they arrive, so its own count is at least this one
 //
 // Wait bound (docs/decisions.md 90): B(n) = wait_base + n * T_turn, n the most QPs of the NIC
 // with work (WQEs rung and not started, or PSNs sent and not answered) seen while the QP waited:
@@ -32,9 +38,10 @@
 // besides the round robin: WQE reads queued behind payload reads, a retry episode's drain of
 // the QP's planned segments and the completion engine's answer. The clock stops while the QP
 // waits on its peer, which only the wire shows: an RNR wait (from an RNR NAK received, for the
-// NAK's timer plus one sweep of srnic_timer, rnr_sweep) and a fence (a fenced WQE read and not
-// started behind a READ of the QP not answered yet). Loss recovery needs no exemption: a QP
-// with WQEs to read is not waiting for a timeout, its turns go on. The wait is judged when the
+// NAK's timer plus one sweep of srnic_timer, rnr_sweep), a fence (a fenced WQE read and not
+// started behind a READ of the QP not answered yet) and a full window (TX_WINDOW packets or
+// more sent beyond the oldest PSN not answered on the wire). Loss recovery needs no other
+// exemption: a QP with WQEs to read and room in its window is not waiting for a timeout. The wait is judged when the
 // WQE is read and every poll_cycles while it is not.
 //
 // A message may leave before the AXI read of its WQE is complete on the bus (the NIC uses each
@@ -78,6 +85,7 @@ struct SchedCheckConfig {
   double turn_gbps = 15;          // wait bound: rate of one turn's burst; the env sets it from
                                   // the link and PCIe it drew (+sched_turn_gbps= overrides)
   uint32_t sched_burst = 65536;   // SCHED_BURST after reset (a CSR write to it is followed)
+  uint32_t tx_window = 128;       // TX_WINDOW after reset (a CSR write to it is followed)
   double rnr_sweep_ns = 109227;   // srnic_timer: one sweep of 16384 QPs, 2 cycles each
   double read_grace_ns = 20000;   // a new message waits this long for the read of its WQE
   uint64_t poll_cycles = 1024;    // waits still open are judged this often
@@ -111,10 +119,13 @@ class SchedChecker : public ChipTaps {
                                    // was complete on the bus (judged once it was)
     uint64_t rnr_naks = 0;         // RNR NAKs received (clock stopped)
     uint64_t fence_stalls = 0;     // fence waits seen (clock stopped)
+    uint64_t window_stalls = 0;    // full windows seen (clock stopped)
     uint64_t qps_checked = 0;      // QPs judged at the end of the run (RTS, not failed)
     uint64_t violations = 0;
     uint64_t max_wait = 0;         // longest wait measured, cycles (clock stops excluded)
     uint64_t max_wait_bound = 0;   // its bound
+    uint64_t max_in_flight = 0;    // most packets a request packet started beyond the oldest
+                                   // unanswered PSN (in-flight cap: below TX_WINDOW)
   };
   const Stats& stats() const { return st_; }
 
@@ -171,7 +182,8 @@ class SchedChecker : public ChipTaps {
     std::vector<Msg> held;            // new request packets waiting for their WQE's read
     // wait clock (cycles); stalls stop it
     uint64_t clock_start = 0, clock_snap = 0, last_t = 0;
-    bool stall_open = false, fenced = false;
+    bool stall_open = false, fenced = false, win_full = false;
+    uint32_t win = 0;                 // TX_WINDOW when the QP entered RTS (0: no cap)
     uint64_t stall_since = 0, paused = 0, rnr_until = 0;
     uint32_t n_max = 0;               // most QPs busy since the clock started
     uint64_t wait_reported = ~0ull;   // WQE whose wait was reported
@@ -186,11 +198,13 @@ class SchedChecker : public ChipTaps {
   struct Host {
     CsrCommand cmd;  // register commands and their outcome
     uint32_t burst = 0;                    // SCHED_BURST written by the host (0: not written)
+    int64_t window = -1;                   // TX_WINDOW written by the host (-1: not written)
     uint32_t busy = 0;                     // QPs busy
     std::map<uint32_t, Qp> qps;
     std::map<uint32_t, uint32_t> by_dest;  // dest QPN -> local QPN
     std::map<uint64_t, Ring> rings;        // base -> ring
   };
+  uint32_t window(const Host& hs) const;
   static bool decode(const agents::AxisFrame& f, Msg& m);
   static bool matches(const Wqe& w, const Msg& m, uint32_t mtu);
   static std::string describe(uint64_t idx, const Wqe& w);
