@@ -91,7 +91,7 @@ module srnic_tx_window #(
   // read-modify-write: what the request makes of the entry
   wire [23:0] cur_una  = b_rdata[23:0];
   wire        cur_wait = b_rdata[24];
-  wire [23:0] ack_una  = r_psn;
+  wire [23:0] ack_una  = r_psn + 24'd1;
   logic       r_write, r_kick;
   logic [24:0] r_new;
   always_comb begin
