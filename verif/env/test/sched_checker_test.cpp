@@ -462,6 +462,68 @@ TEST(SchedChecker, GoBackNResendIsAllowed) {
   EXPECT_EQ(b.chk.stats().messages, 3u);
 }
 
+// The in-flight cap: a request packet TX_WINDOW or more packets beyond the oldest PSN not
+// answered on the wire is reported; an answer opens the window again; a CSR write changes it.
+TEST(SchedChecker, PacketBeyondTheWindowIsReported) {
+  SchedCheckConfig cfg;
+  cfg.tx_window = 2;
+  for (int answered : {0, 1}) {
+    Bench b(16, kPsn, cfg);
+    for (uint64_t i = 0; i < 3; ++i) b.post(i, write(100, 0x1000 * (i + 1)));
+    b.doorbell(3, 1000);
+    b.read(0, 3, 1100);
+    uint32_t psn = b.send(0, kPsn, 1200);
+    psn = b.send(1, psn, 1300);
+    if (answered) b.ack(kPsn, 1350);  // the oldest PSN is answered: room for one more
+    b.send(2, psn, 1400);
+    b.ack(psn, 1500);
+    b.chk.check();
+    EXPECT_EQ(b.errors("SCHED_WINDOW"), answered ? 0u : 1u) << b.log();
+    EXPECT_EQ(b.chk.stats().max_in_flight, answered ? 1u : 2u);
+  }
+}
+
+TEST(SchedChecker, WindowFollowsTheCsrAndZeroMeansNoCap) {
+  for (uint32_t w : {0u, 4u}) {
+    Bench b;  // 128 after reset; the host writes TX_WINDOW before the QP enters RTS again
+    b.csr_write(abi::REG_TX_WINDOW, w);
+    b.modify(abi::QPS_RESET, kPsn);
+    b.modify(abi::QPS_INIT, kPsn);
+    b.modify(abi::QPS_RTR, kPsn);
+    b.modify(abi::QPS_RTS, kPsn);
+    for (uint64_t i = 0; i < 6; ++i) b.post(i, write(100, 0x1000 * (i + 1)));
+    b.doorbell(6, 1000);
+    b.read(0, 6, 1100);
+    uint32_t psn = kPsn;
+    for (uint64_t i = 0; i < 6; ++i) psn = b.send(i, psn, 1200 + 10 * i);
+    b.ack(psn - 1, 2000);
+    b.chk.check();
+    EXPECT_EQ(b.errors("SCHED_WINDOW"), w ? 2u : 0u) << b.log();  // packets 4 and 5 beyond a window of 4
+  }
+}
+
+// A QP whose window is full waits for its peer: the wait of its next WQE does not count that
+// time (here longer than the wait bound); without a cap the same sequence is a late read.
+TEST(SchedChecker, FullWindowStopsTheClock) {
+  for (uint32_t w : {2u, 0u}) {
+    SchedCheckConfig cfg;
+    cfg.tx_window = w;
+    Bench b(16, kPsn, cfg);
+    for (uint64_t i = 0; i < 3; ++i) b.post(i, write(100, 0x1000 * (i + 1)));
+    b.doorbell(3, 1000);
+    b.read(0, 2, 1100);
+    uint32_t psn = b.send(0, kPsn, 1200);
+    psn = b.send(1, psn, 1300);
+    b.ack(psn - 1, 60000);  // far beyond the bound (about 40,500 cycles with one busy QP)
+    b.read(2, 1, 60100);
+    b.send(2, psn, 60200);
+    b.ack(psn, 60300);
+    b.chk.check();
+    EXPECT_EQ(b.errors("SCHED_WAIT"), w ? 0u : 1u) << b.log();
+    EXPECT_EQ(b.chk.stats().window_stalls, w ? 1u : 0u);
+  }
+}
+
 TEST(SchedChecker, WqeReadTwiceIsAllowed) {
   Bench b;
   for (uint64_t i = 0; i < 4; ++i) b.post(i, write(100 + uint32_t(i), 0x1000 * (i + 1)));
