@@ -280,9 +280,9 @@ module srnic_wqe_fetch #(
     .ack_valid, .ack_qpn, .ack_psn, .ack_ready,
     .wait_valid(wwait_valid), .wait_qpn(iss_qpn), .wait_una(a_una), .wait_ready(wwait_ready),
     .kick_valid(wk_valid), .kick_qpn(wk_qpn), .kick_ready(wk_ready), .st_wait(win_wait));
-  // the window in packets: tx_window (at most 2^22); no cap: 2^23 - 1 (more than any QP can
-  // have in flight)
-  wire [23:0] win_pk = (tx_window == 32'd0) ? 24'h7F_FFFF :
+  // the window in packets: tx_window (at most 2^22); 0: no cap (nothing below looks at the room)
+  wire        win_on = tx_window != 32'd0;
+  wire [23:0] win_pk = !win_on ? 24'h7F_FFFF :
                        (tx_window > 32'h40_0000) ? 24'h40_0000 : tx_window[23:0];
   // room left in the window: W minus the packets from una to psn (all of W if psn is behind
   // una, which a rewind into a partly acknowledged message can do)
@@ -429,7 +429,7 @@ module srnic_wqe_fetch #(
                 !a_st_cur.park && !iss_rw && !a_hold;
   // window full: a turn that starts from the send state (not a read-ahead turn: the plan stage
   // cuts those) ends here and waits for credit (srnic_tx_window kicks the QP)
-  wire a_wfull  = !a_spec && win_room(a_st_cur.psn, a_una, win_pk) == 24'd0;
+  wire a_wfull  = win_on && !a_spec && win_room(a_st_cur.psn, a_una, win_pk) == 24'd0;
   wire a_wwait  = !a_lk && a_go && !a_fence && a_wfull;
   wire a_work = a_lk || (a_go && !a_fence && !a_wfull);
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
@@ -587,7 +587,7 @@ module srnic_wqe_fetch #(
   // ... and at most the packets the window allows
   wire [35:0] wl_b36   = {12'd0, wleft} << mtu_l2;
   wire [31:0] wl_b     = (wl_b36[35:32] != 4'd0) ? 32'hFFFF_FFFF : wl_b36[31:0];
-  wire [31:0] bud_w    = (wl_b < bud_pk) ? wl_b : bud_pk;
+  wire [31:0] bud_w    = (win_on && wl_b < bud_pk) ? wl_b : bud_pk;
   wire [31:0] seg_len  = (w_is_read || remain < bud_w) ? remain : bud_w;   // a READ: all the rest
   wire        seg_done = w_is_read || seg_len == remain;      // the WQE finishes this turn
   wire [31:0] np_raw   = (seg_len + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
@@ -619,7 +619,7 @@ module srnic_wqe_fetch #(
     seg_in.imm = w_imm; seg_in.len = w_len; seg_in.rkey = w_rkey; seg_in.raddr = w_raddr;
     seg_in.pa = w_pa; seg_in.off = cur.off; seg_in.off_end = cur.off + seg_len; seg_in.psn = cur.psn;
     seg_in.psn_hi = cur.psn_hi;
-    seg_in.wend = win_fill && tx_window != 32'd0;
+    seg_in.wend = win_fill && win_on;
   end
   logic seg_ready, seg_valid, seg_pop;
   wire  seg_push = pst == P_SEG && seg_ready;
@@ -685,7 +685,7 @@ module srnic_wqe_fetch #(
   wire rdc_room    = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2;
   wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !stale_now && !rdc_room;
   // the window is full: stop in front of the WQE; the QP is requeued and waits for credit
-  wire win_short   = wleft == 24'd0 && !wqe_bad_now && !fence_now && !stale_now;
+  wire win_short   = win_on && wleft == 24'd0 && !wqe_bad_now && !fence_now && !stale_now;
   assign wq_pop = (pst == P_WQE || pst == P_DRAIN || pst == P_SKIP) && wq_valid;
   // the source of a WRITE/SEND needs no right; a READ target needs LOCAL_WRITE
   assign mr_req = pst == P_WQE && wq_valid && !wqe_bad_now && !fence_now && !ctx_short && !win_short &&

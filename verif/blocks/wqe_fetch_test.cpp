@@ -75,6 +75,13 @@
 // of a READ had a cycle, after the turn's previous MR request, the READ's WQE beat and the
 // plan stage's previous turn end, with rdc_free below that + 2 (no needless stop); no READ request waits
 // for a context (rdc_valid never with the table full); every READ is sent in the end (settle).
+// In-flight cap (tx_window, WqeFetchWindowBench, all three builds, stream reference): the bench
+// plays the acknowledgements (ack port) and checks every job against its own oldest
+// unacknowledged PSN (PSN - una < W, a READ by its first PSN), AckReq (the packet at una + W - 1,
+// every (psn & m) == m, m + 1 the largest power of two <= W/4 in 1..64), win_wait (after a turn
+// ended without a WQE read and without more work) and srnic_tx_window's kicks (only for such
+// QPs; fed to the scheduler like doorbells). Without a window win_wait never pulses and such
+// kicks never come.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -242,6 +249,12 @@ struct Qp {
   bool mr_any = false;
   uint16_t mr_last = 0;
   int reads_out = 0;
+  // in-flight cap (window tests): the oldest PSN the bench has not acknowledged (taken by the
+  // ack port), not wrapped, and every value it has had (the starting PSN first, increasing):
+  // the DUT plans from one of them
+  uint64_t una_u = 0;
+  std::vector<uint64_t> una_hist;
+  bool armed = false;    // a turn of the QP ended without a WQE read or more work (a wait may follow)
 };
 
 uint64_t translate(uint32_t key, uint64_t va) { return va + uint64_t(key) * 4096; }
@@ -267,6 +280,8 @@ class WqeFetchBench : public ::testing::Test {
     dut->rdc_free = 0;
     dut->tx_window = 0;   // no in-flight cap, no acknowledgements (the window tests set them)
     dut->ack_valid = 0;
+    ack_q.clear();
+    ack_driven = false;
     rdc_free_next = 0;  // srnic_rd_ctx shows 0 free in the cycle after reset
     dut->sched_burst = burst;
     dut->sched_wqes = wqes_per_turn;
@@ -289,6 +304,8 @@ class WqeFetchBench : public ::testing::Test {
                                            : rng.u32() & kPsnMask;
     s.psn_u = s.hi_u = s.acked_u = (uint64_t(1) << 32) + p24;  // unwrapped, far from 0 both ways
     s.jc_psn = s.psn_u;
+    s.una_u = s.psn_u;
+    s.una_hist.assign(1, s.psn_u);
     s.ring.assign(size_t(1) << log_sq, Wqe{});
     s.ring_idx.assign(size_t(1) << log_sq, uint16_t(0xFFFF));
     for (size_t i = 0; i < 24; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
@@ -431,7 +448,7 @@ class WqeFetchBench : public ::testing::Test {
     j.len = plen;
     j.npk = 1;
     j.pay_addr = pa + g.e;
-    j.ackreq = last || (g.psn_u & 0x3F) == 0x3F;
+    j.ackreq = last || (g.psn_u & ack_m) == ack_m;  // (every 64th PSN, or W/4-th under a window)
     j.se = last && (w.flags & 4);
     j.reth = !send && first;
     j.reth_va = w.raddr;
@@ -732,6 +749,10 @@ class WqeFetchBench : public ::testing::Test {
     bool reuse = false;         // acknowledgements may overtake rewinds (slots reused behind the send state)
     unsigned stale = 70;        // readiness of the RX engine for reused-slot reports
     unsigned up_zero = 0;       // % of unparking answers with apply 0
+    // acknowledgements to the in-flight cap (window tests): per-cycle chance of one, % of them
+    // acknowledging everything sent (else a random prefix), % stale (older than una), readiness
+    // of the bench to present the next one (ack_valid)
+    unsigned wack = 0, wack_all = 0, wack_stale = 0, wack_v = 100;
   };
 
   // The bench's READ context table: frees due entries (turn reference: not below one
@@ -935,6 +956,7 @@ class WqeFetchBench : public ::testing::Test {
     dut->job_ready = rng.percent(k.job);
     dut->hstop_valid = !hstop_q.empty();
     dut->hstop_qpn = hstop_q.empty() ? 0 : hstop_q.front();
+    if (win_mode) drive_window(k);
     dut.eval();
     // fence queries (combinational in srnic_rd_ctx; the query QPNs are registers)
     dut->rdc_qa_busy = rd_has(dut->rdc_qa_qpn);
@@ -943,6 +965,16 @@ class WqeFetchBench : public ::testing::Test {
 
     if (!allow_bad) {
       ASSERT_FALSE(dut->bad_wqe) << "cycle " << c;
+    }
+    // a wait for credit is set in the cycle after the issue stage ended the QP's turn without
+    // a WQE read and without more work
+    if (dut->win_wait) {
+      ASSERT_TRUE(win_mode && win != 0) << "cycle " << c << ": win_wait without a window";
+      ASSERT_EQ(idle_done_c + 1, c) << "cycle " << c << ": win_wait not in the cycle after a turn ended without a "
+                                    << "WQE read (QP " << idle_done_q << ", at cycle " << idle_done_c << ")";
+      ASSERT_FALSE(idle_done_more) << "cycle " << c << " QP " << idle_done_q << ": waits for credit, its turn "
+                                   << "reported more work (done_more)";
+      ++win_waits;
     }
     // a WQE read once offered stays, unchanged, until taken (AXI); the turn limit it obeys is
     // the one of the cycle it was offered in
@@ -1136,6 +1168,10 @@ class WqeFetchBench : public ::testing::Test {
         iss_on = false;
         if (stream) {
           more = dut->done_more;
+          idle_done_c = c;
+          idle_done_q = q;
+          idle_done_more = more;
+          if (!more) s.armed = true;
           // a stopped QP (its refused WQE reported; every event of the QP is out once no turn
           // of it is in flight) with WQEs posted since its last report: the turn is pushed to
           // report them (a CEV_LERR from the plan stage, then turn_end)
@@ -1158,6 +1194,9 @@ class WqeFetchBench : public ::testing::Test {
       s.pending = false;
       ++turns_done;
     }
+    // kicks of srnic_tx_window (credit came back)
+    win_kick(c);
+    if (HasFatalFailure()) return;
     // the end of a rewind: note, kick, rnr and flush together, as expected
     end_of_pending(c);
     if (HasFatalFailure()) return;
@@ -1176,6 +1215,8 @@ class WqeFetchBench : public ::testing::Test {
       s.pi_seen = s.pi;
       iss_on = true;
       iss_q = hand_q;
+      last_hand_c = c;
+      ++handouts;
       if (!stream) {
         if (s.open++ == 0) s.prot_lo = s.ci;
         s.prot_hi = s.pi_seen;
@@ -1193,9 +1234,124 @@ class WqeFetchBench : public ::testing::Test {
       }
     }
     if (db) doorbell(db_q);
+    // an acknowledgement taken: una moves at this edge (the jobs of this cycle were checked
+    // against the one before)
+    if (win_mode && dut->ack_valid && dut->ack_ready) {
+      const auto a = ack_q.front();
+      ack_q.pop_front();
+      ack_driven = false;
+      ack_taken(a.first, a.second);
+      last_ack_c = c;
+    }
     mr_pipe[1] = mr_pipe[0];
     mr_pipe[0] = nm;
     dut.tick();
+  }
+
+  // ------------------------------------------------------------ in-flight cap (window tests)
+  // AckReq interval mask for tx_window w: every PSN with (psn & m) == m, m + 1 the largest power
+  // of two <= w/4, at most 64, at least 1; every 64th PSN without a window (w = 0)
+  static uint32_t ackreq_mask(uint64_t w) {
+    if (w == 0) return 63;
+    uint64_t n = 1;
+    while (n < 64 && n * 2 <= w / 4) n *= 2;
+    return uint32_t(n - 1);
+  }
+  // Drives tx_window and the acknowledgement port: new acknowledgements (a random prefix of
+  // what q sent, all of it, or a stale one: at or before una - 1), each held on the port from
+  // the cycle it is presented until taken.
+  void drive_window(const Knobs& k) {
+    dut->tx_window = win;
+    ack_m = ackreq_mask(win);
+    if (k.wack && !hot.empty() && ack_q.size() < 6 && rng.percent(k.wack)) gen_ack(hot[rng.below(hot.size())], k);
+    if (!ack_driven && !ack_q.empty() && rng.percent(k.wack_v)) ack_driven = true;
+    dut->ack_valid = ack_driven;
+    if (ack_driven) {
+      dut->ack_qpn = ack_q.front().first;
+      dut->ack_psn = ack_q.front().second;
+    } else if (rng.percent(50)) {  // (what the port shows without valid is not looked at)
+      dut->ack_qpn = uint32_t(rng.below(kQps));
+      dut->ack_psn = rng.u32() & kPsnMask;
+    }
+  }
+  void gen_ack(uint32_t q, const Knobs& k) {
+    const Qp& s = qps[q];
+    if (s.err) return;
+    const uint64_t out = s.jc_psn - s.una_u;  // sent, not acknowledged
+    const bool stale = rng.percent(k.wack_stale);
+    if (out == 0 && !stale) return;
+    if (stale) {
+      // stale: the last acknowledgement again, or an older one
+      const uint64_t back = rng.percent(30) ? 0 : rng.range(1, 300);
+      ack_q.push_back({q, uint32_t(s.una_u - 1 - back) & kPsnMask});
+      return;
+    }
+    const uint64_t to = rng.percent(k.wack_all) ? s.jc_psn - 1 : s.una_u + rng.below(out);
+    ack_q.push_back({q, uint32_t(to) & kPsnMask});
+  }
+  // Every PSN up to psn (24 bits) of q acknowledged: una moves forward only.
+  void ack_taken(uint32_t q, uint32_t psn) {
+    ASSERT_LT(q, uint32_t(kQps));
+    Qp& s = qps[q];
+    int32_t d = int32_t((psn + 1 - uint32_t(s.una_u)) & kPsnMask);
+    if (d & 0x800000) d -= 0x1000000;  // 24-bit serial difference
+    ++acks_taken;
+    if (d <= 0) {
+      ++acks_stale;
+      return;
+    }
+    s.una_u += uint64_t(d);
+    EXPECT_LE(s.una_u, s.jc_psn) << "bench: acknowledged a PSN not sent";
+    s.una_hist.push_back(s.una_u);
+  }
+  // The in-flight cap on job e of q (before it counts as sent): its (first) PSN lies less than
+  // W past una (the bench's: the DUT may lag, never lead). AckReq: on the packet that fills the
+  // window (PSN una + W - 1: the DUT planned it with this una, as an older one has no room for
+  // it), and, besides the last packets and every (m+1)-th PSN, only on a packet that filled the
+  // window of an una the DUT may have planned with (una + W - 1 for an una the QP had).
+  void check_window(uint64_t c, uint32_t q, Qp& s, Job& e, bool dut_ackreq) {
+    if (win == 0) return;
+    const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) + " PSN 0x" +
+                           hex24(e.psn_u) + " (WQE " + std::to_string(e.idx) + ")";
+    ASSERT_GE(e.psn_u, s.una_u) << at << ": sent, though acknowledged (una 0x" << hex24(s.una_u) << ")";
+    const uint64_t d = e.psn_u - s.una_u;
+    ASSERT_LT(d, uint64_t(win)) << at << ": " << d << " packets past una 0x" << hex24(s.una_u) << ", window "
+                                << win;
+    max_win_d = std::max(max_win_d, d);
+    if (d + 1 == win) {
+      ASSERT_TRUE(dut_ackreq) << at << ": the packet that fills the window (una 0x" << hex24(s.una_u) << ", window "
+                              << win << ") without AckReq";
+      e.ackreq = true;
+      ++fill_jobs;
+    } else if (dut_ackreq && !e.ackreq &&
+               std::binary_search(s.una_hist.begin(), s.una_hist.end(), e.psn_u + 1 - uint64_t(win))) {
+      e.ackreq = true;  // it filled the window of an older una (acknowledged since)
+      ++fill_jobs_old;
+    }
+  }
+  static std::string hex24(uint64_t psn) {
+    char b[16];
+    std::snprintf(b, sizeof b, "%06x", unsigned(psn & kPsnMask));
+    return b;
+  }
+  // A kick that is srnic_tx_window's (its kick goes out when the plan stage's and a rewind's
+  // do not: a kick of another QP than the plan stage's turn end, or one with neither a turn
+  // end nor a rewind ending). Only a QP whose last turn ended without a WQE read or more work
+  // waits for credit (or is kicked at once: an acknowledgement came after its state read).
+  void win_kick(uint64_t c) {
+    wkick_now = false;
+    if (!(dut->kick_valid && dut->kick_ready)) return;
+    if (dut->turn_end ? uint32_t(dut->kick_qpn) == uint32_t(dut->turn_qpn) : pend.active) return;
+    const uint32_t q = dut->kick_qpn;
+    ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
+    ASSERT_TRUE(win_mode) << "cycle " << c << ": kick of QP " << q << " without a turn end or a rewind";
+    Qp& s = qps[q];
+    ASSERT_TRUE(s.armed) << "cycle " << c << ": window kick of QP " << q
+                         << ", whose last turn did not end waiting for credit";
+    s.armed = false;
+    wkick_now = true;
+    ++win_kicks;
+    doorbell_kick(q);
   }
 
   // The issue stage ends q's scheduler turn without a WQE read (turn reference): decided now.
@@ -1224,7 +1380,7 @@ class WqeFetchBench : public ::testing::Test {
   // The turn reference checks the ring order, the READ-context rollback and the kick rule.
   void end_of_plan(uint64_t c) {
     const bool t_end = dut->turn_end, t_drop = dut->turn_drop;
-    const bool kick = dut->kick_valid && dut->kick_ready && t_end;
+    const bool kick = dut->kick_valid && dut->kick_ready && t_end && !wkick_now;
     const bool stale = dut->stale_valid && dut->stale_ready;
     if (stale && !t_end) ADD_FAILURE() << "cycle " << c << ": reused-slot report without its turn end";
     if (!t_end && !t_drop) return;
@@ -1284,7 +1440,8 @@ class WqeFetchBench : public ::testing::Test {
   // Checks note, kick, rnr and rdc_rw_flush this cycle against the rewind taken.
   void end_of_pending(uint64_t c) {
     // (a kick in a turn_end cycle is the plan stage's)
-    const bool note = dut->note_valid && dut->note_ready, kick = dut->kick_valid && dut->kick_ready && !dut->turn_end;
+    const bool note = dut->note_valid && dut->note_ready,
+               kick = dut->kick_valid && dut->kick_ready && !dut->turn_end && !wkick_now;
     const bool rnr = dut->rnr_valid && dut->rnr_ready, flush = dut->rdc_rw_flush;
     if (!note && !kick && !rnr && !flush) return;
     ASSERT_TRUE(pend.active) << "cycle " << c << ": note " << note << " kick " << kick << " rnr " << rnr << " flush "
@@ -1396,6 +1553,8 @@ class WqeFetchBench : public ::testing::Test {
     }
     ASSERT_EQ(kJob.get(j, kOpcode), e.opcode) << at;
     EXPECT_EQ(kJob.get(j, kPsn), psn) << at;
+    if (win_mode) check_window(c, q, s, e, kJob.get(j, kAckreq) != 0);
+    if (HasFatalFailure()) return;
     EXPECT_EQ(kJob.get(j, kAckreq), uint64_t(e.ackreq)) << at;
     EXPECT_EQ(kJob.get(j, kSe), uint64_t(e.se)) << at;
     EXPECT_EQ(kJob.get(j, kResend), uint64_t(e.resend)) << at << ": resend mark";
@@ -1452,13 +1611,15 @@ class WqeFetchBench : public ::testing::Test {
     k.done = k.ar = k.rdc = k.job = 100;
     k.hand = 100;
     k.note = k.kick = k.rnr = k.stale = 100;
+    if (win_mode) k.wack = k.wack_all = 100;  // the window tests: everything sent is acknowledged
     for (int i = 0; i < max_cycles && !HasFatalFailure(); ++i) {
       cycle(k);
       bool quiet = ready_q.empty() && !handing && hstop_q.empty() && rw_q.empty() && !pend.active &&
-                   (up_q.empty() || hold_unparks) && !iss_on && done_exp.empty() && flight.empty();
+                   (up_q.empty() || hold_unparks) && !iss_on && done_exp.empty() && flight.empty() && ack_q.empty();
       for (uint32_t q : hot) {
         const Qp& s = qps[q];
-        quiet = quiet && !s.active && s.fly_n == 0 && s.segs.empty() && (!stream || s.err || s.jc_idx == s.pi);
+        quiet = quiet && !s.active && s.fly_n == 0 && s.segs.empty() && (!stream || s.err || s.jc_idx == s.pi) &&
+                (!win_mode || s.err || s.una_u == s.jc_psn);
       }
       if (quiet) break;
     }
@@ -1599,6 +1760,20 @@ class WqeFetchBench : public ::testing::Test {
   unsigned ar_len0 = 0, ar_wqes = 0;
   std::deque<Flight> flight;
   bool stream = false;       // the stream reference (WqeFetchTurnsBench) instead of the turn reference
+  // in-flight cap (WqeFetchWindowBench): tx_window, the acknowledgements to present (QP, PSN)
+  bool win_mode = false;
+  uint32_t win = 0;
+  uint32_t ack_m = 63;       // AckReq interval mask (ackreq_mask(win))
+  std::deque<std::pair<uint32_t, uint32_t>> ack_q;
+  bool ack_driven = false;   // ack_q.front() is on the port
+  bool wkick_now = false;    // this cycle's kick is srnic_tx_window's
+  uint64_t idle_done_c = ~uint64_t(0) - 1;  // the last turn that ended without a WQE read (stream): cycle, QP, more
+  uint32_t idle_done_q = 0;
+  bool idle_done_more = false;
+  uint64_t last_hand_c = 0, last_ack_c = 0;  // the last hand-out, the last acknowledgement taken
+  uint64_t handouts = 0;
+  uint64_t win_waits = 0, win_kicks = 0, acks_taken = 0, acks_stale = 0, fill_jobs = 0, fill_jobs_old = 0;
+  uint64_t max_win_d = 0;
   std::deque<Beat> rbeats;
   std::deque<Ev> ev_expect;
   std::vector<Ev> ev_seen;  // stream reference: the events as they came
@@ -2667,6 +2842,430 @@ TEST_F(WqeFetchTurnsBench, RefusedWqeWithTurnsInFlightFlushesAll) {
   EXPECT_EQ(flushed_to, 16u) << "WQEs reported for flushing up to " << flushed_to << " of the 16 posted";
   EXPECT_GE(turn_drops, 1u) << "the second turn was not doomed";
   expect_idle(100);
+}
+
+
+// ------------------------------------------------------------ in-flight cap (IRN's BDP-FC)
+// tx_window W: a QP sends at most W packets beyond its oldest unacknowledged PSN (una); a READ
+// request goes whole if its first PSN is in the window. The bench plays the acknowledgements
+// (ack port: every PSN up to ack_psn, held until taken) and checks every job against its own
+// una (the acknowledgements taken: the DUT may lag, never lead): PSN - una < W; AckReq on the
+// packet at una + W - 1 (the one that fills the window), on every PSN with (psn & m) == m (m + 1
+// the largest power of two <= W/4, 1..64; 64 without a window), on last packets and READs, and
+// nowhere else but at the window's end of an older una. Also: win_wait comes in the cycle after
+// a turn ended without a WQE read and without more work (done_more 0: the QP is idle in the
+// scheduler, not polling); srnic_tx_window's kicks (a kick that is neither the plan stage's nor
+// a rewind's) are for such QPs only and queue the QP like a doorbell. The stream reference of
+// WqeFetchTurnsBench checks every packet (it does not depend on turn boundaries, so these tests
+// run in all three builds), and in the end every posted WQE must have been sent (no QP left
+// waiting for credit it got).
+class WqeFetchWindowBench : public WqeFetchTurnsBench {
+ public:
+  void SetUp() override {
+    stream = true;
+    win_mode = true;
+  }
+  uint32_t q = 0;
+  Knobs k;
+  uint64_t first = 0;  // q's first PSN (not wrapped)
+  // a reset and one QP (MTU 256) with tx_window w; everything ready, no acknowledgements but the
+  // test's
+  void start(uint32_t w, int log_sq = 7, int64_t psn = -1) {
+    win = w;
+    reset();
+    q = uint32_t(rng.below(kQps));
+    configure(q, 1, log_sq, true, psn);
+    first = qps[q].psn_u;
+    k = Knobs{};
+    k.post = 0;
+    k.hand = k.done = k.ar = k.rdc = k.job = k.kick = 100;
+    log_jobs = true;
+  }
+  // every PSN of q up to psn_u acknowledged (queued for the port)
+  void ack(uint64_t psn_u) { ack_q.push_back({q, uint32_t(psn_u) & kPsnMask}); }
+  // Runs until nothing moves for `calm` cycles in a row: no turn queued, handed out or in
+  // flight, no WQE beat or acknowledgement waiting.
+  void run_quiet(int calm = 150, int max_cycles = 30000) {
+    int still = 0;
+    for (int i = 0; i < max_cycles && still < calm && !HasFatalFailure(); ++i) {
+      cycle(k);
+      bool quiet = ready_q.empty() && !handing && !iss_on && done_exp.empty() && ack_q.empty() && rbeats.empty();
+      for (uint32_t h : hot) quiet = quiet && !qps[h].active && qps[h].fly_n == 0;
+      still = quiet ? still + 1 : 0;
+    }
+    ASSERT_GE(still, calm) << "the DUT never went quiet";
+  }
+  struct Snap {
+    uint64_t jobs, reads, turns, kicks, waits, mr;
+  };
+  Snap snap() const { return {jobs, reads, turns_done, win_kicks, win_waits, mr_reqs}; }
+  void expect_still(const Snap& a, const std::string& what) {
+    EXPECT_EQ(jobs, a.jobs) << what << ": packets sent";
+    EXPECT_EQ(reads, a.reads) << what << ": WQE reads";
+    EXPECT_EQ(mr_reqs, a.mr) << what << ": MR requests";
+    EXPECT_EQ(turns_done, a.turns) << what << ": turns handed out";
+    EXPECT_EQ(win_kicks, a.kicks) << what << ": window kicks";
+    EXPECT_EQ(win_waits, a.waits) << what << ": waits for credit";
+  }
+  // the last packet sent fills the window (una + W - 1) and carries AckReq
+  void expect_filled(const std::string& what) {
+    ASSERT_FALSE(job_log.empty()) << what;
+    const Job& j = job_log.back().j;
+    EXPECT_EQ(j.psn_u, qps[q].una_u + win - 1) << what << ": the last packet is not at una + W - 1";
+    EXPECT_TRUE(j.ackreq) << what << ": the packet that fills the window without AckReq";
+  }
+
+  // One QP, WRITEs and SENDs of several packets and small ones (at least 3W + 5 packets), all
+  // posted at once, random turn limits: the first W packets go (the W-th with AckReq), the QP
+  // waits for credit (win_wait, once per hand-out that finds the window full) and then nothing
+  // moves (no WQE read, no hand-out) however long the bench waits. Each acknowledgement of n packets (1, then random up to W) kicks the QP
+  // once and lets exactly the next n packets go (the window full again: one more wait); the
+  // same acknowledgement again and older ones change nothing (no kick, no turn). Then
+  // everything sent is acknowledged, round by round, and the rest goes W packets at a time.
+  void stop_and_go(uint32_t w) {
+    burst = rng.percent(50) ? 65536u : uint32_t(rng.range(256, 3000));
+    wqes_per_turn = uint8_t(rng.range(1, 8));
+    start(w);
+    uint64_t total = 0;
+    while (total < 3 * uint64_t(w) + 5) {
+      static constexpr uint8_t kOps[] = {kWrite, kWriteImm, kSend, kSendImm};
+      uint32_t len = 0;
+      switch (rng.below(3)) {
+        case 0: len = rng.percent(40) ? 0 : uint32_t(rng.range(1, 255)); break;
+        case 1: len = 256 * uint32_t(rng.range(1, 6)); break;
+        default: len = uint32_t(rng.range(257, 8 * 256)); break;
+      }
+      ASSERT_TRUE(post(q, 0, kOps[rng.below(4)], rng.percent(20) ? 4 : 0, len));  // (4: solicited event)
+      total += npk_of(len, 256);
+    }
+    Qp& s = qps[q];
+    const uint64_t end = first + total;
+    const std::string at = "window " + std::to_string(w) + ", " + std::to_string(total) + " packets, burst " +
+                           std::to_string(burst) + ", " + std::to_string(wqes_per_turn) + " WQEs per turn";
+    ring = int(q);
+    run_quiet();
+    ASSERT_EQ(s.jc_psn, first + w) << at << ": packets sent before any acknowledgement";
+    expect_filled(at);
+    // (a wait per hand-out that finds the window full: the QP may have been queued twice, by its
+    // done reporting more WQEs and by the plan stage's kick at the cut)
+    EXPECT_GE(win_waits, 1u) << at << ": waits for credit";
+    EXPECT_LE(win_waits, 3u) << at << ": waits for credit";
+    EXPECT_EQ(win_kicks, 0u) << at;
+    const Snap s0 = snap();
+    for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(k);
+    expect_still(s0, at + ", window full, nothing acknowledged");
+    EXPECT_FALSE(s.queued || s.active) << at << ": the QP waiting for credit is queued (polling)";
+    for (int step = 0; step < 6 && s.jc_psn < end && !HasFatalFailure(); ++step) {
+      const uint64_t n = step == 0 ? 1 : rng.range(1, w);
+      const std::string st = at + ", acknowledgement " + std::to_string(step) + " of " + std::to_string(n) +
+                             " packets";
+      const Snap a0 = snap();
+      ack(s.una_u + n - 1);
+      run_quiet();
+      const uint64_t lim = std::min(end, s.una_u + w);
+      ASSERT_EQ(s.jc_psn, lim) << st << ": sent up to (una 0x" << hex24(s.una_u) << ")";
+      EXPECT_EQ(jobs - a0.jobs, lim - (s.una_u - n + w)) << st << ": packets sent";
+      EXPECT_EQ(win_kicks - a0.kicks, 1u) << st << ": kicks of the waiting QP";
+      if (lim < end) {
+        expect_filled(st);
+        EXPECT_GE(win_waits - a0.waits, 1u) << st << ": waits for credit";
+        EXPECT_LE(win_waits - a0.waits, 3u) << st << ": waits for credit";
+      }
+      // the same acknowledgement again, and older ones
+      const Snap b0 = snap();
+      ack(s.una_u - 1);
+      for (int r = int(rng.range(1, 3)); r > 0; --r) ack(s.una_u - 1 - rng.range(1, std::min<uint64_t>(s.una_u - first, 300)));
+      ack(s.una_u - 1);
+      run_quiet();
+      expect_still(b0, st + ", then stale acknowledgements");
+      EXPECT_EQ(s.jc_psn, lim) << st << ", then stale acknowledgements";
+    }
+    // everything sent acknowledged, round by round
+    while (s.jc_psn < end && !HasFatalFailure()) {
+      ack(s.jc_psn - 1);
+      run_quiet();
+      ASSERT_EQ(s.jc_psn, std::min(end, s.una_u + w)) << at << ": everything acknowledged";
+    }
+    settle();
+    expect_idle(200);
+    EXPECT_EQ(s.jc_psn, end) << at;
+    EXPECT_EQ(s.jc_idx, s.pi) << at << ": messages not completed";
+    EXPECT_EQ(s.emitted, total);
+    std::printf("[bench] %s: %llu waits, %llu window kicks, %llu packets filled a window\n", at.c_str(),
+                (unsigned long long)win_waits, (unsigned long long)win_kicks, (unsigned long long)fill_jobs);
+    EXPECT_FALSE(dut.rtl_error());
+  }
+};
+
+TEST_F(WqeFetchWindowBench, WindowStopsAndGoesW1) {
+  SRNIC_BENCH_TRACE();
+  stop_and_go(1);
+}
+TEST_F(WqeFetchWindowBench, WindowStopsAndGoesW3) {
+  SRNIC_BENCH_TRACE();
+  stop_and_go(3);
+}
+TEST_F(WqeFetchWindowBench, WindowStopsAndGoesW8) {
+  SRNIC_BENCH_TRACE();
+  stop_and_go(8);
+}
+TEST_F(WqeFetchWindowBench, WindowStopsAndGoesW64) {
+  SRNIC_BENCH_TRACE();
+  stop_and_go(64);
+}
+
+// A READ of 8 responses with W = 3 and una at its first PSN: the request goes whole (its
+// responses count once requested); the WRITE behind it (PSN +8) waits until una is past +5: an
+// acknowledgement up to +4 kicks the QP, which finds its window still full and waits again; one
+// up to +5 lets the WRITE go.
+TEST_F(WqeFetchWindowBench, WindowReadLargerThanWindowGoesWhole) {
+  SRNIC_BENCH_TRACE();
+  start(3);
+  Qp& s = qps[q];
+  ASSERT_TRUE(post(q, 0, kRead, 0, 8 * 256 - 3));
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ring = int(q);
+  run_quiet();
+  ASSERT_EQ(job_log.size(), 1u) << "the READ alone";
+  EXPECT_TRUE(job_log[0].j.read);
+  EXPECT_EQ(job_log[0].j.npk, 8u);
+  EXPECT_EQ(job_log[0].j.psn_u, first);
+  EXPECT_EQ(s.jc_psn, first + 8);
+  EXPECT_EQ(win_waits, 1u);
+  ack(first + 4);
+  run_quiet();
+  EXPECT_EQ(s.jc_psn, first + 8) << "the WRITE went 3 packets past una";
+  EXPECT_EQ(win_kicks, 1u);
+  EXPECT_EQ(win_waits, 2u) << "kicked, the QP must wait again";
+  ack(first + 5);
+  run_quiet();
+  EXPECT_EQ(s.jc_psn, first + 9);
+  expect_filled("the WRITE");
+  EXPECT_EQ(win_kicks, 2u);
+  settle();
+  expect_idle(100);
+  EXPECT_EQ(s.jc_idx, s.pi);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// W = 2: a 2-packet WRITE fills the window and the READ (10 responses) behind it waits; one
+// packet of credit and the READ goes whole (only its first PSN needs room); the WRITE behind it
+// (PSN +12) waits until una is past +10 (an acknowledgement up to +9 gives no room: kick, wait
+// again); then it goes, filling the window; the 0-length WRITE behind it needs one more.
+TEST_F(WqeFetchWindowBench, WindowReadNeedsRoomForItsFirstPsnOnly) {
+  SRNIC_BENCH_TRACE();
+  start(2);
+  Qp& s = qps[q];
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 2 * 256));
+  ASSERT_TRUE(post(q, 0, kRead, 0, 10 * 256 - 5));
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ASSERT_TRUE(post(q, 0, kWrite, 0, 0));
+  ring = int(q);
+  run_quiet();
+  EXPECT_EQ(s.jc_psn, first + 2);
+  EXPECT_EQ(read_jobs, 0u) << "the READ went without room";
+  EXPECT_EQ(win_waits, 1u);
+  expect_filled("the WRITE");
+  ack(first);
+  run_quiet();
+  EXPECT_EQ(read_jobs, 1u) << "the READ did not go with one packet of room";
+  EXPECT_EQ(s.jc_psn, first + 12);
+  ASSERT_EQ(job_log.size(), 3u);
+  EXPECT_EQ(job_log[2].j.npk, 10u);
+  EXPECT_EQ(job_log[2].j.psn_u, first + 2);
+  EXPECT_EQ(win_kicks, 1u);
+  EXPECT_EQ(win_waits, 2u);
+  ack(first + 9);
+  run_quiet();
+  EXPECT_EQ(s.jc_psn, first + 12) << "the WRITE went 2 packets past una";
+  EXPECT_EQ(win_kicks, 2u);
+  EXPECT_EQ(win_waits, 3u);
+  ack(first + 10);
+  run_quiet();
+  EXPECT_EQ(s.jc_psn, first + 13);
+  expect_filled("the WRITE after the READ");
+  EXPECT_EQ(win_waits, 4u);
+  ack(first + 11);
+  run_quiet();
+  EXPECT_EQ(s.jc_psn, first + 14) << "the 0-length WRITE";
+  EXPECT_EQ(win_kicks, 4u);
+  settle();
+  expect_idle(100);
+  EXPECT_EQ(s.jc_idx, s.pi);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// The race between an acknowledgement and the issue stage's decision to wait: W = 4, four
+// one-packet WRITEs sent (the window full, the QP idle: its turn ended at its last WQE, no wait
+// set). Then, again and again, one more WRITE is posted and rung, and the acknowledgement of
+// one packet is presented at an offset of -4..12 cycles from the hand-out that reads the QP's
+// state and una (the done held back 0, 2 or 5 cycles after it, which moves the wait decision
+// later). Whatever the offset, the WRITE must go (the QP never hangs): the state read saw the
+// acknowledgement (no wait, no kick), or the wait saw una moved (kicked at once, no win_wait),
+// or the acknowledgement saw the wait (win_wait, then a kick). Each must have happened.
+TEST_F(WqeFetchWindowBench, WindowAckRacesTheWaitDecision) {
+  SRNIC_BENCH_TRACE();
+  burst = 65536;
+  wqes_per_turn = 8;
+  const uint32_t w = 4;
+  start(w, 5);
+  Qp& s = qps[q];
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+  ring = int(q);
+  run_quiet();
+  ASSERT_EQ(s.jc_psn, first + 4);
+  ASSERT_EQ(win_waits, 0u) << "a turn that filled the window at its last WQE waited";
+  int seen[3] = {0, 0, 0};  // read saw it; kicked at once; waited, then kicked
+  std::string table;
+  for (int hold : {0, 2, 5}) {
+    table += "\n  done held " + std::to_string(hold) + ":";
+    for (int d = -4; d <= 12 && !HasFatalFailure(); ++d) {
+      const uint64_t una0 = s.una_u, next0 = s.jc_psn;
+      ASSERT_EQ(next0, una0 + w);
+      const Snap a0 = snap();
+      const uint64_t h0 = handouts;
+      ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+      uint64_t hand_c = 0;
+      for (int i = 0; i < 400 && !HasFatalFailure(); ++i) {
+        if (i == 4) ring = int(q);          // doorbell in cycle 4, hand-out in cycle 5
+        if (i == 5 + d) ack(una0);
+        k.done = (i >= 5 && i < 5 + hold) ? 0 : 100;
+        cycle(k);
+        if (!hand_c && handouts > h0) hand_c = last_hand_c;
+        if (i > 40 && s.jc_psn == next0 + 1) break;
+      }
+      k.done = 100;
+      run_quiet();
+      const std::string at = "done held " + std::to_string(hold) + ", acknowledgement at " + std::to_string(d) +
+                             " cycles from the hand-out";
+      ASSERT_EQ(s.jc_psn, next0 + 1) << at << ": the WRITE was never sent (the QP hangs)";
+      ASSERT_NE(hand_c, 0u) << at;
+      const int off = int(int64_t(last_ack_c) - int64_t(hand_c));
+      EXPECT_EQ(off, d) << at << ": the acknowledgement was taken at " << off << " cycles from the hand-out";
+      const uint64_t waited = win_waits - a0.waits, kicked = win_kicks - a0.kicks;
+      EXPECT_LE(waited, kicked) << at << ": a wait without a kick";
+      EXPECT_LE(kicked, 1u) << at;
+      const int kind = kicked == 0 ? 0 : waited == 0 ? 1 : 2;
+      ++seen[kind];
+      table += " " + std::to_string(d) + ":" + "-KW"[kind];
+    }
+  }
+  std::printf("[bench] acknowledgement vs wait decision (-: the state read saw it, K: kicked at once, W: waited "
+              "then kicked):%s\n",
+              table.c_str());
+  EXPECT_GT(seen[0], 0) << "no acknowledgement before the state read";
+  EXPECT_GT(seen[1], 0) << "no acknowledgement between the state read and the wait";
+  EXPECT_GT(seen[2], 0) << "no acknowledgement after the wait";
+  settle();
+  expect_idle(100);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// AckReq interval: for W from 0 (no cap: every 64th PSN) to 2^32 - 1 (capped at 2^22), every
+// packet of a 150-packet WRITE, a 71-packet SEND and small WRITEs is checked (in take_job)
+// against (psn & m) == m with m + 1 the interval below, the last packets, and the packets that
+// fill the window, while the bench acknowledges everything sent as fast as it can.
+TEST_F(WqeFetchWindowBench, WindowAckReqInterval) {
+  SRNIC_BENCH_TRACE();
+  // W, the AckReq interval: the largest power of two <= W/4, 1..64
+  const std::vector<std::pair<uint32_t, uint32_t>> cases = {
+      {0, 64},   {1, 1},     {2, 1},     {3, 1},     {4, 1},     {7, 1},        {8, 2},        {9, 2},
+      {15, 2},   {16, 4},    {17, 4},    {31, 4},    {32, 8},    {63, 8},       {64, 16},      {65, 16},
+      {100, 16}, {127, 16},  {128, 32},  {255, 32},  {256, 64},  {257, 64},     {300, 64},     {4096, 64},
+      {0x3FFFFF, 64}, {0x400000, 64}, {0x400001, 64}, {0xFFFFFFFFu, 64}};
+  for (const auto& [w, iv] : cases) {
+    if (HasFatalFailure()) break;
+    ASSERT_EQ(ackreq_mask(w) + 1, iv) << "bench: interval of W " << w;
+    burst = 65536;
+    wqes_per_turn = 8;
+    start(w, 5);
+    const size_t n0 = job_log.size();
+    ASSERT_TRUE(post(q, 0, kWrite, 0, 150 * 256));
+    ASSERT_TRUE(post(q, 0, kSend, 0, 70 * 256 + 1));
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 10));
+    ring = int(q);
+    settle(100000);
+    const Qp& s = qps[q];
+    EXPECT_EQ(s.jc_idx, s.pi) << "W " << w;
+    uint64_t on_iv = 0, fills = 0;
+    for (size_t i = n0; i < job_log.size(); ++i) {
+      const Job& j = job_log[i].j;
+      if (j.wqe_end || !j.ackreq) continue;
+      if ((j.psn_u & (iv - 1)) == iv - 1) ++on_iv;
+      else ++fills;
+    }
+    std::printf("[bench] W %u: interval %u, %llu AckReqs on the interval, %llu more that filled a window\n", w, iv,
+                (unsigned long long)on_iv, (unsigned long long)fills);
+    EXPECT_GE(on_iv, 149u / iv + 70u / iv) << "W " << w;  // (149 and 70 packets before the last ones)
+    if (w == 0) {
+      EXPECT_EQ(fills, 0u) << "AckReq at a window's end without a window";
+    }
+  }
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// Random traffic under the cap: six QPs (MTU 256..1024), random WQEs (READs, fences), random
+// readiness everywhere and random turn limits as in RandomTrafficSeveralTurnsPerQp, and random
+// acknowledgements: a random prefix of what a QP sent, all of it, or stale ones (the last again
+// or older), presented with random ack_valid delays, and phases with hardly any (the windows
+// fill, QPs wait, then are kicked). Eight rounds, each with its own W (0, 1..8, 9..64, 65..300),
+// the bench acknowledging everything at its end: every job within the window of the bench's
+// una, AckReq exact, every posted WQE sent (no QP left waiting).
+TEST_F(WqeFetchWindowBench, RandomTrafficWithWindow) {
+  SRNIC_BENCH_TRACE();
+  fence_pct = unsigned(rng.range(0, 15));
+  rd_hold = rng.range(20, 300);
+  rd_cap = size_t(rng.range(4, 64));
+  read_pct = int(rng.range(10, 35));
+  reset();
+  const int nq = std::min(kQps, 6);
+  for (int i = 0; i < nq && !HasFatalFailure(); ++i)
+    configure(uint32_t(rng.below(kQps)), int(rng.range(1, 3)), int(rng.range(2, 6)), true);
+  std::string wins;
+  for (int round = 0; round < 8 && !HasFatalFailure(); ++round) {
+    const unsigned r = unsigned(rng.below(100));
+    win = round == 0 ? uint32_t(rng.range(1, 8))
+          : round == 1 ? 0u
+          : r < 15 ? 0u
+          : r < 50 ? uint32_t(rng.range(1, 8))
+          : r < 75 ? uint32_t(rng.range(9, 64))
+                   : uint32_t(rng.range(65, 300));
+    wins += " " + std::to_string(win);
+    for (int phase = 0; phase < 12 && !HasFatalFailure(); ++phase) {
+      burst = uint32_t(rng.percent(60) ? rng.range(64, 1500) : rng.range(1500, 20000));
+      wqes_per_turn = uint8_t(rng.range(1, 8));
+      Knobs kk;
+      kk.post = unsigned(rng.percent(40) ? rng.range(1, 5) : rng.range(5, 40));
+      kk.hand = unsigned(rng.range(30, 100));
+      kk.done = unsigned(rng.range(20, 100));
+      kk.ar = unsigned(rng.range(20, 100));
+      kk.lat = unsigned(rng.range(0, 100));
+      kk.rdc = unsigned(rng.range(20, 100));
+      kk.job = unsigned(rng.range(20, 100));
+      kk.kick = unsigned(rng.range(10, 100));
+      kk.wack = unsigned(rng.percent(25) ? rng.range(0, 1) : rng.range(1, 30));
+      kk.wack_all = unsigned(rng.range(0, 40));
+      kk.wack_stale = unsigned(rng.range(0, 30));
+      kk.wack_v = unsigned(rng.range(10, 100));
+      for (int i = 0; i < 4000 && !HasFatalFailure(); ++i) cycle(kk);
+    }
+    settle(200000);  // (acknowledges everything sent: no QP may be left waiting)
+  }
+  expect_idle(300);
+  print_turn_stats();
+  std::printf("[bench] windows%s: %llu waits for credit, %llu window kicks, %llu acknowledgements (%llu stale), %llu "
+              "packets filled the window (%llu an older una's), at most %llu packets past una\n",
+              wins.c_str(), (unsigned long long)win_waits, (unsigned long long)win_kicks,
+              (unsigned long long)acks_taken, (unsigned long long)acks_stale, (unsigned long long)fill_jobs,
+              (unsigned long long)fill_jobs_old, (unsigned long long)max_win_d);
+  EXPECT_GT(win_waits, 300u);
+  EXPECT_GT(win_kicks, 100u);
+  EXPECT_GT(fill_jobs, 150u);
+  EXPECT_GT(acks_stale, 200u);
+  EXPECT_GT(jobs, 5000u);
+  EXPECT_GT(read_jobs, 200u);
+  EXPECT_EQ(resent, 0u);
+  EXPECT_FALSE(dut.rtl_error());
 }
 
 }  // namespace
