@@ -40,6 +40,11 @@ def _cell(v):
     return str(v).replace("\n", " ").replace("|", "\\|")
 
 
+def _lost(s):
+    im = s.get("impairments") or {}
+    return f"{im.get('lost_to_nic', 0)}, {im.get('lost_to_guest', 0)}" if im else "-"
+
+
 def render_md(results, info):
     """results.md: verdict and totals, then one row per run with its result and, for a run
     that did not pass, the reason."""
@@ -52,26 +57,29 @@ def render_md(results, info):
     for k, label in (("started", "started"), ("seed", "seed"), ("command", "command")):
         if info.get(k) not in (None, ""):
             meta.append(f"{label} `{info[k]}`")
+    im = info.get("impairments") or {}
+    if any(im.values()):
+        meta.append("wire impairments each direction: " + ", ".join(f"{k} {v:g}" for k, v in im.items()))
     times = info.get("times") or {}
     if times:
         meta.append(", ".join(f"{k[:-2]} {v:.1f} s" for k, v in times.items() if k.endswith("_s")))
     if meta:
         out += ["; ".join(meta), ""]
-    out.append("| run | tool | op | size | MTU | initiator | iters | frames | rxe retransmits | sim us "
-               "| guest s | wall s | result | reason | note |")
-    out.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|")
+    out.append("| run | tool | op | size | MTU | initiator | iters | frames | lost (to srnic, to guest) | "
+               "rxe retransmits | sim us | guest s | wall s | result | reason | note |")
+    out.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
     for r in results:
         s = r.get("srnic") or {}
         st = status(r)
         out.append(f"| {_cell(r['name'])} | {r['tool']} | {r['op']} | {r['size']} | {r['mtu']} | "
-                   f"{r['initiator']} | {r['iters']} | {r['frames']} | {r['rxe_retransmits']} | "
+                   f"{r['initiator']} | {r['iters']} | {r['frames']} | {_lost(s)} | {r['rxe_retransmits']} | "
                    f"{s.get('sim_us', 0):.0f} | {s.get('guest_run_s', 0):.2f} | {r['wall_s']:.1f} | "
                    f"{'PASS' if st == 'pass' else st.upper()} | "
                    f"{_cell(r.get('why', '')) if st != 'pass' else ''} | {_cell(r.get('note', ''))} |")
     total = f"{t['passed']} PASS, {t['failed']} FAIL, {t['errors']} ERROR"
     if t["not_run"]:
         total += f", {t['not_run']} not run"
-    out.append(f"| total | | | | | | | | | | | | {total} | | |")
+    out.append(f"| total | | | | | | | | | | | | | {total} | | |")
     return "\n".join(out) + "\n"
 
 

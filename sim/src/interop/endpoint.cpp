@@ -103,7 +103,7 @@ void Endpoint::connect(const RemoteQp& r, uint32_t mtu, uint8_t dest_rd_atomic, 
                      sw::QpAttrMask::MinRnrTimer);
   a.qp_state = sw::QpState::Rts;
   a.sq_psn = psn_;
-  a.timeout = 14;
+  a.timeout = uint8_t(node_.config().qp_timeout);
   a.retry_cnt = 7;
   a.rnr_retry = 7;
   a.max_rd_atomic = rd_atomic;

@@ -71,6 +71,15 @@ int main(int argc, char** argv) {
   app.add_option("--guest-mac", guest_mac, "guest NIC MAC")->capture_default_str();
   app.add_option("--guest-ip", guest_ip, "guest IPv4 address")->capture_default_str();
   app.add_option("--pcap", nc.pcap, "write the frames of the simulated wire to this pcap");
+  const auto prob = CLI::Range(0.0, 0.5);
+  app.add_option("--loss", nc.loss, "probability that the wire loses a frame, each direction (0..0.5)")
+      ->check(prob)->capture_default_str();
+  app.add_option("--reorder", nc.reorder, "probability that the wire holds a frame back (reordering), each direction")
+      ->check(prob)->capture_default_str();
+  app.add_option("--dup", nc.dup, "probability that the wire delivers a frame twice, each direction")
+      ->check(prob)->capture_default_str();
+  app.add_option("--qp-timeout", nc.qp_timeout, "srnic QPs' local ACK timeout attribute, 4.096 us x 2^T")
+      ->check(CLI::Range(1, 31))->capture_default_str();
   app.add_option("--quiet-ns", nc.quiet_ns, "simulated ns without bus or wire activity before the guest runs again")
       ->capture_default_str();
   app.add_flag("-v,--verbose", nc.verbose, "log progress to stderr");
@@ -118,6 +127,10 @@ int main(int argc, char** argv) {
                                {"frames_from_nic", st.from_nic},
                                {"arp_replies", st.arp_replies},
                                {"dropped", st.dropped},
+                               {"impairments", {{"loss", nc.loss}, {"reorder", nc.reorder}, {"dup", nc.dup},
+                                                {"lost_to_nic", st.lost[0]}, {"lost_to_guest", st.lost[1]},
+                                                {"reordered", st.reordered[0] + st.reordered[1]},
+                                                {"duplicated", st.duplicated[0] + st.duplicated[1]}}},
                                {"qmp_stops", st.stops},
                                {"guest_run_s", st.guest_run_s},
                                {"sim_us", st.sim_us},

@@ -53,6 +53,14 @@ Node::Node(const NodeConfig& cfg) : cfg_(cfg), t0_(wall_s()) {
   wc.clock_mhz = cfg.clock_mhz;
   wc.seed = cfg.seed;
   wc.pcap = cfg.pcap;
+  if (cfg.loss > 0 || cfg.reorder > 0 || cfg.dup > 0) {
+    Impairments im;
+    im.loss = cfg.loss;
+    im.reorder = cfg.reorder;
+    im.reorder_delay_ns = cfg.reorder_delay_ns;
+    im.dup = cfg.dup;
+    wc.link.impair_both(im);
+  }
   world_ = std::make_unique<World>(wc);
   sock_ = std::make_unique<FrameSocket>(cfg.sock);
   if (!cfg.qmp.empty()) qmp_ = std::make_unique<Qmp>(cfg.qmp, 30, sock_->fd(), [this] { drain_socket(); });
@@ -218,6 +226,12 @@ NodeStats Node::stats() const {
   if (qmp_) {
     s.stops = qmp_->stops();
     s.guest_run_s = qmp_->run_s();
+  }
+  for (int d = 0; d < 2; ++d) {  // side 1 is the guest's port: its frames go to the NIC
+    const LinkStats& ls = world_->link(0).stats(d == 0 ? 1 : 0);
+    s.lost[d] = ls.lost;
+    s.reordered[d] = ls.reordered;
+    s.duplicated[d] = ls.duplicated;
   }
   s.sim_us = world_->now_ns() / 1000.0;
   s.cycles = world_->cycle();

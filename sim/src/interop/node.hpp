@@ -48,12 +48,22 @@ struct NodeConfig {
   uint64_t seed = 1;
   double clock_mhz = 300;
   double quiet_ns = 10000;   // World idle this long => the NIC is done with what it got
+  // Impairments of the simulated wire between the guest's port and the NIC, the same in both
+  // directions (Link: seeded from `seed`): random loss, reordering (a frame held back
+  // reorder_delay_ns), duplication. ARP is answered before the wire and never impaired.
+  double loss = 0, reorder = 0, dup = 0;
+  double reorder_delay_ns = 2000;
+  // srnic QPs' local ACK timeout attribute (4.096 us x 2^T of simulated time). perftest's 14
+  // (67 ms) is about 20M cycles, minutes of wall time here: an impaired wire needs less.
+  unsigned qp_timeout = 14;
   bool verbose = false;
 };
 
 struct NodeStats {
   uint64_t to_nic = 0, from_nic = 0;   // frames into / out of the NIC
   uint64_t arp_replies = 0, dropped = 0;
+  // what the impaired wire did: [0] to the NIC (frames the guest sent), [1] to the guest
+  uint64_t lost[2] = {0, 0}, reordered[2] = {0, 0}, duplicated[2] = {0, 0};
   uint64_t stops = 0;                   // QMP stop commands
   double guest_run_s = 0;               // wall time the guest ran while connected
   double sim_us = 0;                    // simulated time
