@@ -44,6 +44,14 @@ def expected_completions(args):
     return n
 
 
+def take_flag(args, name):
+    """Whether name is in args; removes it (the flags this runner reads are not srnic-sim's)."""
+    if name not in args:
+        return False
+    args.remove(name)
+    return True
+
+
 def size_list(spec):
     out = []
     for item in spec.split(","):
@@ -144,18 +152,8 @@ def main():
         return 2
     sim, args = sys.argv[1], sys.argv[2:]
     sizes = None
-    recovery = "--expect-recovery" in args
-    if recovery:
-        args.remove("--expect-recovery")
-    cache = "--expect-cache" in args
-    if cache:
-        args.remove("--expect-cache")
-    window = "--expect-window" in args
-    if window:
-        args.remove("--expect-window")
-    weir = "--expect-weir" in args
+    recovery, cache, window, weir = (take_flag(args, "--expect-" + f) for f in ("recovery", "cache", "window", "weir"))
     if weir:
-        args.remove("--expect-weir")
         args.append("--weir")
     if "--sizes" in args:
         i = args.index("--sizes")

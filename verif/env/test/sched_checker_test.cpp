@@ -100,6 +100,11 @@ class Bench {
 
   // Posts WQE `idx` (the host writes the ring; the checker only sees what the NIC reads).
   void post(uint64_t idx, const Wqe& w) { ring_[idx] = w; }
+  // n 100-byte WRITEs (one packet each) posted from index 0 and rung at cycle 1000
+  void post_writes(uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) post(i, Wqe{abi::WR_WRITE, 100, 0x1000 * (i + 1)});
+    doorbell(uint16_t(n), 1000);
+  }
   // The NIC reads WQEs [first, first + n) with the AR at `cycle`.
   void read(uint64_t first, uint32_t n, uint64_t cycle) {
     agents::Axi4ReadTxn t;
@@ -469,8 +474,7 @@ TEST(SchedChecker, PacketBeyondTheWindowIsReported) {
   cfg.tx_window = 2;
   for (int answered : {0, 1}) {
     Bench b(16, kPsn, cfg);
-    for (uint64_t i = 0; i < 3; ++i) b.post(i, write(100, 0x1000 * (i + 1)));
-    b.doorbell(3, 1000);
+    b.post_writes(3);
     b.read(0, 3, 1100);
     uint32_t psn = b.send(0, kPsn, 1200);
     psn = b.send(1, psn, 1300);
@@ -491,8 +495,7 @@ TEST(SchedChecker, WindowFollowsTheCsrAndZeroMeansNoCap) {
     b.modify(abi::QPS_INIT, kPsn);
     b.modify(abi::QPS_RTR, kPsn);
     b.modify(abi::QPS_RTS, kPsn);
-    for (uint64_t i = 0; i < 6; ++i) b.post(i, write(100, 0x1000 * (i + 1)));
-    b.doorbell(6, 1000);
+    b.post_writes(6);
     b.read(0, 6, 1100);
     uint32_t psn = kPsn;
     for (uint64_t i = 0; i < 6; ++i) psn = b.send(i, psn, 1200 + 10 * i);
@@ -509,8 +512,7 @@ TEST(SchedChecker, FullWindowStopsTheClock) {
     SchedCheckConfig cfg;
     cfg.tx_window = w;
     Bench b(16, kPsn, cfg);
-    for (uint64_t i = 0; i < 3; ++i) b.post(i, write(100, 0x1000 * (i + 1)));
-    b.doorbell(3, 1000);
+    b.post_writes(3);
     b.read(0, 2, 1100);
     uint32_t psn = b.send(0, kPsn, 1200);
     psn = b.send(1, psn, 1300);
