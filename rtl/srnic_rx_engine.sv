@@ -363,6 +363,21 @@ module srnic_rx_engine #(
                                                           : (m.pay_len == mtu_b && wr_resid > {19'd0, mtu_b}))) :
                           m.pay_len == 13'd0;
   wire        rcv_fits  = {19'd0, m.pay_len} + s.m_done <= s.m_len;
+  // The opcode alone fits the position (a response with another opcode belongs to another
+  // request for this PSN: a READ sent again from its first PSN after a partial re-read began).
+  // The first PSN of a READ may also be answered as the continuation of an earlier READ that
+  // covered it: a partial re-read (requested from the first missing response) is answered
+  // with FIRST/ONLY by a responder that runs it as a new READ (srnic) and with MIDDLE/LAST by
+  // one that replays the original READ from that PSN (Linux rxe). Either carries the bytes of
+  // that PSN: a PSN always stands for the same part of the same WQE (resends regenerate
+  // them), and the length is checked against the position all the same.
+  function automatic logic op_fits(input logic [7:0] opc, input logic [23:0] psn,
+                                   input logic [23:0] first, input logic [23:0] last);
+    if (psn == first && psn == last) op_fits = opc == srnic_pkg::OP_READ_RESP_ONLY || opc == srnic_pkg::OP_READ_RESP_LAST;
+    else if (psn == first)           op_fits = opc == srnic_pkg::OP_READ_RESP_FIRST || opc == srnic_pkg::OP_READ_RESP_MIDDLE;
+    else if (psn == last)            op_fits = opc == srnic_pkg::OP_READ_RESP_LAST;
+    else                             op_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE;
+  endfunction
   // A READ response fits its READ [first, last] (path MTU, last response length) when its
   // opcode is the one its PSN's position calls for and its payload has the exact length.
   function automatic logic rsp_fits(input logic [7:0] opc, input logic [23:0] psn,
@@ -372,8 +387,8 @@ module srnic_rx_engine #(
     logic at_first, at_last;
     at_first = psn == first;
     at_last  = psn == last;
-    if (at_first && at_last) rsp_fits = opc == srnic_pkg::OP_READ_RESP_ONLY && plen == llen;
-    else if (at_first)       rsp_fits = opc == srnic_pkg::OP_READ_RESP_FIRST && plen == srnic_pkg::mtu_bytes(mtu);
+    if (at_first && at_last) rsp_fits = op_fits(opc, psn, first, last) && plen == llen;
+    else if (at_first)       rsp_fits = op_fits(opc, psn, first, last) && plen == srnic_pkg::mtu_bytes(mtu);
     else if (at_last)        rsp_fits = opc == srnic_pkg::OP_READ_RESP_LAST && plen == llen;
     else                     rsp_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE && plen == srnic_pkg::mtu_bytes(mtu);
   endfunction
@@ -386,15 +401,6 @@ module srnic_rx_engine #(
   wire [12:0] rd_llen  = rdc_rx_last_len;
   wire rsp_ok_cur = rsp_fits(op, m.psn, rd_first, rd_last, rd_mtu, rd_llen, m.pay_len);
   wire rsp_ok_lk  = rsp_fits(op, m.psn, rdc_lk_first, rdc_lk_last, rdc_lk_mtu, rdc_lk_last_len, m.pay_len);
-  // the opcode alone fits the position (a response with another opcode belongs to another
-  // request for this PSN: the READ before a partial re-read, or the other way round)
-  function automatic logic op_fits(input logic [7:0] opc, input logic [23:0] psn,
-                                   input logic [23:0] first, input logic [23:0] last);
-    if (psn == first && psn == last) op_fits = opc == srnic_pkg::OP_READ_RESP_ONLY;
-    else if (psn == first)           op_fits = opc == srnic_pkg::OP_READ_RESP_FIRST;
-    else if (psn == last)            op_fits = opc == srnic_pkg::OP_READ_RESP_LAST;
-    else                             op_fits = opc == srnic_pkg::OP_READ_RESP_MIDDLE;
-  endfunction
   wire op_ok_cur = op_fits(op, m.psn, rd_first, rd_last);
   wire op_ok_lk  = op_fits(op, m.psn, rdc_lk_first, rdc_lk_last);
   // an ACK or NAK beyond a READ that is not complete (implied NAK): the one in progress (resend

@@ -6,15 +6,19 @@
 # Steps 2 and 3 are skipped with a message when scapy or tshark is missing.
 #
 # usage: tools/check_pcap.sh [--mtu N] [--op write|read|send] [--qpns Q,Q,...]
-#                            [--psns QPN:PSN,...] [--frames N] [--roce-pcap-check PATH] FILE.pcap
+#                            [--psns QPN:PSN,...] [--frames N] [--allow-retransmit]
+#                            [--roce-pcap-check PATH] FILE.pcap
 #   --qpns    destination QPNs that may appear (default: any)
 #   --psns    first request PSN expected per destination QPN
 #   --frames  exact number of frames expected in the file
+#   --allow-retransmit  a lossy wire: go-back-N may move a flow's PSN back (requests resent,
+#             READs re-requested from a later PSN, ACKs answering duplicates); still checked:
+#             decoding, ICRC, lengths, opcode sequences, and that PSNs never jump forward
 # Exit status 0 all checks passed, 1 a check failed, 2 usage error.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-mtu=4096 op="" qpns="" psns="" frames="" checker=""
+mtu=4096 op="" qpns="" psns="" frames="" checker="" retrans=""
 while [[ $# -gt 1 ]]; do
   case "$1" in
     --mtu) mtu=$2; shift 2 ;;
@@ -23,6 +27,7 @@ while [[ $# -gt 1 ]]; do
     --psns) psns=$2; shift 2 ;;
     --frames) frames=$2; shift 2 ;;
     --roce-pcap-check) checker=$2; shift 2 ;;
+    --allow-retransmit) retrans=1; shift ;;
     *) echo "check_pcap.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -37,8 +42,8 @@ fi
 [[ -x "$checker" ]] || { echo "check_pcap.sh: roce-pcap-check not found (build it or pass --roce-pcap-check)" >&2; exit 2; }
 
 fail=0
-echo "== roce-pcap-check --mtu $mtu $pcap"
-"$checker" --mtu "$mtu" "$pcap" || fail=1
+echo "== roce-pcap-check --mtu $mtu ${retrans:+--allow-retransmit }$pcap"
+"$checker" --mtu "$mtu" ${retrans:+--allow-retransmit} "$pcap" || fail=1
 
 if /usr/bin/python3 -c "import scapy.contrib.roce" 2>/dev/null; then
   echo "== scapy ICRC"
@@ -50,13 +55,21 @@ fi
 if command -v tshark >/dev/null 2>&1; then
   echo "== tshark decode"
   err=$(mktemp)
-  trap 'rm -f "$err"' EXIT
+  trap 'rm -f "$err" "$err.fields"' EXIT
   fields=$(tshark -r "$pcap" --disable-protocol rpcordma -T fields -e frame.number -e infiniband.bth.opcode \
              -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.reth.dmalen 2>"$err") || {
     echo "tshark failed: $(cat "$err")"; exit 1; }
-  TSHARK_FIELDS="$fields" /usr/bin/python3 - "$op" "$mtu" "$qpns" "$psns" "$frames" <<'EOF' || fail=1
-import os, sys
+  # the fields go through a file: a large capture's fields exceed the limit of one argument or
+  # environment string
+  printf '%s\n' "$fields" > "$err.fields"
+  /usr/bin/python3 - "$op" "$mtu" "$qpns" "$psns" "$frames" "$retrans" "$err.fields" <<'EOF' || fail=1
+import sys
 op, mtu, qpns, psns, frames = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+retrans = sys.argv[6] == "1"
+with open(sys.argv[7]) as fh:
+    field_lines = fh.read().splitlines()
+def back(psn, ref):  # psn lies before ref (24-bit serial order)
+    return psn != ref and ((ref - psn) & 0xFFFFFF) < (1 << 23)
 allowed = {"write": {6, 7, 8, 10, 17}, "send": {0, 1, 2, 4, 17}, "read": {12, 13, 14, 15, 16, 17}}.get(op)
 qpn_set = {int(q, 0) for q in qpns.split(",")} if qpns else None
 first_psn = {int(k, 0): int(v, 0) for k, v in (x.split(":") for x in psns.split(","))} if psns else {}
@@ -68,7 +81,7 @@ def bad(msg):
     if len(problems) < 10:
         print("  " + msg)
     problems.append(msg)
-for line in os.environ["TSHARK_FIELDS"].splitlines():
+for line in field_lines:
     if not line.strip():
         continue
     n += 1
@@ -86,7 +99,7 @@ for line in os.environ["TSHARK_FIELDS"].splitlines():
         if dqp not in next_req:
             if dqp in first_psn and psn != first_psn[dqp]:
                 bad(f"frame {no}: first request PSN to QP {dqp:#x} is {psn}, expected {first_psn[dqp]}")
-        elif psn != next_req[dqp]:
+        elif psn != next_req[dqp] and not (retrans and back(psn, next_req[dqp])):
             bad(f"frame {no}: request PSN {psn} to QP {dqp:#x}, expected {next_req[dqp]}")
         step = 1
         if opc == 12:
@@ -98,7 +111,9 @@ for line in os.environ["TSHARK_FIELDS"].splitlines():
         prev = last_resp.get(dqp)
         if prev is not None:
             d = (psn - prev) & 0xFFFFFF
-            if opc in (14, 15) and d != 1:
+            if retrans and (d == 0 or d >= 1 << 23):
+                pass  # a response again (a duplicate answered, a READ re-requested)
+            elif opc in (14, 15) and d != 1:
                 bad(f"frame {no}: READ response PSN {psn} to QP {dqp:#x} after {prev}")
             elif d >= 1 << 23:
                 bad(f"frame {no}: response PSN {psn} to QP {dqp:#x} goes back from {prev}")

@@ -1057,10 +1057,13 @@ class RxEngBench : public ::testing::Test {
 
   // The opcode a READ response at psn must carry (first, middle..., last; only), and with it
   // the exact payload length.
+  // A READ's first PSN may be answered as the start of a READ (FIRST/ONLY) or as the
+  // continuation of an earlier READ that covered it (MIDDLE/LAST: a responder replaying the
+  // original READ for a partial re-read, as Linux rxe does).
   static bool op_fits(uint8_t op, uint32_t psn, uint32_t first, uint32_t last) {
     const bool f = psn == first, l = psn == last;
-    if (f && l) return op == kRespOnly;
-    if (f) return op == kRespFirst;
+    if (f && l) return op == kRespOnly || op == kRespLast;
+    if (f) return op == kRespFirst || op == kRespMiddle;
     if (l) return op == kRespLast;
     return op == kRespMiddle;
   }
@@ -2591,9 +2594,10 @@ TEST_F(RxEngBench, ImpliedNakAndNaksBeyondReads) {
 }
 
 // READ responses: a gap starts an episode from the first missing response (the rest is
-// dropped); a partial re-read (a new READ context from that PSN) drops a response whose
-// opcode belongs to the old READ as stale, at its lookup and in progress, and fails with
-// BAD_RESP_ERR on the right opcode with a wrong length. A READ's first response missing
+// dropped); a partial re-read (a new READ context from that PSN) takes the old READ's MIDDLE
+// at its first PSN (the same bytes; a responder replaying the original READ answers so), then
+// drops the re-read's own FIRST there as a duplicate, drops a response whose opcode fits no
+// READ's position as stale, and fails with BAD_RESP_ERR on the right opcode with a wrong length. A READ's first response missing
 // (its lookup finds the READ, not at its first PSN): an episode from its first PSN; a later
 // READ's response while one is unfinished: from the unfinished one's first missing PSN.
 TEST_F(RxEngBench, ReadResponseEpisodesAndStaleResponses) {
@@ -2611,16 +2615,16 @@ TEST_F(RxEngBench, ReadResponseEpisodesAndStaleResponses) {
   drain();
   note(q, true);
   ASSERT_EQ(rdc_alloc(q, 0x102, 0x104, 0x10400, 40), 0);  // the re-read of the rest
-  queue(make(q, kRespMiddle, 0x102, 512));  // the old READ's: stale at the lookup
-  queue(make(q, kRespFirst, 0x102, 512));   // placed at 0x10400
+  queue(make(q, kRespMiddle, 0x102, 512));  // the old READ's: placed at 0x10400
+  queue(make(q, kRespFirst, 0x102, 512));   // the re-read's own: a duplicate now, dropped
   queue(make(q, kRespOnly, 0x103, 512));    // another request's opcode: stale
   queue(make(q, kRespMiddle, 0x103, 100));  // MIDDLE with 100 bytes: the READ fails
   queue(make(q, kRespLast, 0x104, 40));     // dropped: the QP failed
   drain();
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(w_bytes, 1536u);
-  EXPECT_EQ(n_lk, 3u);
-  EXPECT_EQ(stats.stale, 2u);
+  EXPECT_EQ(n_lk, 2u);
+  EXPECT_EQ(stats.stale, 1u);
   EXPECT_TRUE(st[q].err);
   EXPECT_FALSE(rdc[0].valid);
   ASSERT_EQ(rdc_alloc(q2, 0x200, 0x202, 0x20000, 10), 0);
@@ -2646,9 +2650,58 @@ TEST_F(RxEngBench, ReadResponseEpisodesAndStaleResponses) {
   expect_retry(3, q2, kRtImplied, 0x211);
   expect_cev(4, kCevNak, q3, 0x300, kWcBadRespErr);
   EXPECT_EQ(w_bytes, 1536u + 512u);
-  EXPECT_EQ(stats.stale, 3u);
+  EXPECT_EQ(stats.stale, 2u);
   EXPECT_FALSE(rdc[0].valid) << "the failed READ's context is freed";
   EXPECT_EQ(act_cnt.psn_err, 0u);
+}
+
+// A partial re-read answered the way Linux rxe answers it: the responder replays the original
+// READ from the requested PSN, so the re-read's responses are MIDDLE ... LAST (LAST alone for a
+// re-read of the last response). Every byte lands at its offset and the READ completes; the
+// same re-read answered as a new READ (FIRST ... LAST, srnic's responder) does too.
+TEST_F(RxEngBench, PartialReReadAnsweredAsContinuation) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 7, q2 = 8;
+  for (uint32_t x : {q, q2}) bring_up(x, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x1000);
+  ASSERT_FALSE(HasFatalFailure());
+  for (const bool replay : {true, false}) {
+    const uint32_t x = replay ? q : q2;
+    const uint64_t pa = replay ? 0x10000 : 0x50000;
+    ASSERT_EQ(rdc_alloc(x, 0x100, 0x104, pa, 40), 0);
+    queue(make(x, kRespFirst, 0x100, 512));
+    queue(make(x, kRespMiddle, 0x101, 512));
+    queue(make(x, kRespMiddle, 0x103, 512));  // 0x102 lost: an episode from 0x102
+    drain();
+    note(x, true);
+    ASSERT_EQ(rdc_alloc(x, 0x102, 0x104, pa + 1024, 40), 0);  // the re-read of the rest
+    queue(make(x, replay ? kRespMiddle : kRespFirst, 0x102, 512));
+    queue(make(x, kRespMiddle, 0x103, 512));
+    queue(make(x, kRespLast, 0x104, 40));
+    drain();
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  // a one-response re-read (only the last response lost) answered with LAST
+  ASSERT_EQ(rdc_alloc(q, 0x105, 0x106, 0x20000, 7), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x107, 0x107, 0x30000, 10), 1);
+  queue(make(q, kRespFirst, 0x105, 512));
+  queue(make(q, kRespOnly, 0x107, 10));  // the next READ's: 0x106 lost, an episode from 0x106
+  drain();
+  note(q, true);
+  ASSERT_EQ(rdc_alloc(q, 0x106, 0x106, 0x20200, 7), 0);
+  ASSERT_EQ(rdc_alloc(q, 0x107, 0x107, 0x30000, 10), 1);
+  queue(make(q, kRespLast, 0x106, 7));
+  queue(make(q, kRespOnly, 0x107, 10));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(stats.stale, 0u);
+  EXPECT_EQ(w_bytes, 2u * (4u * 512u + 40u) + 512u + 7u + 10u);
+  EXPECT_FALSE(st[q].err);
+  EXPECT_FALSE(st[q2].err);
+  size_t done = 0;
+  for (size_t i = 0; i < cev_log.size(); ++i) done += cev_log[i].kind == kCevReadDone;
+  EXPECT_EQ(done, 4u) << "every READ completes";
 }
 
 // Local ACK timeouts: an episode from the next send PSN (a READ in progress is forgotten; its

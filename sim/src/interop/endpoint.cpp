@@ -129,6 +129,7 @@ void Endpoint::post_send(sw::WrOpcode op, uint64_t wr_id, uint64_t laddr, uint32
   w.imm_data = imm;
   if (int e = qp_->post_send(&w))
     throw std::runtime_error("post_send " + std::string(sw::to_string(op)) + " failed, errno " + std::to_string(e));
+  node_.add_outstanding(1);
 }
 
 void Endpoint::post_recv(uint64_t wr_id, uint64_t laddr, uint32_t len) {
@@ -157,6 +158,7 @@ void Endpoint::poll() {
         if (c.qp_num != qp_->qp_num())
           throw std::runtime_error("completion for QPN " + std::to_string(c.qp_num) + ", expected " +
                                    std::to_string(qp_->qp_num()));
+        if (cq == scq_.get()) node_.add_outstanding(-1);
         (cq == scq_.get() ? sends : recvs).push_back(c);
       }
     }

@@ -65,7 +65,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
   app.add_option("--seed", pc.seed, "seed of PSNs and payload patterns")->capture_default_str();
-  app.add_option("--timeout", pc.timeout_s, "wall-clock seconds allowed for each wait")->capture_default_str();
+  app.add_option("--timeout", pc.timeout_s, "guest seconds (time the guest ran) allowed for each wait")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  double sim_timeout_ms = nc.sim_timeout_ns / 1e6;
+  app.add_option("--sim-timeout", sim_timeout_ms, "simulated milliseconds allowed for each wait")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--ready-file", pc.ready_file,
+                 "write this file once the guest tool may start (server: srnic listens)");
   app.add_option("--mac", mac, "srnic MAC")->capture_default_str();
   app.add_option("--ip", ip, "srnic IPv4 address")->capture_default_str();
   app.add_option("--guest-mac", guest_mac, "guest NIC MAC")->capture_default_str();
@@ -88,6 +94,7 @@ int main(int argc, char** argv) {
     nc.mac = parse_mac(mac);
     nc.guest_mac = parse_mac(guest_mac);
     nc.ip = parse_ip(ip);
+    nc.sim_timeout_ns = sim_timeout_ms * 1e6;
     nc.guest_ip = parse_ip(guest_ip);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) ? 2 : 0;
@@ -132,6 +139,7 @@ int main(int argc, char** argv) {
                                                 {"reordered", st.reordered[0] + st.reordered[1]},
                                                 {"duplicated", st.duplicated[0] + st.duplicated[1]}}},
                                {"qmp_stops", st.stops},
+                               {"idle_rounds", st.idle_rounds},
                                {"guest_run_s", st.guest_run_s},
                                {"sim_us", st.sim_us},
                                {"sim_cycles", st.cycles},

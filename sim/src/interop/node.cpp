@@ -60,6 +60,9 @@ Node::Node(const NodeConfig& cfg) : cfg_(cfg), t0_(wall_s()) {
     im.reorder_delay_ns = cfg.reorder_delay_ns;
     im.dup = cfg.dup;
     wc.link.impair_both(im);
+    // The pcap shows what each side sent, lost frames included; the side file
+    // (<pcap>.impair.csv) says what the wire did to them.
+    wc.link.pcap_lost = true;
   }
   world_ = std::make_unique<World>(wc);
   sock_ = std::make_unique<FrameSocket>(cfg.sock);
@@ -195,22 +198,40 @@ void Node::step_burst() {
   active_ = world_->now_ns() - quiet_since_ns_ < cfg_.quiet_ns;
 }
 
+double Node::guest_s() const { return qmp_ ? qmp_->run_s() : wall_s() - t0_; }
+
+// The NIC's timers run only while the World steps: give it idle_slice_ns of simulated time
+// (the guest stopped), returning early when it starts to work (a resend leaves).
+void Node::idle_round() {
+  ++st_.idle_rounds;
+  const double until = world_->now_ns() + cfg_.idle_slice_ns;
+  while (world_->now_ns() < until && world_->idle() && inq_.empty()) step_burst();
+}
+
 void Node::run_until(const std::function<bool()>& done, double timeout_s, const std::string& what) {
-  const double deadline = wall_s() + timeout_s;
+  const double g0 = guest_s(), s0 = world_->now_ns();
   for (;;) {
     pump_guest();
     pump_nic();
     sock_->flush();
     if (done()) return;
-    if (wall_s() > deadline)
-      throw std::runtime_error("timeout after " + std::to_string(int(timeout_s)) + " s waiting for " + what);
+    const double g = guest_s() - g0, s = world_->now_ns() - s0;
+    if (g > timeout_s || s > cfg_.sim_timeout_ns) {
+      char b[160];
+      std::snprintf(b, sizeof b, "timeout after %.1f s of guest time and %.3f ms of simulated time waiting for ", g,
+                    s / 1e6);
+      throw std::runtime_error(b + what);
+    }
     if (active_ || !world_->idle() || world_->now_ns() - quiet_since_ns_ < cfg_.quiet_ns) {
       step_burst();
       continue;
     }
     // The NIC is done with everything it got: the guest's turn.
     if (qmp_) qmp_->cont();
+    const uint64_t before = sock_->frames_in();
     wait_socket();
+    drain_socket();
+    if (outstanding_ > 0 && sock_->frames_in() == before && inq_.empty()) idle_round();
   }
 }
 

@@ -13,6 +13,16 @@
 // simulated time and every NIC frame has been handed to qemu, the guest is resumed and the
 // node blocks on the socket. Simulated time advances only while the NIC works, guest time only
 // while the guest works: each side sees the other answer without delay of its own clock.
+// One exception keeps srnic's own timers alive: while srnic has send work outstanding (its
+// local ACK and RNR timers may be armed; an idle bus says nothing about them) and the guest
+// gave no frame during a wait slice, the NIC also gets idle_slice_ns of simulated time. Without
+// it a lost frame whose recovery is srnic's timer would leave both sides waiting forever. In
+// those idle rounds the guest gets kWaitMs of its time per idle_slice_ns of the NIC's.
+//
+// Waits (run_until) are bounded in the two clocks of the run, never in wall time: a wait fails
+// after timeout_s of guest time (the time the guest ran while the wait lasted; wall time when
+// there is no QMP) or sim_timeout_ns of simulated time, so a loaded machine slows a run down
+// but does not fail it.
 //
 // No frame loss: qemu's -netdev stream is a unix stream socket, whose writer waits instead of
 // dropping, but qemu drops ("purges") the frames it still holds for the guest's NIC when the
@@ -56,6 +66,8 @@ struct NodeConfig {
   // srnic QPs' local ACK timeout attribute (4.096 us x 2^T of simulated time). perftest's 14
   // (67 ms) is about 20M cycles, minutes of wall time here: an impaired wire needs less.
   unsigned qp_timeout = 14;
+  double sim_timeout_ns = 50e6;    // simulated time one wait may take
+  double idle_slice_ns = 20000;    // simulated time per idle round while sends are outstanding
   bool verbose = false;
 };
 
@@ -65,7 +77,8 @@ struct NodeStats {
   // what the impaired wire did: [0] to the NIC (frames the guest sent), [1] to the guest
   uint64_t lost[2] = {0, 0}, reordered[2] = {0, 0}, duplicated[2] = {0, 0};
   uint64_t stops = 0;                   // QMP stop commands
-  double guest_run_s = 0;               // wall time the guest ran while connected
+  uint64_t idle_rounds = 0;             // idle slices given to the NIC for its timers
+  double guest_run_s = 0;               // guest time: wall time the guest ran while connected
   double sim_us = 0;                    // simulated time
   uint64_t cycles = 0;
   double step_wall_s = 0;               // wall time spent stepping the World
@@ -81,8 +94,13 @@ class Node {
   const NodeConfig& config() const { return cfg_; }
 
   // Runs the NIC and the guest until done() returns true; throws std::runtime_error naming
-  // `what` after timeout_s of wall time.
+  // `what` after timeout_s of guest time or the configured simulated time (see Time above).
   void run_until(const std::function<bool()>& done, double timeout_s, const std::string& what);
+  // Guest time so far (seconds the guest ran; wall seconds without QMP) and simulated time.
+  double guest_s() const;
+  double sim_ns() const { return world_->now_ns(); }
+  // Send work requests posted to srnic and not completed yet (kept by Endpoint).
+  void add_outstanding(int delta) { outstanding_ += delta; }
   // Runs until the World is quiet and every NIC frame has reached qemu, then resumes the guest.
   void settle(double timeout_s = 60);
   // Stops the guest (before control-path work that steps the simulation).
@@ -100,6 +118,7 @@ class Node {
   void pump_nic();
   void handle_arp(const std::vector<uint8_t>& f);
   void step_burst();
+  void idle_round();
 
   NodeConfig cfg_;
   std::unique_ptr<World> world_;
@@ -112,6 +131,7 @@ class Node {
   double quiet_since_ns_ = 0;
   double tx_free_ns_ = 0;  // when the guest-side port may start its next frame
   bool active_ = false;  // frames or bus traffic since the last quiet point
+  long outstanding_ = 0;
   NodeStats st_;
   double t0_ = 0;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "host_io.hpp"
@@ -21,7 +22,8 @@ struct PeerConfig {
   uint32_t mtu = 1024;
   uint32_t tx_depth = 16;      // perftest -t
   uint64_t seed = 1;
-  double timeout_s = 300;
+  double timeout_s = 60;       // guest time one wait may take (Node::run_until)
+  std::string ready_file;      // written once the guest tool may start (server: we listen)
 };
 
 struct PeerReport {
@@ -45,5 +47,9 @@ std::string oob_read(Node& node, TcpConn& c, size_t n, double timeout_s, const s
 TcpConn oob_connect(Node& node, const PeerConfig& cfg, const std::string& hello, size_t reply_len,
                     std::string& reply);
 TcpConn oob_accept(Node& node, TcpListener& l, double timeout_s);
+// Server side: listens on cfg.port and announces it (announce_ready).
+std::unique_ptr<TcpListener> oob_listen(const PeerConfig& cfg);
+// Writes cfg.ready_file (if set) atomically: the runner starts the guest tool when it appears.
+void announce_ready(const PeerConfig& cfg);
 
 }  // namespace srnic::sim::interop

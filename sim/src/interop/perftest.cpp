@@ -173,7 +173,7 @@ PeerReport run_perftest(Node& node, const PeerConfig& cfg) {
   };
   std::string reply;
   if (server) {
-    lst = std::make_unique<TcpListener>(cfg.port);
+    lst = oob_listen(cfg);
     c = oob_accept(node, *lst, cfg.timeout_s);
     reply = step(ver, 16, "the version");
   } else {

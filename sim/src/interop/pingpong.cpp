@@ -78,7 +78,7 @@ PeerReport run_pingpong(Node& node, const PeerConfig& cfg) {
     c.write_all("done", 5);
     ep.connect(peer, cfg.mtu, 1, 1);
   } else {
-    lst = std::make_unique<TcpListener>(cfg.port);
+    lst = oob_listen(cfg);
     c = oob_accept(node, *lst, cfg.timeout_s);
     peer = parse_msg(oob_read(node, c, kMsgLen, cfg.timeout_s, "the rc_pingpong client's QP message"));
     ep.connect(peer, cfg.mtu, 1, 1);

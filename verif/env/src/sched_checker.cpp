@@ -124,7 +124,8 @@ void SchedChecker::violation(uint32_t h, uint32_t qpn, Qp& q, const char* id, co
 
 uint64_t SchedChecker::paused_at(const Qp& q, uint64_t t) {
   if (!q.stall_open) return q.paused;
-  const uint64_t end = q.fenced ? t : std::min(t, std::max(q.rnr_until, q.stall_since));
+  // a fence or a full window lasts until an event closes it; an RNR wait ends on its own
+  const uint64_t end = (q.fenced || q.win_full) ? t : std::min(t, std::max(q.rnr_until, q.stall_since));
   return q.paused + (end > q.stall_since ? end - q.stall_since : 0);
 }
 

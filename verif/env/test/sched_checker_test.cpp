@@ -526,6 +526,31 @@ TEST(SchedChecker, FullWindowStopsTheClock) {
   }
 }
 
+// The same while the window is still full: the periodic poll judges the unread WQE with the
+// stall open (a lost packet waiting for the ACK timer), and the open stall must count as
+// stopped time up to the poll, not only once an answer closes it.
+TEST(SchedChecker, FullWindowStopsTheClockWhileItLasts) {
+  for (uint32_t w : {2u, 0u}) {
+    SchedCheckConfig cfg;
+    cfg.tx_window = w;
+    Bench b(16, kPsn, cfg);
+    b.post_writes(3);
+    b.read(0, 2, 1100);
+    uint32_t psn = b.send(0, kPsn, 1200);
+    psn = b.send(1, psn, 1300);
+    const uint64_t bound = b.chk.wait_bound(0, 1);
+    b.chk.poll(1100 + 3 * bound);  // no answer yet: the window is full all this time
+    EXPECT_EQ(b.errors("SCHED_WAIT"), w ? 0u : 1u) << b.log();
+    b.ack(psn - 1, 1100 + 3 * bound + 100);
+    b.chk.poll(1100 + 3 * bound + 100 + bound / 2);  // open again: the clock runs, within the bound
+    b.read(2, 1, 1100 + 3 * bound + 100 + bound / 2 + 10);
+    b.send(2, psn, 1100 + 3 * bound + 100 + bound / 2 + 20);
+    b.ack(psn, 1100 + 3 * bound + 100 + bound / 2 + 30);
+    b.chk.check();
+    EXPECT_EQ(b.errors("SCHED_WAIT"), w ? 0u : 1u) << b.log();
+  }
+}
+
 TEST(SchedChecker, WqeReadTwiceIsAllowed) {
   Bench b;
   for (uint64_t i = 0; i < 4; ++i) b.post(i, write(100 + uint32_t(i), 0x1000 * (i + 1)));
