@@ -132,6 +132,8 @@ module srnic_comp #(
     logic [23:0] psn;
     logic [2:0]  retry_left;  // retries left in this run of failures (retry_cnt, rnr_retry)
     logic [2:0]  rnr_left;
+    logic        rdr_v;       // the head WQE is a READ placed in order up to rdr (exclusive):
+    logic [23:0] rdr;         // every later episode at it re-reads from rdr, never before
   } cst_t;
   ccfg_t cmd_cfg;
   cst_t  cmd_st;
@@ -334,6 +336,13 @@ module srnic_comp #(
   // first PSN (the RX engine names the first missing response PSN in rt_psn when the READ was
   // partly placed, so then rt_psn lies inside it). A timeout resends the head WQE from its
   // start if anything of it (or after it) was sent: rt_psn is the send path's next PSN.
+  // A READ partly placed is never read again from before its first missing response: the
+  // episode that named that PSN records it (rdr), and every later episode at the same READ,
+  // timeouts included, re-reads from there at the earliest. Its responses are placed in PSN
+  // order, so what lies before rdr is in memory. Without it a timeout (the re-read's own first
+  // response lost) went back to the READ's start: a long READ on a lossy link then never got
+  // through (every attempt lost a response somewhere), and Linux rxe, which narrows its saved
+  // READ to a partial re-read's range, drops a READ from the start after one.
   logic rt_done;                       // this event's episode is answered (walk stage)
   wire  is_rt    = ev.kind == srnic_pkg::CEV_ACKS && ev.has_rt && !rt_done;
   wire  rt_tmo   = ev.rt_kind == srnic_pkg::RT_TIMEOUT;
@@ -353,7 +362,8 @@ module srnic_comp #(
   wire  rt_here  = is_rt && !s.flushing && !at_bad && !w_acked &&
                    (rt_end || (!w_bad && (rt_tmo ? s.psn != ev.rt_psn :
                                           (rt_in || (w_read && srnic_pkg::psn_gt(ev.rt_psn, w_last))))));
-  wire [23:0] rt_to = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
+  wire [23:0] rt_base = (!rt_tmo && rt_in) ? ev.rt_psn : s.psn;
+  wire [23:0] rt_to   = (w_read && s.rdr_v && srnic_pkg::psn_gt(s.rdr, rt_base)) ? s.rdr : rt_base;
   wire [31:0] rt_off = {8'd0, rt_to - s.psn} << srnic_pkg::mtu_log2(c.mtu);
   wire  rt_out   = rt_rnr ? (c.rnr_retry != 3'd7 && s.rnr_left == 3'd0) :
                    (!rt_end && c.retry_cnt != 3'd7 && s.retry_left == 3'd0);
@@ -551,6 +561,7 @@ module srnic_comp #(
               if (rt_here) begin
                 rw_d.apply <= 1'b1; rw_d.ci <= s.ci; rw_d.off <= rt_off; rw_d.psn <= rt_to;
                 rw_d.rnr <= rt_rnr; rw_d.code <= ev.rt_code;
+                if (w_read && rt_to != s.psn) begin s.rdr_v <= 1'b1; s.rdr <= rt_to; end
                 if (rt_rnr) s.rnr_left <= (c.rnr_retry == 3'd7) ? 3'd7 : s.rnr_left - 3'd1;
                 else if (!rt_end) s.retry_left <= (c.retry_cnt == 3'd7) ? 3'd7 : s.retry_left - 3'd1;
               end
@@ -560,6 +571,7 @@ module srnic_comp #(
             if (!w_error) begin s.retry_left <= c.retry_cnt; s.rnr_left <= c.rnr_retry; end
             taken <= taken + RW'(1);
             s.ci  <= s.ci + 16'd1;
+            s.rdr_v <= 1'b0;
             // a refused or flushed WQE sent nothing: it uses no PSNs
             s.psn <= (at_bad || flush) ? s.psn : next_psn;
             if (at_bad) begin s.err_valid <= 1'b0; s.flushing <= 1'b1; end

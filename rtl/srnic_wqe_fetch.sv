@@ -274,10 +274,24 @@ module srnic_wqe_fetch #(
   logic [23:0]   una_rsp;
   logic          wwait_valid, wwait_ready, wk_valid, wk_ready;
   logic [AW-1:0] wk_qpn;
+  // A rewind from PSN p also tells the window that everything before p is done: a NAK
+  // acknowledges what precedes its PSN, a partial re-read starts at the first READ response
+  // not placed, a timeout at the oldest incomplete WQE (or where its READ was placed up to).
+  // Without it a READ longer than the window that lost a response was re-read from a PSN
+  // beyond the window and waited for an acknowledgement that nothing would send. The rewind's
+  // acknowledgement waits in rwa (one; the next rewind waits for it) and takes the window's
+  // port when the RX engine's acknowledgements leave it free.
+  logic          rwa_v;
+  logic [AW-1:0] rwa_qpn;
+  logic [23:0]   rwa_psn;
+  logic          w_ack_ready;
+  wire           rwa_take = rwa_v && !ack_valid && w_ack_ready;
+  assign ack_ready = w_ack_ready;
   srnic_tx_window #(.NUM_QPS(NUM_QPS)) u_win (
     .clk, .rst, .rd_en(rd_req), .rd_qpn, .rd_una(una_rsp),
     .init_valid(st_go), .init_qpn(qp_cmd.qpn[AW-1:0]), .init_psn(qp_cmd.sq_psn), .init_ready(win_init_ready),
-    .ack_valid, .ack_qpn, .ack_psn, .ack_ready,
+    .ack_valid(ack_valid || rwa_v), .ack_qpn(ack_valid ? ack_qpn : rwa_qpn), .ack_psn(ack_valid ? ack_psn : rwa_psn),
+    .ack_ready(w_ack_ready),
     .wait_valid(wwait_valid), .wait_qpn(iss_qpn), .wait_una(a_una), .wait_ready(wwait_ready),
     .kick_valid(wk_valid), .kick_qpn(wk_qpn), .kick_ready(wk_ready), .st_wait(win_wait));
   // the window in packets: tx_window (at most 2^22); 0: no cap (nothing below looks at the room)
@@ -734,8 +748,15 @@ module srnic_wqe_fetch #(
   wire   misc_ok  = a_valid && !p_done;
   wire   rw_wait  = rw_apply && seg_busy_a;   // the QP's planned segments still leave first
   wire   rw_go    = misc_ok && iss_rw && !rw_wait && note_ready && (!rw_park || rnr_ready) &&
-                    (!rw_kick || kick_ready);
-  assign note_valid = misc_ok && iss_rw && !rw_wait && (!rw_park || rnr_ready) && (!rw_kick || kick_ready);
+                    (!rw_kick || kick_ready) && !rwa_v;
+  assign note_valid = misc_ok && iss_rw && !rw_wait && (!rw_park || rnr_ready) && (!rw_kick || kick_ready) &&
+                      !rwa_v;
+  always_ff @(posedge clk) begin
+    if (rst) rwa_v <= 1'b0;
+    else if (rw_go && rw_move) begin
+      rwa_v <= 1'b1; rwa_qpn <= iss_qpn; rwa_psn <= iss_rwd.psn - 24'd1;
+    end else if (rwa_take) rwa_v <= 1'b0;
+  end
   assign note_qpn   = iss_qpn;
   assign rnr_valid  = misc_ok && rw_park && !seg_busy_a && note_ready;
   assign rnr_qpn    = iss_qpn;

@@ -196,6 +196,8 @@ struct Qp {
   // go-back-N: configured retries (7 = no limit) and, in the reference, the retries left
   int retry_cnt = 7, rnr_retry = 7;
   int retry_left = 7, rnr_left = 7;
+  bool rdr_v = false;      // the head READ re-reads from rdr at the earliest (placed before it)
+  uint32_t rdr = 0;
   bool episode = false;    // generator: a retry episode was sent, its answer not yet taken
   bool rnr_wait = false;   // generator: an RNR answer that parks the QP was taken, its end not sent
   bool late = false;       // generator: the failed QP got its late episode
@@ -739,7 +741,8 @@ class CompBench : public ::testing::Test {
         const bool rt_here = rt_act && !s.flushing && !at_bad && !acked &&
                              (end || (!w_bad && (tmo ? s.psn != rt_psn
                                                      : (rt_in || (rd && psn_ge(rt_psn, last) && rt_psn != last)))));
-        const uint32_t rt_to = (!tmo && rt_in) ? rt_psn : s.psn;
+        const uint32_t rt_base = (!tmo && rt_in) ? rt_psn : s.psn;
+        const uint32_t rt_to = (rd && s.rdr_v && psn_ge(s.rdr, rt_base) && s.rdr != rt_base) ? s.rdr : rt_base;
         const bool rt_out = rnr ? (s.rnr_retry != 7 && s.rnr_left == 0)
                                 : (!end && s.retry_cnt != 7 && s.retry_left == 0);
         const bool rt_fail = rt_here && rt_out;
@@ -759,6 +762,10 @@ class CompBench : public ::testing::Test {
           if (rt_act && rt_here) {
             // resend from rt_to: one retry used (none for an RNR wait's end)
             answer(true, s.ci, ((rt_to - s.psn) & kPsnMask) * mtu_bytes(s.mtu), rt_to);
+            if (rd && rt_to != s.psn) {
+              s.rdr_v = true;
+              s.rdr = rt_to;
+            }
             if (rnr) s.rnr_left = s.rnr_retry == 7 ? 7 : s.rnr_left - 1;
             else if (!end) s.retry_left = s.retry_cnt == 7 ? 7 : s.retry_left - 1;
             if (end) {
@@ -780,6 +787,7 @@ class CompBench : public ::testing::Test {
           return;
         }
         if (rt_fail) answer(false, 0, 0, 0);  // no retry left: nothing resent, the QP fails
+        s.rdr_v = false;
         if (!error) {
           s.retry_left = s.retry_cnt;
           s.rnr_left = s.rnr_retry;
@@ -1797,6 +1805,42 @@ TEST_F(CompRetryBench, ImpliedNakPartialAndWholeRead) {
   drain(true);
   expect_cqes({{0, 0}, {1, 0}, {2, 0}, {3, 0}});
   expect_rw(2, 4, 0, w4.first);
+}
+
+// A READ partly placed re-reads from its first missing response, and never again from before
+// it: a timeout after the partial re-read (its first response lost as well) resends from the
+// recorded PSN, not from the READ's start; an implied NAK naming the READ's start (an ACK
+// beyond it) does the same; a later gap moves the point on. Once the READ completes, the
+// next READ at the head starts from its own first PSN again.
+TEST_F(CompRetryBench, PartlyPlacedReadIsNeverReadFromItsStartAgain) {
+  SRNIC_BENCH_TRACE();
+  start(7, 7, uint32_t(rng.below(0x1000000)));
+  const Posted r0 = post(kWrRead, 8 * 256);  // 8 responses
+  const Posted r1 = post(kWrRead, 3 * 256);
+  const uint32_t next = (r1.last + 1) & kPsnMask;
+  retry(kRtImplied, r0.first + 3);
+  drain(true);
+  expect_rw(0, 0, 3 * 256, r0.first + 3);
+  retry(kRtTimeout, next);
+  drain(true);
+  expect_rw(1, 0, 3 * 256, r0.first + 3);
+  retry(kRtImplied, r0.first);
+  drain(true);
+  expect_rw(2, 0, 3 * 256, r0.first + 3);
+  retry(kRtImplied, r0.first + 6);
+  drain(true);
+  expect_rw(3, 0, 6 * 256, r0.first + 6);
+  retry(kRtTimeout, next);
+  drain(true);
+  expect_rw(4, 0, 6 * 256, r0.first + 6);
+  retry(kRtImplied, r1.first, 0, false, 0, true, r0.last);  // R0 done; R1 got nothing
+  drain(true);
+  expect_cqes({{0, 0}});
+  expect_rw(5, 1, 0, r1.first);
+  retry(kRtTimeout, next);
+  drain(true);
+  expect_rw(6, 1, 0, r1.first);
+  ASSERT_EQ(rw_log.size(), 7u);
 }
 
 // Local ACK timeout: the ACK merged with it completes what it covers; the oldest incomplete

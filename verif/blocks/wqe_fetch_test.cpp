@@ -172,6 +172,7 @@ struct Pending {
   uint64_t taken = 0;
   uint16_t ci = 0;  // the WQE the send state moved to
   bool move = false;
+  uint64_t psn_u = 0;  // where it moved to: every PSN before it is done (the window's una)
 };
 // a WQE the reference started in a turn, with the send state before it (what the turn rolls
 // back to when the DUT ends the turn in front of it)
@@ -1143,7 +1144,7 @@ class WqeFetchBench : public ::testing::Test {
         ++(park0 ? unparks : stray_unparks);
       }
       const bool kick = !s.park && (move || (rw.up && park0));
-      pend = Pending{true, rw.up, rw.q, true, kick, applies && rw.rnr, applies, rw.code, c, rw.ci, move};
+      pend = Pending{true, rw.up, rw.q, true, kick, applies && rw.rnr, applies, rw.code, c, rw.ci, move, rw.psn_u};
       if (applies) ++rw_applied;
       ++rw_taken;
     }
@@ -1488,6 +1489,12 @@ class WqeFetchBench : public ::testing::Test {
     if (kick) {
       ++kicks;
       doorbell_kick(pend.q);
+    }
+    // the send state moved to a PSN: everything before it is done, the window's una follows
+    // (the DUT tells srnic_tx_window after the note: it may lag, never lead)
+    if (pend.move && pend.psn_u > s.una_u) {
+      s.una_u = pend.psn_u;
+      s.una_hist.push_back(s.una_u);
     }
     s.rw_open = false;
     ++notes;

@@ -291,13 +291,20 @@ void ProtocolChecker::check_request(Flow& f, const DecodedPacket& p, const std::
     if (cfg_.allow_retransmit && psn_lt(p.bth.psn, f.psn)) {
       ++retransmits_;
       rewound = true;
+    } else if (cfg_.allow_retransmit && !psn_gt(p.bth.psn, f.hi)) {
+      // a resend cut short: an acknowledgement covered the rest of what was being sent again,
+      // so the requester goes on from a PSN it has sent before (never past the furthest one)
+      ++resend_skips_;
+      rewound = true;
     } else {
       report("psn_order", who + ": expected " + hex24(f.psn));
     }
   }
-  f.started = true;
   const uint32_t n = oi.kind == OpKind::ReadRequest ? read_psn_count(p.reth.dma_len, mtu_of(p)) : 1;
-  f.psn = psn_add(p.bth.psn, n);
+  const uint32_t next = psn_add(p.bth.psn, n);
+  if (!f.started || psn_gt(next, f.hi)) f.hi = next;
+  f.started = true;
+  f.psn = next;
   check_sequence(f, p, who, rewound);
 }
 
@@ -382,6 +389,7 @@ void ProtocolChecker::check_sequence(Flow& f, const DecodedPacket& p, const std:
 
 void ProtocolChecker::print_summary(std::ostream& os, size_t max_listed) const {
   os << "frames: " << frames_ << "  violations: " << violations_ << "  retransmits: " << retransmits_;
+  if (resend_skips_) os << "  resends cut short: " << resend_skips_;
   if (forged_) os << "  forged (not checked): " << forged_;
   os << "\n";
   os << "opcodes:\n";

@@ -301,6 +301,33 @@ TEST(Checker, RetransmissionNeedsPermission) {
   EXPECT_EQ(ok.retransmits(), 1u);
 }
 
+// A resend cut short: the requester goes back to the WRITE's FIRST, an ACK covering the whole
+// WRITE arrives, and it goes on with the next message at the PSN after the WRITE (sent before).
+// Going past the furthest PSN ever sent stays a gap, resends or not.
+TEST(Checker, ResendCutShortByAnAcknowledgement) {
+  Conv c;
+  c.write(3 * kMtu);  // FIRST, MIDDLE, LAST
+  c.frames.push_back(c.frames[0]);  // resent from FIRST ...
+  c.frames.push_back(c.frames[1]);  // ... and MIDDLE, then the next message
+  c.write(8);
+  EXPECT_GE(run(c.frames).violation_count(), 1u);
+  const ProtocolChecker ok = run(c.frames, true);
+  std::ostringstream os;
+  ok.print_summary(os);
+  EXPECT_EQ(ok.violation_count(), 0u) << os.str();
+  EXPECT_EQ(ok.retransmits(), 1u);
+  EXPECT_EQ(ok.resend_skips(), 1u);
+
+  Conv d;
+  d.write(3 * kMtu);
+  d.frames.push_back(d.frames[0]);
+  d.psn = psn_add(d.psn, 1);  // one PSN past the furthest sent
+  d.write(8);
+  const ProtocolChecker bad = run(d.frames, true);
+  EXPECT_EQ(bad.violation_counts().count("psn_order") ? bad.violation_counts().at("psn_order") : 0u, 1u);
+  EXPECT_EQ(bad.resend_skips(), 0u);
+}
+
 // --- responses tied to requests (connections registered with connect) ---
 
 ProtocolChecker run_paired(const std::vector<std::vector<uint8_t>>& frames,

@@ -73,6 +73,8 @@ class ProtocolChecker {
   uint64_t frames() const { return frames_; }
   uint64_t violation_count() const { return violations_; }
   uint64_t retransmits() const { return retransmits_; }
+  // requests that went forward to a PSN sent before, ending a resend early (allow_retransmit)
+  uint64_t resend_skips() const { return resend_skips_; }
   const std::vector<Violation>& violations() const { return kept_; }
   const std::array<uint64_t, 256>& opcode_counts() const { return opcode_counts_; }
   const std::map<std::string, uint64_t>& violation_counts() const { return by_kind_; }
@@ -90,6 +92,7 @@ class ProtocolChecker {
   struct Flow {
     bool started = false;
     uint32_t psn = 0;              // requests: next expected PSN; responses: last PSN seen
+    uint32_t hi = 0;               // requests: the PSN after the furthest one sent
     OpKind in_progress = OpKind::Cnp;  // Cnp = no multi-packet message in progress
     bool resid_known = false;
     uint64_t resid = 0;            // WRITE bytes still expected
@@ -132,6 +135,7 @@ class ProtocolChecker {
   uint64_t frames_ = 0;
   uint64_t violations_ = 0;
   uint64_t retransmits_ = 0;
+  uint64_t resend_skips_ = 0;
   bool frame_ok_ = true;
   std::array<uint64_t, 256> opcode_counts_{};
   std::map<std::string, uint64_t> by_kind_;
