@@ -328,6 +328,23 @@ TEST(Checker, ResendCutShortByAnAcknowledgement) {
   EXPECT_EQ(bad.resend_skips(), 0u);
 }
 
+// A READ re-requested from its third response and answered as the original READ's
+// continuation (MIDDLE, LAST from that PSN, as Linux rxe replays it): a retransmission with
+// permission; without permission a PSN order violation.
+TEST(Checker, ReadReplayedFromTheMiddle) {
+  Conv c;
+  c.read(4 * kMtu);  // READ request, FIRST, MIDDLE, MIDDLE, LAST
+  const size_t n = c.frames.size();
+  c.frames.push_back(c.frames[n - 2]);  // the second MIDDLE again ...
+  c.frames.push_back(c.frames[n - 1]);  // ... and the LAST
+  EXPECT_GE(run(c.frames).violation_count(), 1u);
+  const ProtocolChecker ok = run(c.frames, true);
+  std::ostringstream os;
+  ok.print_summary(os);
+  EXPECT_EQ(ok.violation_count(), 0u) << os.str();
+  EXPECT_EQ(ok.retransmits(), 1u);
+}
+
 // --- responses tied to requests (connections registered with connect) ---
 
 ProtocolChecker run_paired(const std::vector<std::vector<uint8_t>>& frames,
