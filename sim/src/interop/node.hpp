@@ -96,9 +96,8 @@ class Node {
   // Runs the NIC and the guest until done() returns true; throws std::runtime_error naming
   // `what` after timeout_s of guest time or the configured simulated time (see Time above).
   void run_until(const std::function<bool()>& done, double timeout_s, const std::string& what);
-  // Guest time so far (seconds the guest ran; wall seconds without QMP) and simulated time.
+  // Guest time so far (seconds the guest ran; wall seconds without QMP).
   double guest_s() const;
-  double sim_ns() const { return world_->now_ns(); }
   // Send work requests posted to srnic and not completed yet (kept by Endpoint).
   void add_outstanding(int delta) { outstanding_ += delta; }
   // Runs until the World is quiet and every NIC frame has reached qemu, then resumes the guest.
