@@ -158,7 +158,7 @@ void SchedChecker::update_stall(Qp& q, uint64_t t, uint64_t rnr_until) {
   if (fence && !q.fenced) ++st_.fence_stalls;
   q.fenced = fence;
   // the window is full on the wire: the NIC gives the QP no turn until an answer moves it
-  const bool wfull = q.win && q.psn_valid && roce::psn_diff(q.psn_hi, q.acked) >= int32_t(q.win);
+  const bool wfull = q.win && q.psn_valid && roce::psn_diff(q.psn_hi, q.acked_lo) >= int32_t(q.win);
   if (wfull && !q.win_full) ++st_.window_stalls;
   q.win_full = wfull;
   const bool stalled = fence || wfull || t < q.rnr_until;
@@ -426,35 +426,68 @@ bool SchedChecker::start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m, 
   return true;
 }
 
-// A response received for one of h's requester QPs.
+// A response received for one of h's requester QPs. Two bounds on the NIC's oldest
+// unacknowledged PSN (una): `acked`, at or beyond it (every answer counted, in or out of order),
+// judges the in-flight cap, so that a packet the NIC may send is never a violation; `acked_lo`,
+// at or before it (READ responses in PSN order only, ACKs not past a READ still open), judges a
+// full window, so that the clock stops whenever the NIC may be waiting for credit. The NIC takes
+// READ responses in order only (one beyond a gap is dropped and a re-read requested) and an ACK
+// during a retry episode may move una past a READ being re-read; neither bound has to follow
+// the episodes.
 void SchedChecker::on_response(Host& hs, Qp& q, const Msg& m) {
   if (!q.psn_valid || !roce::psn_lt(m.psn, q.psn_hi)) return;  // the NIC drops responses to PSNs never sent
-  const auto ack = [&q](uint32_t next) {
+  const auto ack = [&q](uint32_t next, bool lo) {
     if (roce::psn_gt(next, q.acked)) q.acked = next;
+    if (lo && roce::psn_gt(next, q.acked_lo)) q.acked_lo = next;
   };
+  // the first PSN of the oldest READ not answered in order in full
+  uint32_t rd_first = 0;
+  bool rd_open = false;
+  if (!q.reads.empty()) {
+    auto w = q.wqes.find(q.reads.front().second);
+    if (w != q.wqes.end() && w->second.executed) {
+      rd_first = w->second.exec_psn;
+      rd_open = true;
+    }
+  }
   uint64_t rnr_until = 0;
   if (m.opcode == roce::op::kRcAck && m.has_aeth) {
     switch (roce::aeth_type(m.syndrome)) {
-      case roce::AckType::Ack: ack(roce::psn_add(m.psn, 1)); break;
+      case roce::AckType::Ack: {
+        // an ACK beyond a READ still open is an implied NAK for it, or, during an episode,
+        // only an acknowledgement: acked_lo stops at the READ (or at its in-order responses)
+        const uint32_t next = roce::psn_add(m.psn, 1);
+        const bool past_read = rd_open && roce::psn_gt(next, rd_first);
+        ack(past_read ? rd_first : next, true);
+        ack(next, false);
+        break;
+      }
       case roce::AckType::RnrNak: {
         ++st_.rnr_naks;
-        ack(m.psn);
+        ack(m.psn, true);
         const double ns = 1000.0 * roce::rnr_timer_us(roce::aeth_value(m.syndrome)) + cfg_.rnr_sweep_ns;
         rnr_until = m.cycle + static_cast<uint64_t>(ns * cfg_.clock_mhz / 1000.0);
         break;
       }
       case roce::AckType::Nak:
-        ack(m.psn);
+        ack(m.psn, true);
         if (roce::aeth_value(m.syndrome) != uint8_t(roce::NakCode::PsnSequenceError)) q.failed = true;
         break;
       default: break;
     }
   } else if (m.info->kind == roce::OpKind::ReadResponse) {
-    ack(roce::psn_add(m.psn, 1));
-    if (m.info->position == roce::Position::Last || m.info->position == roce::Position::Only) {
-      while (!q.reads.empty() && roce::psn_le(q.reads.front().first, m.psn)) q.reads.pop_front();
-      if (!q.rd_seen || roce::psn_gt(m.psn, q.rd_last)) q.rd_last = m.psn;
-      q.rd_seen = true;
+    // in order: at the oldest PSN not answered, or at the first PSN of the oldest open READ (a
+    // READ response also answers the requests before it, whose ACK may have been lost)
+    const bool in_order = roce::psn_le(m.psn, q.acked_lo) || (rd_open && m.psn == rd_first);
+    ack(roce::psn_add(m.psn, 1), in_order);
+    if (!in_order) {
+      ++st_.responses_out_of_order;
+    } else {
+      if (m.info->position == roce::Position::Last || m.info->position == roce::Position::Only) {
+        while (!q.reads.empty() && roce::psn_le(q.reads.front().first, m.psn)) q.reads.pop_front();
+        if (!q.rd_seen || roce::psn_gt(m.psn, q.rd_last)) q.rd_last = m.psn;
+        q.rd_seen = true;
+      }
     }
   }
   refresh_busy(hs, q);
@@ -625,7 +658,7 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
     set_ring(h, false, hs.cmd.index, le(p + 40, 8), uint64_t(q.sq_entries) * 64);
     if (state == abi::QPS_RTS && q.state != abi::QPS_RTS) {
       q.psn_valid = true;
-      q.next_psn = q.psn_hi = q.acked = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
+      q.next_psn = q.psn_hi = q.acked = q.acked_lo = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
       q.win = window(hs);
       restart_clock(hs, q, t);
     }
@@ -683,7 +716,7 @@ void SchedChecker::report() {
                 "%llu SQ doorbells rang %llu WQEs; %llu turns read %llu WQEs (%llu reads again); %llu waits measured, "
                 "longest %s against its bound %s; %llu messages started in WQE order, %llu request packets resent, "
                 "%llu WQEs passed over with an error CQE, %llu new packets waited for their WQE's read; clock "
-                "stopped for %llu RNR NAKs, %llu fence waits and %llu full windows; %llu QPs judged at the end; a request packet at most %llu packets beyond the oldest unanswered PSN; "
+                "stopped for %llu RNR NAKs, %llu fence waits and %llu full windows (%llu READ responses beyond a gap answered nothing); %llu QPs judged at the end; a request packet at most %llu packets beyond the oldest unanswered PSN; "
                 "%llu violations",
                 static_cast<unsigned long long>(st_.doorbells), static_cast<unsigned long long>(st_.wqes_rung),
                 static_cast<unsigned long long>(st_.turns), static_cast<unsigned long long>(st_.wqes_fetched),
@@ -693,6 +726,7 @@ void SchedChecker::report() {
                 static_cast<unsigned long long>(st_.unsent_in_error), static_cast<unsigned long long>(st_.held),
                 static_cast<unsigned long long>(st_.rnr_naks),
                 static_cast<unsigned long long>(st_.fence_stalls), static_cast<unsigned long long>(st_.window_stalls),
+                static_cast<unsigned long long>(st_.responses_out_of_order),
                 static_cast<unsigned long long>(st_.qps_checked),
                 static_cast<unsigned long long>(st_.max_in_flight), static_cast<unsigned long long>(st_.violations));
   info("SCHED_SUMMARY", b, uvm::verbosity::kLow);

@@ -551,6 +551,43 @@ TEST(SchedChecker, FullWindowStopsTheClockWhileItLasts) {
   }
 }
 
+// The requester drops READ responses beyond a gap (the first response lost) and waits for its
+// timer with the window still full: those responses answer nothing and the clock stays stopped
+// until the re-read's responses come in order. With every response in order the window opens
+// at once and the same late read is a violation.
+TEST(SchedChecker, ReadResponsesBeyondAGapKeepTheWindowShut) {
+  for (const bool gap : {true, false}) {
+    SchedCheckConfig cfg;
+    cfg.tx_window = 2;
+    Bench b(16, kPsn, cfg);
+    b.post(0, Wqe{abi::WR_READ, 4 * kMtu, 0x9000});
+    b.post(1, write(100, 0x1000));
+    b.doorbell(2, 1000);
+    b.read(0, 1, 1100);
+    const uint32_t next = b.send(0, kPsn, 1500);  // 4 responses: the window (2) is full
+    if (!gap) b.rx(Bench::frame(op::kRcReadResponseFirst, kQpn, kPsn, kMtu), 1600);
+    b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 1, kMtu), 1610);
+    b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 2, kMtu), 1620);
+    b.rx(Bench::frame(op::kRcReadResponseLast, kQpn, next - 1, kMtu), 1630);
+    const uint64_t late = 1500 + 3 * b.chk.wait_bound(0, 1);
+    b.chk.poll(late);
+    if (gap) {  // the timer fires: a re-read from the first missing PSN, answered in order
+      b.send(0, kPsn, late + 10);
+      for (uint32_t k = 0; k < 4; ++k)
+        b.rx(Bench::frame(k == 0 ? op::kRcReadResponseFirst : k == 3 ? op::kRcReadResponseLast
+                                                                     : op::kRcReadResponseMiddle,
+                          kQpn, kPsn + k, kMtu),
+             late + 100 + k);
+    }
+    b.read(1, 1, late + 200);
+    b.send(1, next, late + 300);
+    b.ack(next, late + 400);
+    b.chk.check();
+    EXPECT_EQ(b.errors("SCHED_WAIT"), gap ? 0u : 1u) << b.log();
+    EXPECT_EQ(b.chk.stats().responses_out_of_order, gap ? 3u : 0u);
+  }
+}
+
 TEST(SchedChecker, WqeReadTwiceIsAllowed) {
   Bench b;
   for (uint64_t i = 0; i < 4; ++i) b.post(i, write(100 + uint32_t(i), 0x1000 * (i + 1)));

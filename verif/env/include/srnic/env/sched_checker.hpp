@@ -120,6 +120,7 @@ class SchedChecker : public ChipTaps {
     uint64_t rnr_naks = 0;         // RNR NAKs received (clock stopped)
     uint64_t fence_stalls = 0;     // fence waits seen (clock stopped)
     uint64_t window_stalls = 0;    // full windows seen (clock stopped)
+    uint64_t responses_out_of_order = 0;  // READ responses beyond a gap: they answer nothing
     uint64_t qps_checked = 0;      // QPs judged at the end of the run (RTS, not failed)
     uint64_t violations = 0;
     uint64_t max_wait = 0;         // longest wait measured, cycles (clock stops excluded)
@@ -175,7 +176,8 @@ class SchedChecker : public ChipTaps {
     bool psn_valid = false;           // PSNs tracked since the QP entered RTS
     uint32_t next_psn = 0;            // PSN the next new message starts at
     uint32_t psn_hi = 0;              // PSNs before it were sent
-    uint32_t acked = 0;               // PSNs before it were answered
+    uint32_t acked = 0;               // at or beyond the NIC's una: PSNs before it were answered
+    uint32_t acked_lo = 0;            // at or before the NIC's una (see on_response)
     std::deque<std::pair<uint32_t, uint64_t>> reads;  // READs sent and not answered: last PSN, WQE
     bool rd_seen = false;             // a READ's last response arrived,
     uint32_t rd_last = 0;             // the latest at this PSN
