@@ -378,8 +378,13 @@ module srnic_comp #(
     end else if (is_lerr || is_herr || w_bad || fl_stop) begin
       w_complete = 1'b0;
     end else if (is_nak) begin
-      if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) w_complete = 1'b1;
-      else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
+      // a fatal NAK beyond the head WQE completes it, unless it is a READ the RX engine
+      // reports without all its responses (has_rd, from psn2 on): that READ fails with the
+      // NAK's status (its responder will answer no re-read; decision 87)
+      if (srnic_pkg::psn_ge(ev.psn, w_last) && ev.psn != w_last) begin
+        w_complete = 1'b1;
+        w_error    = w_read && ev.has_rd && srnic_pkg::psn_ge(w_last, ev.psn2);
+      end else if (srnic_pkg::psn_ge(ev.psn, s.psn)) begin w_complete = 1'b1; w_error = 1'b1; end
     end else if (rt_fail) begin
       w_complete = 1'b1; w_error = 1'b1;
     end else begin

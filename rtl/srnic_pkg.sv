@@ -180,9 +180,10 @@ package srnic_pkg;
     logic [QPN_W-1:0] qpn;
     logic [23:0]      psn;
     logic [7:0]       status;
-    logic [23:0]      psn2;      // CEV_ACKS: READ data placed up to psn2
+    logic [23:0]      psn2;      // CEV_ACKS: READ data placed up to psn2; CEV_NAK: at or
+                                 // before the first PSN of a READ without all its responses
     logic             has_ack;   // CEV_ACKS: psn is valid
-    logic             has_rd;    // CEV_ACKS: psn2 is valid
+    logic             has_rd;    // CEV_ACKS, CEV_NAK: psn2 is valid
     logic             has_rt;    // CEV_ACKS: a retry episode (rt_*) follows the ACKs
     logic [1:0]       rt_kind;   // RT_SEQ, RT_IMPLIED, RT_RNR, RT_TIMEOUT
     logic [4:0]       rt_code;   // RT_RNR: the NAK's RNR timer code; RT_TIMEOUT: RTC_RNR_END

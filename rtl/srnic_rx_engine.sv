@@ -739,6 +739,17 @@ module srnic_rx_engine #(
                 cev_q.status <= (m.aeth_syn == srnic_pkg::AETH_NAK_INV_REQ) ? srnic_abi_pkg::WC_REM_INV_REQ_ERR :
                                 (m.aeth_syn == srnic_pkg::AETH_NAK_REM_ACCESS) ? srnic_abi_pkg::WC_REM_ACCESS_ERR :
                                 srnic_abi_pkg::WC_REM_OP_ERR;
+                // A READ before the NAK's PSN without all its responses (lost, or still behind
+                // the NAK) never gets them: the responder's QP is in ERR now. The completion
+                // engine must not take it as done (decision 87): has_rd marks the event, psn2
+                // is at or before that READ's first PSN (the READ in progress: its first PSN;
+                // one without responses, or one the rewind dropped and has not requested again:
+                // the NAK's PSN less the largest window, 2^22, so any READ at the head).
+                if (rd_cur_beyond) begin
+                  cev_q.has_rd <= 1'b1; cev_q.psn2 <= rd_first;
+                end else if (rdc_bq_hit || (s.rcv && s.rrd && !rdc_bq_any)) begin
+                  cev_q.has_rd <= 1'b1; cev_q.psn2 <= m.psn - 24'h40_0000;
+                end
                 want_cev <= 1'b1; est <= E_WB;
               end
             end else begin

@@ -600,6 +600,15 @@ class CompBench : public ::testing::Test {
       ev[kCePsn2] = rng.u32() & kPsnMask;
       ev[kCeHasAck] = rng.below(2);
       ev[kCeHasRd] = rng.below(2);
+      // a NAK beyond an unanswered READ (for the WQE after it): the RX engine marks the READ
+      // unfinished from its first PSN, from far before it (one it cannot name), or marks one
+      // after it (the READ completes; its READ-done event is still to come)
+      if (p.read && uint16_t(s.resp + 1) != limit && rng.percent(50)) {
+        ev[kCePsn] = posted_at(s, uint16_t(s.resp + 1)).first;
+        const unsigned how = unsigned(rng.below(3));
+        ev[kCePsn2] = (how == 0 ? p.first : how == 1 ? p.first - 0x400000u : p.last + 1) & kPsnMask;
+        ev[kCeHasRd] = rng.below(4) != 0;
+      }
       s.failed = true;  // the QP is in error: only send-path reports until it is reset
     } else if (rng.percent(k.retry)) {
       make_retry(q, k, ev);
@@ -751,8 +760,14 @@ class CompBench : public ::testing::Test {
           complete = error = true;
         } else if (lerr || herr || w_bad || fl_stop) {
         } else if (nak) {
-          if (psn_ge(epsn, last) && epsn != last) complete = true;
-          else if (psn_ge(epsn, s.psn)) complete = error = true;
+          // beyond the head: done, unless a READ the RX engine reports unfinished (psn2 on)
+          if (psn_ge(epsn, last) && epsn != last) {
+            complete = true;
+            error = rd && has_rd && psn_ge(last, psn2);
+            nak_read_fails += error;
+          } else if (psn_ge(epsn, s.psn)) {
+            complete = error = true;
+          }
         } else if (rt_fail) {
           complete = error = true;
         } else {
@@ -1224,6 +1239,7 @@ class CompBench : public ::testing::Test {
   static constexpr size_t kRwFields = kRewind.widths.size();
   uint64_t rw_prev[kRwFields] = {};  // ... with these fields
   uint64_t retries_sent = 0, retries_applied = 0, rw_applied = 0, rw_none = 0, rw_mid = 0;
+  uint64_t nak_read_fails = 0;  // fatal NAKs that failed a READ the RX engine reported unfinished
   uint64_t rw_overtaken = 0;  // answers that resend from a WQE completed since (by a late ACK)
   uint64_t late_sent = 0;     // episodes sent for a QP already failing
   uint64_t rw_before_refused = 0;  // answers that resend while a refused WQE waits further on
@@ -1263,6 +1279,8 @@ TEST_F(CompBench, RandomTraffic) {
   EXPECT_EQ(rw_log.size(), retries_sent);
   EXPECT_GT(qerr_f.taken.size(), 50u);
   EXPECT_GT(qholds, 20u);
+  EXPECT_GT(nak_read_fails, 3u) << "no fatal NAK beyond an unfinished READ failed it";
+  std::printf("[bench] fatal NAKs that failed a READ reported unfinished: %llu\n", (unsigned long long)nak_read_fails);
 }
 
 // Retry episodes are frequent, the send path takes their answers slowly (the 4-deep answer

@@ -249,6 +249,8 @@ struct CevX {
   uint32_t rt_psn = 0;
   uint8_t rt_code = 0;
   uint64_t seq = kNoSeq;
+  bool has_rd = false;   // CEV_NAK: a READ before it without all its responses (from psn2 on)
+  uint32_t psn2 = 0;
 };
 struct RsX {
   uint32_t qpn;
@@ -295,6 +297,7 @@ struct Stats {
   // a READ response beyond a READ that got none of its responses
   uint64_t rt_kept = 0, rcv_acks = 0, rcv_naks = 0, rcv_drops = 0, rcv_clears = 0, bq_rsp_implied = 0;
   uint64_t rrd_holds = 0;  // ACKs beyond no READ that did not end rcv: READs dropped by the rewind
+  uint64_t nak_unfinished_read = 0;  // fatal NAKs beyond a READ without all its responses
   // RNR waits' ends (tmo_rnr): episodes opened at once, kept during an episode (rxp), opened at
   // that episode's note, dropped at the note (the QP failed or left RTS meanwhile), ignored
   // (not RTS, failed)
@@ -910,6 +913,13 @@ class RxEngBench : public ::testing::Test {
         }
       } else {
         cev(kCevNak, q, psn, syn == kSynInv ? kWcRemInvReqErr : syn == kSynAcc ? kWcRemAccessErr : kWcRemOpErr);
+        // a READ before it without all its responses will get none: the event says from which
+        // PSN on (the READ in progress: its first; else any READ, the NAK's PSN less 2^22)
+        if (cur_beyond || bq_hit || (s.rcv && s.rrd && !bq_any)) {
+          stats.nak_unfinished_read += 1;
+          cev_x.back().has_rd = true;
+          cev_x.back().psn2 = (cur_beyond ? s.rd_first : psn - 0x400000) & kMask;
+        }
       }
       return;
     }
@@ -1525,9 +1535,11 @@ class RxEngBench : public ::testing::Test {
       EXPECT_EQ(got.qpn, e.qpn) << w << "qpn";
       EXPECT_EQ(got.psn, e.psn) << w << "psn";
       EXPECT_EQ(got.status, e.status) << w << "status";
-      EXPECT_EQ(kCompEv.get(v, kCePsn2), 0u) << w << "psn2";
+      got.has_rd = kCompEv.get(v, kCeHasRd) != 0;
+      got.psn2 = uint32_t(kCompEv.get(v, kCePsn2));
+      EXPECT_EQ(got.psn2, e.psn2) << w << "psn2";
       EXPECT_EQ(kCompEv.get(v, kCeHasAck), 0u) << w << "has_ack";
-      EXPECT_EQ(kCompEv.get(v, kCeHasRd), 0u) << w << "has_rd";
+      EXPECT_EQ(got.has_rd, e.has_rd) << w << "has_rd";
       if (e.kind == kCevRetry) {
         EXPECT_EQ(got.rt_kind, e.rt_kind) << w << "rt_kind";
         EXPECT_EQ(got.rt_psn, e.rt_psn) << w << "rt_psn";
@@ -2593,6 +2605,55 @@ TEST_F(RxEngBench, ImpliedNakAndNaksBeyondReads) {
   EXPECT_EQ(stats.bq_implied, 2u);
 }
 
+// A fatal NAK beyond a READ without all its responses (the responder's QP is in ERR: the READ
+// will never get them): the event marks it, from the READ's first PSN when it is the READ in
+// progress, else from the NAK's PSN less 2^22 (any READ at the head); beyond READs that are
+// complete it carries nothing. Decision 87.
+TEST_F(RxEngBench, FatalNakBeyondAnUnfinishedRead) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  auto_snd = false;
+  const uint32_t q = 6;
+  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x2000);
+  ASSERT_FALSE(HasFatalFailure());
+  // partly placed READ, then a fatal NAK beyond it
+  ASSERT_EQ(rdc_alloc(q, 0x100, 0x103, 0x10000, 10), 0);
+  queue(make(q, kRespFirst, 0x100, 512));
+  queue(make_ack(q, 0x105, kSynInv));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 1u);
+  expect_cev(0, kCevNak, q, 0x105, kWcRemInvReqErr);
+  EXPECT_TRUE(cev_log[0].has_rd);
+  EXPECT_EQ(cev_log[0].psn2, 0x100u);
+  // a second QP: a READ without responses, then a fatal NAK beyond it
+  const uint32_t r = 7;
+  bring_up(r, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x3000);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_GE(rdc_alloc(r, 0x200, 0x201, 0x20000, 10), 0);
+  queue(make_ack(r, 0x203, kSynAcc));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cev_log.size(), 2u);
+  expect_cev(1, kCevNak, r, 0x203, kWcRemAccessErr);
+  EXPECT_TRUE(cev_log[1].has_rd);
+  EXPECT_EQ(cev_log[1].psn2, (0x203u - 0x400000u) & 0xFFFFFFu);
+  // a third: its READ complete, then a fatal NAK: nothing marked
+  const uint32_t t = 8;
+  bring_up(t, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x4000);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_GE(rdc_alloc(t, 0x300, 0x300, 0x30000, 10), 0);
+  queue(make(t, kRespOnly, 0x300, 10));
+  queue(make_ack(t, 0x302, kSynOp));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_GE(cev_log.size(), 3u);
+  const CevX& last = cev_log.back();
+  EXPECT_EQ(unsigned(last.kind), unsigned(kCevNak));
+  EXPECT_EQ(last.qpn, t);
+  EXPECT_FALSE(last.has_rd);
+}
+
 // READ responses: a gap starts an episode from the first missing response (the rest is
 // dropped); a partial re-read (a new READ context from that PSN) takes the old READ's MIDDLE
 // at its first PSN (the same bytes; a responder replaying the original READ answers so), then
@@ -3653,6 +3714,7 @@ TEST_F(RxEngRandom, RandomTraffic) {
               "READ held while READs dropped by a rewind wait\n",
               u(stats.rt_kept), u(stats.bq_rsp_implied), u(stats.rcv_acks), u(stats.rcv_naks), u(stats.rcv_drops),
               u(stats.rcv_clears), u(stats.rrd_holds));
+  std::printf("[bench] fatal NAKs beyond a READ without all its responses: %llu\n", u(stats.nak_unfinished_read));
   std::printf("[bench] RNR waits' ends: %llu episodes opened at once, %llu kept during an episode, %llu opened at its "
               "note, %llu dropped at the note, %llu ignored\n",
               u(stats.rnr_ends), u(stats.rxp_kept), u(stats.rxp_opened), u(stats.rxp_dropped),
@@ -3670,6 +3732,7 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(act_cnt.access_err, 5u);
   for (int kind = 0; kind < 4; ++kind) EXPECT_GT(stats.retries[kind], 50u) << "episodes of kind " << kind;
   EXPECT_GT(stats.bq_implied, 10u);
+  EXPECT_GT(stats.nak_unfinished_read, 0u);
   EXPECT_GT(stats.notes, 200u);
   EXPECT_GT(stats.tmo_ignored, 50u);
   EXPECT_GT(stats.rnr_ends, 30u);

@@ -259,6 +259,37 @@ TEST(RefModel, ResponderSideErrors) {
   }
 }
 
+// On a lossy link a READ before a failing WR may never get its lost responses (the responder's
+// QP is in ERR after its NAK): the send queue is relaxed and the READ's target undetermined;
+// on a clean link the READ completes and its bytes are checked.
+TEST(RefModel, LossyLinkRelaxesAFailingStreamAndItsReads) {
+  for (const bool lossy : {false, true}) {
+    Workload w = two_hosts();
+    w.lossy = lossy;
+    qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey)};
+    qp0(w).send = {wr(1, WrOpcode::Read, kLoc, 8, kLocKey, kDst, kDstKey),
+                   wr(2, WrOpcode::Send, kSrc, 9, kSrcKey)};  // too big for the receive: NAK
+    const Prediction p = predict(w);
+    const ExpectedQueue& q = *p.queue(0, 0x11, QueueKind::Send);
+    EXPECT_EQ(q.relaxed, lossy);
+    if (lossy) {
+      ASSERT_EQ(q.candidates.size(), 2u);
+      EXPECT_TRUE(q.candidates[0].can_succeed);
+      EXPECT_FALSE(q.candidates[1].can_succeed);
+    } else {
+      ASSERT_EQ(q.completions.size(), 2u);
+      EXPECT_EQ(q.completions[0].status, WcStatus::Success);
+      EXPECT_EQ(q.completions[1].status, WcStatus::RemInvReqErr);
+    }
+    const BufferImage& loc = *p.buffer(0, 1);
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(loc.determined[i], lossy ? 0 : 1) << i;
+    EXPECT_EQ(loc.bytes[0], 0x80);  // the READ's source bytes, when they are checked
+    // the responder side is the same either way: the receive completes with the error
+    ASSERT_EQ(rq(p, 1, 0x22).size(), 1u);
+    EXPECT_EQ(rq(p, 1, 0x22)[0].status, WcStatus::RemInvReqErr);
+  }
+}
+
 TEST(RefModel, TooSmallReceiveBufferIsUndetermined) {
   Workload w = two_hosts();
   qp1(w).recv = {rwr(100, kRbuf + 4, 8, kRbufKey)};

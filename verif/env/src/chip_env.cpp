@@ -954,7 +954,9 @@ void ChipEnv::start_of_run() {
   connect_qps();
   const std::vector<uint8_t> init[2] = {init0_, init1_};
   const std::vector<uint8_t> alien[2] = {alien0_, alien1_};
-  sb_.set_prediction(std::make_unique<Prediction>(predict(make_workload(plan_, layout_, init, alien))));
+  Workload wl = make_workload(plan_, layout_, init, alien);
+  wl.lossy = cfg_.lossy;
+  sb_.set_prediction(std::make_unique<Prediction>(predict(wl)));
   init0_.clear();
   init1_.clear();
   if (ctx().has_plusarg("dump_plan")) dump_plan();

@@ -112,6 +112,7 @@ struct StreamPlan {
   int stall_index = -1;             // RNR with rnr_retry 7: this WR and later ones never finish
   size_t recv_consumed = 0;
   bool relaxed = false;
+  bool lossy_err = false;           // lossy link and a failing WR: the send queue is relaxed
 };
 
 class Model {
@@ -368,10 +369,10 @@ void Model::build_queues(Prediction& p) const {
     sq.host = s.host;
     sq.qpn = s.qpn;
     sq.kind = QueueKind::Send;
-    sq.relaxed = s.relaxed;
+    sq.relaxed = s.relaxed || s.lossy_err;
     for (size_t i = 0; i < qp.send.size(); ++i) {
       const SendWr& wr = qp.send[i];
-      if (s.relaxed) {
+      if (sq.relaxed) {
         const bool ok = i < s.ops.size() && s.ops[i].status == WcStatus::Success && int(i) != s.stall_index;
         sq.candidates.push_back({send_completion(s, wr, WcStatus::Success), wr.signaled, ok});
         continue;
@@ -597,12 +598,23 @@ Prediction Model::run() {
   for (StreamPlan& s : streams_) {
     const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
     s.relaxed = (in.error_index >= 0 || s.qp->host_err || in.qp->host_err) && !s.qp->send.empty();
+    s.lossy_err = w_.lossy && s.error_index >= 0;
+    if (s.lossy_err)
+      for (int i = 0; i < s.error_index; ++i) {
+        OpPlan& op = s.ops[size_t(i)];
+        if (s.qp->send[size_t(i)].opcode == WrOpcode::Read && op.dst.len) op.partial.push_back(op.dst);
+      }
   }
   for (const StreamPlan& s : streams_) {
     char m[200];
     if (s.stall_index >= 0) {
       std::snprintf(m, sizeof m, "host %u qp 0x%x: WR #%d finds no receive WR at the peer (RNR, rnr_retry 7); "
                     "it and later WRs never complete", s.host, s.qpn, s.stall_index);
+      p.notes.push_back(m);
+    }
+    if (s.lossy_err && !s.relaxed) {
+      std::snprintf(m, sizeof m, "host %u qp 0x%x: send queue relaxed (WR #%d fails on a lossy link)", s.host,
+                    s.qpn, s.error_index);
       p.notes.push_back(m);
     }
     if (s.relaxed) {

@@ -125,6 +125,11 @@ struct HostSpec {
 
 struct Workload {
   std::vector<HostSpec> hosts;
+  // Frames may be lost, reordered or duplicated (go-back-N at work). A stream that fails then
+  // has its send queue relaxed: a lost fatal NAK ends in RETRY_EXC_ERR after the timeouts, and
+  // a READ before the failing WR may never get its lost responses (the responder's QP is in
+  // ERR): it fails and its target is left undetermined.
+  bool lossy = false;
   // Bytes [offset, offset + n) of a HostStore; required when any WR has a store.
   std::function<void(const HostStore& store, uint64_t offset, uint8_t* dst, size_t n)> fill;
 };
