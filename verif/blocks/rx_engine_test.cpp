@@ -2613,45 +2613,39 @@ TEST_F(RxEngBench, FatalNakBeyondAnUnfinishedRead) {
   SRNIC_BENCH_TRACE();
   reset();
   auto_snd = false;
-  const uint32_t q = 6;
-  bring_up(q, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x2000);
-  ASSERT_FALSE(HasFatalFailure());
-  // partly placed READ, then a fatal NAK beyond it
-  ASSERT_EQ(rdc_alloc(q, 0x100, 0x103, 0x10000, 10), 0);
-  queue(make(q, kRespFirst, 0x100, 512));
-  queue(make_ack(q, 0x105, kSynInv));
+  // the last event: the NAK of QP q at psn, marked (from psn2 on) or not
+  const auto expect_nak = [&](uint32_t q, uint32_t psn, uint8_t status, bool marked, uint32_t psn2) {
+    ASSERT_FALSE(cev_log.empty());
+    const size_t i = cev_log.size() - 1;
+    expect_cev(i, kCevNak, q, psn, status);
+    EXPECT_EQ(cev_log[i].has_rd, marked) << "event " << i;
+    if (marked) EXPECT_EQ(cev_log[i].psn2, psn2 & kMask) << "event " << i;
+  };
+  // QP 6: a partly placed READ, then a fatal NAK beyond it
+  bring_up(6, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x2000);
+  ASSERT_EQ(rdc_alloc(6, 0x100, 0x103, 0x10000, 10), 0);
+  queue(make(6, kRespFirst, 0x100, 512));
+  queue(make_ack(6, 0x105, kSynInv));
   drain();
   ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(cev_log.size(), 1u);
-  expect_cev(0, kCevNak, q, 0x105, kWcRemInvReqErr);
-  EXPECT_TRUE(cev_log[0].has_rd);
-  EXPECT_EQ(cev_log[0].psn2, 0x100u);
-  // a second QP: a READ without responses, then a fatal NAK beyond it
-  const uint32_t r = 7;
-  bring_up(r, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x3000);
-  ASSERT_FALSE(HasFatalFailure());
-  ASSERT_GE(rdc_alloc(r, 0x200, 0x201, 0x20000, 10), 0);
-  queue(make_ack(r, 0x203, kSynAcc));
+  expect_nak(6, 0x105, kWcRemInvReqErr, true, 0x100);
+  // QP 7: a READ without responses, then a fatal NAK beyond it
+  bring_up(7, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x3000);
+  ASSERT_GE(rdc_alloc(7, 0x200, 0x201, 0x20000, 10), 0);
+  queue(make_ack(7, 0x203, kSynAcc));
   drain();
   ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(cev_log.size(), 2u);
-  expect_cev(1, kCevNak, r, 0x203, kWcRemAccessErr);
-  EXPECT_TRUE(cev_log[1].has_rd);
-  EXPECT_EQ(cev_log[1].psn2, (0x203u - 0x400000u) & 0xFFFFFFu);
-  // a third: its READ complete, then a fatal NAK: nothing marked
-  const uint32_t t = 8;
-  bring_up(t, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x4000);
-  ASSERT_FALSE(HasFatalFailure());
-  ASSERT_GE(rdc_alloc(t, 0x300, 0x300, 0x30000, 10), 0);
-  queue(make(t, kRespOnly, 0x300, 10));
-  queue(make_ack(t, 0x302, kSynOp));
+  expect_nak(7, 0x203, kWcRemAccessErr, true, 0x203u - 0x400000u);
+  // QP 8: its READ complete, then a fatal NAK: nothing marked
+  bring_up(8, kQpsRts, 2, 0, 0, 0, 0, kDefMinRnr, 0x4000);
+  ASSERT_GE(rdc_alloc(8, 0x300, 0x300, 0x30000, 10), 0);
+  queue(make(8, kRespOnly, 0x300, 10));
+  queue(make_ack(8, 0x302, kSynOp));
   drain();
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_GE(cev_log.size(), 3u);
-  const CevX& last = cev_log.back();
-  EXPECT_EQ(unsigned(last.kind), unsigned(kCevNak));
-  EXPECT_EQ(last.qpn, t);
-  EXPECT_FALSE(last.has_rd);
+  expect_nak(8, 0x302, kWcRemOpErr, false, 0);
 }
 
 // READ responses: a gap starts an episode from the first missing response (the rest is
