@@ -1,10 +1,19 @@
 // srnic_cq_writer: writes 32-byte CQEs into completion rings in host memory. Requests
 // from the RX engine (receive completions) and the completion engine (send completions)
-// are served round-robin, one at a time: read the CQ's configuration, producer and
-// consumer index, write the CQE with its owner (phase) bit = NOT bit log_size of the
-// producer index, advance the producer index, raise an interrupt for the CQ. A full
-// ring (producer - consumer == size) or a CQ that is not set up drops the CQE and counts
-// it. The consumer index comes from DB_CQ doorbells.
+// are served round-robin, one per cycle, in a pipeline:
+//   take   read the CQ's configuration, producer and consumer index (one RAM read each);
+//   check  the cycle after: drop the CQE if the CQ is not set up or its ring is full
+//          (producer - consumer == size, counted), else compose it with its owner (phase)
+//          bit = NOT bit log_size of the producer index, advance the producer index and
+//          queue the write in a 2-entry output FIFO;
+//   write  AW, then the W beat of the FIFO's head, then an interrupt for its CQ.
+// A take is made only when the output FIFO has room for every CQE between take and write,
+// so check never stalls and always follows its read by one cycle. The producer index read
+// in the cycle that check wrote it is stale; check forwards its own write of the cycle
+// before. The consumer index comes from DB_CQ doorbells; a doorbell in the take cycle is
+// seen by the next CQE (a conservative ring-full test). A CQ_WRITE command waits until
+// the pipeline and the FIFO are empty. One interrupt may stand for several CQEs of a CQ:
+// a write whose CQ differs from the pending interrupt's waits until that one is taken.
 `default_nettype none
 module srnic_cq_writer #(
   parameter int NUM_CQS = 1024
@@ -40,14 +49,20 @@ module srnic_cq_writer #(
 );
   localparam int CW = $clog2(NUM_CQS);
   localparam int CFG_W = 64 + 4 + 1;
+  localparam int OUT_W = 16 + 59 + 256;    // CQN, 32-byte slot address, CQE
 
-  typedef enum logic [2:0] {Q_IDLE, Q_READ, Q_CHECK, Q_AW, Q_W, Q_CMD} qstate_e;
-  qstate_e  qs;
-  srnic_pkg::cqe_req_t r;
+  // ---------------------------------------------------------------- take
+  logic     s1_v;                 // check stage holds a CQE (its CQ state read last cycle)
+  srnic_pkg::cqe_req_t r;         // the check stage's CQE
   logic     rr;
+  logic [1:0] of_count;
+  logic     of_push, of_pop;
+  // room in the output FIFO for this CQE and the one in check (not counting this cycle's
+  // pop keeps the AXI ready inputs out of a_ready/b_ready; the FIFO drains one CQE per
+  // two cycles, and so does this)
+  wire      room   = {1'b0, of_count} + {2'd0, s1_v} < 3'd2;
   wire      pick_b = b_valid && (!a_valid || rr);
-  // a new CQE waits while the previous interrupt is not taken, so none is lost
-  wire      take   = qs == Q_IDLE && (a_valid || b_valid) && !cq_cmd_valid && !(irq_valid && !irq_ready);
+  wire      take   = (a_valid || b_valid) && !cq_cmd_valid && room;
   assign a_ready = take && !pick_b;
   assign b_ready = take && pick_b;
   wire [15:0] sel_cqn = pick_b ? b_req.cqn : a_req.cqn;
@@ -58,34 +73,37 @@ module srnic_cq_writer #(
   logic             pi_we;
   logic [15:0]      pi_wdata;
   logic [CW-1:0]    pi_waddr;
+  // a CQ_WRITE resets both indices; it waits for an empty pipeline and a doorbell-free ci port
+  assign cq_cmd_ready = cq_cmd_valid && !s1_v && of_count == 2'd0 && !db_valid;
   sdp_ram #(.WIDTH(CFG_W), .DEPTH(NUM_CQS)) u_cfg (
-    .clk, .wr_en(cq_cmd_valid && qs == Q_IDLE), .wr_addr(cq_cmd.cqn[CW-1:0]),
+    .clk, .wr_en(cq_cmd_ready), .wr_addr(cq_cmd.cqn[CW-1:0]),
     .wr_data({cq_cmd.base, cq_cmd.log_size, cq_cmd.valid}),
     .rd_en(take), .rd_addr(sel_cqn[CW-1:0]), .rd_data(cfg_q));
   sdp_ram #(.WIDTH(16), .DEPTH(NUM_CQS)) u_pi (
     .clk, .wr_en(pi_we), .wr_addr(pi_waddr), .wr_data(pi_wdata),
     .rd_en(take), .rd_addr(sel_cqn[CW-1:0]), .rd_data(pi_q));
   sdp_ram #(.WIDTH(16), .DEPTH(NUM_CQS)) u_ci (
-    .clk, .wr_en(db_valid || (cq_cmd_valid && qs == Q_IDLE)),
+    .clk, .wr_en(db_valid || cq_cmd_ready),
     .wr_addr(db_valid ? db_cqn[CW-1:0] : cq_cmd.cqn[CW-1:0]), .wr_data(db_valid ? db_ci : 16'd0),
     .rd_en(take), .rd_addr(sel_cqn[CW-1:0]), .rd_data(ci_q));
-  // a CQ_WRITE resets both indices; it waits while a doorbell uses the ci port
-  assign cq_cmd_ready = cq_cmd_valid && qs == Q_IDLE && !db_valid;
-  assign pi_we    = (qs == Q_CHECK && ok_now) || cq_cmd_ready;
-  assign pi_waddr = cq_cmd_ready ? cq_cmd.cqn[CW-1:0] : r.cqn[CW-1:0];
-  assign pi_wdata = cq_cmd_ready ? 16'd0 : pi_q + 16'd1;
 
+  // ---------------------------------------------------------------- check
+  // the producer index check wrote in the cycle of this CQE's read
+  logic        fw_v;
+  logic [15:0] fw_cqn, fw_pi;
+  wire  [15:0] pi_now = fw_v && fw_cqn == r.cqn ? fw_pi : pi_q;
   wire [63:0] base  = cfg_q[CFG_W-1 -: 64];
   wire [3:0]  log_s = cfg_q[4:1];
   wire        valid = cfg_q[0];
   wire [15:0] size  = 16'd1 << log_s;
-  wire        ok_now = cqn_ok && valid && (pi_q - ci_q) != size;
-  logic [63:0] addr;
+  wire        ok_now = cqn_ok && valid && (pi_now - ci_q) != size;
+  assign pi_we    = (s1_v && ok_now) || cq_cmd_ready;
+  assign pi_waddr = cq_cmd_ready ? cq_cmd.cqn[CW-1:0] : r.cqn[CW-1:0];
+  assign pi_wdata = cq_cmd_ready ? 16'd0 : pi_now + 16'd1;
+  assign of_push  = s1_v && ok_now;
+  assign cnt_overflow = s1_v && !ok_now;
+  wire [63:0] addr = base + {43'd0, pi_now & (size - 16'd1), 5'd0};
   logic [255:0] entry;
-  logic [15:0]  pi_cur;
-  logic [3:0]   log_cur;
-  logic [47:0]  ts_q;         // completion time, fixed while the write waits (AXI stability)
-
   always_comb begin
     entry = '0;
     entry[srnic_abi_pkg::CQE_WR_ID_OFF*8 +: 64]    = r.wr_id;
@@ -95,55 +113,56 @@ module srnic_cq_writer #(
     entry[srnic_abi_pkg::CQE_WQE_IDX_OFF*8 +: 16]  = r.wqe_idx;
     entry[srnic_abi_pkg::CQE_OPCODE_OFF*8 +: 8]    = r.opcode;
     entry[srnic_abi_pkg::CQE_STATUS_OFF*8 +: 8]    = r.status;
-    entry[srnic_abi_pkg::CQE_TIMESTAMP_OFF*8 +: 48] = ts_q;
+    entry[srnic_abi_pkg::CQE_TIMESTAMP_OFF*8 +: 48] = timestamp;
     entry[srnic_abi_pkg::CQE_FLAGS_OFF*8 +: 8]     = {7'd0, r.with_imm};
-    entry[srnic_abi_pkg::CQE_OWNER_OFF*8 +: 8]     = {7'd0, ~pi_cur[log_cur]};
+    entry[srnic_abi_pkg::CQE_OWNER_OFF*8 +: 8]     = {7'd0, ~pi_now[log_s]};
   end
-  assign aw_valid = qs == Q_AW;
-  assign aw_addr  = {addr[63:6], 6'd0};
+
+  // ---------------------------------------------------------------- write
+  logic [OUT_W-1:0] of_data;
+  logic             of_valid;
+  logic [1:0]       of_cnt_w;
+  logic             of_s_ready;     // always set when pushed (take reserves the room)
+  sync_fifo #(.WIDTH(OUT_W), .DEPTH(2)) u_out (
+    .clk, .rst, .s_data({r.cqn, addr[63:5], entry}), .s_valid(of_push), .s_ready(of_s_ready),
+    .m_data(of_data), .m_valid(of_valid), .m_ready(of_pop), .count(of_cnt_w));
+  assign of_count = of_cnt_w;
+  wire [15:0]  o_cqn   = of_data[OUT_W-1 -: 16];
+  wire [63:0]  o_addr  = {of_data[256 +: 59], 5'd0};
+  wire [255:0] o_entry = of_data[255:0];
+  logic aw_done;                  // the head's AW was taken; its W beat is next
+  // the interrupt slot is free for the head's CQ, or already stands for it
+  wire  irq_ok = !irq_valid || irq_ready || irq_vector == o_cqn;
+  assign aw_valid = of_valid && !aw_done;
+  assign aw_addr  = {o_addr[63:6], 6'd0};
   assign aw_len   = 8'd0;
-  assign w_valid  = qs == Q_W;
-  assign w_data   = addr[5] ? {entry, 256'd0} : {256'd0, entry};
-  assign w_strb   = addr[5] ? {{32{1'b1}}, 32'd0} : {32'd0, {32{1'b1}}};
+  assign w_valid  = of_valid && aw_done && irq_ok;
+  assign w_data   = o_addr[5] ? {o_entry, 256'd0} : {256'd0, o_entry};
+  assign w_strb   = o_addr[5] ? {{32{1'b1}}, 32'd0} : {32'd0, {32{1'b1}}};
   assign w_last   = 1'b1;
-  assign cnt_overflow = qs == Q_CHECK && !ok_now;
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{db_cqn, sel_cqn, addr[4:0]};
-  /* verilator lint_on UNUSEDSIGNAL */
+  assign of_pop   = w_valid && w_ready;
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      qs <= Q_IDLE; rr <= 1'b0; irq_valid <= 1'b0;
+      s1_v <= 1'b0; rr <= 1'b0; irq_valid <= 1'b0; aw_done <= 1'b0; fw_v <= 1'b0;
     end else begin
+      s1_v <= take;
+      if (take) begin r <= pick_b ? b_req : a_req; rr <= !pick_b; end
+      fw_v <= pi_we;
+      fw_cqn <= cq_cmd_ready ? cq_cmd.cqn : r.cqn;
+      fw_pi <= pi_wdata;
+      if (aw_valid && aw_ready) aw_done <= 1'b1;
+      if (of_pop) aw_done <= 1'b0;
       if (irq_valid && irq_ready) irq_valid <= 1'b0;
-      case (qs)
-        Q_IDLE: if (take) begin r <= pick_b ? b_req : a_req; rr <= !pick_b; qs <= Q_READ; end
-        Q_READ: qs <= Q_CHECK;
-        Q_CHECK: begin
-          addr    <= base + {43'd0, pi_q & (size - 16'd1), 5'd0};
-          pi_cur  <= pi_q;
-          log_cur <= log_s;
-          ts_q    <= timestamp;
-          qs <= ok_now ? Q_AW : Q_IDLE;
-        end
-        Q_AW: if (aw_ready) qs <= Q_W;
-        Q_W: if (w_ready) begin
-          qs <= Q_IDLE;
-          irq_valid  <= 1'b1;
-          irq_vector <= r.cqn;
-        end
-        default: qs <= Q_IDLE;
-      endcase
+      if (of_pop) begin irq_valid <= 1'b1; irq_vector <= o_cqn; end
     end
   end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = ^{db_cqn, sel_cqn, addr[4:0], o_addr[4:0], of_s_ready};
+  /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
-  // Assertions (verilator --assert): legal states, AW/W/interrupt held, ring indices.
-  logic [63:0] cfg_base_q;
-  always_ff @(posedge clk) if (qs == Q_CHECK) cfg_base_q <= base;
-  a_state_legal: assert property (@(posedge clk) disable iff (rst)
-    qs inside {Q_IDLE, Q_READ, Q_CHECK, Q_AW, Q_W})
-    else $error("srnic_cq_writer: illegal state %0d", qs);
+  // Assertions (verilator --assert): AW/W/interrupt held, ring indices, no output overrun.
   a_aw_hold: assert property (@(posedge clk) disable iff (rst)
     aw_valid && !aw_ready |=> aw_valid && $stable(aw_addr) && $stable(aw_len))
     else $error("srnic_cq_writer: AW withdrawn or changed before it was taken");
@@ -156,12 +175,15 @@ module srnic_cq_writer #(
   a_one_source: assert property (@(posedge clk) disable iff (rst)
     !(a_ready && b_ready))
     else $error("srnic_cq_writer: both CQE sources taken in one cycle");
+  a_out_room: assert property (@(posedge clk) disable iff (rst)
+    of_push |-> of_count != 2'd2 || of_pop)
+    else $error("srnic_cq_writer: output FIFO overrun");
   // a CQ's producer index never runs more than the ring size ahead of its consumer index
   a_ring_not_overfull: assert property (@(posedge clk) disable iff (rst)
-    qs == Q_CHECK && cqn_ok && valid |-> 16'(pi_q - ci_q) <= size)
-    else $error("srnic_cq_writer: CQ %0d holds %0d entries, more than its size %0d", r.cqn, pi_q - ci_q, size);
+    s1_v && cqn_ok && valid |-> 16'(pi_now - ci_q) <= size)
+    else $error("srnic_cq_writer: CQ %0d holds %0d entries, more than its size %0d", r.cqn, pi_now - ci_q, size);
   a_write_in_ring: assert property (@(posedge clk) disable iff (rst)
-    qs == Q_AW |-> ((addr - cfg_base_q) >> 5) < (64'd1 << log_cur))
+    of_push |-> ((addr - base) >> 5) < (64'd1 << log_s))
     else $error("srnic_cq_writer: CQE address outside its ring");
 `endif
 endmodule

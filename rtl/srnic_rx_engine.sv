@@ -471,8 +471,19 @@ module srnic_rx_engine #(
   logic [31:0] rq_len;
   logic [63:0] rw_wrid, rw_pa;      // receive WQE being consumed
   logic        rw_ok;
+  // E_CLASSIFY sends a request to E_MR (its R_Key check) when it is a READ (new or a
+  // duplicate) or a WRITE FIRST/ONLY with a length that passed every check before that one
+  // (the branch order of E_CLASSIFY below). The check is asked for in E_CLASSIFY itself, so
+  // its answer comes a cycle earlier than from a request made in E_MR; a_cls_mr holds this
+  // condition to the branches that go to E_MR.
+  wire cls_req  = !is_qerr && !is_note && !is_tmo && !m.rq_flush && !is_resp && qp_rx_ok && !s.err;
+  wire cls_rkey = (is_rreq || (is_write && is_first)) && acc_ok && len_ok && m.reth_len != 32'd0;
+  wire cls_mr   = est == E_CLASSIFY && cls_req && cls_rkey &&
+                  ((psn_dup && is_rreq) ||
+                   (!psn_dup && psn_ok && seq_ok &&
+                    !(is_write && has_imm && is_last && !(m.rq_fetched && m.rq_idx == s.rq_ci))));
   always_comb begin
-    mr_req = (est == E_MR && mr_go) || (est == E_RQ_R && wqe_valid);
+    mr_req = cls_mr || (est == E_RQ_R && wqe_valid);
     mr_pd  = c.pd;
     if (est == E_RQ_R) begin
       mr_key    = wqe_data[srnic_abi_pkg::RQWQE_LKEY_OFF*8 +: 32];
@@ -486,7 +497,6 @@ module srnic_rx_engine #(
       mr_len    = m.reth_len;
     end
   end
-  logic mr_go;   // classification decided an R_Key check is needed
 
 
   // ---------------------------------------------------------------- outputs to other blocks
@@ -631,7 +641,7 @@ module srnic_rx_engine #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      est <= E_IDLE; nbeats <= '0; mr_go <= 1'b0; tk_valid <= 1'b0; snd_seen <= 1'b0;
+      est <= E_IDLE; nbeats <= '0; tk_valid <= 1'b0; snd_seen <= 1'b0;
     end else begin
       if (tk_valid && tk_ready) tk_valid <= 1'b0;
       if (snd_now) snd_seen <= 1'b1;
@@ -664,7 +674,7 @@ module srnic_rx_engine #(
         E_CLASSIFY: begin
           // defaults
           ack <= 1'b0; rd_task <= 1'b0; want_cqe <= 1'b0; want_cev <= 1'b0; do_place <= 1'b0;
-          cqe_status <= srnic_abi_pkg::WC_SUCCESS; mr_go <= 1'b0;
+          cqe_status <= srnic_abi_pkg::WC_SUCCESS;
           acc_fail <= 1'b0; total_len <= '0; rd_fail_free <= 1'b0; dup_rd <= 1'b0;
           cev_q.psn2 <= '0; cev_q.has_ack <= 1'b0; cev_q.has_rd <= 1'b0;
           ack_psn <= m.psn; ack_syn <= srnic_pkg::AETH_ACK;
@@ -794,7 +804,7 @@ module srnic_rx_engine #(
             dup_rd <= 1'b1;
             if (!acc_ok || !len_ok) est <= E_WB;
             else if (m.reth_len == 32'd0) begin rd_pa_q <= '0; est <= E_FINISH; end
-            else begin mr_go <= 1'b1; est <= E_MR; end
+            else est <= E_MR;                // the R_Key check was asked for (cls_mr)
           end else if (psn_dup) begin
             // duplicate request: acknowledge again, do not execute
             ack <= 1'b1; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
@@ -822,8 +832,7 @@ module srnic_rx_engine #(
               // WRITE ONLY with immediate: the receive WQE is checked before the R_Key
               ack <= 1'b1; ack_syn <= srnic_pkg::AETH_RNR_BASE | {3'd0, c.min_rnr}; est <= E_WB;
             end else begin
-              mr_go <= 1'b1;
-              est <= E_MR;
+              est <= E_MR;                     // the R_Key check was asked for (cls_mr)
             end
           end else if (needs_rwqe_now) begin
             // the WQE fetched on arrival must be the QP's next one; otherwise RNR NAK
@@ -841,7 +850,6 @@ module srnic_rx_engine #(
           end
         end
         E_MR: begin
-          mr_go <= 1'b0;
           if (mr_rsp) begin
             if (!mr_ok && dup_rd) begin
               est <= E_WB;               // a duplicate READ the R_Key refuses: dropped
@@ -987,6 +995,10 @@ module srnic_rx_engine #(
 `ifndef SYNTHESIS
   // Assertions (verilator --assert): legal state, the READ context in use, resync held until
   // taken (the placement stage checks its own outputs).
+  // the R_Key check asked for in E_CLASSIFY is the one E_MR waits for, and only that one
+  a_cls_mr: assert property (@(posedge clk) disable iff (rst)
+    est == E_CLASSIFY |=> (est == E_MR) == $past(cls_mr))
+    else $error("srnic_rx_engine: E_CLASSIFY asked for an R_Key check it does not wait for, or waits for one it did not ask for");
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
     est <= E_FLUSH)
     else $error("srnic_rx_engine: illegal state %0d", est);

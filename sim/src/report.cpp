@@ -138,6 +138,7 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["mixed"] = c.mixed;
   j["clock_mhz"] = c.clock_mhz;
   j["pcie_latency_ns"] = c.pcie_latency_ns;
+  j["pcie_tags"] = c.pcie_tags;
   j["link_delay_ns"] = c.link_delay_ns;
   j["tx_depth"] = c.tx_depth;
   j["signal_every"] = c.signal_every;
@@ -330,7 +331,8 @@ void print_header(std::FILE* f, const RunConfig& c, const RunResult& r, const st
   std::fprintf(f, " Link type       : Ethernet (100GE model, %g ns cable)\n", c.link_delay_ns);
   std::fprintf(f, " Max inline data : 0[B]\n");
   std::fprintf(f, " Wire mode       : %s\n", c.mode == WireMode::Std ? "std (RoCEv2, go-back-N)" : "ext");
-  std::fprintf(f, " Core clock      : %g MHz\t\tPCIe read RTT  : %g ns\n", c.clock_mhz, c.pcie_latency_ns);
+  std::fprintf(f, " Core clock      : %g MHz\t\tPCIe read RTT  : %g ns, %u tags\n", c.clock_mhz, c.pcie_latency_ns,
+               c.pcie_tags);
   if (c.bidir) std::fprintf(f, " Bidirectional   : ON (BW is the sum of both directions)\n");
   if (c.duration_us > 0) std::fprintf(f, " Duration        : %g us of simulated time\n", c.duration_us);
   if (c.mixed) std::fprintf(f, " Message sizes   : mixed, up to %llu[B]\n", static_cast<unsigned long long>(c.size));

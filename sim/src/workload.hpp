@@ -46,6 +46,7 @@ struct RunConfig {
   bool json = false;
   double clock_mhz = 300;
   double pcie_latency_ns = 1100;
+  uint32_t pcie_tags = 64;     // PCIe reads in flight at once (tags): 64 UltraScale, 256 UltraScale+ (Alveo)
   double link_delay_ns = 100;
   uint32_t timeout = 8;        // QP local ACK timeout attribute: 4.096 us * 2^timeout (0: none)
   uint32_t retry_cnt = 7;      // QP retry_cnt (7: no limit)

@@ -302,6 +302,10 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_option("--pcie-latency-ns", cfg.pcie_latency_ns, "PCIe read round trip in ns")
       ->check(real_range(0, 1e9, "PCIe latency"))
       ->capture_default_str();
+  app.add_option("--pcie-tags", cfg.pcie_tags,
+                 "PCIe read requests in flight at once (tags): 64 on UltraScale, 256 on UltraScale+ (Alveo U200/U250/U280)")
+      ->check(uint_range(1, 1024, "PCIe tags"))
+      ->capture_default_str();
   app.add_option("--link-delay-ns", cfg.link_delay_ns, "cable propagation delay each way in ns")
       ->check(real_range(0, 1e9, "link delay"))
       ->capture_default_str();
@@ -553,6 +557,7 @@ std::string reproduce_command(const RunConfig& c) {
   const RunConfig d;
   if (c.clock_mhz != d.clock_mhz) o << " --clock-mhz " << c.clock_mhz;
   if (c.pcie_latency_ns != d.pcie_latency_ns) o << " --pcie-latency-ns " << c.pcie_latency_ns;
+  if (c.pcie_tags != d.pcie_tags) o << " --pcie-tags " << c.pcie_tags;
   if (c.link_delay_ns != d.link_delay_ns) o << " --link-delay-ns " << c.link_delay_ns;
   if (c.timeout != d.timeout) o << " --timeout " << c.timeout;
   if (c.retry_cnt != d.retry_cnt) o << " --retry-cnt " << c.retry_cnt;

@@ -156,6 +156,7 @@ void Runner::build_world() {
   wc.hosts = 2;
   wc.clock_mhz = cfg_.clock_mhz;
   wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
+  wc.pcie.max_outstanding_reads = cfg_.pcie_tags;
   wc.link = link_config(cfg_);
   wc.seed = cfg_.seed;
   wc.pcap = cfg_.pcap;
