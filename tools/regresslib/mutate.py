@@ -232,13 +232,16 @@ def cached_filelist(build_dir):
 
 
 def _cmake_newer_than(path):
-    """Whether a CMake file of the project changed after `path` was written: the test list
-    (rtl_tests.tsv) is written at configure time, so tests added since would be missed."""
+    """Whether a CMake file or a Verilator file list (*.f, read at configure time) of the
+    project changed after `path` was written: the test list (rtl_tests.tsv) is written at
+    configure time, so tests added since would be missed, and a block bench whose file list
+    gained a file would fail to build."""
     t = os.path.getmtime(path)
     for d, dirs, files in os.walk(ROOT):
         dirs[:] = [x for x in dirs if not x.startswith(".") and x != "build"]
         for n in files:
-            if (n == "CMakeLists.txt" or n.endswith(".cmake")) and os.path.getmtime(os.path.join(d, n)) > t:
+            if ((n == "CMakeLists.txt" or n.endswith(".cmake") or n.endswith(".f"))
+                    and os.path.getmtime(os.path.join(d, n)) > t):
                 return True
     return False
 
