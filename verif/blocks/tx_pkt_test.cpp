@@ -358,6 +358,26 @@ class TxPktBench : public ::testing::Test {
     EXPECT_FALSE(dut.rtl_error());
   }
 
+  // Rate runs: four QPs programmed and every port, AR and the output always ready, with
+  // read latency `lat`; timed_run runs the queued jobs and returns the cycles they took.
+  Knobs full_rate(unsigned lat, unsigned big) {
+    for (int i = 0; i < 4 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
+    Knobs k;
+    k.req = k.rsp = k.ar = k.out = 100;
+    k.lat = lat;
+    k.zero = 0;
+    k.big = big;
+    return k;
+  }
+  uint64_t timed_run(const Knobs& k, uint64_t jobs) {
+    const uint64_t c0 = dut.cycle();
+    run(k);
+    const uint64_t cycles = dut.cycle() - c0;
+    drain();
+    EXPECT_EQ(frames, jobs);
+    return cycles;
+  }
+
   struct Hold {
     uint64_t keep = 0;
     bool last = false;
@@ -476,23 +496,14 @@ TEST_F(TxPktBench, ResendSameFrame) {
 TEST_F(TxPktBench, FullRate) {
   SRNIC_BENCH_TRACE();
   reset();
-  for (int i = 0; i < 4 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
-  Knobs k;
-  k.req = k.rsp = k.ar = k.out = 100;
-  k.lat = 40;
-  k.zero = 0;
-  k.big = 100;
+  const Knobs k = full_rate(40, 100);
   for (int i = 0; i < 300; ++i) {
     Job j = random_job(0, k);
     j.opcode = roce::op::kRcWriteMiddle;
     j.pay_len = uint32_t(rng.range(3500, 4096));
     pending[0].push_back(j);
   }
-  const uint64_t c0 = dut.cycle();
-  run(k);
-  const uint64_t cycles = dut.cycle() - c0;
-  drain();
-  EXPECT_EQ(frames, 300u);
+  const uint64_t cycles = timed_run(k, 300);
   EXPECT_GT(double(out_beats) / double(cycles), 0.9) << out_beats << " beats in " << cycles << " cycles";
 }
 
@@ -504,12 +515,7 @@ TEST_F(TxPktBench, FullRate) {
 TEST_F(TxPktBench, SmallFrameRate) {
   SRNIC_BENCH_TRACE();
   reset();
-  for (int i = 0; i < 4 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
-  Knobs k;
-  k.req = k.rsp = k.ar = k.out = 100;
-  k.lat = 8;
-  k.zero = 0;
-  k.big = 0;
+  const Knobs k = full_rate(8, 0);
   for (int i = 0; i < 600; ++i) {
     Job j = random_job(0, k);
     j.opcode = roce::op::kRcWriteOnly;
@@ -517,11 +523,7 @@ TEST_F(TxPktBench, SmallFrameRate) {
     j.pay_addr &= ~63ull;
     pending[0].push_back(j);
   }
-  const uint64_t c0 = dut.cycle();
-  run(k);
-  const uint64_t cycles = dut.cycle() - c0;
-  drain();
-  EXPECT_EQ(frames, 600u);
+  const uint64_t cycles = timed_run(k, 600);
   std::printf("[bench] 600 64-byte WRITE frames in %llu cycles (%.2f per frame)\n",
               (unsigned long long)cycles, double(cycles) / 600.0);
   EXPECT_LE(double(cycles) / 600.0, 4.2);
