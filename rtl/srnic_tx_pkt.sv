@@ -200,11 +200,14 @@ module srnic_tx_pkt #(
   endfunction
   localparam int HB = 74;   // largest header
   wire [HB*8-1:0] hdr_be = {eth, ip, udp, bth, ext};
-  logic [1023:0] hdr_le;
-  always_comb begin
-    hdr_le = '0;
-    for (int i = 0; i < HB; i++) hdr_le[i*8 +: 8] = hdr_be[(HB-1-i)*8 +: 8];
+  // byte i of the frame is lane i of the accumulator; a generate loop, so that every simulator
+  // sees constant slices (a procedural loop of 74 bytes is beyond Verilator's unroll limit and
+  // would rebuild hdr_be once per byte, every cycle)
+  wire [1023:0] hdr_le;
+  for (genvar gi = 0; gi < HB; gi++) begin : g_hdr_le
+    assign hdr_le[gi*8 +: 8] = hdr_be[(HB-1-gi)*8 +: 8];
   end
+  assign hdr_le[1023:HB*8] = '0;
 
   // accumulator
   typedef enum logic [1:0] {P_IDLE, P_DATA} p_e;
