@@ -112,6 +112,9 @@ function(srnic_verilated_lib target)
     VERILATOR_ARGS ${common_args} ${mode_args}
     OPT_FAST -O2)
   target_link_libraries(${target} PUBLIC Threads::Threads)
+  # The flags verilator-config.cmake finds for the compiler (warnings Verilated code is known to
+  # raise, -faligned-new, ...) but does not apply itself.
+  target_compile_options(${target} PRIVATE ${VERILATOR_CFLAGS})
   # Verilator runtime and generated headers are not ours to warn about: mark them SYSTEM.
   get_target_property(vincs ${target} INTERFACE_INCLUDE_DIRECTORIES)
   set_property(TARGET ${target} APPEND PROPERTY INTERFACE_SYSTEM_INCLUDE_DIRECTORIES ${vincs})

@@ -4,7 +4,12 @@
 // executed when CMD is written: QP_MODIFY is decoded into a qp_cmd_t that every block
 // holding a slice of the QP context must accept (each has its own ready); MR_WRITE and
 // CQ_WRITE go to the MR tables and the CQ writer. CMD_STATUS.busy stays set until all
-// consumers have taken the command. The CSR keeps each QP's last state to tell which
+// consumers have taken the command. While a command executes, writes to CMD and CMD_DATA wait
+// (the AXI-Lite write is not completed), so a host may write commands back to back and read
+// CMD_STATUS once: commands run in the order written. The first refused command sets the
+// error (sticky until CMD_STATUS is read) and every command written after it is skipped;
+// CMD_STATUS also counts the commands accepted since it was last read, which tells the host
+// which of its commands was refused. The CSR keeps each QP's last state to tell which
 // transitions (RESET->INIT, ->RTR, ->RTS) re-initialise indices and PSNs.
 // A QP_MODIFY that moves a QP from INIT, RTR or RTS to ERR then stops the QP's send side
 // (herr, taken by the fetch engine) and stays busy until the completion engine has begun
@@ -81,7 +86,8 @@ module srnic_csr #(
   logic [47:0] ts;
   logic [31:0] ts_hi_latch;
   logic        cmd_busy, cmd_err;
-  logic [3:0]  cmd_why;        // reason of the last error (CMD_STATUS bits 11:8)
+  logic [3:0]  cmd_why;        // reason of the first refusal since CMD_STATUS was read (bits 11:8)
+  logic [15:0] cmd_acc;        // commands accepted since CMD_STATUS was read, saturating (bits 31:16)
 
   assign timestamp = ts;
 
@@ -93,8 +99,12 @@ module srnic_csr #(
   assign s_axil_awready = !aw_pend && !s_axil_bvalid;
   assign s_axil_wready  = !w_pend && !s_axil_bvalid;
   assign s_axil_bresp   = 2'b00;
-  // an SQ doorbell waits (the write is not completed) while the scheduler has no room for it
-  assign wr_fire = aw_pend && w_pend && !s_axil_bvalid && (aw_addr != srnic_abi_pkg::REG_DB_SQ || db_sq_room);
+  // an SQ doorbell waits (the write is not completed) while the scheduler has no room for it;
+  // a command or its payload waits while a command executes
+  wire cmd_reg = aw_addr == srnic_abi_pkg::REG_CMD ||
+                 (aw_addr >= srnic_abi_pkg::REG_CMD_DATA0 && aw_addr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64);
+  assign wr_fire = aw_pend && w_pend && !s_axil_bvalid && (aw_addr != srnic_abi_pkg::REG_DB_SQ || db_sq_room) &&
+                   (!cmd_reg || cst == C_IDLE);
 
   // ---------------------------------------------------------------- commands
   typedef enum logic [2:0] {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT} cstate_e;
@@ -183,6 +193,20 @@ module srnic_csr #(
   wire cq_payload_ok = !payload[srnic_abi_pkg::CQC_FLAGS_OFF*8] ||
                        (p_cq == 5'd0 && p_log_cq <= 8'd15);
 
+  // a command written to CMD (only ever while no command executes): accepted, refused (reason
+  // 1: opcode or index, 3: payload) or, after an unread refusal, skipped
+  wire [7:0] w_op = w_data[31:24];
+  wire w_idx_ok = (w_op == srnic_abi_pkg::CMD_QP_MODIFY && {8'd0, w_data[23:0]} < NUM_QPS) ||
+                  (w_op == srnic_abi_pkg::CMD_MR_WRITE && {8'd0, w_data[23:0]} < NUM_MRS) ||
+                  (w_op == srnic_abi_pkg::CMD_CQ_WRITE && {8'd0, w_data[23:0]} < NUM_CQS);
+  wire w_pay_ok = !((w_op == srnic_abi_pkg::CMD_QP_MODIFY && !qp_payload_ok) ||
+                    (w_op == srnic_abi_pkg::CMD_CQ_WRITE && !cq_payload_ok));
+  wire cmd_wr     = wr_fire && aw_addr == srnic_abi_pkg::REG_CMD && !cmd_err;
+  wire cmd_start  = cmd_wr && w_idx_ok && w_pay_ok;
+  wire cmd_refuse = cmd_wr && !(w_idx_ok && w_pay_ok);
+  wire [3:0] refuse_why = w_idx_ok ? 4'd3 : 4'd1;
+  wire status_rd  = s_axil_arvalid && s_axil_arready && s_axil_araddr == srnic_abi_pkg::REG_CMD_STATUS;
+
   wire qp_issue = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_QP_MODIFY;
   assign qp_cmd_valid = qp_issue ? ~taken : '0;
   assign mr_cmd_valid = cst == C_ISSUE && cmd_op == srnic_abi_pkg::CMD_MR_WRITE;
@@ -220,7 +244,7 @@ module srnic_csr #(
       local_mac <= '0; local_ip <= '0;
       sched_burst <= 32'd65536; sched_wqes <= 4'd8; tx_window <= 32'd128;
       ts <= '0;
-      cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; cmd_why <= 4'd0; taken <= '0;
+      cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; cmd_why <= 4'd0; cmd_acc <= '0; taken <= '0;
       cmd_op <= '0; cmd_idx <= '0;
       for (int i = 0; i < NC; i++) counters[i] <= '0;
     end else begin
@@ -239,30 +263,26 @@ module srnic_csr #(
           srnic_abi_pkg::REG_SCHED_BURST: sched_burst <= (w_data < 32'd64) ? 32'd64 : w_data;
           srnic_abi_pkg::REG_SCHED_WQES:  sched_wqes <= (w_data[3:0] == 4'd0 || w_data > 32'd8) ? 4'd8 : w_data[3:0];
           srnic_abi_pkg::REG_TX_WINDOW:   tx_window <= (w_data > 32'h40_0000) ? 32'h40_0000 : w_data;
-          srnic_abi_pkg::REG_CMD: begin
-            if (cst == C_IDLE) begin
-              cmd_op  <= w_data[31:24];
-              cmd_idx <= w_data[23:0];
-              taken   <= '0;
-              if (!((w_data[31:24] == srnic_abi_pkg::CMD_QP_MODIFY && {8'd0, w_data[23:0]} < NUM_QPS) ||
-                    (w_data[31:24] == srnic_abi_pkg::CMD_MR_WRITE && {8'd0, w_data[23:0]} < NUM_MRS) ||
-                    (w_data[31:24] == srnic_abi_pkg::CMD_CQ_WRITE && {8'd0, w_data[23:0]} < NUM_CQS))) begin
-                cmd_err <= 1'b1; cmd_why <= 4'd1;
-              end else if ((w_data[31:24] == srnic_abi_pkg::CMD_QP_MODIFY && !qp_payload_ok) ||
-                           (w_data[31:24] == srnic_abi_pkg::CMD_CQ_WRITE && !cq_payload_ok)) begin
-                cmd_err <= 1'b1; cmd_why <= 4'd3;
-              end else begin
-                cst <= C_STATE_RD; cmd_busy <= 1'b1; cmd_err <= 1'b0; cmd_why <= 4'd0;
-              end
-            end else begin
-              cmd_err <= 1'b1; cmd_why <= 4'd2;   // command while busy: rejected
-            end
-          end
+          srnic_abi_pkg::REG_CMD: ;   // cmd_start / cmd_refuse below
           default: begin
-            if (wr_reg >= srnic_abi_pkg::REG_CMD_DATA0 && wr_reg < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64 && cst == C_IDLE)
+            if (wr_reg >= srnic_abi_pkg::REG_CMD_DATA0 && wr_reg < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)
               cmd_data[wr_reg[5:2]] <= w_data;
           end
         endcase
+      end
+      if (cmd_start) begin
+        cmd_op <= w_op; cmd_idx <= w_data[23:0]; taken <= '0;
+        cst <= C_STATE_RD; cmd_busy <= 1'b1;
+      end
+      // CMD_STATUS: a read returns and clears the refusal and the accepted count; what happens
+      // in the cycle of the read is left for the next read
+      if (status_rd) begin
+        cmd_err <= cmd_refuse;
+        cmd_why <= cmd_refuse ? refuse_why : 4'd0;
+        cmd_acc <= {15'd0, cmd_start};
+      end else begin
+        if (cmd_refuse) begin cmd_err <= 1'b1; cmd_why <= refuse_why; end
+        if (cmd_start && cmd_acc != 16'hFFFF) cmd_acc <= cmd_acc + 16'd1;
       end
 
       case (cst)
@@ -295,7 +315,7 @@ module srnic_csr #(
           srnic_abi_pkg::REG_SCHED_BURST: s_axil_rdata <= sched_burst;
           srnic_abi_pkg::REG_SCHED_WQES:  s_axil_rdata <= {28'd0, sched_wqes};
           srnic_abi_pkg::REG_TX_WINDOW:   s_axil_rdata <= tx_window;
-          srnic_abi_pkg::REG_CMD_STATUS:  s_axil_rdata <= {20'd0, cmd_why, 6'd0, cmd_err, cmd_busy};
+          srnic_abi_pkg::REG_CMD_STATUS:  s_axil_rdata <= {cmd_acc, 4'd0, cmd_why, 6'd0, cmd_err, cmd_busy};
           default: begin
             if (s_axil_araddr >= srnic_abi_pkg::REG_CMD_DATA0 && s_axil_araddr < srnic_abi_pkg::REG_CMD_DATA0 + 16'd64)
               s_axil_rdata <= cmd_data[s_axil_araddr[5:2]];
@@ -333,6 +353,9 @@ module srnic_csr #(
   a_cq_cmd_hold: assert property (@(posedge clk) disable iff (rst)
     cq_cmd_valid && !cq_cmd_ready |=> cq_cmd_valid && $stable(cq_cmd))
     else $error("srnic_csr: CQ command withdrawn or changed before it was taken");
+  a_cmd_wait: assert property (@(posedge clk) disable iff (rst)
+    wr_fire && cmd_reg |-> cst == C_IDLE)
+    else $error("srnic_csr: command register written while a command executes");
   a_db_onehot: assert property (@(posedge clk) disable iff (rst)
     $onehot0({db_sq_valid, db_rq_valid, db_cq_valid, db_bad}))
     else $error("srnic_csr: one register write raised two doorbells");

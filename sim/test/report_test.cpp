@@ -156,7 +156,9 @@ TEST(ReportJson, SweepHoldsOneRunPerSize) {
 }
 
 TEST(ReportText, PerftestColumns) {
-  auto [c, r] = sample_run();
+  auto cr = sample_run();
+  auto& c = cr.first;
+  auto& r = cr.second;
   c.report_gbits = true;
   const std::string h = header(c, r);
   // The column titles perftest's ib_write_bw prints with --report_gbits.

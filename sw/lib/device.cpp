@@ -1,4 +1,5 @@
 // device.cpp: Device (open, registers, commands, resource numbering) and memory registration.
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -58,6 +59,8 @@ Device::Device(Backend& backend) : be_(backend) {
   qp_used_.assign(caps_.max_qp, 0);
   qps_.assign(caps_.max_qp, nullptr);
   mac_ = uint64_t(be_.mmio_read32(abi::REG_MAC_HI) & 0xFFFF) << 32 | be_.mmio_read32(abi::REG_MAC_LO);
+  // a refusal or an accepted count left by an earlier user of the NIC would be taken for ours
+  be_.mmio_read32(abi::REG_CMD_STATUS);
   ipv4_ = be_.mmio_read32(abi::REG_IPV4);
 }
 
@@ -109,27 +112,81 @@ void Device::execute(uint8_t opcode, uint32_t index, const void* payload, size_t
   for (int i = 0; i < abi::CMD_DATA_WORDS; ++i) {
     uint32_t w;
     std::memcpy(&w, buf + 4 * i, 4);
+    if ((cmd_data_valid_ >> i & 1) && cmd_data_[i] == w) {
+      ++cmd_words_saved_;
+      continue;
+    }
     be_.mmio_write32(abi::reg_cmd_data(i), w);
+    cmd_data_[i] = w;
+    cmd_data_valid_ |= 1u << i;
   }
-  be_.mmio_write32(abi::REG_CMD, abi::cmd_word(opcode, index));
-  const uint64_t deadline = be_.now_ns() + cmd_timeout_ns_;
+  const uint32_t word = abi::cmd_word(opcode, index);
+  be_.mmio_write32(abi::REG_CMD, word);
+  cmd_unread_.push_back(word);
+  ++cmds_written_;
+  // CMD_STATUS counts accepted commands in 16 bits: read it before that could wrap.
+  if (!batch_depth_ || cmd_unread_.size() >= 0x8000) wait_commands();
+}
+
+void Device::end_commands() {
+  if (!batch_depth_) throw Error(EINVAL, "srnic: end_commands without begin_commands");
+  if (--batch_depth_) return;
+  wait_commands();
+}
+
+// Waits until CMD_STATUS shows no command busy and checks that every command written since the
+// last read was accepted.
+void Device::wait_commands() {
+  if (cmd_unread_.empty()) return;
+  // a command's register writes take well under a microsecond even on a slow bus
+  const uint64_t deadline = be_.now_ns() + cmd_timeout_ns_ + 1000 * uint64_t(cmd_unread_.size());
+  uint64_t accepted = 0;
   uint32_t status;
   for (uint32_t polls = 0;; ++polls) {
     status = be_.mmio_read32(abi::REG_CMD_STATUS);
-    if (!(status & 1)) break;
-    if (be_.now_ns() > deadline || polls >= (1u << 20))
-      throw Error(ETIMEDOUT, std::string("srnic: command ") + cmd_name(opcode) + " index " +
-                                 std::to_string(index) + " still busy after timeout");
+    accepted += status >> 16;
+    if (!(status & 1) || (status & 2)) break;
+    if (be_.now_ns() > deadline || polls >= (1u << 20)) {
+      const uint32_t w = cmd_unread_[std::min<size_t>(accepted ? accepted - 1 : 0, cmd_unread_.size() - 1)];
+      cmd_unread_.clear();
+      throw Error(ETIMEDOUT, std::string("srnic: command ") + cmd_name(uint8_t(w >> 24)) + " index " +
+                                 std::to_string(w & 0xFFFFFF) + " still busy after timeout");
+    }
   }
+  std::vector<uint32_t> cmds;
+  cmds.swap(cmd_unread_);
   if (status & 2) {
-    static const char* const why[] = {"", "unknown opcode or index out of range", "issued while busy",
-                                      "payload refused: ring not aligned to its entry size, log2 ring size "
-                                      "above 15, path MTU code outside 1..5 in RTR/RTS or unknown QP state"};
+    // the NIC refused command number `accepted` and skipped every one written after it
+    static const char* const kPayload =
+        "payload refused: ring not aligned to its entry size, log2 ring size above 15, path MTU code "
+        "outside 1..5 in RTR/RTS or unknown QP state";
+    static const char* const why[] = {"", "unknown opcode or index out of range", "", kPayload};
     const uint32_t r = (status >> 8) & 0xF;
-    throw Error(EIO, std::string("srnic: command ") + cmd_name(opcode) + " index " + std::to_string(index) +
-                         " failed: " + (r < 4 && r ? why[r] : "unknown reason") + " (CMD_STATUS " + hex32(status) +
-                         ")");
+    const uint32_t w = cmds[std::min<size_t>(accepted, cmds.size() - 1)];
+    const size_t skipped = cmds.size() - std::min<size_t>(accepted + 1, cmds.size());
+    throw Error(EIO, std::string("srnic: command ") + cmd_name(uint8_t(w >> 24)) + " index " +
+                         std::to_string(w & 0xFFFFFF) + " failed: " + (r < 4 && why[r][0] ? why[r] : "unknown reason") +
+                         " (CMD_STATUS " + hex32(status) + ")" +
+                         (skipped ? "; the " + std::to_string(skipped) + " commands written after it were skipped"
+                                  : std::string()));
   }
+  if (accepted != cmds.size())
+    throw Error(EIO, "srnic: " + std::to_string(cmds.size()) + " commands written, CMD_STATUS counted " +
+                         std::to_string(accepted) + " accepted and no refusal");
+}
+
+CommandBatch::~CommandBatch() {
+  if (!dev_) return;
+  try {
+    dev_->end_commands();
+  } catch (const Error&) {
+  }
+}
+
+void CommandBatch::finish() {
+  Device* d = dev_;
+  dev_ = nullptr;
+  if (d) d->end_commands();
 }
 
 uint32_t Device::alloc_index(std::vector<uint8_t>& used, uint32_t first, const char* what) {

@@ -121,6 +121,76 @@ TEST(Device, ExecuteStagesPayloadThenCommand) {
   dev.execute(abi::CMD_CQ_WRITE, 1, q, sizeof q);
   EXPECT_EQ(le32(be.commands[1].payload.data()), 0xDDCCBBAAu);
   for (int i = 4; i < 64; ++i) EXPECT_EQ(be.commands[1].payload[i], 0) << i;
+
+  // Only the words that differ from the registers' contents are written again.
+  be.clear_log();
+  q[1] = 0x11;
+  dev.execute(abi::CMD_CQ_WRITE, 2, q, sizeof q);
+  ASSERT_EQ(be.writes.size(), 2u);
+  EXPECT_EQ(be.writes[0].off, abi::reg_cmd_data(0));
+  EXPECT_EQ(be.writes[0].value, 0xDDCC11AAu);
+  EXPECT_EQ(be.writes[1].off, abi::REG_CMD);
+  dev.execute(abi::CMD_CQ_WRITE, 3, q, sizeof q);
+  ASSERT_EQ(be.writes.size(), 3u);
+  EXPECT_EQ(be.writes[2].off, abi::REG_CMD);
+  ASSERT_EQ(be.commands.size(), 2u);
+  EXPECT_EQ(0, std::memcmp(be.commands[0].payload.data(), be.commands[1].payload.data(), 64));
+  EXPECT_EQ(dev.command_data_writes_saved(), 15u + 16u);
+}
+
+TEST(Device, BatchWritesCommandsWithoutWaitingAndReadsStatusOnce) {
+  MemoryBackend be;
+  Device dev(be);
+  be.cmd_busy_reads = 3;
+  uint8_t p[64] = {};
+  const uint32_t reads0 = be.status_reads;
+  {
+    CommandBatch batch(dev);
+    for (uint32_t i = 0; i < 5; ++i) {
+      p[0] = uint8_t(i);
+      dev.execute(abi::CMD_CQ_WRITE, i, p, sizeof p);
+    }
+    EXPECT_EQ(be.status_reads, reads0) << "a command in a batch waited";
+    EXPECT_EQ(be.commands.size(), 5u);
+    batch.finish();
+  }
+  // busy for 3 reads after the last command, then the one that shows all 5 accepted
+  EXPECT_EQ(be.status_reads, reads0 + 4);
+  for (uint32_t i = 0; i < 5; ++i) EXPECT_EQ(be.commands[i].payload[0], i);
+
+  // A status count that misses a command is an error, not a silent success.
+  be.cmd_busy_reads = 0;
+  dev.begin_commands();
+  dev.execute(abi::CMD_CQ_WRITE, 0, p, sizeof p);
+  be.mmio_read32(abi::REG_CMD_STATUS);  // someone else read (and cleared) the count
+  EXPECT_THROW(dev.end_commands(), Error);
+  EXPECT_THROW(dev.end_commands(), Error) << "end without begin";
+}
+
+TEST(Device, BatchNamesTheRefusedCommandAndSkipsTheRest) {
+  MemoryBackend be;  // 16 CQs
+  Device dev(be);
+  uint8_t p[64] = {};
+  dev.begin_commands();
+  dev.execute(abi::CMD_CQ_WRITE, 1, p, sizeof p);
+  dev.execute(abi::CMD_CQ_WRITE, 77, p, sizeof p);  // refused: beyond the table
+  dev.execute(abi::CMD_CQ_WRITE, 2, p, sizeof p);
+  dev.execute(abi::CMD_CQ_WRITE, 3, p, sizeof p);
+  try {
+    dev.end_commands();
+    FAIL() << "refusal in a batch not reported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), EIO);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("CQ_WRITE index 77 failed"), std::string::npos) << m;
+    EXPECT_NE(m.find("the 2 commands written after it were skipped"), std::string::npos) << m;
+  }
+  // the log holds every command the register file took: the first and the refused one
+  ASSERT_EQ(be.commands.size(), 2u) << "commands after the refusal must not run";
+  // The next command runs again.
+  EXPECT_NO_THROW(dev.execute(abi::CMD_CQ_WRITE, 4, p, sizeof p));
+  ASSERT_EQ(be.commands.size(), 3u);
+  EXPECT_EQ(be.commands[2].index, 4u);
 }
 
 TEST(Device, ExecuteWaitsForBusyAndReportsErrors) {

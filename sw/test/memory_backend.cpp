@@ -15,13 +15,15 @@ void MemoryBackend::mmio_write32(uint32_t off, uint32_t v) {
   time_ns_ += 4;
   regs_[off / 4] = v;
   if (off != abi::REG_CMD) return;
+  // Like the NIC: a command written after an unread refusal is skipped.
+  if (status_err_) return;
   Command c{uint8_t(v >> 24), v & 0xFFFFFF, {}};
   for (int i = 0; i < abi::CMD_DATA_WORDS; ++i) {
     const uint32_t w = regs_[abi::reg_cmd_data(i) / 4];
     std::memcpy(c.payload.data() + 4 * i, &w, 4);
   }
   commands.push_back(c);
-  // Like the NIC: error for an unknown opcode or an index outside the table from CAPS.
+  // Like the NIC: refused for an unknown opcode or an index outside the table from CAPS.
   unsigned log = 0;
   switch (c.opcode) {
     case abi::CMD_QP_MODIFY: log = caps & 0xFF; break;
@@ -34,8 +36,12 @@ void MemoryBackend::mmio_write32(uint32_t off, uint32_t v) {
     --fail_commands;
     error = true;
   }
-  busy_left_ = cmd_busy_reads;
-  regs_[abi::REG_CMD_STATUS / 4] = error ? 2u : 0u;
+  if (error) {
+    status_err_ = 0x102;  // error, reason 1
+  } else {
+    busy_left_ = cmd_busy_reads;
+    if (accepted_ < 0xFFFF) ++accepted_;
+  }
 }
 
 uint32_t MemoryBackend::mmio_read32(uint32_t off) {
@@ -45,12 +51,18 @@ uint32_t MemoryBackend::mmio_read32(uint32_t off) {
     case abi::REG_ID: return id;
     case abi::REG_VERSION: return version;
     case abi::REG_CAPS: return caps;
-    case abi::REG_CMD_STATUS:
+    case abi::REG_CMD_STATUS: {
+      // busy, the first refusal and the accepted count; a read clears all but busy
+      uint32_t st = accepted_ << 16 | status_err_;
       if (busy_left_) {
         --busy_left_;
-        return regs_[off / 4] | 1u;
+        st |= 1u;
       }
-      return regs_[off / 4];
+      accepted_ = 0;
+      status_err_ = 0;
+      ++status_reads;
+      return st;
+    }
     default: return regs_[off / 4];
   }
 }

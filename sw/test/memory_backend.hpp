@@ -42,6 +42,7 @@ class MemoryBackend : public Backend {
   // Command behaviour: busy for this many CMD_STATUS reads after CMD; fail the next N commands.
   uint32_t cmd_busy_reads = 0;
   uint32_t fail_commands = 0;
+  uint32_t status_reads = 0;  // CMD_STATUS reads so far
 
   std::vector<Write> writes;      // every mmio_write32, in order
   std::vector<Command> commands;  // every CMD write with its staged payload
@@ -71,6 +72,7 @@ class MemoryBackend : public Backend {
   uint64_t brk_ = 0;
   uint64_t time_ns_ = 0;
   uint32_t busy_left_ = 0;
+  uint32_t accepted_ = 0, status_err_ = 0;  // CMD_STATUS bits 31:16 and 11:1
 };
 
 }  // namespace srnic::sw::test

@@ -88,7 +88,7 @@ constexpr size_t kEvN = 11;  // comp_ev_t fields (CompEvF)
 constexpr uint8_t kAcks = 5, kNak = 3, kLerr = 6, kHerr = 7;
 constexpr uint8_t kRtSeq = 0, kRtImplied = 1, kRtRnr = 2, kRtTimeout = 3;
 constexpr uint8_t kRtcRnrEnd = 1;  // srnic_pkg::RTC_RNR_END: with RT_TIMEOUT, an RNR wait's end
-constexpr uint8_t kWrWrite = 0, kWrWriteImm = 1, kWrSend = 2, kWrSendImm = 3, kWrRead = 4;
+constexpr uint8_t kWrWrite = 0, kWrSend = 2, kWrSendImm = 3, kWrRead = 4;
 constexpr uint8_t kWcSend = 0, kWcWrite = 1, kWcRead = 2;
 constexpr uint8_t kWcFlushErr = 5, kWcRetryExcErr = 12, kWcRnrRetryExcErr = 13;
 constexpr uint8_t kNakStatus[] = {7, 9, 10, 11};

@@ -5,7 +5,10 @@
 // structs (srnic/abi.hpp) must arrive decoded field by field (the QP context's retry_cnt,
 // rnr_retry, timeout and min_rnr_timer included, every value), CMD_STATUS.busy must hold
 // until every consumer has taken the command, bad opcodes and indices set the error bit,
-// and the QP_MODIFY transition flags must follow each QP's previous state.
+// and the QP_MODIFY transition flags must follow each QP's previous state. Commands written
+// back to back wait for the one executing (the write is held) and run in order; CMD_STATUS
+// counts the accepted commands since its last read (checked on every read) and keeps the first
+// refusal, after which commands are skipped until it is read.
 // The bench also plays the fetch engine and the completion engine for host-driven ERR: a
 // QP_MODIFY moving a QP from INIT/RTR/RTS to ERR must raise herr (with the QP number, held
 // until herr_ready, random here) after every consumer took the command and keep the
@@ -141,6 +144,8 @@ class CsrBench : public ::testing::Test {
     if (dut->cq_cmd_valid && dut->cq_cmd_ready) {
       ++cq_takes;
       cq_cmd = dut->cq_cmd;
+      cq_log.push_back({get_bits(cq_cmd, kCqCmd.at(kCcCqn).lsb, kCqCmd.at(kCcCqn).width),
+                        get_bits(cq_cmd, kCqCmd.at(kCcBase).lsb, kCqCmd.at(kCcBase).width)});
     }
     // Counters: the value a read returns is sampled before this cycle's increments.
     if (dut->s_axil_arvalid && dut->s_axil_arready) {
@@ -171,7 +176,7 @@ class CsrBench : public ::testing::Test {
     const int aw_delay = int(rng.below(3)), w_delay = int(rng.below(3));
     bool aw_done = false, w_done = false, b_done = false;
     for (int t = 0; !b_done; ++t) {
-      ASSERT_LT(t, 100) << "write to 0x" << std::hex << addr << " never completed";
+      ASSERT_LT(t, 3000) << "write to 0x" << std::hex << addr << " never completed";
       dut->s_axil_awvalid = !aw_done && t >= aw_delay;
       dut->s_axil_awaddr = addr;
       dut->s_axil_wvalid = !w_done && t >= w_delay;
@@ -206,7 +211,11 @@ class CsrBench : public ::testing::Test {
       ar_done |= ar;
       if (r) {
         dut->s_axil_arvalid = dut->s_axil_rready = 0;
-        return data;
+        if (addr != abi::REG_CMD_STATUS) return data;
+        // CMD_STATUS: the accepted count is summed here and checked by execute() and the
+        // tests; the callers see bits 15:0
+        acc_seen += data >> 16;
+        return data & 0xFFFF;
       }
     }
     ADD_FAILURE() << "read of 0x" << std::hex << addr << " never completed";
@@ -229,6 +238,7 @@ class CsrBench : public ::testing::Test {
     herr_qpns.clear();
     herr_dones = qp_issues = 0;
     herr_seen_valid = false;
+    cq_log.clear();
   }
   // The reference of host-driven ERR: INIT/RTR/RTS -> ERR (-1 if the QP's previous state is
   // not known to the bench).
@@ -248,13 +258,18 @@ class CsrBench : public ::testing::Test {
       EXPECT_EQ(herr_dones, 1u) << what << ": command ended before herr_done";
     }
   }
-  // Writes CMD and polls CMD_STATUS until not busy; returns the final status.
+  // Writes CMD and polls CMD_STATUS until not busy; returns the final status (bits 15:0),
+  // after checking that the reads counted the command accepted exactly when it had no error.
   uint32_t execute(uint8_t op, uint32_t index) {
     clear_cmd_monitors();
     axi_write(abi::REG_CMD, uint32_t(op) << 24 | (index & 0xFFFFFF));
+    const uint64_t acc0 = acc_seen;
     for (int i = 0; i < 200; ++i) {
       const uint32_t st = axi_read(abi::REG_CMD_STATUS);
-      if (!(st & 1)) return st;
+      if (!(st & 1)) {
+        EXPECT_EQ(acc_seen - acc0, (st & 2) ? 0u : 1u) << "CMD_STATUS accepted count, status " << st;
+        return st;
+      }
     }
     ADD_FAILURE() << "command " << int(op) << " stuck busy";
     return ~0u;
@@ -326,6 +341,7 @@ class CsrBench : public ::testing::Test {
   uint64_t ts = 0;
   std::array<uint32_t, kCounters> counters{}, ar_counters{};
   uint64_t ar_ts = 0;
+  uint64_t acc_seen = 0;  // sum of CMD_STATUS bits 31:16 over every read
   bool ar_all_taken = false;
   bool count_events = false;
   std::array<unsigned, kCons> qp_ready_pct = [] {
@@ -344,6 +360,10 @@ class CsrBench : public ::testing::Test {
   std::remove_reference_t<decltype(Vsrnic_csr::qp_cmd)> first_qp_cmd{};
   std::remove_reference_t<decltype(Vsrnic_csr::mr_cmd)> mr_cmd{};
   std::remove_reference_t<decltype(Vsrnic_csr::cq_cmd)> cq_cmd{};
+  struct CqTaken {
+    uint64_t cqn, base;
+  };
+  std::vector<CqTaken> cq_log;  // every CQ command taken since clear_cmd_monitors()
   uint32_t mr_index = 0;
   std::vector<int> prev_state = std::vector<int>(kQps, -1);
   // host-driven ERR environment
@@ -608,13 +628,20 @@ TEST_F(CsrBench, HostErrHandshake) {
   ASSERT_EQ(herr_qpns.size(), 1u);
   EXPECT_EQ(herr_qpns[0], q);
   EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 1u) << "not busy before herr_done";
-  axi_write(abi::REG_CMD, uint32_t(abi::CMD_CQ_WRITE) << 24 | 0);
-  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0x203u) << "a command during the herr wait is refused";
-  herr_wait = 2;   // herr_done next cycle
-  idle(2);
-  EXPECT_EQ(herr_dones, 1u);
-  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS) & 1, 0u) << "still busy after herr_done";
+  // the next command's payload, written during the herr wait, waits for herr_done
+  herr_wait = 40;   // herr_done in 39 cycles
+  const uint64_t t0 = ts;
+  abi::CqContext cqc{};
+  cqc.base = 0x4000;
+  cqc.log_size = 4;
+  cqc.flags = 1;
+  stage(&cqc);
+  EXPECT_EQ(herr_dones, 1u) << "a payload write completed before herr_done";
+  EXPECT_GE(ts - t0, 39u);
+  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0u) << "still busy after herr_done";
   EXPECT_EQ(cq_takes, 0);
+  EXPECT_EQ(execute(abi::CMD_CQ_WRITE, 0), 0u);
+  EXPECT_EQ(cq_takes, 1);
 }
 
 // A QP_MODIFY is not issued while a QP failure waits for the RX engine (qerr_busy).
@@ -749,23 +776,66 @@ TEST_F(CsrBench, BadCommandsSetError) {
     stage(&q);
     EXPECT_EQ(execute(abi::CMD_CQ_WRITE, 0), 0u);
   }
-  // A command written while another is busy is rejected; the running one completes.
-  for (auto& p : qp_ready_pct) p = 0;
+  // Staging writes while a command executes wait for it: they must not change the payload
+  // being issued.
+  for (auto& p : qp_ready_pct) p = 2;
   const abi::QpContext c = random_ctx(abi::QPS_RESET);
   stage(&c);
   clear_cmd_monitors();
   axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | 1);
   EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 1u);
-  // Staging writes during a command must not change the payload being issued.
-  abi::QpContext other = random_ctx(abi::QPS_RTS);
+  abi::MrEntry other{};
+  other.iova = 0x1000;
+  other.length = 0x2000;
+  other.valid = 1;
   stage(&other);
-  axi_write(abi::REG_CMD, uint32_t(abi::CMD_MR_WRITE) << 24 | 0);
-  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0x203u) << "busy and error (issued while busy) expected";
-  for (auto& p : qp_ready_pct) p = 100;
-  idle(4);
-  EXPECT_EQ(axi_read(abi::REG_CMD_STATUS) & 1, 0u);
-  EXPECT_EQ(mr_valids, 0);
+  for (int i = 0; i < kCons; ++i) EXPECT_GT(qp_takes[size_t(i)], 0) << "payload written before consumer " << i << " took the command";
   check_qp_decode(1, c);
+  for (auto& p : qp_ready_pct) p = 100;
+  EXPECT_EQ(execute(abi::CMD_MR_WRITE, 0), 0u);
+  EXPECT_EQ(mr_valids, 1);
+  EXPECT_EQ(get_bits(mr_cmd, kMrEntry.at(kMrIova).lsb, kMrEntry.at(kMrIova).width), 0x1000u);
+}
+
+// Commands written back to back (no CMD_STATUS read between them) wait for each other and run
+// in the order written, each with its own payload; one CMD_STATUS read counts them. After a
+// refusal the following commands are skipped until CMD_STATUS is read.
+TEST_F(CsrBench, BackToBackCommandsRunInOrder) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 20; ++rep) {
+    for (auto& p : qp_ready_pct) p = unsigned(rng.range(5, 100));
+    cq_ready_pct = unsigned(rng.range(5, 100));
+    clear_cmd_monitors();
+    std::vector<abi::CqContext> sent;
+    const int n = int(rng.range(2, 12));
+    const int bad = rng.percent(40) ? int(rng.below(uint64_t(n))) : -1;   // refused by index
+    for (int i = 0; i < n; ++i) {
+      abi::CqContext q{};
+      q.base = uint64_t(rng.u32() & ~31u) + (uint64_t(i) << 40);
+      q.log_size = uint8_t(rng.below(16));
+      q.flags = 1;
+      stage(&q);
+      axi_write(abi::REG_CMD, uint32_t(abi::CMD_CQ_WRITE) << 24 | uint32_t(i == bad ? kCqs : i % kCqs));
+      sent.push_back(q);
+    }
+    uint32_t st = 1;
+    const uint64_t acc0 = acc_seen;
+    for (int i = 0; i < 500 && (st & 1); ++i) st = axi_read(abi::REG_CMD_STATUS);
+    const int ran = bad < 0 ? n : bad;
+    EXPECT_EQ(st, bad < 0 ? 0u : 0x102u) << "n " << n << " bad " << bad;
+    EXPECT_EQ(acc_seen - acc0, uint64_t(ran)) << "accepted count, n " << n << " bad " << bad;
+    ASSERT_EQ(cq_log.size(), size_t(ran)) << "commands run, n " << n << " bad " << bad;
+    for (int i = 0; i < ran; ++i) {
+      EXPECT_EQ(cq_log[size_t(i)].cqn, uint64_t(i % kCqs)) << "order";
+      EXPECT_EQ(cq_log[size_t(i)].base, sent[size_t(i)].base) << "payload of command " << i;
+    }
+    // the read cleared the refusal: the next command runs
+    abi::CqContext q{};
+    stage(&q);
+    EXPECT_EQ(execute(abi::CMD_CQ_WRITE, 0), 0u);
+    EXPECT_EQ(cq_takes, 1);
+  }
 }
 
 // Payloads the NIC refuses: the command fails with reason 3 and nothing is issued; the

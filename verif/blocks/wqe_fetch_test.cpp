@@ -107,7 +107,7 @@ constexpr uint8_t kWrite = 0, kWriteImm = 1, kSend = 2, kSendImm = 3, kRead = 4;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
 constexpr uint8_t kFence = 1;  // WQE_FLAG_FENCE
-constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcFlushErr = 5, kWcLocQpOpErr = 2;
+constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcLocQpOpErr = 2;
 constexpr uint8_t kOpReadReq = 0x0C;
 
 struct Wqe {

@@ -333,11 +333,25 @@ class Device {
   std::unique_ptr<QueuePair> create_qp(const ProtectionDomain& pd, const QpInitAttr& init);
 
   // Runs one command through CMD_DATA0..15 + CMD and waits for CMD_STATUS; throws Error(EIO)
-  // on the error bit and Error(ETIMEDOUT) if busy persists past the command timeout.
+  // on the error bit and Error(ETIMEDOUT) if busy persists past the command timeout. Only the
+  // CMD_DATA words that differ from what this Device last wrote there are written (the Device
+  // owns the command registers). Inside a command batch it only writes the command.
   void execute(uint8_t opcode, uint32_t index, const void* payload, size_t len);
   void set_command_timeout_ns(uint64_t ns) { cmd_timeout_ns_ = ns; }
 
+  // Command batches: while one is open, execute() (and so create_qp, modify, reg_mr, create_cq)
+  // writes each command without waiting for it: the NIC holds a command's register writes while
+  // the previous one executes and runs them in order. end_commands() waits for the last one and
+  // reads CMD_STATUS once; if the NIC refused one, it throws Error(EIO) naming that command (the
+  // NIC skips every command written after it, so the objects they touched must be destroyed or
+  // reset). Batches nest; the outermost end_commands() waits. Prefer the CommandBatch guard.
+  void begin_commands() { ++batch_depth_; }
+  void end_commands();
+  uint64_t commands_written() const { return cmds_written_; }
+  uint64_t command_data_writes_saved() const { return cmd_words_saved_; }
+
   QueuePair* find_qp(uint32_t qpn) const { return qpn < qps_.size() ? qps_[qpn] : nullptr; }
+
 
  private:
   friend class MemoryRegion;
@@ -351,9 +365,31 @@ class Device {
   uint32_t next_pd_ = 1;
   uint8_t tag_seq_ = 0;
   uint64_t cmd_timeout_ns_ = 1000000;
+  // command registers: what was last written to CMD_DATA (valid bits per word), the commands
+  // written since CMD_STATUS was last read and how many of them the NIC reported accepted
+  void wait_commands();
+  uint32_t cmd_data_[abi::CMD_DATA_WORDS] = {};
+  uint32_t cmd_data_valid_ = 0;
+  unsigned batch_depth_ = 0;
+  std::vector<uint32_t> cmd_unread_;  // command words since the last CMD_STATUS read
+  uint64_t cmds_written_ = 0, cmd_words_saved_ = 0;
   std::vector<uint8_t> mr_used_, cq_used_, qp_used_;
   std::vector<uint8_t> mr_last_tag_;
   std::vector<QueuePair*> qps_;
+};
+
+// Opens a command batch on a Device for its lifetime; finish() ends it (and throws what
+// Device::end_commands throws); the destructor ends it without throwing if finish() was not called.
+class CommandBatch {
+ public:
+  explicit CommandBatch(Device& dev) : dev_(&dev) { dev.begin_commands(); }
+  ~CommandBatch();
+  CommandBatch(const CommandBatch&) = delete;
+  CommandBatch& operator=(const CommandBatch&) = delete;
+  void finish();
+
+ private:
+  Device* dev_;
 };
 
 }  // namespace srnic::sw

@@ -429,32 +429,32 @@ void DutCoverage::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
     }
     return;
   }
-  if (hs.cmd.on_read(a, t.data)) apply_command(h);
+  for (const CsrCommand::Cmd& c : hs.cmd.on_read(a, t.data)) apply_command(h, c);
 }
 
-void DutCoverage::apply_command(uint32_t h) {
+void DutCoverage::apply_command(uint32_t h, const CsrCommand::Cmd& c) {
   Host& hs = host_[h];
-  const uint8_t* p = hs.cmd.payload;
-  if (hs.cmd.op == abi::CMD_QP_MODIFY) {
-    Qp& qp = hs.qps[hs.cmd.index];
+  const uint8_t* p = c.payload;
+  if (c.op == abi::CMD_QP_MODIFY) {
+    Qp& qp = hs.qps[c.index];
     const uint8_t state = p[0];
     if (state == abi::QPS_RESET) {
       qp = Qp{};
     }
     qp.state = state;
     if (p[1] >= 1 && p[1] <= 5) qp.mtu = 128u << p[1];
-    if (qp.dest_qpn && hs.by_dest.count(qp.dest_qpn) && hs.by_dest[qp.dest_qpn] == hs.cmd.index)
+    if (qp.dest_qpn && hs.by_dest.count(qp.dest_qpn) && hs.by_dest[qp.dest_qpn] == c.index)
       hs.by_dest.erase(qp.dest_qpn);
     qp.dest_qpn = uint32_t(le(p + 8, 4)) & 0xFFFFFF;
-    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[qp.dest_qpn] = hs.cmd.index;
+    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[qp.dest_qpn] = c.index;
     qp.send_cqn = uint16_t(le(p + 24, 2));
     qp.recv_cqn = uint16_t(le(p + 26, 2));
     const unsigned lsq = p[3], lrq = p[4];
-    set_ring(h, kSq, hs.cmd.index, le(p + 40, 8), lsq && lsq <= 15 ? (64ull << lsq) : 0, 64);
-    set_ring(h, kRq, hs.cmd.index, le(p + 48, 8), lrq && lrq <= 15 ? (64ull << lrq) : 0, 64);
-  } else if (hs.cmd.op == abi::CMD_CQ_WRITE) {
+    set_ring(h, kSq, c.index, le(p + 40, 8), lsq && lsq <= 15 ? (64ull << lsq) : 0, 64);
+    set_ring(h, kRq, c.index, le(p + 48, 8), lrq && lrq <= 15 ? (64ull << lrq) : 0, 64);
+  } else if (c.op == abi::CMD_CQ_WRITE) {
     const unsigned lsz = p[8];
-    set_ring(h, kCq, hs.cmd.index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0, 32);
+    set_ring(h, kCq, c.index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0, 32);
   }
 }
 

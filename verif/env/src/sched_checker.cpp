@@ -614,7 +614,7 @@ void SchedChecker::on_csr(uint32_t h, const agents::AxiLiteTxn& t) {
     }
     return;
   }
-  if (hs.cmd.on_read(a, t.data)) apply_command(h, t.cycle_rsp);
+  for (const CsrCommand::Cmd& c : hs.cmd.on_read(a, t.data)) apply_command(h, c, t.cycle_rsp);
 }
 
 void SchedChecker::on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t) {
@@ -636,13 +636,13 @@ void SchedChecker::on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t
   if (!was_waiting) restart_clock(hs, q, t);  // a wait starts at this doorbell
 }
 
-void SchedChecker::apply_command(uint32_t h, uint64_t t) {
+void SchedChecker::apply_command(uint32_t h, const CsrCommand::Cmd& c, uint64_t t) {
   Host& hs = host_[h];
-  const uint8_t* p = hs.cmd.payload;
-  if (hs.cmd.op == abi::CMD_QP_MODIFY) {
-    Qp& q = hs.qps[hs.cmd.index];
+  const uint8_t* p = c.payload;
+  if (c.op == abi::CMD_QP_MODIFY) {
+    Qp& q = hs.qps[c.index];
     const uint8_t state = p[0];
-    if (q.dest_qpn && hs.by_dest.count(q.dest_qpn) && hs.by_dest[q.dest_qpn] == hs.cmd.index)
+    if (q.dest_qpn && hs.by_dest.count(q.dest_qpn) && hs.by_dest[q.dest_qpn] == c.index)
       hs.by_dest.erase(q.dest_qpn);
     if (state == abi::QPS_RESET) {
       if (q.busy) --hs.busy;
@@ -650,12 +650,12 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
     }
     if (p[1] >= 1 && p[1] <= 5) q.mtu = 128u << p[1];
     q.dest_qpn = uint32_t(le(p + 8, 4)) & 0xFFFFFF;
-    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[q.dest_qpn] = hs.cmd.index;
+    if (state == abi::QPS_RTR || state == abi::QPS_RTS) hs.by_dest[q.dest_qpn] = c.index;
     q.send_cqn = uint16_t(le(p + 24, 2));
     q.recv_cqn = uint16_t(le(p + 26, 2));
     const unsigned lsq = p[3];
     q.sq_entries = lsq && lsq <= 15 ? 1u << lsq : 0;
-    set_ring(h, false, hs.cmd.index, le(p + 40, 8), uint64_t(q.sq_entries) * 64);
+    set_ring(h, false, c.index, le(p + 40, 8), uint64_t(q.sq_entries) * 64);
     if (state == abi::QPS_RTS && q.state != abi::QPS_RTS) {
       q.psn_valid = true;
       q.next_psn = q.psn_hi = q.acked = q.acked_lo = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
@@ -665,9 +665,9 @@ void SchedChecker::apply_command(uint32_t h, uint64_t t) {
     if (state == abi::QPS_ERR) q.failed = true;
     q.state = state;
     refresh_busy(hs, q);
-  } else if (hs.cmd.op == abi::CMD_CQ_WRITE) {
+  } else if (c.op == abi::CMD_CQ_WRITE) {
     const unsigned lsz = p[8];
-    set_ring(h, true, hs.cmd.index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0);
+    set_ring(h, true, c.index, le(p, 8), (p[9] & 1) && lsz <= 15 ? (32ull << lsz) : 0);
   }
 }
 

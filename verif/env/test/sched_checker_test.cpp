@@ -72,7 +72,7 @@ class Bench {
     csr_write(abi::REG_CMD, abi::cmd_word(opc, index));
     agents::AxiLiteTxn st;
     st.addr = abi::REG_CMD_STATUS;
-    st.data = 0;  // done, no error
+    st.data = 1u << 16;  // done, one command accepted, no refusal
     chk.csr(0).write(st);
   }
   void cq_write(uint32_t cqn, uint64_t base) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <optional>
 #include <stdexcept>
 
@@ -68,9 +69,12 @@ const ExpectedQueue* Prediction::queue(uint32_t host, uint32_t qpn, QueueKind ki
 }
 
 const BufferImage* Prediction::buffer(uint32_t host, size_t index) const {
-  for (const BufferImage& b : buffers)
-    if (b.host == host && b.index == index) return &b;
-  return nullptr;
+  // predict() lists the buffers by host, then by index
+  const auto it = std::lower_bound(buffers.begin(), buffers.end(), std::make_pair(host, index),
+                                   [](const BufferImage& b, const std::pair<uint32_t, size_t>& k) {
+                                     return std::make_pair(b.host, b.index) < k;
+                                   });
+  return it != buffers.end() && it->host == host && it->index == index ? &*it : nullptr;
 }
 
 std::string Prediction::describe_op(int32_t op) const {
@@ -137,6 +141,8 @@ class Model {
   const Workload& w_;
   std::vector<StreamPlan> streams_;
   std::map<std::pair<uint32_t, uint32_t>, size_t> stream_of_;  // (host, qpn) -> stream index
+  std::vector<std::vector<std::pair<uint64_t, size_t>>> by_pa_;  // per host: (pa, buffer) sorted
+  mutable std::vector<std::map<uint32_t, const QpSpec*>> qpn_index_;  // per host: qpn -> QP (validate)
 };
 
 const MemoryRegion* Model::find_mr(uint32_t host, uint32_t key) const {
@@ -276,6 +282,7 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
 }
 
 void Model::validate() const {
+  qpn_index_.assign(w_.hosts.size(), {});
   for (uint32_t h = 0; h < w_.hosts.size(); ++h) {
     const HostSpec& hs = w_.hosts[h];
     std::vector<std::pair<uint64_t, uint64_t>> spans;
@@ -284,18 +291,19 @@ void Model::validate() const {
     for (size_t i = 1; i < spans.size(); ++i)
       if (spans[i].first < spans[i - 1].second)
         throw std::invalid_argument("host " + std::to_string(h) + ": overlapping buffers");
-    for (size_t i = 0; i < hs.mrs.size(); ++i)
-      for (size_t j = i + 1; j < hs.mrs.size(); ++j)
-        if ((hs.mrs[i].key >> 8) == (hs.mrs[j].key >> 8))
-          throw std::invalid_argument("host " + std::to_string(h) + ": two MRs share a table index");
-    for (size_t i = 0; i < hs.qps.size(); ++i) {
-      const QpSpec& q = hs.qps[i];
-      for (size_t j = i + 1; j < hs.qps.size(); ++j)
-        if (hs.qps[j].qpn == q.qpn) throw std::invalid_argument("host " + std::to_string(h) + ": duplicate QPN");
+    std::set<uint32_t> mr_index;
+    for (const MemoryRegion& m : hs.mrs)
+      if (!mr_index.insert(m.key >> 8).second)
+        throw std::invalid_argument("host " + std::to_string(h) + ": two MRs share a table index");
+    for (const QpSpec& q : hs.qps)
+      if (!qpn_index_[h].emplace(q.qpn, &q).second)
+        throw std::invalid_argument("host " + std::to_string(h) + ": duplicate QPN");
+  }
+  for (uint32_t h = 0; h < w_.hosts.size(); ++h) {
+    for (const QpSpec& q : w_.hosts[h].qps) {
       if (q.peer_host >= w_.hosts.size()) throw std::invalid_argument("QP peer host does not exist");
-      const QpSpec* peer = nullptr;
-      for (const QpSpec& pq : w_.hosts[q.peer_host].qps)
-        if (pq.qpn == q.peer_qpn) peer = &pq;
+      const auto it = qpn_index_[q.peer_host].find(q.peer_qpn);
+      const QpSpec* peer = it == qpn_index_[q.peer_host].end() ? nullptr : it->second;
       if (!peer || peer->peer_host != h || peer->peer_qpn != q.qpn)
         throw std::invalid_argument("host " + std::to_string(h) + " qp " + std::to_string(q.qpn) +
                                     ": peer missing or not connected back");
@@ -307,23 +315,28 @@ template <class F>
 void Model::for_range(Prediction& p, const Range& r, F&& f) {
   uint64_t pa = r.pa, left = r.len;
   while (left > 0) {
-    bool found = false;
-    for (BufferImage& b : p.buffers) {
-      if (b.host != r.host || pa < b.pa || pa >= b.pa + b.bytes.size()) continue;
-      const size_t off = size_t(pa - b.pa);
-      const size_t n = size_t(std::min<uint64_t>(left, b.bytes.size() - off));
-      f(b, off, n);
-      pa += n;
-      left -= n;
-      found = true;
-      break;
+    // the host's non-empty buffers by address (they do not overlap): the last one starting at
+    // or below pa holds it, if any does
+    BufferImage* b = nullptr;
+    if (r.host < by_pa_.size()) {
+      const std::vector<std::pair<uint64_t, size_t>>& idx = by_pa_[r.host];
+      const auto it = std::upper_bound(idx.begin(), idx.end(), std::make_pair(pa, ~size_t(0)));
+      if (it != idx.begin()) {
+        BufferImage& c = p.buffers[std::prev(it)->second];
+        if (pa < c.pa + c.bytes.size()) b = &c;
+      }
     }
-    if (!found) {
+    if (!b) {
       char m[128];
       std::snprintf(m, sizeof m, "host %u: MR maps pa 0x%llx, which is outside every buffer", r.host,
                     static_cast<unsigned long long>(pa));
       throw std::invalid_argument(m);
     }
+    const size_t off = size_t(pa - b->pa);
+    const size_t n = size_t(std::min<uint64_t>(left, b->bytes.size() - off));
+    f(*b, off, n);
+    pa += n;
+    left -= n;
   }
 }
 
@@ -423,7 +436,7 @@ struct OwnSeg {
   int32_t owner;
   bool undet;
 };
-constexpr int32_t kNoOwner = -1, kManyOwners = -2;
+constexpr int32_t kManyOwners = -2;  // an owner index otherwise
 
 // Walks a buffer's segments for byte offsets that never decrease.
 class OwnCursor {
@@ -588,6 +601,10 @@ Prediction Model::run() {
       img.writer.assign(b.init.size(), -1);
       p.buffers.push_back(std::move(img));
     }
+  by_pa_.assign(w_.hosts.size(), {});
+  for (size_t k = 0; k < p.buffers.size(); ++k)
+    if (!p.buffers[k].bytes.empty()) by_pa_[p.buffers[k].host].emplace_back(p.buffers[k].pa, k);
+  for (auto& v : by_pa_) std::sort(v.begin(), v.end());
   for (uint32_t h = 0; h < w_.hosts.size(); ++h)
     for (const QpSpec& q : w_.hosts[h].qps) {
       stream_of_[{h, q.qpn}] = streams_.size();

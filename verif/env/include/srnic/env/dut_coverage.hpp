@@ -97,7 +97,7 @@ class DutCoverage : public ChipTaps {
   void on_read(uint32_t h, const agents::Axi4ReadTxn& t) override;
   void on_write(uint32_t h, const agents::Axi4WriteTxn& t) override;
   void on_csr(uint32_t h, const agents::AxiLiteTxn& t) override;
-  void apply_command(uint32_t h);
+  void apply_command(uint32_t h, const CsrCommand::Cmd& c);
   void on_cqe(uint32_t h, Ring& cq, uint64_t slot, const uint8_t* cqe);
   void payload_range(int kind, uint64_t start, uint64_t len);
   void close_run(const Run& r);

@@ -219,7 +219,7 @@ class SchedChecker : public ChipTaps {
   void on_write(uint32_t h, const agents::Axi4WriteTxn& t) override;
   void on_csr(uint32_t h, const agents::AxiLiteTxn& t) override;
   void on_doorbell(uint32_t h, uint32_t qpn, uint16_t pi, uint64_t t);
-  void apply_command(uint32_t h, uint64_t t);
+  void apply_command(uint32_t h, const CsrCommand::Cmd& c, uint64_t t);
   void release(uint32_t h, uint32_t qpn, Qp& q, bool final);
   bool start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m, bool final);
   void judge_wait(uint32_t h, uint32_t qpn, Qp& q, uint64_t t, bool fetched);
