@@ -174,6 +174,8 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["sim_time_us"] = r.sim_time_us;
   j["sim_cycles"] = r.sim_cycles;
   j["wall_s"] = r.wall_s;
+  j["setup_us"] = r.setup_us;
+  j["setup_wall_s"] = r.setup_wall_s;
   j["cycles_per_s"] = r.cycles_per_s;
   j["completions"] = r.completions;
   j["expected_completions"] = r.expected_completions;
@@ -439,8 +441,10 @@ void print_checks(std::FILE* f, const RunConfig& c, const RunResult& r) {
                    h, 1 - h, u(s.frames), u(s.lost), u(s.lost_random), u(s.lost_burst), u(s.lost_filter),
                    u(s.reordered), u(s.duplicated), u(s.corrupted), u(s.jittered));
     }
-  std::fprintf(f, " sim: %llu cycles, %.2f us simulated, %.2f s wall, %.0f cycles/s\n", u(r.sim_cycles), r.sim_time_us,
-               r.wall_s, r.cycles_per_s);
+  std::fprintf(f, " sim: %llu cycles, %.2f us simulated, %.2f s wall, %.0f cycles/s while traffic ran\n",
+               u(r.sim_cycles), r.sim_time_us, r.wall_s, r.cycles_per_s);
+  std::fprintf(f, " set-up (NICs, %u QP pairs created and connected): %.2f us simulated, %.2f s wall\n", c.qps,
+               r.setup_us, r.setup_wall_s);
   if (!r.failure.empty()) std::fprintf(f, " failure: %s\n", r.failure.c_str());
 }
 

@@ -1014,6 +1014,9 @@ RunResult Runner::run() {
   }
   const auto main0 = std::chrono::steady_clock::now();
   const uint64_t cyc0 = world_->cycle();
+  // set-up: both NICs opened, CQs, MR and every QP created and connected, the prediction built
+  res_.setup_us = world_->now_ns() / 1000.0;
+  res_.setup_wall_s = std::chrono::duration<double>(main0 - wall0).count();
   last_progress_ns_ = world_->now_ns();
   if (cfg_.latency)
     latency_loop();

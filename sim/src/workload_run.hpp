@@ -84,6 +84,7 @@ struct RunResult {
   LatencyStats latency;
   uint64_t sim_cycles = 0;
   double sim_time_us = 0, wall_s = 0, cycles_per_s = 0;
+  double setup_us = 0, setup_wall_s = 0;  // before the first WR is posted: simulated, wall
   uint64_t frames = 0, protocol_violations = 0;
   uint64_t retransmits = 0;       // NIC counter TX_RETRANSMIT summed over the hosts
   uint64_t wire_retransmits = 0;  // frames the protocol checker saw sent again
