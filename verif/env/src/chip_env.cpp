@@ -858,6 +858,8 @@ void ChipEnv::setup_nics() {
     layout_[h].alien_key = a.alien_mr->lkey();
     layout_[h].alien_pd = a.alien_pd->handle();
     (h ? alien1_ : alien0_) = std::move(alien_init);
+    // the QPs' RESET commands back to back, CMD_STATUS read once (decision 94)
+    sw::CommandBatch batch(dev);
     for (uint32_t q = 0; q < nq; ++q) {
       sw::QpInitAttr ia;
       ia.send_cq = a.scq.get();
@@ -869,6 +871,7 @@ void ChipEnv::setup_nics() {
       const uint32_t psn = static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF);
       a.sq_psn.push_back(plan_.qps[q].psn_set ? plan_.qps[q].psn[h] : psn);  // psn_wrap knob
     }
+    batch.finish();
     a.next_send.assign(nq, 0);
     a.next_recv.assign(nq, 0);
     a.recv_visible.assign(nq, 0);
@@ -906,6 +909,9 @@ void ChipEnv::connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint3
 }
 
 void ChipEnv::connect_qps() {
+  // Both NICs take their QP_MODIFY commands back to back (CMD_STATUS read once at the end,
+  // decision 94); the monitors apply them when that read shows them accepted.
+  sw::CommandBatch batch0(*hosts_[0]->dev), batch1(*hosts_[1]->dev);
   for (uint32_t h = 0; h < 2; ++h) {
     HostAgent& me = *hosts_[h];
     HostAgent& peer = *hosts_[1 - h];
@@ -918,6 +924,8 @@ void ChipEnv::connect_qps() {
                  plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
                  plan_.qps[q].rnr_retry, cfg_.qp_timeout);
   }
+  batch0.finish();
+  batch1.finish();
   for (uint32_t q = 0; q < plan_.qps.size(); ++q)
     proto_.connect_pair(kIp0, hosts_[0]->qps[q]->qp_num(), kIp0 + 1, hosts_[1]->qps[q]->qp_num());
 }
