@@ -27,6 +27,8 @@ package srnic_abi_pkg;
   localparam logic [31:0] ID_VALUE        = 32'h53524E43;
   localparam logic [31:0] VERSION_VALUE   = 32'h00010000;
   localparam int          CMD_BYTES       = 64;
+  localparam int          RX_BUF_BEATS    = 1024;
+  localparam int          RX_XOFF_BEATS   = 512;
   // counter indices (register = REG_CNT_BASE + 4*index)
   localparam int          CNT_TX_FRAMES          = 0;
   localparam int          CNT_RX_FRAMES          = 1;

@@ -312,7 +312,8 @@ module srnic_core #(
   srnic_pkg::rx_meta_t pmeta, meta;
   logic [511:0] d_data;
   logic cnt_rx_frame, cnt_drop_icrc, cnt_drop_malformed, cnt_drop_overflow;
-  srnic_rx_parse u_rxparse (
+  srnic_rx_parse #(.DEPTH(srnic_abi_pkg::RX_BUF_BEATS), .MDEPTH(srnic_abi_pkg::RX_BUF_BEATS),
+                   .PAUSE_ON(srnic_abi_pkg::RX_XOFF_BEATS), .PAUSE_OFF(srnic_abi_pkg::RX_XOFF_BEATS / 2)) u_rxparse (
     .clk, .rst, .local_mac, .local_ip,
     .s_tdata(s_axis_rx_tdata), .s_tkeep(s_axis_rx_tkeep), .s_tlast(s_axis_rx_tlast),
     .s_tuser(s_axis_rx_tuser), .s_tvalid(s_axis_rx_tvalid),

@@ -14,12 +14,17 @@
 //
 // Flow control: rx_pause asks the link partner to stop sending (802.3x/PFC XOFF, what a
 // lossless RoCE fabric relies on) while the buffer holds more than PAUSE_ON beats or the
-// record queue is half full, and releases it (XON) below PAUSE_OFF and a quarter. PAUSE_ON leaves room for what is already on the
-// wire when the partner reacts (two link delays plus a frame in progress).
+// record queue is half full, and releases it (XON) below PAUSE_OFF and a quarter. PAUSE_ON
+// leaves room for what is already on the way when the partner reacts: this side's frame in
+// progress and its pause frame, two cable delays, the partner's frame in progress. The record
+// queue must not be the tighter of the two: every frame takes at least one beat, so with
+// MDEPTH = DEPTH records run out no sooner than beats (with 256 records for 1024 beats, a run
+// of one-beat ACKs and SENDs overflowed the records with half the beats free).
+// docs/architecture.md derives the longest cable this headroom covers.
 `default_nettype none
 module srnic_rx_parse #(
   parameter int DEPTH = 1024,     // RX buffer in 64-byte beats
-  parameter int MDEPTH = 256,
+  parameter int MDEPTH = DEPTH,   // records (one per frame)
   parameter int PAUSE_ON  = DEPTH / 2,
   parameter int PAUSE_OFF = DEPTH / 4,
   parameter int MAX_BEATS = 128   // longer frames are dropped as malformed (at most 255)

@@ -601,6 +601,17 @@ void Link::recycle(std::vector<uint8_t>&& buf) {
   if (pool_.size() < kMaxPool && buf.capacity()) pool_.push_back(std::move(buf));
 }
 
+double lossless_cable_ns(unsigned buf_beats, unsigned xoff_beats, unsigned max_frame, double gbps,
+                         double clock_ns) {
+  const double r = gbps / 8.0;                                          // bytes per ns
+  const double head = (double(buf_beats) - double(xoff_beats) - 1.0) * 64.0;
+  const double partner = std::ceil(double(max_frame) / 64.0) * 64.0;    // arrives whole
+  const double per_wire = 128.0 / double(65 + kWireOverhead);
+  const double window = (head - partner) / (per_wire * r);              // ns of line rate absorbed
+  const double own = double(max_frame + kWireOverhead + kMinFrame + kWireOverhead) / r + 2.0 * clock_ns;
+  return std::max(0.0, (window - own) / 2.0);
+}
+
 // ------------------------------------------------------------------------------------ EthPort
 
 EthPort::EthPort(Link& link, int side, const EthConfig& cfg, Clock clock)
@@ -619,7 +630,13 @@ void EthPort::drop_assembly() {
 
 void EthPort::sample_pins(const EthFromNic& in, uint64_t cycle) {
   const double t = clock_.ns(cycle + 1);
-  link_.set_pause(side_, in.rx_pause, t);
+  if (in.rx_pause != pause_sent_) {
+    // A pause (XOFF) or resume (XON) request is a MAC control frame: it waits for the frame in
+    // progress, takes a minimum frame's time on this side's wire and then the cable's delay.
+    pause_sent_ = in.rx_pause;
+    wire_free_ = std::max(wire_free_, t) + wire_ns(kMinFrame);
+    link_.set_pause(side_, in.rx_pause, wire_free_);
+  }
   if (t_stall_) {
     if (!in.tvalid)
       viol_.report(cycle, "eth.tx", "tvalid dropped before tready");
@@ -691,7 +708,13 @@ const EthToNic& EthPort::drive_pins(uint64_t cycle) {
     if (wire_busy_ || txq_.empty()) break;
     const double start = std::max(wire_free_, txq_.front().t_ready);
     if (start > now_) break;
-    if (link_.tx_paused(side_, now_)) break;   // flow control: the far end asked to pause
+    if (link_.tx_paused(side_, now_)) {
+      // flow control: the far end asked to pause. The wire stays idle meanwhile: the next frame
+      // starts after the pause, never at a time inside it (which would send the frames held
+      // during the pause faster than the line rate).
+      wire_free_ = std::max(wire_free_, now_);
+      break;
+    }
     TxItem& it = txq_.front();
     const size_t len = it.frame.bytes.size();
     const size_t wire_len = std::max(len, kMinFrame);

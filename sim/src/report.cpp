@@ -188,6 +188,7 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["dma_stray_writes"] = r.dma_stray_writes;
   j["retransmits"] = r.retransmits;
   j["wire_retransmits"] = r.wire_retransmits;
+  j["wire_rewinds"] = r.wire_rewinds;
   j["bytes"] = r.bytes;
   j["messages"] = r.messages;
   j["posted"] = r.posted;
@@ -196,6 +197,8 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["protocol_violations"] = r.protocol_violations;
   j["first_protocol_violation"] = r.first_protocol_violation;
   j["bus_violations"] = r.bus_violations;
+  j["lossless_cable_ns"] = r.lossless_cable_ns;
+  j["rx_overflow_drops"] = r.rx_overflow_drops;
   j["first_bus_violation"] = r.first_bus_violation;
   j["failure"] = r.failure.empty() ? json(nullptr) : json(r.failure);
   const ScoreboardReport& s = r.scoreboard;
@@ -331,6 +334,10 @@ void print_header(std::FILE* f, const RunConfig& c, const RunResult& r, const st
   if (c.post_list) std::fprintf(f, " Post List       : %u\n", c.post_list);
   std::fprintf(f, " Mtu             : %u[B]\n", c.mtu);
   std::fprintf(f, " Link type       : Ethernet (100GE model, %g ns cable)\n", c.link_delay_ns);
+  if (c.link_delay_ns > max_lossless_cable_ns(c))
+    std::fprintf(f, " note            : the cable is longer than the %.0f ns the RX buffer's pause headroom covers at "
+                    "this MTU: frames can be dropped for lack of buffer (RX_DROP_OVERFLOW) and resent\n",
+                 max_lossless_cable_ns(c));
   std::fprintf(f, " Max inline data : 0[B]\n");
   std::fprintf(f, " Wire mode       : %s\n", c.mode == WireMode::Std ? "std (RoCEv2, go-back-N)" : "ext");
   std::fprintf(f, " Core clock      : %g MHz\t\tPCIe read RTT  : %g ns, %u tags\n", c.clock_mhz, c.pcie_latency_ns,

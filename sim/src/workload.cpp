@@ -8,7 +8,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "srnic/abi.hpp"
 #include "srnic/sim/common.hpp"
+#include "srnic/sim/eth_mac.hpp"
 
 namespace srnic::sim {
 
@@ -47,7 +49,10 @@ double RunConfig::watchdog_ns() const {
   // On an impaired link, leave room for a few local ACK timeouts (4.096 us * 2^8 each, see the
   // QP setup).
   const double timeouts = impairs(*this) ? 4 * 4096.0 * 256 : 0;
-  return 200000.0 + static_cast<double>(size) * 8.0 / 10.0 + timeouts;
+  // Between two completions the QPs may each send up to one signaled WR's worth of messages
+  // (-Q N: N, -l N: a list of N): all of them at 10 Gb/s, so that a default never fails a correct run.
+  const double per_completion = double(std::max<uint32_t>({1u, signal_every, post_list})) * double(latency ? 1 : qps);
+  return 200000.0 + static_cast<double>(size) * 8.0 / 10.0 * per_completion + timeouts;
 }
 
 LinkConfig link_config(const RunConfig& cfg) {
@@ -440,6 +445,12 @@ uint64_t wire_bytes(Op op, uint64_t size, uint32_t mtu) {
 
 double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu) {
   return size == 0 ? 0.0 : 100.0 * static_cast<double>(size) / static_cast<double>(wire_bytes(op, size, mtu));
+}
+
+double max_lossless_cable_ns(const RunConfig& c) {
+  // the longest RoCEv2 frame at this MTU: Ethernet, IPv4, UDP, BTH, RETH and ImmDt headers, ICRC
+  const unsigned max_frame = c.mtu + 14 + 20 + 8 + 12 + 16 + 4 + 4;
+  return lossless_cable_ns(abi::RX_BUF_BEATS, abi::RX_XOFF_BEATS, max_frame, 100.0, 1000.0 / c.clock_mhz);
 }
 
 }  // namespace srnic::sim

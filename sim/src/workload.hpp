@@ -242,5 +242,8 @@ inline uint64_t recv_wr_id(uint32_t q, uint64_t i) { return (uint64_t(1) << 63) 
 double goodput_limit_gbps(Op op, uint64_t size, uint32_t mtu);
 // Bytes on the 100GE wire (framing included) of the data frames of one message.
 uint64_t wire_bytes(Op op, uint64_t size, uint32_t mtu);
+// The longest one-way cable delay in ns the NIC's RX buffer keeps lossless (pause headroom,
+// srnic::sim::lossless_cable_ns) for frames of c.mtu payload bytes at c.clock_mhz.
+double max_lossless_cable_ns(const RunConfig& c);
 
 }  // namespace srnic::sim

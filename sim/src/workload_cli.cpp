@@ -290,7 +290,9 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
                "host 0 posts and polls its sends through the Weir layer (srnic/weir.hpp): doorbells paced "
                "by WQE life cycles; bandwidth tests only");
   app.add_flag("--mixed", cfg.mixed, "random sizes per message: 0, 1, MTU-1, MTU, MTU+1, 0..size");
-  app.add_option("--pcap", cfg.pcap, "write every frame on the wire (both directions) to FILE");
+  app.add_option("--pcap", cfg.pcap,
+                 "write every frame sent (both directions, lost ones included) to FILE; with impairments, "
+                 "FILE.impair.csv lists each impaired frame by its pcap number (lost, reordered, ...)");
   app.add_option("--trace", cfg.trace, "FST waveform to FILE (debug build srnic-sim-debug only)");
   app.add_option("--trace-from-us", cfg.trace_from_us, "start the waveform at this simulated time in us")
       ->check(CLI::NonNegativeNumber)
@@ -322,7 +324,8 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   app.add_option("--max-cycles", cfg.max_cycles, "stop with an error after N core cycles (0: no limit)")
       ->capture_default_str();
   app.add_option("--watchdog-us", cfg.watchdog_us,
-                 "stop when nothing completes for this much simulated time (0: 200 us + size at 10 Gb/s)")
+                 "stop when nothing completes for this much simulated time (0: 200 us + the messages between two "
+                 "completions (QPs x max(-Q, -l)) at 10 Gb/s, more on an impaired link)")
       ->check(real_range(0, 1e12, "watchdog"))
       ->capture_default_str();
   app.add_option("--mem-mib", cfg.mem_mib,

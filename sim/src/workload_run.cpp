@@ -22,6 +22,12 @@ namespace srnic::sim {
 
 namespace {
 
+std::string fmt_ns(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f", ns);
+  return b;
+}
+
 constexpr uint32_t kMaxCqe = 1u << 15;
 constexpr int kPollBatch = 64;
 constexpr size_t kChunk = 64 * 1024;  // scratch for message stores and checks
@@ -158,6 +164,7 @@ void Runner::build_world() {
   wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
   wc.pcie.max_outstanding_reads = cfg_.pcie_tags;
   wc.link = link_config(cfg_);
+  wc.link.pcap_lost = true;   // the capture shows what was sent; FILE.impair.csv names the lost ones
   wc.seed = cfg_.seed;
   wc.pcap = cfg_.pcap;
   wc.trace = cfg_.trace;
@@ -189,7 +196,10 @@ void Runner::build_world() {
   if (cfg_.protocol_check) {
     roce::CheckerConfig cc;
     cc.mtu = cfg_.mtu;
-    cc.allow_retransmit = impairs(cfg_);
+    // Resends need a cause: the link's impairments, or (a cable longer than the pause headroom
+    // covers) frames the receiving NIC drops for lack of buffer, which the wire cannot show;
+    // collect() then requires such drops (or a timeout) behind every resend.
+    cc.allow_retransmit = impairs(cfg_) || cfg_.link_delay_ns > max_lossless_cable_ns(cfg_);
     cc.keep_violations = 4;
     checker_ = std::make_unique<roce::ProtocolChecker>(cc);
     for (uint32_t h = 0; h < 2; ++h)
@@ -743,7 +753,8 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
   if (checker_) {
     r.frames = checker_->frames();
     r.protocol_violations = checker_->violation_count();
-    r.wire_retransmits = checker_->retransmits();
+    r.wire_retransmits = checker_->resent_requests();
+    r.wire_rewinds = checker_->retransmits();
   }
   r.bus_violations = world_->violations();
   r.slots = plan_.slots;
@@ -775,6 +786,9 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
         hr.counters.emplace_back(abi::counter_name(c), host_[h].dev->read_counter(c));
       hr.counters_read = true;
       r.retransmits += hr.counters[abi::CNT_TX_RETRANSMIT].second;
+      r.rx_overflow_drops += hr.counters[abi::CNT_RX_DROP_OVERFLOW].second;
+      r.ack_timeouts += hr.counters[abi::CNT_ACK_TIMEOUT].second;
+      r.rnr_naks += hr.counters[abi::CNT_RNR_WAIT].second;
     } catch (const std::exception& e) {
       if (r.failure.empty()) r.failure = std::string("reading NIC counters: ") + e.what();
     }
@@ -1061,6 +1075,16 @@ RunResult Runner::run() {
   res_.data_ok = res_.finished && sb_->ok() && mem_sb->ok() && res_.completions == want && !data_failed_;
   collect(res_, main_wall, main_cycles);
   if (res_.failure.empty() && !res_.data_ok) fail("data check: " + res_.first_mismatch);
+  // Flow control makes the link lossless: up to the cable its headroom covers, the RX buffer
+  // must never drop a frame for lack of room, whatever the traffic and the link's own losses.
+  res_.lossless_cable_ns = max_lossless_cable_ns(cfg_);
+  if (!impairs(cfg_) && res_.wire_retransmits && !res_.rx_overflow_drops && !res_.ack_timeouts && !res_.rnr_naks)
+    fail("protocol: " + std::to_string(res_.wire_retransmits) +
+         " frames resent on a lossless link without a cause (no frame lost, dropped by a NIC, RNR NAKed or timed out)");
+  if (res_.rx_overflow_drops && cfg_.link_delay_ns <= res_.lossless_cable_ns)
+    fail("RX_DROP_OVERFLOW: " + std::to_string(res_.rx_overflow_drops) +
+         " frames dropped for lack of RX buffer on a paused link with a " + fmt_ns(cfg_.link_delay_ns) +
+         " ns cable (the pause headroom covers " + fmt_ns(res_.lossless_cable_ns) + " ns)");
   // A stalled run usually has a reason in the NIC's error counters: name the nonzero ones.
   if (!res_.finished && !res_.failure.empty()) {
     std::string why;

@@ -87,9 +87,15 @@ struct RunResult {
   double setup_us = 0, setup_wall_s = 0;  // before the first WR is posted: simulated, wall
   uint64_t frames = 0, protocol_violations = 0;
   uint64_t retransmits = 0;       // NIC counter TX_RETRANSMIT summed over the hosts
-  uint64_t wire_retransmits = 0;  // frames the protocol checker saw sent again
+  uint64_t wire_retransmits = 0;  // request frames the protocol checker saw sent again
+  uint64_t wire_rewinds = 0;      // times a flow's PSN stepped back on the wire (requests and responses)
   std::string first_protocol_violation;
   uint64_t bus_violations = 0;  // PCIe / Ethernet bus-rule reports of the BFMs
+  // The longest cable the RX buffer's pause headroom covers at this MTU (lossless_cable_ns):
+  // up to it, a frame dropped for lack of RX buffer (RX_DROP_OVERFLOW) fails the run.
+  double lossless_cable_ns = 0;
+  uint64_t rx_overflow_drops = 0;  // RX_DROP_OVERFLOW summed over the hosts
+  uint64_t ack_timeouts = 0, rnr_naks = 0;  // ACK_TIMEOUT, RNR_WAIT summed over the hosts
   std::string first_bus_violation;
   uint32_t slots = 0, inflight = 0;
   uint64_t stride = 0;

@@ -106,6 +106,72 @@ TEST(EthMac, BackToBack1024ByteFramesRunAtLineRate) {
   EXPECT_EQ(f[0].last_cycle - f[0].first_cycle, 15u);
 }
 
+// Flow control. B asks A to pause while A has a long queue of 122-byte frames: once the pause
+// frame (after B's frame in progress) and the cable have reached A, A starts no frame; after the
+// resume A sends at the line rate, never faster. (A pause used to leave A's wire clock behind, so
+// the frames held during the pause went out at once with start times inside it: B received
+// them back to back at the bus rate, faster than the wire, and overflowed on a paused link.)
+TEST(EthMac, PauseHoldsThePartnerAndTheResumeKeepsTheLineRate) {
+  Bench b;
+  constexpr unsigned kFrames = 1500, kLen = 122;
+  for (unsigned i = 0; i < kFrames; ++i) b.src_a.send(make_frame(kLen, i));
+  const double period = Clock{}.period_ns();
+  const double frame_ns = double(kLen + 24) * 8 / 100.0;
+  ASSERT_TRUE(b.run_until([&] { return b.sink_b.frames.size() == 200; }, 100000));
+  const double t_on = b.ns(b.cycle);
+  b.tb.rx_pause = 1;
+  const uint64_t pause_cycles = 3000;   // 10 us
+  for (uint64_t i = 0; i < pause_cycles; ++i) b.step();
+  const double t_off = b.ns(b.cycle);
+  b.tb.rx_pause = 0;
+  ASSERT_TRUE(b.run_until([&] { return b.sink_b.frames.size() == kFrames; }, 200000));
+  const auto& f = b.sink_b.frames;
+  for (unsigned i = 0; i < kFrames; ++i) ASSERT_EQ(f[i].bytes, make_frame(kLen, i)) << i;
+
+  // What may still arrive after the request: the pause frame (a minimum frame on B's idle
+  // wire), the cable, A's frame in progress, the cable back, the bus beats, two cycles of
+  // sampling.
+  const double hold_by = t_on + 84 * 8 / 100.0 + 100.0 + frame_ns + 100.0 + 2 * period + 3 * period;
+  unsigned during = 0, late = 0;
+  for (const auto& r : f) {
+    const double t = b.ns(r.first_cycle);
+    if (t > t_on && t < t_off + 200.0) ++during;
+    if (t > hold_by && t < t_off + 200.0) ++late;
+  }
+  EXPECT_EQ(late, 0u) << "frames started while A was paused";
+  EXPECT_LE(during, unsigned((hold_by - t_on) / frame_ns) + 1);   // what was on the way, at the line rate
+  EXPECT_GE(during, 10u);
+  EXPECT_GT(b.link.pause_requests(1), 0u);
+
+  // After the resume: no run of frames faster than the wire.
+  size_t first_after = 0;
+  while (first_after < f.size() && b.ns(f[first_after].first_cycle) < t_off) ++first_after;
+  ASSERT_LT(first_after + 100, f.size());
+  for (size_t i = first_after + 1; i < f.size(); ++i) {
+    const double gap = b.ns(f[i].first_cycle) - b.ns(f[i - 1].first_cycle);
+    ASSERT_GE(gap, frame_ns - period - 1e-9) << "frame " << i << " arrived " << gap << " ns after the one before it";
+  }
+  const double span = b.ns(f.back().first_cycle) - b.ns(f[first_after].first_cycle);
+  EXPECT_NEAR(double(f.size() - 1 - first_after) * frame_ns / span, 1.0, 0.01);
+  EXPECT_EQ(b.mac_a.violations() + b.mac_b.violations(), 0u);
+}
+
+// The headroom bound: what the formula takes into account, on numbers worked by hand.
+TEST(EthMac, LosslessCableBound) {
+  // 1024 beats, XOFF above 512, 4,174-byte frames (MTU 4096), 100 Gb/s, 3.33 ns clock:
+  // headroom 511 beats = 32,704 B, less the partner's frame (66 beats, 4,224 B), at 128 B per
+  // 89 wire bytes is 1,584.2 ns of line rate; less this side's frame, its pause frame (84 B)
+  // and two cycles (349.2 ns) and halved: 617.5 ns each way.
+  const double p = 1000.0 / 300.0;
+  const double d = lossless_cable_ns(1024, 512, 4174, 100.0, p);
+  const double want = ((32704.0 - 4224.0) / (128.0 / 89.0 * 12.5) - (4174.0 + 24 + 60 + 24) / 12.5 - 2 * p) / 2;
+  EXPECT_NEAR(d, want, 1e-6);
+  EXPECT_NEAR(d, 617.5, 0.1);
+  EXPECT_GT(lossless_cable_ns(2048, 1024, 4174, 100.0, p), 2 * d);   // twice the buffer: more than twice the cable
+  EXPECT_GT(lossless_cable_ns(1024, 512, 1102, 100.0, p), d);        // shorter frames: a longer cable
+  EXPECT_EQ(lossless_cable_ns(128, 100, 4174, 100.0, p), 0.0);        // headroom below one frame
+}
+
 TEST(EthMac, OversizeAndAbortedFramesDroppedShortFramesPadded) {
   Bench b;
   b.src_a.send(make_frame(9600, 1));

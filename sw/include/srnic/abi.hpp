@@ -35,6 +35,8 @@ constexpr uint16_t reg_counter(int idx) { return uint16_t(REG_CNT_BASE + 4 * idx
 constexpr uint32_t ID_VALUE      = 0x53524E43;  // value of REG_ID
 constexpr uint32_t VERSION_VALUE = 0x00010000;  // value of REG_VERSION
 constexpr int CMD_BYTES          = 64;  // command payload size (CMD_DATA0..15)
+constexpr int RX_BUF_BEATS       = 1024;  // RX buffer size in 64-byte beats (one record per frame, as many records as beats)
+constexpr int RX_XOFF_BEATS      = 512;  // the RX buffer asks the link partner to pause (XOFF) above this many beats held, and to resume (XON) below half of it; the rest is headroom for what is on the cable
 
 // Counter indices (register = REG_CNT_BASE + 4*index).
 constexpr int CNT_TX_FRAMES          = 0;  // frames sent

@@ -300,6 +300,7 @@ void ProtocolChecker::check_request(Flow& f, const DecodedPacket& p, const std::
       report("psn_order", who + ": expected " + hex24(f.psn));
     }
   }
+  if (f.started && psn_lt(p.bth.psn, f.hi)) ++resent_requests_;
   const uint32_t n = oi.kind == OpKind::ReadRequest ? read_psn_count(p.reth.dma_len, mtu_of(p)) : 1;
   const uint32_t next = psn_add(p.bth.psn, n);
   if (!f.started || psn_gt(next, f.hi)) f.hi = next;

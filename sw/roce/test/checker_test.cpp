@@ -299,6 +299,8 @@ TEST(Checker, RetransmissionNeedsPermission) {
   ok.print_summary(os);
   EXPECT_EQ(ok.violation_count(), 0u) << os.str();
   EXPECT_EQ(ok.retransmits(), 1u);
+  EXPECT_EQ(ok.resent_requests(), 2u);   // MIDDLE and LAST again: one step back, two frames
+  EXPECT_EQ(run(c.frames, true).resent_requests(), 2u);
 }
 
 // A resend cut short: the requester goes back to the WRITE's FIRST, an ACK covering the whole
@@ -317,6 +319,7 @@ TEST(Checker, ResendCutShortByAnAcknowledgement) {
   EXPECT_EQ(ok.violation_count(), 0u) << os.str();
   EXPECT_EQ(ok.retransmits(), 1u);
   EXPECT_EQ(ok.resend_skips(), 1u);
+  EXPECT_EQ(ok.resent_requests(), 2u);   // FIRST and MIDDLE again; the next message is new
 
   Conv d;
   d.write(3 * kMtu);

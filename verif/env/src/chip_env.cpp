@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim_backend.hpp"
+#include "srnic/abi.hpp"
 #include "verilated.h"
 #ifndef SRNIC_SIM_TOP_HEADER
 #define SRNIC_SIM_TOP_HEADER "Vsrnic_core.h"
@@ -15,6 +16,7 @@
 #include SRNIC_SIM_TOP_HEADER
 #include "srnic/agents/verilated_bind.hpp"
 #include "srnic/roce/psn.hpp"
+#include "srnic/sim/eth_mac.hpp"
 #ifdef SRNIC_ENV_COVERAGE
 #include "srnic/uvm/coverage_db.hpp"
 #include "verilated_cov.h"
@@ -262,6 +264,7 @@ uvm::Next TrafficSequence::next(PostItem& item) {
       if (--burst_left_ == 0) wait_until_ = env_.cycle() + rng().uniform(500, 4000) / scale;
       break;
   }
+  if (p.full_rate) wait_until_ = std::min(wait_until_, env_.cycle());
   item.recv = false;
   item.q = q;
   return uvm::Next::Item;
@@ -621,6 +624,18 @@ void ChipEnv::build() {
   sim::WorldConfig wc;
   wc.hosts = 2;
   wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
+  uint32_t max_mtu = plan_.mtu;
+  for (const auto& q : plan_.qps) max_mtu = std::max(max_mtu, q.mtu);
+  lossless_cable_ns_ = sim::lossless_cable_ns(abi::RX_BUF_BEATS, abi::RX_XOFF_BEATS, max_mtu + 78, 100.0,
+                                              1000.0 / wc.clock_mhz);
+  if (cfg_.cable_random) {
+    uvm::Rng cr = ctx().stream(path() + ".cable");
+    cfg_.link_delay_ns = double(cr.uniform(0, uint64_t(lossless_cable_ns_)));
+    char b[120];
+    std::snprintf(b, sizeof b, "cable %.0f ns each way (the pause headroom covers %.0f ns at MTU %u)",
+                  cfg_.link_delay_ns, lossless_cable_ns_, max_mtu);
+    info("CABLE", b);
+  }
   wc.link.delay_ns = cfg_.link_delay_ns;
   if (cfg_.pcie_random || cfg_.pause_storm) {
     uvm::Rng ir = ctx().stream(path() + ".impair");
@@ -1060,8 +1075,9 @@ void ChipEnv::check() {
                              std::to_string(a.counters[size_t(idx)]) + ", expected " + std::to_string(want));
     }
     if (!cfg_.expect_clean_rx) continue;
+    // (RX_DROP_OVERFLOW: the LOSSLESS check below, in every run)
     for (int idx : {abi::CNT_RX_DROP_ICRC, abi::CNT_RX_DROP_MALFORMED, abi::CNT_RX_DROP_QP,
-                    abi::CNT_RX_DROP_OVERFLOW, abi::CNT_CQ_OVERFLOW, abi::CNT_DB_BAD, abi::CNT_RX_DUP}) {
+                    abi::CNT_CQ_OVERFLOW, abi::CNT_DB_BAD, abi::CNT_RX_DUP}) {
       if (expected_counters[h].count(idx)) continue;
       // a lossy link duplicates requests and makes requesters resend them; resent and duplicate
       // frames reaching a QP in ERR (after a fatal NAK or RNR exhaustion) are dropped
@@ -1072,6 +1088,25 @@ void ChipEnv::check() {
         error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
                              std::to_string(a.counters[size_t(idx)]) + " in a run that provokes none");
     }
+  }
+  for (uint32_t h = 0; h < 2; ++h) {
+    const HostAgent& a = *hosts_[h];
+    if (a.counters.empty()) continue;
+    info("LINK", "host " + std::to_string(h) + ": " + std::to_string(world_->link(0).pause_requests(int(h))) +
+                     " pause requests, " + std::to_string(a.counters[size_t(abi::CNT_RX_FRAMES)]) + " frames received, " +
+                     std::to_string(a.counters[size_t(abi::CNT_RX_DROP_OVERFLOW)]) + " dropped for lack of RX buffer",
+         uvm::verbosity::kLow);
+  }
+  // Flow control keeps the link lossless up to the cable the pause headroom covers: whatever the
+  // traffic, the link's own losses or a pause storm, no frame may be dropped for lack of RX buffer.
+  for (uint32_t h = 0; h < 2 && cfg_.link_delay_ns <= lossless_cable_ns_; ++h) {
+    const HostAgent& a = *hosts_[h];
+    if (a.counters.empty() || expected_counters[h].count(abi::CNT_RX_DROP_OVERFLOW)) continue;
+    if (const uint64_t n = a.counters[size_t(abi::CNT_RX_DROP_OVERFLOW)])
+      error("LOSSLESS", "host " + std::to_string(h) + " dropped " + std::to_string(n) +
+                            " frames for lack of RX buffer (RX_DROP_OVERFLOW) on a paused link with a " +
+                            std::to_string(int(cfg_.link_delay_ns)) + " ns cable (the headroom covers " +
+                            std::to_string(int(lossless_cable_ns_)) + " ns)");
   }
   if (world_->violations())
     error("BUS", std::to_string(world_->violations()) + " PCIe/Ethernet bus-rule violation(s) reported by the models");
@@ -1119,6 +1154,11 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
   if (ctx.has_plusarg("pcie_random")) cfg_.pcie_random = true;
   if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
+  if (ctx.has_plusarg("cable_random")) cfg_.cable_random = true;
+  if (ctx.has_plusarg("link_delay_ns")) {
+    cfg_.link_delay_ns = std::stod(ctx.plusarg("link_delay_ns"));
+    cfg_.cable_random = false;
+  }
   if (ctx.has_plusarg("tx_window")) cfg_.tx_window = static_cast<int64_t>(ctx.plusarg_u64("tx_window", 128));
   // +lossy (drawn impairments) or explicit +loss=P +reorder=P +dup=P (the rest drawn)
   for (const char* name : {"loss", "reorder", "dup"})
@@ -1146,6 +1186,7 @@ void ChipTest::configure(uvm::Phaser& ph) {
   // Watchdog: 300 us plus the payload at 5 Gb/s plus 1 us per WR, in 300 MHz cycles.
   double ns = 300000.0 + double(plan_.total_payload) * 8 / 5.0 + 1000.0 * double(plan_.send_wrs + plan_.recv_wrs);
   if (cfg_.pcie_random || cfg_.pause_storm) ns *= 4;  // slower PCIe and a paused link
+  if (cfg_.cable_random || cfg_.link_delay_ns > 100) ns *= 2;   // longer round trips
   // a lossy link: every lost tail of a QP's traffic waits for a local ACK timeout (65.5 us plus
   // up to one timer sweep), and a QP may lose several in a row
   if (cfg_.lossy) ns = ns * 4 + 3e6;

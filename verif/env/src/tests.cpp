@@ -227,6 +227,45 @@ Knobs lossy() {
   return k;
 }
 
+// Both hosts send small messages (0..128 bytes, mostly SENDs and WRITEs) on every QP at once, as
+// fast as their rings allow, over 16..256 QPs and a cable drawn up to the longest the RX buffer's
+// pause headroom covers: each NIC's receive path runs at its small-message rate, below the
+// wire's, so each pauses the other again and again while its own transmitter is paused. The link
+// must stay lossless (no RX_DROP_OVERFLOW, the LOSSLESS check) and every WR complete as
+// predicted, without a retransmission on a lossless link.
+Knobs bidir_small() {
+  Knobs k;
+  k.min_qps = 16;
+  k.max_qps = 256;
+  k.min_wrs = 12;
+  k.max_wrs = 48;
+  k.bidir = 1.0;
+  k.op_weight = {4, 1, 4, 1, 1};
+  k.size_weight = sizes(1, 1, 0, 0, 0, 8, 0, 0, 0);
+  k.small_max = 128;
+  k.sq_depths = {16, 32, 64};
+  k.rq_depths = {32, 64};
+  k.doorbell_weight = {0, 3, 1};
+  k.max_batch = 16;
+  k.unsignaled = 0.5;
+  k.full_rate = true;
+  return k;
+}
+
+EnvConfig long_cable() {
+  EnvConfig c;
+  c.cable_random = true;
+  return c;
+}
+
+EnvConfig long_cable_lossy() {
+  EnvConfig c;
+  c.cable_random = true;
+  c.lossy = true;
+  c.window_random = true;
+  return c;
+}
+
 EnvConfig lossy_link() {
   EnvConfig c;
   c.lossy = true;
@@ -292,6 +331,8 @@ SRNIC_CHIP_TEST(CrHostErr, "cr_host_err", host_err());
 
 SRNIC_CHIP_TEST_CFG(CrHard, "cr_hard", hard(), impaired());
 SRNIC_CHIP_TEST_CFG(CrLossy, "cr_lossy", lossy(), lossy_link());
+SRNIC_CHIP_TEST_CFG(CrBidirSmall, "cr_bidir_small", bidir_small(), long_cable());
+SRNIC_CHIP_TEST_CFG(CrBidirSmallLossy, "cr_bidir_small_lossy", bidir_small(), long_cable_lossy());
 
 // Malformed and foreign frames arrive at both NICs before the traffic starts: each is dropped
 // and counted under its reason, and the random traffic that follows must still pass.

@@ -202,6 +202,7 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
   p.mtu = k.mtus[rng.uniform(0, k.mtus.size() - 1)];
   p.doorbell = static_cast<Doorbell>(rng.weighted(k.doorbell_weight));
   p.max_batch = std::max<uint32_t>(2, k.max_batch);
+  p.full_rate = k.full_rate;
   const uint32_t nq = static_cast<uint32_t>(rng.uniform(k.min_qps, k.max_qps));
   p.qps.resize(nq);
   for (uint32_t h = 0; h < 2; ++h) {

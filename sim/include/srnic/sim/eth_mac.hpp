@@ -232,7 +232,8 @@ class Link {
   void flush_pcap();
   // Link-level flow control (IEEE 802.3x / 802.1Qbb style, what a lossless RoCE fabric
   // runs on): `side` asks the far end to stop (on) or resume (off) starting frames; the
-  // request takes effect delay_ns later at the far end. A frame already on the wire ends.
+  // request, sent at now_ns (EthPort: when its own wire has sent the pause frame), takes effect
+  // delay_ns later at the far end. A frame already on the wire ends.
   void set_pause(int side, bool on, double now_ns);
   // True while `side` must not start a frame because the far end paused it.
   bool tx_paused(int side, double now_ns);
@@ -302,6 +303,17 @@ class Link {
   double storm_phase_ns_[2] = {0, 0};
   uint64_t pause_reqs_[2] = {0, 0};
 };
+
+// The longest one-way cable delay in ns for which a receiver whose buffer holds buf_beats
+// 64-byte beats and asks its partner to pause above xoff_beats never runs out of buffer,
+// whatever the traffic in either direction, when the longest frame is max_frame bytes (without
+// FCS), the line runs at gbps and the NIC's clock period is clock_ns. What can still arrive
+// once the threshold is crossed: the rest of the frame then arriving, frames for as long as this
+// side's frame in progress, its pause frame and two cable delays take, and the partner's frame
+// in progress. Worst-case buffer use per wire byte: 65-byte frames (two beats for 89 bytes on
+// the wire with FCS, preamble and gap). 0 when even a zero-length cable is not covered.
+double lossless_cable_ns(unsigned buf_beats, unsigned xoff_beats, unsigned max_frame, double gbps,
+                         double clock_ns);
 
 struct EthConfig {
   double rate_gbps = 100.0;
@@ -387,6 +399,7 @@ class EthPort {
   Frame onwire_;
   bool wire_busy_ = false;
   double wire_free_ = 0;
+  bool pause_sent_ = false;   // the last pause state the NIC asked of the far end
 
   // RX
   Frame rx_;

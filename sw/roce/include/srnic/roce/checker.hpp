@@ -72,7 +72,11 @@ class ProtocolChecker {
 
   uint64_t frames() const { return frames_; }
   uint64_t violation_count() const { return violations_; }
+  // steps back (allow_retransmit): a request or response PSN before the one expected
   uint64_t retransmits() const { return retransmits_; }
+  // request frames sent again: a PSN before the furthest one its flow has sent (each frame of a
+  // resend counts, not only the step back that starts it)
+  uint64_t resent_requests() const { return resent_requests_; }
   // requests that went forward to a PSN sent before, ending a resend early (allow_retransmit)
   uint64_t resend_skips() const { return resend_skips_; }
   const std::vector<Violation>& violations() const { return kept_; }
@@ -135,6 +139,7 @@ class ProtocolChecker {
   uint64_t frames_ = 0;
   uint64_t violations_ = 0;
   uint64_t retransmits_ = 0;
+  uint64_t resent_requests_ = 0;
   uint64_t resend_skips_ = 0;
   bool frame_ok_ = true;
   std::array<uint64_t, 256> opcode_counts_{};

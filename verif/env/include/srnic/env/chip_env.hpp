@@ -53,6 +53,9 @@ struct CompletionItem {
 struct EnvConfig {
   double pcie_latency_ns = 1100;
   double link_delay_ns = 100;
+  // Cable length drawn from the test's seed (+cable_random): one-way delay 0..lossless_cable_ns()
+  // of the plan's largest MTU, the longest cable the RX buffer's pause headroom covers.
+  bool cable_random = false;
   uint32_t poll_cycles = 4;        // host software polls its CQs every N core cycles
   uint64_t quiet_cycles = 30000;   // relaxed queues: end after this long without completions
   bool expect_clean_rx = true;     // every RX drop/NAK counter must stay 0 at the end
@@ -315,6 +318,7 @@ class ChipEnv : public uvm::Component {
   uint32_t host_err_qps_ = 0;
   std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
   double loss_[2] = {0, 0};             // loss probability per sending host
+  double lossless_cable_ns_ = 0;        // the cable the RX buffer's pause headroom covers (build())
   uint64_t lost_[2] = {0, 0};
   agents::Axi4Signals axi_sig_;
   agents::AxiLiteSignals axil_sig_;

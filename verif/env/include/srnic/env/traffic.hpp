@@ -61,6 +61,7 @@ struct Knobs {
   double unsignaled = 0.2;       // probability a send WR (not the last) is unsignaled
   std::array<uint32_t, size_t(Doorbell::kCount)> doorbell_weight = {1, 1, 1};
   uint32_t max_batch = 8;        // WRs per doorbell when batched
+  bool full_rate = false;        // no gaps between doorbells: each host posts as fast as its rings allow
   double bad_wr = 0;             // probability that a QP side ends with one bad WR
   std::array<uint32_t, size_t(BadKind::kCount)> bad_weight = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
   double tight_end = 0.3;        // probability that a host's MR ends exactly where its last slot ends
@@ -131,6 +132,7 @@ struct TrafficPlan {
   Doorbell doorbell = Doorbell::Batched;
   uint32_t max_batch = 8;
   bool whole_batches = false;  // ring_wrap: a batch is posted only when the ring has room for all
+  bool full_rate = false;      // Knobs::full_rate
                                // of it, so batches run past the ring end
   std::vector<QpPlan> qps;
   uint64_t src_bytes[2] = {0, 0};   // source part of each host's data area
