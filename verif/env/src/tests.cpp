@@ -258,18 +258,16 @@ EnvConfig long_cable() {
   return c;
 }
 
-EnvConfig long_cable_lossy() {
+EnvConfig lossy_link() {
   EnvConfig c;
-  c.cable_random = true;
   c.lossy = true;
   c.window_random = true;
   return c;
 }
 
-EnvConfig lossy_link() {
-  EnvConfig c;
-  c.lossy = true;
-  c.window_random = true;
+EnvConfig long_cable_lossy() {
+  EnvConfig c = lossy_link();
+  c.cable_random = true;
   return c;
 }
 
