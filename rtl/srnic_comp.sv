@@ -317,7 +317,7 @@ module srnic_comp #(
   wire        w_read  = w_op == srnic_abi_pkg::WR_READ;
   // a WQE the send path refuses (or a stale slot that looks like one) is never covered by an
   // ACK: its PSN range is meaningless; only its local-error event completes it
-  wire        w_bad   = w_op > srnic_abi_pkg::WR_READ || w_len > 32'h8000_0000;
+  wire        w_bad   = w_op > srnic_abi_pkg::WR_READ || w_len > srnic_pkg::MAX_MSG_BYTES;
   wire [15:0] size    = 16'd1 << c.log_sq;
   wire        is_nak  = ev.kind == srnic_pkg::CEV_NAK;
   wire        is_lerr = ev.kind == srnic_pkg::CEV_LERR;

@@ -37,16 +37,27 @@ module srnic_mr_port #(
     .rd_en(req_valid), .rd_addr(req_key[8 +: IW]), .rd_data(ent_raw));
   assign ent = ent_raw;
 
+  // Valid bits in flops, cleared by reset: the RAM keeps its contents over a reset, and an
+  // entry a former user of the NIC left valid must not grant access to a new one (whose PDs
+  // and keys start again from the same numbers). Read with the RAM, in the request's cycle.
+  logic [NUM_MRS-1:0] vld;
+  logic               vld1;
+  always_ff @(posedge clk) begin
+    if (rst) vld <= '0;
+    else if (wr_valid) vld[wr_index] <= wr_entry.valid;
+  end
+
   always_ff @(posedge clk) begin
     v1 <= !rst && req_valid;
     key1 <= req_key; pd1 <= req_pd; acc1 <= req_access; va1 <= req_va; len1 <= req_len;
     idx_ok1 <= idx_ok;
+    vld1 <= vld[req_key[8 +: IW]];
   end
 
   wire [64:0] end_req = {1'b0, va1} + {33'd0, len1};
   wire [64:0] end_mr  = {1'b0, ent.iova} + {1'b0, ent.length};
   wire ok = (len1 == 32'd0) ||
-            (idx_ok1 && ent.valid && ent.key == key1 && ent.pd == pd1 && (acc1 & ~ent.access) == 4'd0 &&
+            (idx_ok1 && vld1 && ent.valid && ent.key == key1 && ent.pd == pd1 && (acc1 & ~ent.access) == 4'd0 &&
              va1 >= ent.iova && end_req <= end_mr);
   always_ff @(posedge clk) begin
     rsp_valid <= !rst && v1;

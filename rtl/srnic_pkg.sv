@@ -21,6 +21,7 @@ package srnic_pkg;
                          AETH_NAK_REM_ACCESS = 8'h62, AETH_NAK_REM_OP = 8'h63;
 
   // frame layout (IPv4, no VLAN)
+  localparam logic [31:0] MAX_MSG_BYTES = 32'h8000_0000;  // IBA's largest message, 2^31 bytes
   localparam int ETH_HDR = 14, IP_HDR = 20, UDP_HDR = 8, BTH_HDR = 12;
   localparam int BTH_OFF = ETH_HDR + IP_HDR + UDP_HDR;     // 42
   localparam int EXT_OFF = BTH_OFF + BTH_HDR;               // 54

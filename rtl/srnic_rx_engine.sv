@@ -338,7 +338,9 @@ module srnic_rx_engine #(
   wire [23:0] psn_d    = m.psn - s.epsn;
   wire        psn_ok   = psn_d == 24'd0;
   wire        psn_dup  = psn_d[23];           // behind ePSN (within the half window)
-  wire [31:0] rd_np_raw = (m.reth_len + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
+  // packets of a READ's responses: 33 bits, so a length near 2^32 cannot wrap the sum (and a
+  // length above MAX_MSG_BYTES is refused: at most 2^23 packets, within the PSN half window)
+  wire [32:0] rd_np_raw = ({1'b0, m.reth_len} + {20'd0, mtu_b} - 33'd1) >> mtu_l2;
   wire [23:0] rd_npkts  = (m.reth_len == 32'd0) ? 24'd1 : rd_np_raw[23:0];
   wire        qp_rx_ok  = c.state == 3'(srnic_abi_pkg::QPS_RTR) || c.state == 3'(srnic_abi_pkg::QPS_RTS);
   wire        qp_tx_ok  = c.state == 3'(srnic_abi_pkg::QPS_RTS);
@@ -356,7 +358,11 @@ module srnic_rx_engine #(
                           is_rreq ? c.access[srnic_abi_pkg::ACC_REMOTE_READ] : 1'b1;
   // payload length rules
   wire [31:0] wr_resid  = s.m_len - s.m_done;   // WRITE: bytes still to come
-  wire        len_ok    = is_send ? ((is_last || m.pay_len == mtu_b) && m.pay_len <= mtu_b) :
+  // a RETH (READ request, WRITE FIRST/ONLY) asking for more than IBA's largest message is an
+  // invalid request (NAK Invalid Request, the responder enters its error state)
+  wire        reth_big  = (is_rreq || (is_write && is_first)) && m.reth_len > srnic_pkg::MAX_MSG_BYTES;
+  wire        len_ok    = reth_big ? 1'b0 :
+                          is_send ? ((is_last || m.pay_len == mtu_b) && m.pay_len <= mtu_b) :
                           is_write ? (is_first ? (is_last ? {19'd0, m.pay_len} == m.reth_len
                                                           : (m.pay_len == mtu_b && m.reth_len > {19'd0, mtu_b}))
                                                : (is_last ? {19'd0, m.pay_len} == wr_resid

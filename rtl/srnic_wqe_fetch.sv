@@ -684,7 +684,7 @@ module srnic_wqe_fetch #(
   wire [15:0] idx_ahead = wq_idx - cur.ci;
   wire [15:0] idx_mask  = (16'd1 << t.cfg.log_sq) - 16'd1;
   wire stale_now   = wq_idx != cur.ci && (idx_ahead & idx_mask) == 16'd0 && !idx_ahead[15];
-  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > 32'h8000_0000 ||
+  wire wqe_bad_now = wq_op > srnic_abi_pkg::WR_READ || wq_len > srnic_pkg::MAX_MSG_BYTES ||
                      (wq_idx != cur.ci && !stale_now);
   wire rd_now      = wq_op == srnic_abi_pkg::WR_READ;
   // a fenced WQE not yet started while a READ of this QP is outstanding

@@ -62,6 +62,14 @@ Device::Device(Backend& backend) : be_(backend) {
   // a refusal or an accepted count left by an earlier user of the NIC would be taken for ours
   be_.mmio_read32(abi::REG_CMD_STATUS);
   ipv4_ = be_.mmio_read32(abi::REG_IPV4);
+  // Memory regions an earlier user left registered would accept our keys: PD handles and key
+  // tags start again from the same numbers. Invalidate every entry before handing out any.
+  {
+    CommandBatch scrub(*this);
+    const abi::MrEntry none{};  // valid = 0
+    for (uint32_t i = 0; i < caps_.max_mr; ++i) execute(abi::CMD_MR_WRITE, i, &none, sizeof none);
+    scrub.finish();
+  }
 }
 
 Device::~Device() = default;

@@ -39,6 +39,22 @@ TEST(Device, OpenReadsCaps) {
   EXPECT_EQ(dev.ipv4(), 0x0A000001u);
 }
 
+// Opening the device invalidates every MR entry in one batch: an entry an earlier user left
+// valid would accept a new user's keys (PD handles and key tags start again from 1).
+TEST(Device, OpenInvalidatesEveryMemoryRegion) {
+  MemoryBackend be(0x000A0805);   // 2^8 MR entries
+  Device dev(be);
+  ASSERT_EQ(be.commands.size(), 256u);
+  std::set<uint32_t> seen;
+  for (const auto& c : be.commands) {
+    EXPECT_EQ(c.opcode, abi::CMD_MR_WRITE);
+    EXPECT_EQ(payload_as<abi::MrEntry>(c).valid, 0) << "entry " << c.index;
+    seen.insert(c.index);
+  }
+  EXPECT_EQ(seen.size(), 256u);
+  EXPECT_EQ(*seen.rbegin(), 255u);
+}
+
 TEST(Device, OpenRejectsWrongId) {
   MemoryBackend be;
   be.id = 0xFFFFFFFF;
@@ -103,6 +119,7 @@ TEST(Device, ExecuteStagesPayloadThenCommand) {
   MemoryBackend be;
   Device dev(be);
   be.clear_log();
+  const uint64_t saved0 = dev.command_data_writes_saved();   // the MR scrub at open
   uint8_t p[64];
   for (int i = 0; i < 64; ++i) p[i] = uint8_t(i * 3 + 1);
   dev.execute(abi::CMD_CQ_WRITE, 9, p, sizeof p);
@@ -135,12 +152,13 @@ TEST(Device, ExecuteStagesPayloadThenCommand) {
   EXPECT_EQ(be.writes[2].off, abi::REG_CMD);
   ASSERT_EQ(be.commands.size(), 2u);
   EXPECT_EQ(0, std::memcmp(be.commands[0].payload.data(), be.commands[1].payload.data(), 64));
-  EXPECT_EQ(dev.command_data_writes_saved(), 15u + 16u);
+  EXPECT_EQ(dev.command_data_writes_saved() - saved0, 15u + 16u);
 }
 
 TEST(Device, BatchWritesCommandsWithoutWaitingAndReadsStatusOnce) {
   MemoryBackend be;
   Device dev(be);
+  be.clear_log();   // the MR scrub at open
   be.cmd_busy_reads = 3;
   uint8_t p[64] = {};
   const uint32_t reads0 = be.status_reads;
@@ -170,6 +188,7 @@ TEST(Device, BatchWritesCommandsWithoutWaitingAndReadsStatusOnce) {
 TEST(Device, BatchNamesTheRefusedCommandAndSkipsTheRest) {
   MemoryBackend be;  // 16 CQs
   Device dev(be);
+  be.clear_log();   // the MR scrub at open
   uint8_t p[64] = {};
   dev.begin_commands();
   dev.execute(abi::CMD_CQ_WRITE, 1, p, sizeof p);

@@ -250,6 +250,28 @@ TEST_F(MrTableBench, RandomTraffic) {
   EXPECT_LT(oks, responses * 9 / 10);
 }
 
+// A reset invalidates every entry: the RAM keeps what an earlier user of the NIC wrote, and a
+// new user, whose PDs and key tags start again from the same numbers, must not be granted
+// access through it. Entries written after the reset work again.
+TEST_F(MrTableBench, ResetInvalidatesEveryEntry) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  std::vector<Req> reqs;
+  for (int i = 0; i < kMrs; i += std::max(1, kMrs / 8)) {
+    const Entry m{0x1000, 0x2000, 0x5000'0000ull + uint64_t(i) * 0x10000, uint32_t(i) << 8 | 1, 1, 0xF, true};
+    cycle(true, i, m, {}, {});
+    reqs.push_back(Req{m.key, 1, 64, 2, 0x1800});
+  }
+  for (const Req& r : reqs) check_all_ports(r);   // granted (the reference says so)
+  ASSERT_FALSE(HasFailure());
+  reset();
+  table.assign(kMrs, Entry{});
+  for (const Req& r : reqs) check_all_ports(r);   // refused: nothing is valid after the reset
+  const Entry m{0x1000, 0x2000, 0x7000'0000ull, 1, 1, 0xF, true};
+  cycle(true, 0, m, {}, {});
+  check_all_ports(Req{1, 1, 64, 2, 0x1800});
+}
+
 TEST_F(MrTableBench, ResetDropsRequestsInFlight) {
   SRNIC_BENCH_TRACE();
   reset();

@@ -93,6 +93,7 @@ constexpr uint8_t kDefMinRnr = 0x0E;  // min_rnr of the directed tests' QPs (RNR
 
 bool op_resp(uint8_t op) { return op >= kRespFirst; }
 bool op_send(uint8_t op) { return op <= kSendOnlyImm; }
+constexpr uint64_t kMaxMsgBytes = 1ull << 31;   // IBA's largest message
 bool op_write(uint8_t op) { return op >= kWriteFirst && op <= kWriteOnlyImm; }
 bool op_imm(uint8_t op) {
   return op == kSendLastImm || op == kSendOnlyImm || op == kWriteLastImm || op == kWriteOnlyImm;
@@ -761,6 +762,7 @@ class RxEngBench : public ::testing::Test {
     else if (wr && first) len_ok = last ? plen == rlen : (plen == mtu && rlen > mtu);
     else if (wr) len_ok = last ? plen == s.wr_resid : (plen == mtu && s.wr_resid > mtu);
     else len_ok = plen == 0;
+    if ((rreq || (wr && first)) && rlen > kMaxMsgBytes) len_ok = false;   // IBA's largest message
     if (!seq_ok || !acc_ok || !len_ok) {
       s.err = true;
       if (s.in_msg == 1) cqe_x.push_back(recv_cqe(p, q, kWcRemInvReqErr));  // the receive in use
@@ -828,7 +830,7 @@ class RxEngBench : public ::testing::Test {
   // access, length and R_Key checks (refused: dropped silently); no responder state changes.
   void dup_read(const Pkt& p, uint32_t q) {
     const uint64_t rlen = p.f[kRmRethLen];
-    if (!(cfg[q].access & kAccRemoteRead) || p.f[kRmPayLen] != 0) {
+    if (!(cfg[q].access & kAccRemoteRead) || p.f[kRmPayLen] != 0 || rlen > kMaxMsgBytes) {
       ++stats.dup_rd_drop;
       return;
     }
@@ -2188,6 +2190,40 @@ TEST_F(RxEngBench, ReadRequest) {
   EXPECT_EQ(task_log[1].len, 0u);
   expect_task(2, false, q, e + 13, kSynInv, 2);
   EXPECT_EQ(w_bytes, 0u);
+}
+
+// IBA's largest message is 2^31 bytes. A READ of exactly 2^31 is answered (2^23 packets at MTU
+// 256: the ePSN moves by that much); one byte more is an invalid request, and so is a length near
+// 2^32, whose packet count used to wrap 32 bits (the ePSN moved by 0 and the READ was answered);
+// a WRITE FIRST asking for more than 2^31 is refused the same way.
+TEST_F(RxEngBench, MessagesLongerThanTwoGigabytesRefused) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t e = 0x100;
+  for (uint32_t q : {2u, 3u, 4u}) {
+    bring_up(q, kQpsRts, 1, kAccRemoteRead | kAccRemoteWrite, 3, 0, e);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  add_mr({0x41, 3, kAccRemoteRead | kAccRemoteWrite, 0, 0xFFFF'FFFFu, 0x10'0000'0000ull});
+  queue(make_reth(2, kReadReq, e, 0, 0, 0x41, 0x8000'0000u, false));           // 2^23 packets
+  queue(make_reth(2, kReadReq, e + 0x80'0000, 0, 0x40, 0x41, 0x10, false));    // the next PSN
+  queue(make_reth(2, kReadReq, e + 0x80'0001, 0, 0, 0x41, 0x8000'0001u, false));
+  queue(make_reth(3, kReadReq, e, 0, 0, 0x41, 0xFFFF'FF01u, false));
+  queue(make_reth(4, kWriteFirst, e, 256, 0, 0x41, 0x8000'0001u, false));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 5u);
+  expect_task(0, true, 2, e, kSynAck, 1);
+  EXPECT_EQ(task_log[0].len, 0x8000'0000u);
+  expect_task(1, true, 2, e + 0x80'0000, kSynAck, 2);
+  expect_task(2, false, 2, e + 0x80'0001, kSynInv, 2);
+  expect_task(3, false, 3, e, kSynInv, 0);
+  expect_task(4, false, 4, e, kSynInv, 0);
+  EXPECT_TRUE(st[2].err);
+  EXPECT_TRUE(st[3].err);
+  EXPECT_TRUE(st[4].err);
+  EXPECT_EQ(w_bytes, 0u);
+  EXPECT_EQ(n_mr, 2u);   // the two READs that were answered
 }
 
 // Requester: responses for PSNs the QP never sent (at or after the next send PSN the send
