@@ -109,10 +109,22 @@ const char* role(const RunConfig& c, size_t h) {
   return h == 0 ? "requester" : "responder";
 }
 
-// The iterations column: -n per QP, or with -D the messages completed within the duration.
-uint64_t iterations(const RunConfig& c, const RunResult& r) { return c.duration_us > 0 ? r.messages : c.iters; }
-
 }  // namespace
+
+uint64_t iterations(const RunConfig& c, const RunResult& r, uint32_t host) {
+  if (c.latency) return c.iters;
+  return c.duration_us > 0 ? r.dirs[host].messages : c.iters * c.qps;
+}
+
+const char* output_name(RunConfig::Output o) {
+  switch (o) {
+    case RunConfig::Output::Full: return "full";
+    case RunConfig::Output::Bandwidth: return "bandwidth";
+    case RunConfig::Output::MessageRate: return "message_rate";
+    case RunConfig::Output::Latency: return "latency";
+  }
+  return "?";
+}
 
 double bw_in_unit(const RunConfig& c, double gbps) {
   return c.report_gbits ? gbps : gbps * 1e9 / 8.0 / 1048576.0;
@@ -144,6 +156,16 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["signal_every"] = c.signal_every;
   j["post_batch"] = c.post_batch;
   j["post_list"] = c.post_list;
+  j["imm"] = c.imm;
+  j["outs"] = c.outs ? json(c.outs) : json(nullptr);
+  j["no_peak"] = c.no_peak;
+  j["report_both"] = c.report_both;
+  j["output"] = output_name(c.output);
+  j["period_us"] = c.period_us > 0 ? json(c.period_us) : json(nullptr);
+  j["periods"] = c.period_us > 0 ? json(c.periods) : json(nullptr);
+  const WallEstimate est = estimate_wall(c);
+  j["estimate"] = {{"sim_us", est.sim_us}, {"wall_s", est.wall_s}, {"lower_bound", est.lower_bound},
+                   {"cycles_per_s", kTypicalCyclesPerS}};
   j["pcie_reorder_writes"] = to_string(c.pcie_reorder);
   if (c.fault != RunConfig::Fault::None) {
     j["inject_fault"] = to_string(c.fault);
@@ -153,8 +175,9 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["goodput_gbps"] = r.goodput_gbps;
   j["goodput_limit_gbps"] = c.mixed ? 0.0 : goodput_limit_gbps(c.op, c.size, c.mtu);
   j["msg_rate_mrps"] = r.msg_rate_mrps;
-  j["peak_gbps"] = r.peak_gbps;
-  j["peak_msg_rate_mrps"] = r.peak_msg_rate_mrps;
+  // -N: no peak (null); latency runs keep their 0 (readers format every run's value).
+  j["peak_gbps"] = c.no_peak ? json(nullptr) : json(r.peak_gbps);
+  j["peak_msg_rate_mrps"] = c.no_peak ? json(nullptr) : json(r.peak_msg_rate_mrps);
   // The row perftest would print, in its unit.
   if (r.has_latency) {
     const LatencyStats& l = r.latency;
@@ -169,6 +192,23 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
                                   "MsgRate[Mpps]"}},
                      {"row", {c.size, iterations(c, r), bw_in_unit(c, r.peak_gbps), bw_in_unit(c, r.goodput_gbps),
                               r.msg_rate_mrps}}};
+    if (c.report_both) {
+      // perftest's "Local results" and "Remote results": host 0's and host 1's requests.
+      json rows = json::array();
+      for (uint32_t h = 0; h < 2; ++h) {
+        const DirResult& d = r.dirs[h];
+        rows.push_back({c.size, iterations(c, r, h), bw_in_unit(c, d.peak_gbps), bw_in_unit(c, d.goodput_gbps),
+                        d.msg_rate_mrps});
+      }
+      j["perftest"]["local_row"] = rows[0];
+      j["perftest"]["remote_row"] = rows[1];
+    }
+    if (!r.periods.empty()) {
+      json rows = json::array();
+      for (const PeriodResult& p : r.periods)
+        rows.push_back({c.size, p.local_messages, 0.0, bw_in_unit(c, p.goodput_gbps), p.msg_rate_mrps});
+      j["perftest"]["period_rows"] = rows;
+    }
     j["latency_us"] = nullptr;
   }
   j["sim_time_us"] = r.sim_time_us;
@@ -183,6 +223,7 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["data_ok"] = r.data_ok;
   j["data_checked_messages"] = r.checked_messages;
   j["data_checked_bytes"] = r.checked_bytes;
+  j["imm_checked"] = r.checked_imms;
   j["cqe_data_checks"] = r.cqe_checked_messages;
   j["dma_write_bytes_checked"] = r.dma_write_bytes;
   j["dma_stray_writes"] = r.dma_stray_writes;
@@ -232,6 +273,32 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
     hi = q == 0 ? p.goodput_gbps : std::max(hi, p.goodput_gbps);
   }
   j["per_qp"] = per_qp;
+  // Per requesting host (host 1 posts only with -b), over the run's interval.
+  json dirs = json::array();
+  for (uint32_t h = 0; h < 2; ++h) {
+    const DirResult& d = r.dirs[h];
+    dirs.push_back({{"host", h},
+                    {"messages", d.messages},
+                    {"bytes", d.bytes},
+                    {"goodput_gbps", d.goodput_gbps},
+                    {"msg_rate_mrps", d.msg_rate_mrps},
+                    {"peak_gbps", r.has_peak && (c.bidir || h == 0) ? json(d.peak_gbps) : json(nullptr)}});
+  }
+  j["directions"] = dirs;
+  if (!r.periods.empty()) {
+    json per = json::array();
+    for (size_t k = 0; k < r.periods.size(); ++k) {
+      const PeriodResult& p = r.periods[k];
+      per.push_back({{"period", k},
+                     {"start_us", double(k) * c.period_us},
+                     {"messages", p.messages},
+                     {"local_messages", p.local_messages},
+                     {"bytes", p.bytes},
+                     {"goodput_gbps", p.goodput_gbps},
+                     {"msg_rate_mrps", p.msg_rate_mrps}});
+    }
+    j["period_results"] = per;
+  }
   j["fairness"] = {{"qps", r.per_qp.size()}, {"jain_index", r.jain_index}, {"goodput_min_gbps", lo},
                    {"goodput_max_gbps", hi}};
   // Per host, labelled.
@@ -321,11 +388,34 @@ std::string fmt(const char* f, double v) {
 const std::vector<int> kBwWidths{10, 14, 18, 20, 0};
 const std::vector<int> kLatWidths{6, 14, 14, 12, 18, 14, 15, 22, 0};
 
+
+void bw_titles(std::FILE* f, const RunConfig& c) {
+  const std::string u = c.report_gbits ? "Gb/sec" : "MB/sec";
+  columns(f, {"#bytes", "#iterations", "BW peak[" + u + "]", "BW average[" + u + "]", "MsgRate[Mpps]"}, kBwWidths);
+}
+
+void bw_row(std::FILE* f, const RunConfig& c, uint64_t iters, double peak_gbps, double gbps, double mrps) {
+  columns(f,
+          {std::to_string(c.size), std::to_string(iters), fmt("%.2f", bw_in_unit(c, peak_gbps)),
+           fmt("%.2f", bw_in_unit(c, gbps)), fmt("%.6f", mrps)},
+          kBwWidths);
+}
+
 }  // namespace
 
-void print_header(std::FILE* f, const RunConfig& c, const RunResult& r, const std::string& model) {
+std::string test_title(const RunConfig& c) {
+  // perftest's wording: "RDMA_Write Bidirectional BW Test", "Send Post List BW Test", ...
+  std::string t = std::string(op_title(c.op)) + " ";
+  if (c.latency) return t + "Latency Test";
+  if (c.bidir) t += "Bidirectional ";
+  if (c.post_list > 1) t += "Post List ";
+  return t + "BW Test";
+}
+
+void print_header(std::FILE* f, const RunConfig& c, const RunResult& r, const std::string& model,
+                  const WallEstimate* estimate) {
   std::fprintf(f, "%s\n", kLine);
-  std::fprintf(f, "                    %s %s Test\n", op_title(c.op), c.latency ? "Latency" : "BW");
+  std::fprintf(f, "                    %s\n", test_title(c).c_str());
   std::fprintf(f, " Dual-port       : OFF\t\tDevice         : srnic (simulated, %s)\n", model.c_str());
   std::fprintf(f, " Number of qps   : %-8u\tTransport type : IB\n", c.latency ? 1u : c.qps);
   std::fprintf(f, " Connection type : RC\t\tUsing SRQ      : OFF\n");
@@ -338,12 +428,31 @@ void print_header(std::FILE* f, const RunConfig& c, const RunResult& r, const st
     std::fprintf(f, " note            : the cable is longer than the %.0f ns the RX buffer's pause headroom covers at "
                     "this MTU: frames can be dropped for lack of buffer (RX_DROP_OVERFLOW) and resent\n",
                  max_lossless_cable_ns(c));
-  std::fprintf(f, " Max inline data : 0[B]\n");
+  if (c.op == Op::Read && c.outs)
+    std::fprintf(f, " Outstand reads  : %u per QP (-o; held back by the host: srnic has no per-QP limit)\n", c.outs);
+  else if (c.op == Op::Read)
+    std::fprintf(f, " Outstand reads  : %u (the NIC's READ contexts, shared by the QPs)\n", kMaxOutstandingReads);
+  else
+    std::fprintf(f, " Max inline data : 0[B]\n");
+  if (c.imm) std::fprintf(f, " Immediate data  : ON (%s; each message its own, checked on receive)\n",
+                          c.op == Op::Send ? "SEND with immediate" : "RDMA WRITE with immediate");
   std::fprintf(f, " Wire mode       : %s\n", c.mode == WireMode::Std ? "std (RoCEv2, go-back-N)" : "ext");
   std::fprintf(f, " Core clock      : %g MHz\t\tPCIe read RTT  : %g ns, %u tags\n", c.clock_mhz, c.pcie_latency_ns,
                c.pcie_tags);
   if (c.bidir) std::fprintf(f, " Bidirectional   : ON (BW is the sum of both directions)\n");
-  if (c.duration_us > 0) std::fprintf(f, " Duration        : %g us of simulated time\n", c.duration_us);
+  if (c.period_us > 0)
+    std::fprintf(f, " Duration        : %u periods of %g us of simulated time (--run_infinitely), a row each\n",
+                 c.periods, c.period_us);
+  else if (c.duration_us > 0)
+    std::fprintf(f, " Duration        : %g us of simulated time\n", c.duration_us);
+  if (!c.latency)
+    std::fprintf(f, " #iterations     : %s\n",
+                 c.duration_us > 0 ? "host 0's messages completed within the duration, all QPs (as perftest)"
+                                   : "messages host 0 posted, all QPs: -n x -q (as perftest)");
+  if (c.no_peak) std::fprintf(f, " BW peak         : not measured (-N)\n");
+  const WallEstimate est = estimate ? *estimate : estimate_wall(c);
+  std::fprintf(f, " Estimated wall  : %s (%s%s simulated at ~%.0fK cycles/s)\n", human_seconds(est.wall_s).c_str(),
+               est.lower_bound ? "at least " : "", human_seconds(est.sim_us / 1e6).c_str(), kTypicalCyclesPerS / 1000);
   if (c.mixed) std::fprintf(f, " Message sizes   : mixed, up to %llu[B]\n", static_cast<unsigned long long>(c.size));
   std::fprintf(f, "%s\n", kLine);
   // The QPs' addresses: host 0 is "local", host 1 "remote", as seen by perftest's client.
@@ -367,8 +476,7 @@ void print_header(std::FILE* f, const RunConfig& c, const RunResult& r, const st
              "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]"},
             kLatWidths);
   } else {
-    const std::string u = c.report_gbits ? "Gb/sec" : "MB/sec";
-    columns(f, {"#bytes", "#iterations", "BW peak[" + u + "]", "BW average[" + u + "]", "MsgRate[Mpps]"}, kBwWidths);
+    bw_titles(f, c);
   }
   std::fflush(f);
 }
@@ -381,12 +489,39 @@ void print_row(std::FILE* f, const RunConfig& c, const RunResult& r) {
             {size, std::to_string(c.iters), fmt("%.2f", l.min_us), fmt("%.2f", l.max_us), fmt("%.2f", l.typical_us),
              fmt("%.2f", l.mean_us), fmt("%.2f", l.stdev_us), fmt("%.2f", l.p99_us), fmt("%.2f", l.p99_9_us)},
             kLatWidths);
+  } else if (!r.periods.empty()) {
+    // --run_infinitely: a row per period, as perftest prints one every -D (no BW peak).
+    for (const PeriodResult& p : r.periods) bw_row(f, c, p.local_messages, 0, p.goodput_gbps, p.msg_rate_mrps);
   } else {
-    columns(f,
-            {size, std::to_string(iterations(c, r)), fmt("%.2f", bw_in_unit(c, r.peak_gbps)),
-             fmt("%.2f", bw_in_unit(c, r.goodput_gbps)), fmt("%.6f", r.msg_rate_mrps)},
-            kBwWidths);
+    bw_row(f, c, iterations(c, r), r.peak_gbps, r.goodput_gbps, r.msg_rate_mrps);
   }
+  std::fflush(f);
+}
+
+void print_directions(std::FILE* f, const std::vector<std::pair<RunConfig, RunResult>>& runs) {
+  if (runs.empty()) return;
+  for (uint32_t h = 0; h < 2; ++h) {
+    std::fprintf(f, "%s\n\n %s results:\n%s\n", kLine, h == 0 ? "Local" : "Remote", kLine);
+    bw_titles(f, runs[0].first);
+    for (const auto& [c, r] : runs) {
+      const DirResult& d = r.dirs[h];
+      bw_row(f, c, iterations(c, r, h), d.peak_gbps, d.goodput_gbps, d.msg_rate_mrps);
+    }
+  }
+  std::fflush(f);
+}
+
+void print_value(std::FILE* f, const RunConfig& c, const RunResult& r) {
+  // perftest's --output: the number alone, "%lf" (BW in the unit of the run).
+  auto one = [&](double bw_gbps, double mrps) {
+    std::fprintf(f, "%f\n", c.output == RunConfig::Output::Bandwidth ? bw_in_unit(c, bw_gbps) : mrps);
+  };
+  if (c.output == RunConfig::Output::Latency)
+    std::fprintf(f, "%f\n", r.latency.mean_us);
+  else if (!r.periods.empty())
+    for (const PeriodResult& p : r.periods) one(p.goodput_gbps, p.msg_rate_mrps);
+  else
+    one(r.goodput_gbps, r.msg_rate_mrps);
   std::fflush(f);
 }
 
@@ -402,11 +537,15 @@ void print_checks(std::FILE* f, const RunConfig& c, const RunResult& r) {
                "checked, %llu stray\n",
                u(r.checked_messages), u(r.checked_bytes), u(r.cqe_checked_messages), u(r.dma_write_bytes),
                u(r.dma_stray_writes));
+  if (c.imm)
+    std::fprintf(f, " immediates checked: %llu receive completions carried their message's own\n",
+                 u(r.checked_imms));
   if (!c.latency && !c.mixed) {
     const double lim = goodput_limit_gbps(c.op, c.size, c.mtu) * (c.bidir ? 2 : 1);
-    std::fprintf(f, " goodput %.2f Gb/s (peak %.2f) = %.1f%% of the 100GE limit %.2f Gb/s%s over %.2f us\n",
-                 r.goodput_gbps, r.peak_gbps, lim > 0 ? 100.0 * r.goodput_gbps / lim : 0.0, lim,
-                 c.bidir ? " (both directions)" : "", r.measured_ns / 1000.0);
+    const std::string peak = r.has_peak ? " (peak " + fmt("%.2f", r.peak_gbps) + ")" : "";
+    std::fprintf(f, " goodput %.2f Gb/s%s = %.1f%% of the 100GE limit %.2f Gb/s%s over %.2f us\n", r.goodput_gbps,
+                 peak.c_str(), lim > 0 ? 100.0 * r.goodput_gbps / lim : 0.0, lim, c.bidir ? " (both directions)" : "",
+                 r.measured_ns / 1000.0);
   }
   if (r.per_qp.size() > 1) {
     double lo = r.per_qp[0].goodput_gbps, hi = lo;

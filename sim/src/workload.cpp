@@ -31,6 +31,7 @@ const char* to_string(RunConfig::Fault f) {
     case RunConfig::Fault::Corrupt: return "corrupt";
     case RunConfig::Fault::Lost: return "lost";
     case RunConfig::Fault::Misplace: return "misplace";
+    case RunConfig::Fault::Imm: return "imm";
   }
   return "?";
 }
@@ -114,11 +115,13 @@ Plan make_plan(const RunConfig& cfg) {
     const uint64_t cap = std::min<uint64_t>(cfg.iters, cfg.tx_depth);
     p.slots = static_cast<uint32_t>(std::max<uint64_t>(1, std::min(fit, cap)));
     p.inflight = std::min<uint32_t>(cfg.tx_depth, p.slots);
+    // -o: READs in flight per QP (the host holds the rest back; srnic has no per-QP limit).
+    if (cfg.op == Op::Read && cfg.outs) p.inflight = std::min(p.inflight, cfg.outs);
   }
   p.region = std::max<uint64_t>(64, p.slots * p.stride);
   p.sq_entries = 2;
   while (p.sq_entries < p.inflight) p.sq_entries <<= 1;
-  const bool two_sided = cfg.op == Op::Send;
+  const bool two_sided = has_recv(cfg);
   // Requester completions: one per signaled WR; receives always complete.
   const uint64_t sig = cfg.latency ? cfg.iters : (cfg.iters + cfg.signal_every - 1) / cfg.signal_every;
   p.expected_completions = uint64_t(nq) * (sig + (two_sided ? cfg.iters : 0)) * (both_send(cfg) ? 2 : 1);
@@ -162,7 +165,7 @@ MemoryEstimate estimate_memory(const RunConfig& cfg) {
   }();
   const uint64_t region = std::max<uint64_t>(64, shape.slots * shape.stride);
   e.buffer_bytes = e.regions_per_host * ((region + shape.guard + 63) & ~uint64_t(63));
-  e.messages = nq * cfg.iters * senders * (cfg.op == Op::Send ? 2 : 1);
+  e.messages = nq * cfg.iters * senders * (has_recv(cfg) ? 2 : 1);
   // Measured: every buffer byte is held about five times over both hosts (host memory, the
   // initial image, the predicted image, its determinacy byte; docs/large-messages.md), every
   // work request about 512 bytes (plan, WR lists, expected completion, writer record), plus the
@@ -210,6 +213,92 @@ std::string check_memory(const RunConfig& cfg) {
   return {};
 }
 
+std::string human_seconds(double s) {
+  char t[32];
+  const char* unit = "s";
+  if (s >= 3600) {
+    s /= 3600;
+    unit = "h";
+  } else if (s >= 60) {
+    s /= 60;
+    unit = "min";
+  } else if (s < 1e-3) {
+    s *= 1e6;
+    unit = "us";
+  } else if (s < 1) {
+    s *= 1e3;
+    unit = "ms";
+  }
+  std::snprintf(t, sizeof t, s >= 10 ? "%.0f" : s >= 1 ? "%.1f" : "%.2g", s);
+  std::string r = t;
+  if (r.size() > 2 && r.compare(r.size() - 2, 2, ".0") == 0) r.resize(r.size() - 2);
+  return r + " " + unit;
+}
+
+namespace {
+
+// Simulated time in us of one size's run (iters already planned for -D), set-up included.
+double run_sim_us(const RunConfig& cfg, bool& lower_bound) {
+  // Set-up (measured): both NICs opened, CQs and MRs created, about 70 us, then 0.24 us per QP
+  // pair created and connected (16,382 pairs: 4.0 ms).
+  const double nq = cfg.latency ? 1 : cfg.qps;
+  const double setup = 70 + 0.25 * nq;
+  // The mixed sizes average about half the largest.
+  const uint64_t size = cfg.mixed ? cfg.size / 2 : cfg.size;
+  const double wire_ns = double(wire_bytes(cfg.op, size, cfg.mtu)) * 8.0 / 100.0;
+  if (cfg.latency) {
+    // A round trip is about 6.2 us at 64 bytes (READ: post to completion, 3.5 us), plus the
+    // message's wire time each way.
+    const double per = cfg.op == Op::Read ? 3500 + wire_ns : 2 * (3100 + wire_ns);
+    return setup + double(cfg.iters) * per / 1000.0;
+  }
+  if (cfg.duration_us > 0) return setup + cfg.duration_us + 10;
+  // -n: at least the wire time of one direction's messages, the NIC's message rate (about 42 M
+  // messages/s) and one QP's (about 14 M/s).
+  lower_bound = true;
+  const double msgs = nq * double(cfg.iters);
+  const double traffic_ns = std::max({msgs * wire_ns, msgs * 1e3 / 42.0, double(cfg.iters) * 1e3 / 14.0});
+  return setup + traffic_ns / 1000.0 + 10;
+}
+
+}  // namespace
+
+WallEstimate estimate_wall(const RunConfig& cfg) {
+  WallEstimate e;
+  const std::vector<uint64_t> sizes = cfg.all_sizes ? perftest_sizes() : std::vector<uint64_t>{cfg.size};
+  for (uint64_t size : sizes) {
+    RunConfig one = cfg;
+    one.size = size;
+    one.all_sizes = false;
+    e.sim_us += run_sim_us(one, e.lower_bound);
+  }
+  e.wall_s = e.sim_us * cfg.clock_mhz / kTypicalCyclesPerS;
+  return e;
+}
+
+std::string check_wall(const RunConfig& cfg) {
+  const WallEstimate e = estimate_wall(cfg);
+  if (cfg.yes || e.wall_s <= kMaxWallS) return {};
+  char speed[160];
+  std::snprintf(speed, sizeof speed,
+                "at the simulator's typical %.0fK cycles/s (%.0fx slower than real time at %g MHz)",
+                kTypicalCyclesPerS / 1000, cfg.clock_mhz * 1e6 / kTypicalCyclesPerS, cfg.clock_mhz);
+  std::string what;
+  if (cfg.duration_us > 0) {
+    char d[64];
+    std::snprintf(d, sizeof d, "%g", cfg.period_us > 0 ? cfg.period_us / 1e6 : cfg.duration_us / 1e6);
+    what = std::string("-D ") + d + " is " + human_seconds(cfg.duration_us / 1e6) + " of simulated time" +
+           (cfg.period_us > 0 ? " over its --periods" : "") + (cfg.all_sizes ? " per size" : "");
+  } else {
+    what = "this run simulates " + std::string(e.lower_bound ? "at least " : "about ") + human_seconds(e.sim_us / 1e6);
+  }
+  std::string fix = cfg.duration_us > 0 ? "use a shorter -D (0.001 is 1 ms, about " +
+                                              human_seconds(1000 * cfg.clock_mhz / kTypicalCyclesPerS + 0.5) + ")"
+                                        : std::string(cfg.latency ? "use fewer -n" : "use fewer -n or --qps, or smaller messages");
+  return what + ": about " + human_seconds(e.wall_s) + " of wall time " + speed + ", above the " +
+         human_seconds(kMaxWallS) + " bound; " + fix + ", or add --yes to run it anyway";
+}
+
 void fill_random(uint64_t seed, uint64_t stream, uint8_t* dst, size_t n) {
   SplitMix64 g(SplitMix64::child(seed, stream));
   size_t i = 0;
@@ -244,6 +333,8 @@ MessageBytes::MessageBytes(const RunConfig& cfg, const Plan& plan)
 uint64_t MessageBytes::key(const MessageRef& m) const {
   return mix64(mix64(seed_ ^ 0x6D657373616765ULL) + tag(m) * kGolden);
 }
+
+uint32_t MessageBytes::imm(const MessageRef& m) const { return static_cast<uint32_t>(mix64(key(m) ^ 0x696D6D) >> 16); }
 
 void MessageBytes::fill(const MessageRef& m, uint64_t len, uint64_t offset, uint8_t* dst, size_t n) const {
   const uint64_t k = key(m);
@@ -313,9 +404,10 @@ verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, uint32_t host, c
   // The message's bytes go into its source slot: the local one, or for READ the remote one.
   w.store = cfg.op == Op::Read ? verif::HostStore{1 - host, peer.src + off, w.length, tag}
                                : verif::HostStore{host, me.src + off, w.length, tag};
+  if (cfg.imm) w.imm = MessageBytes(cfg, plan).imm(MessageRef{host, q, i});
   switch (cfg.op) {
     case Op::Write:
-      w.opcode = verif::WrOpcode::Write;
+      w.opcode = cfg.imm ? verif::WrOpcode::WriteImm : verif::WrOpcode::Write;
       w.laddr = me.src + off;
       w.lkey = me.src_key;
       w.raddr = peer.dst + dst_off;
@@ -329,7 +421,7 @@ verif::SendWr make_send(const RunConfig& cfg, const Plan& plan, uint32_t host, c
       w.rkey = peer.src_key;
       break;
     case Op::Send:
-      w.opcode = verif::WrOpcode::Send;
+      w.opcode = cfg.imm ? verif::WrOpcode::SendImm : verif::WrOpcode::Send;
       w.laddr = me.src + off;
       w.lkey = me.src_key;
       break;
@@ -411,7 +503,7 @@ verif::Workload make_verif_workload(const RunConfig& cfg, const Plan& plan,
       qs.peer_qpn = peer.qpn;
       qs.mtu = cfg.mtu;
       const bool sends = h == 0 || both;
-      const bool recvs = cfg.op == Op::Send && (h == 1 || both);
+      const bool recvs = has_recv(cfg) && (h == 1 || both);
       if (sends) {
         const uint64_t n = count(h, q);
         qs.send.reserve(n);

@@ -68,6 +68,20 @@ struct RunConfig {
   uint32_t post_list = 0;
   bool report_gbits = false;
   bool all_sizes = false;
+  // More of perftest's options: --write_with_imm / --send_with_imm (the WRs carry a 32-bit
+  // immediate, each message its own, checked at the receive completion); -o READs in flight per
+  // QP (0: no limit but tx_depth and the NIC's READ contexts); -N no BW peak; --report_both
+  // (with -b) a row per direction too; --output only one number per row; --run_infinitely
+  // (with -D) `periods` rows of period_us each: duration_us is then periods x period_us.
+  bool imm = false;
+  uint32_t outs = 0;
+  bool no_peak = false;
+  bool report_both = false;
+  enum class Output { Full, Bandwidth, MessageRate, Latency };
+  Output output = Output::Full;
+  double period_us = 0;
+  uint32_t periods = 1;
+  bool yes = false;  // --yes: run even when the wall-time estimate is above kMaxWallS
   uint32_t poll_cycles = 4;    // host software runs every N core cycles
   bool protocol_check = true;  // live RoCE protocol checker on the wire
   bool weir = false;           // host 0 posts and polls its sends through sw::Weir (doorbell pacing)
@@ -78,8 +92,9 @@ struct RunConfig {
   // Test option: a harness-level fault on message inject_at of QP 0, to show the data checks
   // catch it. Corrupt: one destination byte flipped after placement; Lost: the destination
   // restored to its earlier contents before the check (as if never placed); Misplace: the
-  // message posted with its destination 64 bytes off.
-  enum class Fault { None, Corrupt, Lost, Misplace };
+  // message posted with its destination 64 bytes off; Imm: the message posted with an immediate
+  // other than its own (--write_with_imm, --send_with_imm).
+  enum class Fault { None, Corrupt, Lost, Misplace, Imm };
   Fault fault = Fault::None;
   uint64_t inject_at = 0;
 
@@ -98,6 +113,11 @@ const char* to_string(RunConfig::WriteReorder r);
 
 // True when both hosts post requests: ping-pong latency (WRITE, SEND) and bidirectional runs.
 inline bool both_send(const RunConfig& cfg) { return cfg.bidir || (cfg.latency && cfg.op != Op::Read); }
+// True when every message consumes a receive WR at its responder: SEND, SEND and WRITE with
+// immediate.
+inline bool has_recv(const RunConfig& cfg) { return cfg.op == Op::Send || (cfg.op == Op::Write && cfg.imm); }
+// The NIC's outstanding READ contexts (srnic_rd_ctx ENTRIES), shared by all QPs: the most -o can ask for.
+constexpr uint32_t kMaxOutstandingReads = 64;
 
 // perftest's -a sizes: 2, 4, ..., 2^23 bytes.
 std::vector<uint64_t> perftest_sizes();
@@ -120,6 +140,22 @@ MemoryEstimate estimate_memory(const RunConfig& cfg);
 // Empty when the run fits --mem-mib and --max-ram-gib, else a one-line reason with the option
 // to change.
 std::string check_memory(const RunConfig& cfg);
+
+// How long a run will take, estimated before it starts: simulated time (set-up plus traffic)
+// at the simulator's typical speed. The traffic is the duration with -D; with -n a lower bound
+// (the 100GE line rate and the NIC's message rates); with -a the sum over the sizes.
+constexpr double kTypicalCyclesPerS = 200e3;  // bench.md: 200-260K core cycles/s on an idle machine
+constexpr double kMaxWallS = 600;             // above this the run needs --yes
+struct WallEstimate {
+  double sim_us = 0;      // simulated time, set-up included
+  double wall_s = 0;      // sim_us at kTypicalCyclesPerS
+  bool lower_bound = false;  // -n bandwidth runs: at least this long
+};
+WallEstimate estimate_wall(const RunConfig& cfg);
+// Empty when the estimate is within kMaxWallS or --yes was given, else the one-line refusal.
+std::string check_wall(const RunConfig& cfg);
+// "2.1 h", "3.4 min", "12 s", "1.5 s", "350 ms", "80 us".
+std::string human_seconds(double s);
 
 // Message sizes, buffer slots and limits derived from a RunConfig.
 struct Plan {
@@ -171,6 +207,8 @@ class MessageBytes {
   static MessageRef from_tag(uint64_t t) {
     return MessageRef{uint32_t(t >> 63), uint32_t((t >> 40) & 0x7FFFFF), t & ((uint64_t(1) << 40) - 1)};
   }
+  // The immediate of message m (--write_with_imm, --send_with_imm): its own 32 bits, as its bytes.
+  uint32_t imm(const MessageRef& m) const;
 
  private:
   uint64_t key(const MessageRef& m) const;

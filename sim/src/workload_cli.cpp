@@ -207,7 +207,7 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
       app.add_option("-D,--duration", duration_s,
                      "post for this much SIMULATED time instead of --iters messages: seconds as perftest "
                      "(0.001) or with a unit (2ms, 50us, 20000ns); one simulated ms takes 1-3 s of wall "
-                     "time")
+                     "time, and a run estimated above 10 min of wall time needs --yes")
           ->type_name("TIME")
           ->check(CLI::Validator(
               [](std::string& s) -> std::string {
@@ -217,6 +217,56 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
               "TIME")
                      .description(""));
   app.add_flag("-b,--bidirectional", cfg.bidir, "both hosts post on every QP; BW is the sum of both directions");
+  app.add_flag("--report_both,--report-both", cfg.report_both,
+               "with -b: also a row per direction (host 0's requests: Local, host 1's: Remote), as perftest");
+  app.add_flag("-N,--noPeak", cfg.no_peak, "do not compute the BW peak (its column reads 0.00, as perftest)");
+  bool version = false;
+  app.add_flag("-V,--version", version, "print the RTL commit and the build of this srnic-sim, and exit");
+  const std::map<std::string, RunConfig::Output> outputs{{"bandwidth", RunConfig::Output::Bandwidth},
+                                                         {"message_rate", RunConfig::Output::MessageRate},
+                                                         {"latency", RunConfig::Output::Latency}};
+  std::string output_s;
+  app.add_option("--output", output_s,
+                 "print only one number per row, as perftest: bandwidth (BW average) | message_rate (MsgRate) | "
+                 "latency (t_avg, with --latency)")
+      ->check(CLI::Validator(
+          [&](std::string& s) -> std::string {
+            return outputs.count(s) ? std::string()
+                                    : "perftest's output levels are bandwidth, message_rate and latency, got '" + s + "'";
+          },
+          "bandwidth|message_rate|latency"));
+  bool run_infinitely = false;
+  app.add_flag("--run_infinitely", run_infinitely,
+               "with -D and --periods N: N periods of -D, one row each (perftest repeats -D until stopped; a "
+               "simulation has to end)");
+  app.add_option("--periods", cfg.periods, "periods --run_infinitely runs (1..1000000)")
+      ->check(uint_range(1, 1000000, "periods"));
+  bool write_imm = false, send_imm = false;
+  app.add_flag("--write_with_imm", write_imm,
+               "RDMA WRITE with immediate (ib_write_bw --write_with_imm): each message consumes a receive and "
+               "carries its own 32-bit immediate, checked at the receive completion");
+  app.add_flag("--send_with_imm", send_imm,
+               "SEND with immediate (ib_send_bw --send_with_imm); selects --op send");
+  app.add_option("-o,--outs", cfg.outs,
+                 "READs in flight per QP, 1.." + std::to_string(kMaxOutstandingReads) +
+                     " (--op read); the host holds the others back (srnic has no per-QP limit; its " +
+                     std::to_string(kMaxOutstandingReads) + " READ contexts are shared by the QPs)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            uint64_t v = 0;
+            if (s.empty() || s[0] == '-' || !CLI::detail::lexical_cast(s, v) || v == 0)
+              return "outstanding READs must be an integer in 1.." + std::to_string(kMaxOutstandingReads) +
+                     ", got '" + s + "'";
+            if (v > kMaxOutstandingReads)
+              return "srnic keeps at most " + std::to_string(kMaxOutstandingReads) +
+                     " READs outstanding (its READ contexts, shared by every QP), got " + s + "; use 1.." +
+                     std::to_string(kMaxOutstandingReads);
+            return {};
+          },
+          "1.." + std::to_string(kMaxOutstandingReads)));
+  app.add_flag("--yes", cfg.yes,
+               "run even when the estimated wall time is above " + human_seconds(kMaxWallS) +
+                   " (a simulated second takes about 25 minutes)");
   app.add_flag("-F,--CPU-freq", "accepted as perftest does; simulated time has no CPU frequency to check");
   app.add_flag("--report_gbits", cfg.report_gbits, "report bandwidth in Gb/s (default MB/s, 2^20 bytes/s, as perftest)");
   app.add_option("-Q,--cq-mod,--signal-every", cfg.signal_every,
@@ -352,18 +402,20 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
                "stress: any posted DMA write may pass any other (relaxed ordering everywhere)");
   const std::map<std::string, RunConfig::Fault> faults{{"corrupt", RunConfig::Fault::Corrupt},
                                                        {"lost", RunConfig::Fault::Lost},
-                                                       {"misplace", RunConfig::Fault::Misplace}};
+                                                       {"misplace", RunConfig::Fault::Misplace},
+                                                       {"imm", RunConfig::Fault::Imm}};
   std::string fault_s;
   bool inject_at_set = false;
   app.add_option("--inject-fault", fault_s,
-                 "test option: corrupt | lost | misplace one message of QP 0 (see --inject-at) to show "
-                 "that the data checks fail the run")
+                 "test option: corrupt | lost | misplace one message of QP 0 (see --inject-at), or post it with "
+                 "another immediate (imm, with --write_with_imm / --send_with_imm), to show that the data checks "
+                 "fail the run")
       ->group("Test options")
       ->check(CLI::Validator(
           [&](std::string& s) -> std::string {
-            return faults.count(s) ? std::string() : "unknown fault '" + s + "' (use corrupt, lost or misplace)";
+            return faults.count(s) ? std::string() : "unknown fault '" + s + "' (use corrupt, lost, misplace or imm)";
           },
-          "corrupt|lost|misplace"));
+          "corrupt|lost|misplace|imm"));
   app.add_option_function<uint64_t>(
          "--inject-at",
          [&](const uint64_t& v) {
@@ -393,7 +445,6 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   refuse("-x,--gid-index", "GID index", "the simulated hosts use fixed IPv4 addresses");
   refuse("-c,--connection", "transport", "srnic implements RC only");
   refuse("-I,--inline_size", "inline size", "srnic fetches every payload by DMA");
-  refuse("-o,--outs", "outstanding READs", "srnic's QPs are set up for 16");
   refuse("-R,--rdma_cm", "rdma_cm", "the QPs are connected through the host library", true);
   // Words left over: perftest's server address, or options srnic-sim does not have.
   app.allow_extras();
@@ -408,6 +459,7 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   } catch (const CLI::ParseError& e) {
     return {false, 2, "srnic-sim: " + one_line(e.what())};
   }
+  if (version) return {false, 0, {}, true};
   cfg.op = ops.at(op_s);
   cfg.mode = modes.at(mode_s);
   // Impairments: plain values first (both directions), then DIR: values override theirs. The
@@ -471,6 +523,50 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
     if (cfg.latency) return bad("-D is for the bandwidth tests; --latency runs --iters round trips");
     if (cfg.fault != RunConfig::Fault::None) return bad("--inject-fault needs --iters, not -D");
   }
+  // Immediates: perftest's --write_with_imm (ib_write_*) and --send_with_imm (ib_send_*).
+  if (write_imm && send_imm) return bad("--write_with_imm and --send_with_imm cannot be combined");
+  if (send_imm && !app.count("--op")) cfg.op = Op::Send;
+  if (write_imm && cfg.op != Op::Write)
+    return bad("--write_with_imm is for --op write (ib_write_bw / ib_write_lat), not --op " +
+               std::string(to_string(cfg.op)));
+  if (send_imm && cfg.op != Op::Send)
+    return bad("--send_with_imm is for --op send (ib_send_bw / ib_send_lat), not --op " + std::string(to_string(cfg.op)));
+  cfg.imm = write_imm || send_imm;
+  if (cfg.fault == RunConfig::Fault::Imm && !cfg.imm)
+    return bad("--inject-fault imm needs --write_with_imm or --send_with_imm");
+  if (cfg.outs && cfg.op != Op::Read)
+    return bad("-o (outstanding READs) is for --op read (ib_read_bw / ib_read_lat), as perftest");
+  if (cfg.no_peak && cfg.latency) return bad("-N is for the bandwidth tests (the latency tests have no BW peak)");
+  if (cfg.report_both && !cfg.bidir)
+    return bad("--report_both reports each direction of a bidirectional run; add -b");
+  if (!output_s.empty()) {
+    cfg.output = outputs.at(output_s);
+    if (cfg.json) return bad("--output and --json both choose what is printed; use one");
+    if (cfg.latency && cfg.output != RunConfig::Output::Latency)
+      return bad("--output=" + output_s + " is for the bandwidth tests; the latency tests take --output=latency");
+    if (!cfg.latency && cfg.output == RunConfig::Output::Latency)
+      return bad("--output=latency is for the latency tests (--latency); the bandwidth tests take --output=bandwidth "
+                 "or --output=message_rate");
+    if (cfg.report_both) return bad("--output prints one number per row; drop --report_both");
+  }
+  // --run_infinitely: perftest repeats -D until it is stopped, a row per period; a simulation
+  // prints its rows when it ends, so it runs --periods N of them.
+  if (app.count("--periods") && !run_infinitely) return bad("--periods needs --run_infinitely");
+  if (run_infinitely) {
+    if (cfg.latency) return bad("--run_infinitely is for the bandwidth tests, as perftest");
+    if (duration_s.empty())
+      return bad("--run_infinitely needs -D, the period of each row (perftest's default of 5 s is about 2 hours of "
+                 "simulation)");
+    if (!app.count("--periods"))
+      return bad("--run_infinitely: a simulation has to end and prints its rows then; give --periods N (N rows of -D "
+                 "each)");
+    if (cfg.all_sizes) return bad("--run_infinitely runs one size; drop -a");
+    if (cfg.report_both) return bad("--run_infinitely prints one row per period; drop --report_both");
+    cfg.period_us = cfg.duration_us;
+    cfg.duration_us *= cfg.periods;
+  } else {
+    cfg.periods = 1;
+  }
   // The NIC speaks standard RoCEv2 only: refuse what it cannot do rather than run something
   // else under that name.
   if (cfg.mode == WireMode::Ext)
@@ -507,6 +603,8 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
     }
     if (!cfg.all_sizes) cfg.iters = one.iters;
   }
+  // Simulated time is expensive: refuse what would run for hours unless --yes says so.
+  if (const std::string why = check_wall(cfg); !why.empty()) return bad(why);
   return {true, 0, {}};
 }
 
@@ -518,12 +616,16 @@ std::string reproduce_command(const RunConfig& c) {
   else
     o << " --size " << c.size;
   o << " --qps " << c.qps;
-  if (c.duration_us > 0)
+  if (c.period_us > 0)
+    o << " -D " << num(c.period_us) << "us --run_infinitely --periods " << c.periods;
+  else if (c.duration_us > 0)
     o << " -D " << num(c.duration_us) << "us";
   else
     o << " --iters " << c.iters;
   o << " --mtu " << c.mtu << " --mode " << to_string(c.mode) << " --seed " << c.seed;
   if (c.bidir) o << " -b";
+  if (c.imm) o << (c.op == Op::Send ? " --send_with_imm" : " --write_with_imm");
+  if (c.outs) o << " -o " << c.outs;
   if (c.loss > 0) o << " --loss " << num(c.loss);
   // Impairments: one plain option when both directions agree, else one per direction.
   const Impairments none;
@@ -571,6 +673,12 @@ std::string reproduce_command(const RunConfig& c) {
   if (c.post_batch != d.post_batch) o << " --post-batch " << c.post_batch;
   if (c.post_list) o << " -l " << c.post_list;
   if (c.report_gbits) o << " --report_gbits";
+  if (c.no_peak) o << " -N";
+  if (c.report_both) o << " --report_both";
+  if (c.output == RunConfig::Output::Bandwidth) o << " --output=bandwidth";
+  if (c.output == RunConfig::Output::MessageRate) o << " --output=message_rate";
+  if (c.output == RunConfig::Output::Latency) o << " --output=latency";
+  if (c.yes) o << " --yes";
   if (c.max_ram_gib != d.max_ram_gib) o << " --max-ram-gib " << num(c.max_ram_gib);
   if (c.watchdog_us != d.watchdog_us) o << " --watchdog-us " << c.watchdog_us;
   if (c.mem_mib != d.mem_mib) o << " --mem-mib " << c.mem_mib;

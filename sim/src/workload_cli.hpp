@@ -10,10 +10,12 @@ namespace srnic::sim {
 
 // Result of parse_cli: run the simulation, or exit with `code` after printing `message`
 // (help text on stdout for code 0, one error line on stderr for code 2).
+// -V/--version: version set, code 0, the caller prints the build (srnic_sim.cpp knows it).
 struct CliResult {
   bool run = false;
   int code = 0;
   std::string message;
+  bool version = false;
 };
 
 // Parses and validates argv into cfg. Bad input gives code 2 and a single-line message.

@@ -102,7 +102,8 @@ class Runner {
   void poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind);
   bool check_limits();
   void bandwidth_loop();
-  void retire(uint32_t q, uint64_t len);
+  void retire(uint32_t h, uint32_t q, uint64_t len);
+  void check_imm(uint32_t h, uint32_t q, uint64_t i, const sw::WorkCompletion& wc);
   void latency_loop();
   void drain();
   void collect(RunResult& r, double main_wall_s, uint64_t main_cycles);
@@ -147,6 +148,7 @@ class Runner {
   std::vector<uint32_t> dirty_[2];   // per host: QPs with a send completion since the last refill
   std::vector<uint8_t> is_dirty_[2];
   std::vector<double> post_ns_, done_ns_;  // each message posted / retired, in time order (BW peak)
+  std::vector<double> dir_post_ns_[2], dir_done_ns_[2];  // -b: the same per requesting host
   std::vector<QpResult> qp_;
   std::vector<std::vector<uint8_t>> init_;  // -D: the regions' initial contents, for the final check
   bool stopped_ = false;                    // -D: the duration has passed
@@ -394,6 +396,8 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
     w.send_flags = v.signaled ? sw::SendFlags::Signaled : 0u;
     w.next = k + 1 < n ? &wr_scratch_[k + 1] : nullptr;
     w.opcode = static_cast<sw::WrOpcode>(v.opcode);   // both follow ibv_wr_opcode
+    w.imm_data = v.imm;
+    if (fault && cfg_.fault == RunConfig::Fault::Imm) w.imm_data ^= 0x00010000u;
     w.remote_addr = v.raddr;
     w.rkey = v.rkey;
     s.addr = v.laddr;
@@ -417,6 +421,7 @@ bool Runner::post_sends(uint32_t h, uint32_t q, uint64_t max_n) {
   }
   if (qp_[q].first_post_ns < 0) qp_[q].first_post_ns = now;
   post_ns_.insert(post_ns_.end(), n, now);
+  if (cfg_.bidir) dir_post_ns_[h].insert(dir_post_ns_[h].end(), n, now);
   res_.posted += n;
   hc.next_send[q] += n;
   return true;
@@ -437,10 +442,11 @@ void Runner::refill(uint32_t h, uint32_t q) {
   if (room() && room() >= std::min(batch, left())) post_sends(h, q, room());
 }
 
-// A requester message of QP q with `len` bytes completed now.
-void Runner::retire(uint32_t q, uint64_t len) {
+// A requester message of host h's QP q with `len` bytes completed now.
+void Runner::retire(uint32_t h, uint32_t q, uint64_t len) {
   const double now = world_->now_ns();
   done_ns_.push_back(now);
+  if (cfg_.bidir) dir_done_ns_[h].push_back(now);
   if (!in_window(now)) return;
   QpResult& r = qp_[q];
   r.bytes += len;
@@ -448,6 +454,30 @@ void Runner::retire(uint32_t q, uint64_t len) {
   r.last_done_ns = now;
   res_.bytes += len;
   ++res_.messages;
+  DirResult& d = res_.dirs[h];
+  d.bytes += len;
+  ++d.messages;
+  if (cfg_.period_us > 0 && !res_.periods.empty()) {
+    // --run_infinitely: the period the completion falls in
+    const double k = std::floor((now - res_.t_first_ns) / (cfg_.period_us * 1000.0));
+    PeriodResult& p = res_.periods[std::min(res_.periods.size() - 1, size_t(std::max(0.0, k)))];
+    p.bytes += len;
+    ++p.messages;
+    if (h == 0) ++p.local_messages;
+  }
+}
+
+// A receive completion of message i of QP q on host h carries the message's own immediate.
+void Runner::check_imm(uint32_t h, uint32_t q, uint64_t i, const sw::WorkCompletion& wc) {
+  const uint32_t want = bytes_.imm(MessageRef{1 - h, q, i});
+  ++res_.checked_imms;
+  if ((wc.wc_flags & sw::WcFlags::WithImm) && wc.imm_data == want) return;
+  data_failed_ = true;
+  char b[200];
+  std::snprintf(b, sizeof b, "immediate: host %u QP %u iteration %llu: expected %s, got %s%s", h, q,
+                static_cast<unsigned long long>(i), hex(want).c_str(), hex(wc.imm_data).c_str(),
+                (wc.wc_flags & sw::WcFlags::WithImm) ? "" : " (completion without IBV_WC_WITH_IMM)");
+  fail(b);
 }
 
 uint64_t Runner::expected_posted() const {
@@ -456,7 +486,7 @@ uint64_t Runner::expected_posted() const {
     if (!sends(h)) continue;
     for (uint32_t q = 0; q < nq_; ++q) {
       const uint64_t posted = host_[h].next_send[q];
-      n += signaled_count(cfg_, posted) + (cfg_.op == Op::Send ? posted : 0);
+      n += signaled_count(cfg_, posted) + (has_recv(cfg_) ? posted : 0);
     }
   }
   return n;
@@ -484,7 +514,7 @@ void Runner::post_recvs(uint32_t h, uint32_t q) {
   const QpSide& me = hc.sides[q];
   for (uint64_t k = 0; k < n; ++k) {
     const uint64_t i = hc.next_recv[q] + k;
-    track(h, q, i, true);
+    if (cfg_.op == Op::Send) track(h, q, i, true);  // a WRITE's destination is tracked by its sender
     sw::RecvWr& w = rwr_scratch_[k];
     sw::Sge& s = sge_scratch_[k];
     w = sw::RecvWr{};
@@ -525,8 +555,12 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
       c.imm = wc.imm_data;
       c.wc_flags = wc.wc_flags;
       c.qpn = wc.qp_num;
-      if (!sb_->on_completion(h, kind, c)) fail("scoreboard: " + sb_->first_mismatch());
       const uint32_t q = wc.qp_num < hc.qpn_to_q.size() ? hc.qpn_to_q[wc.qp_num] : ~0u;
+      // The immediate first: its own message names host, QP and iteration.
+      if (cfg_.imm && kind == verif::QueueKind::Recv && q != ~0u && wc.status == sw::WcStatus::Success &&
+          ((wc.wr_id >> 40) & 0x7FFFFF) == q && (wc.wr_id & kIterMask) < cfg_.iters)
+        check_imm(h, q, wc.wr_id & kIterMask, wc);
+      if (!sb_->on_completion(h, kind, c)) fail("scoreboard: " + sb_->first_mismatch());
       if (q == ~0u) {
         fail("host " + std::to_string(h) + ": completion for unknown QPN " + std::to_string(wc.qp_num));
         continue;
@@ -543,7 +577,7 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
             // WRITE: the bytes at the responder; READ: the local destination (SEND: at the
             // receive completion).
             if (cfg_.op != Op::Send) check_polled(dh, h, q, k);
-            retire(q, plan_.sizes[q][k]);
+            retire(h, q, plan_.sizes[q][k]);
           }
           hc.done_send[q] = i + 1;
         } else {
@@ -551,7 +585,8 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
         }
       } else {
         const uint64_t i = wc.wr_id & kIterMask;
-        if (((wc.wr_id >> 40) & 0x7FFFFF) == q && i < cfg_.iters) {
+        if (((wc.wr_id >> 40) & 0x7FFFFF) == q && i < cfg_.iters && cfg_.op == Op::Send) {
+          // SEND: the receive placed the data (a WRITE with immediate is checked at its sender)
           if (wc.status == sw::WcStatus::Success) check_polled(h, 1 - h, q, i);
           track(h, q, i, false);
         }
@@ -570,7 +605,7 @@ void Runner::poll_cq(uint32_t h, sw::CompletionQueue& cq, verif::QueueKind kind)
 void Runner::poll_host(uint32_t h) {
   HostCtx& hc = host_[h];
   for (auto& cq : hc.scq) poll_cq(h, *cq, verif::QueueKind::Send);
-  if (cfg_.op == Op::Send)
+  if (has_recv(cfg_))
     for (auto& cq : hc.rcq) poll_cq(h, *cq, verif::QueueKind::Recv);
 }
 
@@ -598,7 +633,7 @@ bool Runner::check_limits() {
 
 void Runner::bandwidth_loop() {
   // Receivers: host 1, and host 0 too when both send (-b).
-  if (cfg_.op == Op::Send)
+  if (has_recv(cfg_))
     for (uint32_t h = 0; h < 2; ++h)
       for (uint32_t q = 0; sends(1 - h) && q < nq_; ++q) post_recvs(h, q);
   for (uint32_t h = 0; h < 2; ++h)
@@ -630,7 +665,7 @@ void Runner::latency_loop() {
   // Ping-pong (WRITE: the receiver polls the last byte; SEND: the receive completion), or for
   // READ the time from posting to the completion.
   const bool ping_pong = cfg_.op != Op::Read;
-  if (cfg_.op == Op::Send)
+  if (has_recv(cfg_))
     for (uint32_t h = 0; h < 2; ++h) post_recvs(h, 0);
   std::vector<double> samples;
   samples.reserve(cfg_.iters);
@@ -638,7 +673,7 @@ void Runner::latency_loop() {
   HostCtx& b = host_[1];
   auto arrived = [&](uint32_t h, uint64_t i) {
     HostCtx& hc = host_[h];
-    if (cfg_.op == Op::Send) return hc.done_recv[0] > i;
+    if (has_recv(cfg_)) return hc.done_recv[0] > i;  // the receive completion (with immediate: as perftest)
     const uint8_t want = uint8_t(i % plan_.slots + 1);
     return world_->memory(h).read_u8(hc.sides[0].dst + plan_.stride - 1) == want;
   };
@@ -657,7 +692,7 @@ void Runner::latency_loop() {
         world_->step();
         poll_host(0);
         poll_host(1);
-        if (cfg_.op == Op::Send) {
+        if (has_recv(cfg_)) {
           post_recvs(1, 0);
           post_recvs(0, 0);
         }
@@ -706,15 +741,37 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
     r.goodput_gbps = static_cast<double>(r.bytes) * 8.0 / span;
     r.msg_rate_mrps = static_cast<double>(r.messages) / span * 1000.0;
   }
-  if (!cfg_.latency && !done_ns_.empty()) {
-    uint64_t all_bytes = 0;
+  // BW peak (unless -N): over every message, and with -b over each host's own.
+  r.has_peak = !cfg_.latency && !cfg_.no_peak;
+  if (r.has_peak && !done_ns_.empty()) {
+    uint64_t host_bytes[2] = {0, 0};
     for (uint32_t q = 0; q < nq_; ++q)
       for (uint32_t h = 0; h < 2; ++h)
         for (uint64_t i = 0; sends(h) && i < host_[h].done_send[q] && i < plan_.sizes[q].size(); ++i)
-          all_bytes += plan_.sizes[q][i];
+          host_bytes[h] += plan_.sizes[q][i];
     const double rate = peak_msg_rate_per_ns(post_ns_, done_ns_);
     r.peak_msg_rate_mrps = rate * 1000.0;
-    r.peak_gbps = rate * 8.0 * static_cast<double>(all_bytes) / static_cast<double>(done_ns_.size());
+    r.peak_gbps = rate * 8.0 * static_cast<double>(host_bytes[0] + host_bytes[1]) / static_cast<double>(done_ns_.size());
+    for (uint32_t h = 0; h < 2 && cfg_.bidir; ++h) {
+      if (dir_done_ns_[h].empty()) continue;
+      const double hr = peak_msg_rate_per_ns(dir_post_ns_[h], dir_done_ns_[h]);
+      r.dirs[h].peak_msg_rate_mrps = hr * 1000.0;
+      r.dirs[h].peak_gbps = hr * 8.0 * static_cast<double>(host_bytes[h]) / static_cast<double>(dir_done_ns_[h].size());
+    }
+    if (!cfg_.bidir) {
+      r.dirs[0].peak_gbps = r.peak_gbps;
+      r.dirs[0].peak_msg_rate_mrps = r.peak_msg_rate_mrps;
+    }
+  }
+  for (DirResult& d : r.dirs)
+    if (span > 0 && d.messages) {
+      d.goodput_gbps = static_cast<double>(d.bytes) * 8.0 / span;
+      d.msg_rate_mrps = static_cast<double>(d.messages) / span * 1000.0;
+    }
+  for (PeriodResult& p : r.periods) {
+    const double ns = cfg_.period_us * 1000.0;
+    p.goodput_gbps = static_cast<double>(p.bytes) * 8.0 / ns;
+    p.msg_rate_mrps = static_cast<double>(p.messages) / ns * 1000.0;
   }
   std::vector<double> goodputs;
   for (QpResult& q : qp_) {
@@ -984,7 +1041,7 @@ void Runner::on_cqe(uint32_t h, const uint8_t* p, double t) {
     fail(b + why);
   };
   if (c.opcode >= 128) {
-    if (cfg_.op == Op::Send) check(h, 1 - h, i);
+    if (has_recv(cfg_)) check(h, 1 - h, i);  // SEND, or the WRITE with immediate this receive completes
     return;
   }
   uint64_t& next = cqe_next_[h][q];
@@ -1022,6 +1079,7 @@ RunResult Runner::run() {
   sb_ = std::make_unique<verif::Scoreboard>(*pred_);
 
   qp_.assign(nq_, QpResult{});
+  if (cfg_.period_us > 0) res_.periods.assign(cfg_.periods, PeriodResult{});
   for (uint32_t h = 0; h < 2; ++h) {
     is_dirty_[h].assign(nq_, 0);
     dirty_[h].reserve(nq_);

@@ -3,6 +3,7 @@
 // buffers at the end, and measures throughput and latency in simulated time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -38,6 +39,22 @@ struct QpResult {
   uint64_t completions = 0;         // every completion of the QP, both hosts, send and receive
   double first_post_ns = -1, last_done_ns = -1;
   double goodput_gbps = 0, msg_rate_mrps = 0;  // over the QP's own interval (-D: the duration)
+};
+
+// What one host's requests did (perftest's local side is host 0, the remote side host 1, which
+// posts only with -b): messages and bytes as QpResult, rates over the run's interval (the same
+// as RunResult's, so the directions add up to the run), BW peak over its own messages.
+struct DirResult {
+  uint64_t messages = 0, bytes = 0;
+  double goodput_gbps = 0, msg_rate_mrps = 0;
+  double peak_gbps = 0, peak_msg_rate_mrps = 0;
+};
+
+// One period of --run_infinitely: the messages completed within it (both hosts with -b; host
+// 0's alone in local_messages) over the period.
+struct PeriodResult {
+  uint64_t messages = 0, local_messages = 0, bytes = 0;
+  double goodput_gbps = 0, msg_rate_mrps = 0;
 };
 
 // The scoreboard's counts: completions compared with the reference model, bytes of the final
@@ -76,8 +93,12 @@ struct RunResult {
   double t_first_ns = 0, t_last_ns = 0;
   double measured_ns = 0;            // the interval goodput is measured over
   double goodput_gbps = 0, msg_rate_mrps = 0;
-  // perftest's BW peak: the fastest run of consecutive messages (stats.hpp).
+  // perftest's BW peak: the fastest run of consecutive messages (stats.hpp); not computed with -N.
   double peak_gbps = 0, peak_msg_rate_mrps = 0;
+  bool has_peak = false;
+  std::array<DirResult, 2> dirs;       // per requesting host
+  std::vector<PeriodResult> periods;   // --run_infinitely: one per period
+  uint64_t checked_imms = 0;           // receive completions whose immediate was the message's own
   std::vector<QpResult> per_qp;
   double jain_index = 1;  // Jain's fairness index over the QPs' goodput
   bool has_latency = false;

@@ -111,7 +111,7 @@ TEST(ReportJson, SchemaVersionHostsScoreboardPerQp) {
   const json& pt = j.at("perftest");
   EXPECT_EQ(pt.at("columns")[2], "BW peak[MB/sec]");
   EXPECT_DOUBLE_EQ(pt.at("row")[3].get<double>(), 8e9 / 8 / 1048576);
-  EXPECT_EQ(pt.at("row")[1], 10);
+  EXPECT_EQ(pt.at("row")[1], 20);  // perftest's #iterations: -n x QPs
   EXPECT_TRUE(j.at("latency_us").is_null());
   EXPECT_TRUE(j.at("duration_us").is_null());
   EXPECT_TRUE(j.at("failure").is_null());
@@ -170,7 +170,7 @@ TEST(ReportText, PerftestColumns) {
   EXPECT_NE(h.find(" remote address: LID 0000 QPN 0x0003"), std::string::npos) << h;
   // The row's numbers start under their titles.
   const std::string row = printed([&](std::FILE* f) { print_row(f, c, r); });
-  EXPECT_EQ(row, " 4096       10             16.00              8.00                 2.000000\n") << row;
+  EXPECT_EQ(row, " 4096       20             16.00              8.00                 2.000000\n") << row;
   c.report_gbits = false;
   EXPECT_NE(header(c, r).find("BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"), std::string::npos);
 
