@@ -7,9 +7,12 @@ the mirror. The tests that exercise the mutated file run cheapest first: its blo
 (CTest tests block_*), the full-chip CTest tests (<build>/rtl_tests.tsv says which RTL each
 test uses), and the UVM-lite regression (smoke by default); only the targets a test needs are
 rebuilt before it runs. A mutant is killed when any of them fails (by default the first
-failure stops the mutant; --all-tests runs them all and records every killer), killed by build
-when Verilator (with -Wall) or the compiler rejects it, and survives otherwise. An unmutated
-baseline runs every test first and must pass. See docs/regression.md."""
+failure stops the mutant; --all-tests runs them all and records every killer), stillborn when
+Verilator (with -Wall) or the compiler rejects it (no test ran it: it is reported apart and
+left out of the kill rate), and survives otherwise. An unmutated baseline first runs every test
+the selected mutants will run and must pass; only a run with a passing baseline reports a kill
+rate (--no-baseline is for debugging: its verdicts are printed, no kill rate). --check also
+fails when an RTL file under rtl/ has no mutant. See docs/regression.md."""
 
 import argparse
 import datetime
@@ -70,6 +73,12 @@ def check(mutants, root=ROOT):
         if m.line and abs(m.line - ln) > LINE_HINT_SLACK:
             warnings.append(f"mutant '{m.name}': line hint {m.line}, but 'find' is at {m.file}:{ln}")
     return errors, warnings
+
+
+def uncovered_files(mutants, root=ROOT):
+    """RTL files under rtl/ (recursively, every *.sv) that no mutant changes."""
+    have = {m.file for m in mutants}
+    return [f for f in rtl_files(root) if f not in have]
 
 
 def sync_tree(src, dst, overrides=None):
@@ -264,19 +273,23 @@ def configure(build_dir, filelist, rtl_dir, log):
 _BUILD_ERR = re.compile(r"(%Error|%Warning|error:|Error \d+|FAILED:)")
 _TEST_ERR = re.compile(r"(Failure|FAILED|ERROR|Error|error|mismatch|Assertion|Aborted|Timeout|"
                        r"Segmentation|Exception)")
-_TEST_FAIL = re.compile(r"(: Failure$|^FAIL|\bERROR\b|Assertion .* failed|Aborted|Timeout)")
+_TEST_FAIL = re.compile(r"(: Failure$|^FAIL|\bERROR\b|Assertion .* failed|Aborted|\bTimeout\b)")
 _CTEST_NOISE = re.compile(r"^(\d+% tests passed|The following tests FAILED|Errors while running|"
                           r"Total Test time|\s*\d+/\d+ Test|\s*\d+ - |Test project|\$ )")
 
 
 def first_build_error(log):
+    """The most telling line of a failed build: Verilator's first %Error/%Warning, else the
+    compiler's first error, else ninja's first FAILED line."""
     try:
         with open(log, errors="replace") as f:
-            for line in f:
-                if _BUILD_ERR.search(line):
-                    return line.strip()[:300]
+            lines = [ln.strip() for ln in f if not ln.startswith("$ ")]
     except OSError:
-        pass
+        return "build failed"
+    for rx in (re.compile(r"^%(Error|Warning)"), re.compile(r"error:"), _BUILD_ERR):
+        for line in lines:
+            if rx.search(line):
+                return line[:300]
     return "build failed"
 
 
@@ -287,21 +300,14 @@ def first_test_error(log):
             lines = f.read().splitlines()
     except OSError:
         return "failed"
-    lines = [ln for ln in lines if not _CTEST_NOISE.search(ln) and not ln.lstrip().startswith("[ RUN")]
+    # (GoogleTest's RUN and OK lines name tests, e.g. "...TimeoutZeroCancel": never a failure)
+    lines = [ln for ln in lines if not _CTEST_NOISE.search(ln)
+             and not ln.lstrip().startswith(("[ RUN", "[       OK"))]
     for rx in (_TEST_FAIL, _TEST_ERR):       # an explicit failure line first, then anything alike
         for line in lines:
             if rx.search(line):
                 return line.strip()[:300]
     return "failed"
-
-
-def regen_failed(log):
-    """ninja re-ran CMake for the build directory and that failed."""
-    try:
-        with open(log, errors="replace") as f:
-            return "rebuilding 'build.ninja': subcommand failed" in f.read()
-    except OSError:
-        return False
 
 
 def build_targets(opts, targets, log):
@@ -350,8 +356,10 @@ def run_regression(opts, seed, d, log):
 def run_mutant(name, overrides, tests, opts, seed, stop_at_first=True):
     """Mirror one tree state, then build and run the given tests in order (cheapest first),
     stopping at the first that fails unless stop_at_first is False. Returns a result dict:
-    result killed | killed_build | survived | error; killers: every test that failed (with
-    the first line of its failure); test_times: run time of each test that ran."""
+    result killed | stillborn | survived | error; killers: every test that failed (with
+    the first line of its failure); test_times: run time of each test that ran. stillborn: a
+    build of the mutant failed (Verilator -Wall or the compiler rejected it), whatever tests
+    ran before; no test judged the model the failed build was for, so it is no kill."""
     t0 = time.monotonic()
     d = os.path.join(opts.out, "runs", name)
     os.makedirs(d, exist_ok=True)
@@ -373,15 +381,22 @@ def run_mutant(name, overrides, tests, opts, seed, stop_at_first=True):
             targets = list(dict.fromkeys(x for u in stage for x in u.targets))
             built.update(u.name for u in stage)
             if not build_targets(opts, targets, build_log):
-                if regen_failed(build_log):
-                    # the build directory's own configuration failed (a stale configuration
-                    # re-run by ninja), not the mutant's build: no verdict
-                    res.update(result="error", by="re-configuring the mutant build directory failed: "
-                               + first_build_error(build_log), test="build")
+                # The mutant's fault only if the same targets build without it: a build
+                # directory whose configuration is stale (a file list that gained a file)
+                # fails either way, and that is no verdict. (Verilator runs while ninja
+                # regenerates build.ninja, so its rejections and a failed re-configuration
+                # look alike in the log.)
+                why = first_build_error(build_log)
+                sane = False
+                if overrides:
+                    sync_tree(os.path.join(ROOT, "rtl"), os.path.join(opts.out, "rtl"))
+                    sane = build_targets(opts, targets, os.path.join(d, "build-unmutated.log"))
+                if sane:
+                    res.update(result="stillborn", by=why, test=f"build ({t.name})")
+                else:
+                    res.update(result="error", by="the build fails without the mutation too (the build "
+                               f"directory, not the mutant): {why}", test="build")
                     errors.append(res["by"])
-                    break
-                res["killers"].append({"test": "build", "by": first_build_error(build_log)})
-                res.update(result="killed_build", by=first_build_error(build_log), test=f"build ({t.name})")
                 break
         t1 = time.monotonic()
         if t.kind == "regress":
@@ -480,24 +495,34 @@ def lint_all(mutants, out, errors):
         if failed is None:
             print(f"lint ok    {m.name} ({len(runs)} builds)")
         else:
-            print(f"lint FAIL  {m.name}: {failed}")
+            print(f"lint FAIL  {m.name} (stillborn): {failed}")
             bad.append(m.name)
     sync_tree(os.path.join(ROOT, "rtl"), os.path.join(base, "rtl"))
     print(f"mutate --lint: {len(mutants) - len(bad)}/{len(mutants)} mutants pass Verilator -Wall "
-          f"(core, core --assert, their block benches)")
+          f"(core, core --assert, their block benches); {len(bad)} would be stillborn")
     return 1 if bad else 0
 
 
 # ------------------------------------------------------------------------ reporting
 
-RESULT_TEXT = {"killed": "killed", "killed_build": "killed by build", "survived": "SURVIVED",
+RESULT_TEXT = {"killed": "killed", "stillborn": "stillborn (build failed)", "survived": "SURVIVED",
                "error": "ERROR"}
+SCORED = ("killed", "survived")     # the verdicts the kill rate counts
+
+
+def counts(results):
+    """{killed, survived, stillborn, error}: how many mutants got each verdict."""
+    c = {k: 0 for k in ("killed", "survived", "stillborn", "error")}
+    for r in results:
+        c[r["result"]] += 1
+    return c
 
 
 def kill_stats(results):
-    scored = [r for r in results if r["result"] != "error"]
-    killed = sum(r["result"] in ("killed", "killed_build") for r in scored)
-    return killed, len(scored)
+    """(killed, scored): the kill rate's numerator and denominator. Only mutants a test judged
+    count: stillborn ones (the build rejected them) and errors are left out."""
+    c = counts(results)
+    return c["killed"], c["killed"] + c["survived"]
 
 
 def rtl_files(root=ROOT):
@@ -511,41 +536,64 @@ def rtl_files(root=ROOT):
 
 
 def per_file(results, mutants, files=()):
-    """{file: (mutants, killed, scored)} over the files of the mutants and `files`."""
+    """{file: (mutants, killed, scored, stillborn)} over the files of the mutants and `files`;
+    scored = killed + survived."""
     by_name = {m.name: m for m in mutants}
-    table = {f: [0, 0, 0] for f in files}
+    table = {f: [0, 0, 0, 0] for f in files}
     for r in results:
         m = by_name.get(r["name"])
         if not m:
             continue
-        row = table.setdefault(m.file, [0, 0, 0])
+        row = table.setdefault(m.file, [0, 0, 0, 0])
         row[0] += 1
-        if r["result"] != "error":
+        if r["result"] in SCORED:
             row[2] += 1
-            row[1] += r["result"] in ("killed", "killed_build")
+            row[1] += r["result"] == "killed"
+        row[3] += r["result"] == "stillborn"
     return {f: tuple(v) for f, v in sorted(table.items())}
+
+
+NO_BASELINE = "no baseline: kill rate not reported"
+
+
+def baseline_text(b):
+    if not b["ran"]:
+        return "not run (--no-baseline): the tests were not shown to pass on the unmutated RTL"
+    return (f"passed: {len(b['tests'])} tests on the unmutated RTL ({b['runs']} regression runs, "
+            f"{b['time_s']:.0f} s)")
+
+
+def score_line(c):
+    return (f"score: {c['killed']} killed, {c['survived']} survived, {c['stillborn']} stillborn "
+            f"(build failed, not scored), {c['error']} errors")
 
 
 def write_report(results, mutants, meta, path, files=()):
     by_name = {m.name: m for m in mutants}
     killed, n = kill_stats(results)
-    build_kills = sum(r["result"] == "killed_build" for r in results)
+    c = counts(results)
+    rated = meta["baseline"]["passed"] is True
     lines = ["# Mutation testing", "",
              "| | |", "|---|---|",
              f"| tests | every test that exercises the mutated file: block benches, full-chip tests, "
              f"regression {meta['regression']} (master seed `--seed {meta['seed']}`) |",
              f"| mode | {'all tests per mutant' if meta.get('all_tests') else 'cheapest first, stop at the first kill'} |",
+             *([f"| left out | tests matching `{meta['exclude']}` (--exclude) |"] if meta.get("exclude") else []),
+             f"| baseline | {baseline_text(meta['baseline'])} |",
              f"| mutants | {len(results)} |",
-             f"| killed | {killed - build_kills} by a test, {build_kills} by the build |",
-             f"| survived | {sum(r['result'] == 'survived' for r in results)} |",
-             f"| errors | {sum(r['result'] == 'error' for r in results)} |",
-             f"| kill rate | {_rate(killed, n)} |",
+             f"| killed | {c['killed']} (by a test) |",
+             f"| survived | {c['survived']} |",
+             f"| stillborn | {c['stillborn']} (a build rejected the mutant: not scored) |",
+             f"| errors | {c['error']} |",
+             f"| kill rate | {_rate(killed, n) if rated else NO_BASELINE} |",
              f"| started | {meta['started']} |",
-             f"| wall time | {meta['wall_s']:.0f} s |", "",
-             "## Per file", "",
-             "| file | mutants | killed | kill rate |", "|---|---|---|---|"]
-    for f, (nm, k, sc) in per_file(results, mutants, files).items():
-        lines.append(f"| {f} | {nm} | {k} | {_rate(k, sc)} |")
+             f"| wall time | {meta['wall_s']:.0f} s |", ""]
+    if meta.get("uncovered"):
+        lines += [f"RTL files without mutants: {', '.join(meta['uncovered'])}", ""]
+    lines += ["## Per file", "",
+              "| file | mutants | killed | stillborn | kill rate |", "|---|---|---|---|---|"]
+    for f, (nm, k, sc, sb) in per_file(results, mutants, files).items():
+        lines.append(f"| {f} | {nm} | {k} | {sb} | {_rate(k, sc) if rated else '-'} |")
     lines += ["", "## Mutants", "",
               "| mutant | class | location | result | killed by | first failure | time (s) |",
               "|---|---|---|---|---|---|---|"]
@@ -600,7 +648,9 @@ def build_parser():
                         "at the first test that kills the mutant)")
     p.add_argument("--exclude", metavar="REGEX",
                    help="leave out the tests whose name matches REGEX (CTest names, or 'regress:NAME')")
-    p.add_argument("--no-baseline", action="store_true", help="skip the unmutated baseline run")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="debugging only: skip the unmutated baseline run; verdicts are printed, but no "
+                        "kill rate is reported (not with --history or --require-kill-rate)")
     p.add_argument("--history", metavar="FILE",
                    help="append the kill rate to this regression history file (JSON lines, e.g. "
                         "build/regress/history.jsonl; the nightly report plots it)")
@@ -658,13 +708,23 @@ def _main(args):
             print(f"mutate: error: {e}")
         print(f"mutate --check: {len(mutants) - len(errors)}/{len(mutants)} mutants apply "
               f"({display_path(args.mutations)})")
-        return 1 if errors else 0
+        bare = []
+        if not args.only:       # a selection need not cover every file
+            bare = uncovered_files(mutants)
+            for f in bare:
+                print(f"mutate: error: {f} has no mutant")
+            print(f"mutate --check: {len(rtl_files()) - len(bare)}/{len(rtl_files())} RTL files under "
+                  f"rtl/ have mutants")
+        return 1 if errors or bare else 0
     if args.lint:
         return lint_all(mutants, os.path.abspath(args.out), errors)
     if errors:
         raise ToolError(errors[0] + (f" (and {len(errors) - 1} more; run --check)" if len(errors) > 1 else ""))
     if args.jobs < 1:
         raise ToolError("--jobs must be >= 1")
+    if args.no_baseline and (args.history or args.require_kill_rate is not None):
+        raise ToolError("--history and --require-kill-rate need a kill rate, which only a run with "
+                        "the baseline reports (leave out --no-baseline)")
     regs = config.load_regressions(args.regressions_file)
     if args.regression not in regs:
         raise ToolError(f"unknown regression '{args.regression}' (defined: {', '.join(regs)})")
@@ -693,20 +753,30 @@ def _main(args):
         tests = [t for t in tests if not rx.search(t.name)]
     times_file = os.path.join(args.out, "baseline.json")
     times = {}
+    # the baseline: every test a selected mutant will run (all of them for a full run)
+    files = {m.file for m in mutants}
+    base_tests = [t for t in tests if t.files & files]
+    baseline = {"ran": False, "passed": None, "tests": [], "runs": 0, "time_s": 0.0}
     if not args.no_baseline:
-        print(f"mutate: baseline (no mutation): {len(tests)} tests ...", flush=True)
-        b = run_mutant("baseline", {}, order_tests(tests, {}), args, seed, stop_at_first=False)
+        print(f"mutate: baseline (no mutation): the {len(base_tests)} tests of the selected mutants' "
+              f"files ...", flush=True)
+        b = run_mutant("baseline", {}, order_tests(base_tests, {}), args, seed, stop_at_first=False)
         if b["result"] != "survived":
-            raise ToolError(f"the unmutated baseline does not pass ({RESULT_TEXT[b['result']]}: "
-                            f"{b['test']}: {b['by']}); see {b['dir']}")
+            what = "a build failed" if b["result"] == "stillborn" else RESULT_TEXT[b["result"]]
+            raise ToolError(f"the unmutated baseline does not pass ({what}: "
+                            f"{b['test']}: {b['by']}); no kill rate; see {b['dir']}")
         times = b["test_times"]
         with open(times_file, "w") as f:
             json.dump({"seed": seed, "test_times": times}, f, indent=1)
+        baseline.update(ran=True, passed=True, tests=b["ran"], runs=b["runs"], time_s=b["time"])
         print(f"mutate: baseline passes ({len(b['ran'])} tests, {b['runs']} regression runs, "
               f"{b['time']:.0f} s)", flush=True)
-    elif os.path.exists(times_file):
-        with open(times_file) as f:
-            times = json.load(f).get("test_times", {})
+    else:
+        print(f"mutate: --no-baseline: the tests are not shown to pass on the unmutated RTL; "
+              f"verdicts only, {NO_BASELINE}", flush=True)
+        if os.path.exists(times_file):
+            with open(times_file) as f:
+                times = json.load(f).get("test_times", {})
 
     results = []
     for i, m in enumerate(mutants, start=1):
@@ -718,39 +788,56 @@ def _main(args):
         r["line"] = line_of(text, off)
         r["file"] = m.file
         results.append(r)
-        print(f"[{i}/{len(mutants)}] {m.name}: {RESULT_TEXT[r['result']]}"
-              + (f" by {r['test']}" if r["test"] else "")
+        verdict = (f"stillborn: {r['test']} failed" if r["result"] == "stillborn"
+                   else RESULT_TEXT[r["result"]] + (f" by {r['test']}" if r["test"] else ""))
+        print(f"[{i}/{len(mutants)}] {m.name}: {verdict}"
               + (f" ({r['by']})" if r["by"] else "") + f", {len(r['ran'])}/{len(mine)} tests, "
               f"{r['time']:.0f} s", flush=True)
     sync_tree(os.path.join(ROOT, "rtl"), tree)      # leave the mirror unmutated
 
-    meta = {"regression": args.regression, "seed": seed, "started": started,
-            "all_tests": args.all_tests, "wall_s": time.monotonic() - t_start}
-    report = os.path.join(args.out, "mutate.md")
+    rated = baseline["passed"] is True
+    killed, n = kill_stats(results)
+    c = counts(results)
     files = rtl_files() if not args.only else ()
+    uncovered = uncovered_files(mutants) if not args.only else []
+    meta = {"regression": args.regression, "seed": seed, "started": started,
+            "all_tests": args.all_tests, "wall_s": time.monotonic() - t_start,
+            "baseline": baseline, "uncovered": uncovered, "exclude": args.exclude}
+    report = os.path.join(args.out, "mutate.md")
     write_report(results, mutants, meta, report, files)
     pf = per_file(results, mutants, files)
     with open(os.path.join(args.out, "mutate.json"), "w") as f:
-        json.dump({"meta": meta, "results": results,
-                   "files": {k: {"mutants": v[0], "killed": v[1], "scored": v[2]} for k, v in pf.items()}},
+        json.dump({"meta": meta, "results": results, "counts": c,
+                   "kill_rate": ({"killed": killed, "scored": n,
+                                  "pct": round(100.0 * killed / n, 2) if n else None} if rated else None),
+                   "files": {k: {"mutants": v[0], "killed": v[1], "scored": v[2], "stillborn": v[3]}
+                             for k, v in pf.items()}},
                   f, indent=1)
-    killed, n = kill_stats(results)
     if args.history:
         history.append(args.history, history.mutate_record(args.regression, seed, killed, n,
                                                            meta["wall_s"], display_path(args.out)))
     surv = [r["name"] for r in results if r["result"] == "survived"]
+    still = [r["name"] for r in results if r["result"] == "stillborn"]
     print()
     width = max((len(k) for k in pf), default=4)
-    print(f"{'file':{width}s}  mutants  killed  kill rate")
-    for k, (nm, kk, sc) in pf.items():
-        print(f"{k:{width}s}  {nm:7d}  {kk:6d}  {(f'{100.0 * kk / sc:.1f}%') if sc else '-'}")
+    print(f"{'file':{width}s}  mutants  killed  stillborn  kill rate")
+    for k, (nm, kk, sc, sb) in pf.items():
+        rate = f"{100.0 * kk / sc:.1f}%" if sc and rated else "-"
+        print(f"{k:{width}s}  {nm:7d}  {kk:6d}  {sb:9d}  {rate}")
     if surv:
         print(f"survivors: {', '.join(surv)}")
+    if still:
+        print(f"stillborn (a build rejected them; not scored): {', '.join(still)}")
+    for f in uncovered:
+        print(f"mutate: warning: {f} has no mutant")
     print(f"report: {display_path(report)}")
-    below = args.require_kill_rate is not None and n and 100.0 * killed / n < args.require_kill_rate
+    print(score_line(c))
+    # (a run in which no mutant was scored has no kill rate to meet the requirement with)
+    below = (rated and args.require_kill_rate is not None
+             and (not n or 100.0 * killed / n < args.require_kill_rate))
     if below:
         print(f"mutate: kill rate below the required {args.require_kill_rate:g}%")
-    print(f"kill rate: {_rate(killed, n)}")
-    if any(r["result"] == "error" for r in results):
+    print(f"kill rate: {_rate(killed, n)}" if rated else NO_BASELINE)
+    if c["error"]:
         return 2
     return 1 if below else 0
