@@ -16,7 +16,11 @@
 // Environment assumption (driver contract, sw/lib/device.cpp reg_mr_phys rejects MRs whose
 // range wraps): every valid entry written, and every valid entry present at start, has
 // iova + length < 2^64 and pa + length < 2^64.
-// Inductive strengthening: each port's RAM copy equals the shadow table.
+// Valid bits: an entry grants nothing after a reset until it is written again (the port
+// copies keep their valid bits in flops cleared by reset; the RAM keeps its contents): the
+// shadow's valid bits sv are cleared by rst and follow the writes' valid field.
+// Inductive strengthening: each port's RAM copy equals the shadow table, and each port's valid
+// flops equal sv.
 `default_nettype none
 module f_mr_table (
   input wire logic                 clk,
@@ -46,6 +50,9 @@ module f_mr_table (
   logic [N*EW-1:0] p_mem0, p_mem1;
   //@ connect-array p_mem0 dut.g_port[0].u_port.u_ram.mem 4 261
   //@ connect-array p_mem1 dut.g_port[1].u_port.u_ram.mem 4 261
+  logic [N-1:0] p_vld0, p_vld1;
+  //@ connect p_vld0 dut.g_port[0].u_port.vld
+  //@ connect p_vld1 dut.g_port[1].u_port.vld
 
 `ifdef FORMAL
   logic f_init = 1'b1;
@@ -70,8 +77,12 @@ module f_mr_table (
 
   // shadow table
   logic [N*EW-1:0] sh;
+  logic [N-1:0]    sv;
   always_ff @(posedge clk)
     for (int i = 0; i < N; i++) if (wr_valid && wr_index == 2'(i)) sh[i * EW +: EW] <= wr_entry;
+  always_ff @(posedge clk)
+    if (rst) sv <= '0;
+    else for (int i = 0; i < N; i++) if (wr_valid && wr_index == 2'(i)) sv[i] <= wr_entry.valid;
 
   always_comb begin
     if (wr_valid) assume(no_wrap(wr_flat));
@@ -81,12 +92,14 @@ module f_mr_table (
         assume(p_mem0[i * EW +: EW] == sh[i * EW +: EW]);
         assume(p_mem1[i * EW +: EW] == sh[i * EW +: EW]);
       end
-    else
+    else begin
       for (int i = 0; i < N; i++) begin
         assert(no_wrap(sh[i * EW +: EW]));
         assert(p_mem0[i * EW +: EW] == sh[i * EW +: EW]);
         assert(p_mem1[i * EW +: EW] == sh[i * EW +: EW]);
       end
+      assert(p_vld0 == sv && p_vld1 == sv);
+    end
   end
 
   for (genvar p = 0; p < NP; p++) begin : g_chk
@@ -95,7 +108,10 @@ module f_mr_table (
     logic [EW-1:0] sel;
     always_comb begin
       sel = '0;
-      for (int i = 0; i < N; i++) if (key[9:8] == 2'(i)) sel = sh[i * EW +: EW];
+      for (int i = 0; i < N; i++) if (key[9:8] == 2'(i)) begin
+        sel = sh[i * EW +: EW];
+        sel[O_VALID] = sh[i * EW + O_VALID] && sv[i];   // valid only if written since the reset
+      end
     end
     logic v1, v2, idx1, idx2;
     logic [31:0] key1, key2, pd1, pd2, len1, len2;

@@ -23,7 +23,7 @@ package srnic_abi_pkg;
   localparam logic [15:0] REG_CMD         = 16'h0240;
   localparam logic [15:0] REG_CMD_STATUS  = 16'h0244;
   localparam logic [15:0] REG_CNT_BASE    = 16'h0400;
-  localparam int          NUM_COUNTERS    = 31;
+  localparam int          NUM_COUNTERS    = 32;
   localparam logic [31:0] ID_VALUE        = 32'h53524E43;
   localparam logic [31:0] VERSION_VALUE   = 32'h00010000;
   localparam int          CMD_BYTES       = 64;
@@ -61,6 +61,7 @@ package srnic_abi_pkg;
   localparam int          CNT_WQE_CACHE_PF_DROP  = 28;
   localparam int          CNT_WQE_CACHE_EVICT    = 29;
   localparam int          CNT_TX_WINDOW_WAIT     = 30;
+  localparam int          CNT_ACK_DEFERRED       = 31;
   // command opcodes (REG_CMD[31:24])
   localparam logic [7:0]  CMD_QP_MODIFY = 8'd1;
   localparam logic [7:0]  CMD_MR_WRITE  = 8'd2;

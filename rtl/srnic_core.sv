@@ -283,9 +283,12 @@ module srnic_core #(
   srnic_pkg::tx_job_t rsp_job;
   logic    task_valid, task_ready;
   srnic_pkg::resp_task_t task_q;
-  srnic_resp_tx u_resp (
+  logic          rack_valid, rack_ready, ack_deferred;
+  logic [AW-1:0] rack_qpn;
+  srnic_resp_tx #(.NUM_QPS(NUM_QPS)) u_resp (
     .clk, .rst, .s_valid(task_valid), .s_task(task_q), .s_ready(task_ready),
-    .job_valid(rsp_job_valid), .job(rsp_job), .job_ready(rsp_job_ready), .sent_ack, .sent_nak);
+    .job_valid(rsp_job_valid), .job(rsp_job), .job_ready(rsp_job_ready), .sent_ack, .sent_nak,
+    .rack_valid, .rack_qpn, .rack_ready, .ack_deferred);
 
   logic [511:0] pk_tdata;
   logic [63:0]  pk_tkeep;
@@ -357,6 +360,7 @@ module srnic_core #(
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
     .qerr_valid, .qerr_qpn, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
+    .rack_valid, .rack_qpn, .rack_ready,
     .rdq_qpn(rx_rdq_qpn), .rdq_busy(rx_rd_busy),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
@@ -467,6 +471,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_TX_RETRANSMIT]     = sent_again;
     cnt_inc[srnic_abi_pkg::CNT_REWIND]            = rdc_rw_flush;
     cnt_inc[srnic_abi_pkg::CNT_ACK_TIMEOUT]       = tmo_valid && tmo_ready && !tmo_rnr;
+    cnt_inc[srnic_abi_pkg::CNT_ACK_DEFERRED]      = ack_deferred;
     cnt_inc[srnic_abi_pkg::CNT_RNR_WAIT]          = rnr_valid && rnr_ready;
     cnt_inc[srnic_abi_pkg::CNT_STALE_WQE]         = stale_valid && stale_ready;
     // per-engine busy cycles (docs/scale.md: cycles per packet of each engine)

@@ -17,15 +17,24 @@
 //
 // ACK coalescing: a task enters through a one-entry stage in front of the queues. A plain ACK
 // (not a NAK) for the QP whose plain ACK sits in the stage replaces it (ACKs are cumulative:
-// the newer PSN and MSN cover the older one). So a storm of ACKs for a QP never blocks the RX
-// engine while the link is paused; without that, two NICs pausing each other could both stall
-// with full queues (the RX engine waits for the queue, the queue for the paused link, the
-// pause for the RX engine to drain).
+// the newer PSN and MSN cover the older one).
+//
+// Deferred ACKs (decision 106). A plain ACK is never refused: one that can neither enter the
+// stage nor replace the staged ACK is dropped, and its QP is marked as owed an ACK (one bit per
+// QP, and the QP's number in a FIFO as deep as there are QPs, so a QP is in it at most once and
+// it never overflows). While the ACK queue has room, the oldest owed QP is offered to the RX
+// engine as a re-ACK event (rack_*), which answers it with a plain ACK from the responder's
+// state as it is then (the expected PSN - 1 and the MSN: at least what the dropped ACK said).
+// So the RX engine never waits for room for a plain ACK. Before, plain ACKs of more QPs than the
+// queues hold filled them behind a paused link; the RX engine then stopped, its RX buffer
+// filled, and two NICs pausing each other stayed paused for ever (a 100 us pause storm with
+// bidirectional small messages on 193 QPs). NAKs and READs still wait for room.
 `default_nettype none
 module srnic_resp_tx #(
   parameter int DEPTH  = 256,   // ordered queue (tasks)
   parameter int ADEPTH = 32,    // ACK queue (tasks)
-  parameter int TRACK  = 16     // QPs with tasks in the ordered queue
+  parameter int TRACK  = 16,    // QPs with tasks in the ordered queue
+  parameter int NUM_QPS = 16384 // QPs that may be owed an ACK
 ) (
   input  wire logic  clk,
   input  wire logic  rst,
@@ -36,11 +45,18 @@ module srnic_resp_tx #(
   output srnic_pkg::tx_job_t job,
   input  wire logic  job_ready,
   output logic       sent_ack,
-  output logic       sent_nak
+  output logic       sent_nak,
+  // re-ACK events: the QP is owed a plain ACK (its ACK was deferred); taken by the RX engine
+  output logic       rack_valid,
+  output logic [$clog2(NUM_QPS)-1:0] rack_qpn,
+  input  wire logic  rack_ready,
+  output logic       ack_deferred    // a plain ACK was deferred (counter ACK_DEFERRED)
 );
   localparam int QW = srnic_pkg::QPN_W;
   localparam int CW = $clog2(DEPTH + 1);
   localparam int TW = $clog2(TRACK);
+  localparam int AW = $clog2(NUM_QPS);
+  localparam int ACW = $clog2(ADEPTH + 1);
   initial if ((1 << TW) != TRACK) $fatal(1, "srnic_resp_tx: TRACK must be a power of two");
 
   srnic_pkg::resp_task_t t, stage;
@@ -81,19 +97,55 @@ module srnic_resp_tx #(
   wire  s_ack = !s_task.is_read && s_task.syndrome == srnic_pkg::AETH_ACK;
   wire  merge = stage_valid && !stage.is_read && stage.syndrome == srnic_pkg::AETH_ACK && s_ack &&
                 stage.qpn == s_task.qpn;
-  assign s_ready = !stage_valid || push || merge;
+  wire  take  = !stage_valid || push || merge;   // the task enters the stage
+  assign s_ready = take || s_ack;                // a plain ACK that cannot is deferred
+  wire  defer = s_valid && s_ack && !take;
   always_ff @(posedge clk) begin
     if (rst) stage_valid <= 1'b0;
-    else if (s_valid && s_ready) stage_valid <= 1'b1;
+    else if (s_valid && take) stage_valid <= 1'b1;
     else if (push) stage_valid <= 1'b0;
-    if (s_valid && s_ready) stage <= s_task;
+    if (s_valid && take) stage <= s_task;
   end
+  logic [ACW-1:0] aq_count;
   sync_fifo #(.WIDTH($bits(t)), .DEPTH(DEPTH)) u_q (
     .clk, .rst, .s_data(stage), .s_valid(push_o), .s_ready(q_ready),
     .m_data(t), .m_valid(t_valid), .m_ready(t_pop), .count());
   sync_fifo #(.WIDTH($bits(a)), .DEPTH(ADEPTH)) u_aq (
     .clk, .rst, .s_data(a_in), .s_valid(push_a), .s_ready(aq_ready),
-    .m_data(a), .m_valid(a_valid), .m_ready(a_pop), .count());
+    .m_data(a), .m_valid(a_valid), .m_ready(a_pop), .count(aq_count));
+
+  // ------------------------------------------------------------ deferred ACKs
+  logic [NUM_QPS-1:0] owed;         // the QP is in the owed FIFO
+  logic [AW-1:0]      ow_head;
+  logic               ow_valid, rack_pend;
+  wire  [AW-1:0]      d_qpn   = s_task.qpn[AW-1:0];
+  wire                ow_pop  = rack_valid && rack_ready;
+  // a QP popped in this cycle may be owed again at once (its new ACK came after the event)
+  wire                ow_push = defer && (!owed[d_qpn] || (ow_pop && rack_qpn == d_qpn));
+  assign ack_deferred = defer;
+  sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_owed (
+    .clk, .rst, .s_data(d_qpn), .s_valid(ow_push), .s_ready(),
+    .m_data(ow_head), .m_valid(ow_valid), .m_ready(ow_pop), .count());
+  always_ff @(posedge clk) begin
+    // (one bit per QP: a reset value as wide as NUM_QPS is what is meant)
+    /* verilator lint_off WIDTHCONCAT */
+    if (rst) owed <= '0;
+    /* verilator lint_on WIDTHCONCAT */
+    else begin
+      if (ow_pop) owed[rack_qpn] <= 1'b0;
+      if (ow_push) owed[d_qpn] <= 1'b1;
+    end
+  end
+  // An owed QP is offered while the ACK queue has room for its answer; the offer is held until
+  // the RX engine takes it (if the room is gone by then, the answer is deferred again).
+  wire room = 32'(aq_count) + 32'd2 <= ADEPTH;
+  always_ff @(posedge clk) begin
+    if (rst) rack_pend <= 1'b0;
+    else if (ow_pop) rack_pend <= 1'b0;
+    else if (ow_valid && room) rack_pend <= 1'b1;
+  end
+  assign rack_valid = rack_pend && ow_valid;
+  assign rack_qpn   = ow_head;
 
   always_ff @(posedge clk) begin
     if (rst) tr_used <= '0;
@@ -195,6 +247,15 @@ module srnic_resp_tx #(
   a_head_tracked: assert property (@(posedge clk) disable iff (rst)
     t_valid |-> head_tracked)
     else $error("srnic_resp_tx: the ordered queue's head QP %0d is not in the QP table", t.qpn);
+  a_owed_fifo: assert property (@(posedge clk) disable iff (rst)
+    ow_push |-> u_owed.s_ready)
+    else $error("srnic_resp_tx: the owed-ACK FIFO overflowed (a QP in it twice)");
+  a_rack_hold: assert property (@(posedge clk) disable iff (rst)
+    rack_valid && !rack_ready |=> rack_valid && $stable(rack_qpn))
+    else $error("srnic_resp_tx: re-ACK event withdrawn or changed before it was taken");
+  a_defer_plain: assert property (@(posedge clk) disable iff (rst)
+    defer |-> s_ack)
+    else $error("srnic_resp_tx: a NAK or READ task was deferred");
   a_ack_not_ordered: assert property (@(posedge clk) disable iff (rst)
     push_a |-> !st_hit && !stage.is_read)
     else $error("srnic_resp_tx: a task of QP %0d passed its ordered tasks", stage.qpn);

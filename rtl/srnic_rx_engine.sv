@@ -126,6 +126,10 @@ module srnic_rx_engine #(
   input  wire logic [$clog2(NUM_QPS)-1:0] tmo_qpn,
   input  wire logic         tmo_rnr,      // not a timeout: the QP's RNR wait ended
   output logic              tmo_ready,
+  // re-ACK events (srnic_resp_tx, decision 106): answer the QP with a plain ACK from its state
+  input  wire logic         rack_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] rack_qpn,
+  output logic              rack_ready,
   // is a READ response of rdq_qpn being taken, classified or placed (from its take until its
   // payload is written; combinational): srnic_comp holds that QP's failed and flushed READ
   // completions meanwhile
@@ -433,6 +437,8 @@ module srnic_rx_engine #(
   logic        is_note;     // not a packet: the QP's retry episode was answered
   logic        is_tmo;      // not a packet: the QP's local ACK timeout expired
   logic        is_rnr_end;  // ... or, with is_tmo, its RNR wait ended
+  logic        is_rack;     // not a packet: the QP is owed a plain ACK (its ACK was deferred)
+  wire         is_ev = is_qerr || is_note || is_tmo || is_rack;   // an event, not a packet
   logic        dup_rd;      // a duplicate READ request, executed again
   logic        err0;        // the receive side was in error when the packet started
   logic        acc_fail;    // WRITE ONLY with immediate, bad R_Key: its receive WQE completes in error
@@ -450,8 +456,9 @@ module srnic_rx_engine #(
   assign qerr_ready = can_take && qerr_valid;
   assign note_ready = can_take && !qerr_valid && note_valid;
   assign tmo_ready  = can_take && !qerr_valid && !note_valid && tmo_valid;
-  wire   ev_take    = qerr_ready || note_ready || tmo_ready;    // an event that is not a packet
-  wire   idle_take  = can_take && meta_valid && !qerr_valid && !note_valid && !tmo_valid;
+  assign rack_ready = can_take && !qerr_valid && !note_valid && !tmo_valid && rack_valid;
+  wire   ev_take    = qerr_ready || note_ready || tmo_ready || rack_ready;   // an event that is not a packet
+  wire   idle_take  = can_take && meta_valid && !qerr_valid && !note_valid && !tmo_valid && !rack_valid;
   // READ responses in flight through the engine. With qerr taken first (idle_take waits for
   // it), a response taken after a failure was reported is dropped; only ones taken before may
   // still be placing: the one being classified (from its take to its write-back) and those
@@ -460,7 +467,7 @@ module srnic_rx_engine #(
   wire   cur_rdata  = m.opcode >= srnic_pkg::OP_READ_RESP_FIRST && m.opcode <= srnic_pkg::OP_READ_RESP_ONLY;
   logic  place_busy;
   assign rdq_busy   = (idle_take && meta_rdata && !meta.drop && meta.dqpn[AW-1:0] == rdq_qpn) ||
-                      (est != E_IDLE && !is_qerr && !is_note && !is_tmo && cur_rdata && qpn == rdq_qpn) ||
+                      (est != E_IDLE && !is_ev && cur_rdata && qpn == rdq_qpn) ||
                       place_busy;
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
@@ -470,8 +477,9 @@ module srnic_rx_engine #(
   assign meta_ready = idle_take;
   wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS;
   assign rd_req     = (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS) || (qerr_ready && qerr_ok) ||
-                      note_ready || tmo_ready;
-  assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : note_ready ? note_qpn : tmo_ready ? tmo_qpn : meta.dqpn[AW-1:0];
+                      note_ready || tmo_ready || rack_ready;
+  assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : note_ready ? note_qpn : tmo_ready ? tmo_qpn :
+                      rack_ready ? rack_qpn : meta.dqpn[AW-1:0];
 
   // MR check requests
   logic [31:0] rq_len;
@@ -482,7 +490,7 @@ module srnic_rx_engine #(
   // (the branch order of E_CLASSIFY below). The check is asked for in E_CLASSIFY itself, so
   // its answer comes a cycle earlier than from a request made in E_MR; a_cls_mr holds this
   // condition to the branches that go to E_MR.
-  wire cls_req  = !is_qerr && !is_note && !is_tmo && !m.rq_flush && !is_resp && qp_rx_ok && !s.err;
+  wire cls_req  = !is_ev && !m.rq_flush && !is_resp && qp_rx_ok && !s.err;
   wire cls_rkey = (is_rreq || (is_write && is_first)) && acc_ok && len_ok && m.reth_len != 32'd0;
   wire cls_mr   = est == E_CLASSIFY && cls_req && cls_rkey &&
                   ((psn_dup && is_rreq) ||
@@ -563,7 +571,7 @@ module srnic_rx_engine #(
   assign resync_err   = s.err;      // E_RESYNC in error state only to hand over
 
   // counters
-  wire   cls_pkt        = est == E_CLASSIFY && !is_qerr && !is_note && !is_tmo && !m.rq_flush;   // classifying a packet
+  wire   cls_pkt        = est == E_CLASSIFY && !is_ev && !m.rq_flush;   // classifying a packet
   assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
                           (cls_pkt && (is_resp ? !qp_tx_ok : !qp_rx_ok));
   assign cnt_dup        = cls_pkt && !is_resp && qp_rx_ok && !s.err && psn_dup;
@@ -590,7 +598,7 @@ module srnic_rx_engine #(
       job.pay_off  = m.pay_off;
       job.pay_len  = m.pay_len;
       job.nbeats   = nbeats;
-      job.rd       = cur_rdata && !is_qerr && !is_note && !is_tmo;
+      job.rd       = cur_rdata && !is_ev;
       job.qpn      = srnic_pkg::QPN_W'(qpn);
       job.has_task = ack;
       job.task_    = tsk;
@@ -659,13 +667,14 @@ module srnic_rx_engine #(
           if (ev_take) begin
             m <= '0;
             is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready; is_rnr_end <= tmo_rnr;
+            is_rack <= rack_ready;
             wqe_owed <= 1'b0;
             nbeats <= '0;
             qpn <= rd_qpn;
             est <= (!qerr_ready || qerr_ok) ? E_READ : E_IDLE;
           end else if (idle_take) begin
             m <= meta;
-            is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0;
+            is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0; is_rack <= 1'b0;
             wqe_owed <= meta.rq_fetched;
             nbeats <= meta.nbeats;
             qpn <= meta.dqpn[AW-1:0];
@@ -710,6 +719,13 @@ module srnic_rx_engine #(
               if (qp_tx_ok && !s.err && is_rnr_end) s.rxp <= 1'b1;
               est <= E_WB;
             end
+          end else if (is_rack) begin
+            // a deferred plain ACK: acknowledge what the responder has now (ePSN - 1, MSN), as
+            // for a duplicate request; nothing for a QP not receiving or in error
+            if (qp_rx_ok && !s.err) begin
+              ack <= 1'b1; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
+            end
+            est <= E_WB;
           end else if (m.rq_flush) begin
             est <= E_FLUSH;
           end else if (is_resp) begin

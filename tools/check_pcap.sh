@@ -3,7 +3,8 @@
 #   1. roce-pcap-check (our packet library): decode, ICRC, PSN order, opcode sequences, lengths.
 #   2. scapy (sw/roce/tools/scapy_icrc_check.py): ICRC of every IPv4 RoCE frame.
 #   3. tshark: every frame decodes as InfiniBand BTH; opcodes, destination QPNs and PSNs as expected.
-# Steps 2 and 3 are skipped with a message when scapy or tshark is missing.
+# Steps 2 and 3 are skipped with a message when scapy or tshark is missing, unless
+# SRNIC_REQUIRE_DECODERS=1 (CI sets it: .ci/run), which makes a missing decoder a failure.
 #
 # usage: tools/check_pcap.sh [--mtu N] [--op write|read|send] [--qpns Q,Q,...]
 #                            [--psns QPN:PSN,...] [--frames N] [--allow-retransmit]
@@ -49,7 +50,11 @@ if /usr/bin/python3 -c "import scapy.contrib.roce" 2>/dev/null; then
   echo "== scapy ICRC"
   /usr/bin/python3 "$root/sw/roce/tools/scapy_icrc_check.py" "$pcap" || fail=1
 else
-  echo "== scapy ICRC: SKIPPED (python3 scapy not installed)"
+  if [[ "${SRNIC_REQUIRE_DECODERS:-}" == 1 ]]; then
+    echo "== scapy ICRC: FAIL: python3 scapy not installed (SRNIC_REQUIRE_DECODERS=1)"; fail=1
+  else
+    echo "== scapy ICRC: SKIPPED (python3 scapy not installed)"
+  fi
 fi
 
 if command -v tshark >/dev/null 2>&1; then
@@ -127,7 +132,11 @@ print(f"  tshark: {n} frames, {len(problems)} problems")
 sys.exit(1 if problems else 0)
 EOF
 else
-  echo "== tshark decode: SKIPPED (tshark not installed)"
+  if [[ "${SRNIC_REQUIRE_DECODERS:-}" == 1 ]]; then
+    echo "== tshark decode: FAIL: tshark not installed (SRNIC_REQUIRE_DECODERS=1)"; fail=1
+  else
+    echo "== tshark decode: SKIPPED (tshark not installed)"
+  fi
 fi
 
 if [[ $fail -ne 0 ]]; then echo "check_pcap.sh: FAIL"; exit 1; fi

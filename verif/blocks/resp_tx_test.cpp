@@ -7,9 +7,15 @@
 // ONLY job for len 0) with consecutive PSNs (24-bit wrap), payload address and length cut at
 // the MTU, and the AETH (ACK syndrome, MSN) on FIRST, LAST and ONLY. No job is marked as a
 // resend (tx_job_t.resend) and the fields a responder job does not use are zero.
+// Deferred ACKs (decision 106): a plain ACK the queues have no room for is still taken, counted
+// (ack_deferred) and not sent; its QP is then offered as a re-ACK event (rack_*), at most once
+// while it is owed, and the bench answers each event as the RX engine would: with a plain ACK
+// task of the newest PSN and MSN it gave the QP. Every owed QP must be offered; none that is
+// not owed.
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "Vsrnic_resp_tx.h"
@@ -54,6 +60,7 @@ class RespTxBench : public ::testing::Test {
   void reset() {
     dut->s_valid = 0;
     dut->job_ready = 0;
+    dut->rack_ready = 0;
     dut.reset();
   }
 
@@ -97,10 +104,15 @@ class RespTxBench : public ::testing::Test {
   }
 
   void cycle(unsigned p_in, unsigned p_out) {
-    if (!hold && rng.percent(p_in)) {
+    if (!hold && !reack.empty()) {   // the RX engine's answers to re-ACK events go first
+      hold = true;
+      cur = reack.front();
+      reack.pop_front();
+    } else if (!hold && rng.percent(p_in)) {
       hold = true;
       cur = random_task();
     }
+    if (!cur.is_read && cur.syn == kAethAck) newest[cur.qpn] = {cur.psn, cur.msn};
     dut->s_valid = hold;
     auto put = [&](size_t f, uint64_t v) { set_bits(dut->s_task, kRespTask.at(f).lsb, kRespTask.at(f).width, v); };
     put(kRtIsRead, cur.is_read);
@@ -112,8 +124,17 @@ class RespTxBench : public ::testing::Test {
     put(kRtLen, cur.len);
     put(kRtMtu, uint64_t(cur.mtu));
     dut->job_ready = rng.percent(p_out);
+    dut->rack_ready = rng.percent(p_rack);
     dut.eval();
     const uint64_t c = dut.cycle();
+    if (dut->rack_valid && dut->rack_ready) {
+      const uint16_t q = uint16_t(dut->rack_qpn);
+      EXPECT_TRUE(owed.count(q)) << "cycle " << c << ": re-ACK event for QP " << q << ", which is owed none";
+      owed.erase(q);
+      ++racks;
+      const auto nw = newest.at(q);
+      reack.push_back(Task{false, q, nw.first, kAethAck, nw.second, 0, 0, 3});
+    }
     const bool fire = dut->job_valid && dut->job_ready;
     // the expected jobs of the job's QP (each QP's jobs in order)
     std::deque<Job>& ex = expect[uint16_t(kJob.get(dut->job, kQpn))];
@@ -165,8 +186,16 @@ class RespTxBench : public ::testing::Test {
       --pending;
       ++jobs;
     }
+    const bool is_plain = !cur.is_read && cur.syn == kAethAck;
+    EXPECT_TRUE(!dut->ack_deferred || (hold && is_plain && dut->s_ready)) << "cycle " << c << ": deferral of no plain ACK";
+    EXPECT_TRUE(!(hold && is_plain) || dut->s_ready) << "cycle " << c << ": a plain ACK was refused";
     if (hold && dut->s_ready) {
-      expand(cur);
+      if (dut->ack_deferred) {
+        owed.insert(cur.qpn);   // not sent as such: a re-ACK event for its QP must follow
+        ++deferred;
+      } else {
+        expand(cur);
+      }
       hold = false;
       ++tasks;
     }
@@ -197,6 +226,11 @@ class RespTxBench : public ::testing::Test {
 
   Rng rng;
   Dut<Vsrnic_resp_tx> dut;
+  unsigned p_rack = 100;                                     // the RX engine takes re-ACK events
+  std::set<uint16_t> owed;                                   // QPs owed a re-ACK event
+  std::map<uint16_t, std::pair<uint32_t, uint32_t>> newest;  // per QP: newest plain ACK (PSN, MSN)
+  std::deque<Task> reack;                                    // answers to re-ACK events, to offer
+  uint64_t deferred = 0, racks = 0;
   uint64_t merged = 0;
   std::map<uint16_t, std::deque<Job>> expect;  // per QP
   uint64_t pending = 0;                         // jobs expected, all QPs
@@ -214,15 +248,21 @@ TEST_F(RespTxBench, RandomTasks) {
     const unsigned pi = unsigned(rng.range(5, 100)), po = unsigned(rng.range(20, 100));
     static const unsigned kQpsChoice[] = {1, 3, 6, 40};  // one QP; fewer and more than the table
     nqps = kQpsChoice[rng.below(4)];
+    p_rack = unsigned(rng.range(0, 100));
     for (int i = 0; i < 5000 && !HasFatalFailure(); ++i) cycle(pi, po);
   }
-  for (int i = 0; i < 2000000 && pending > 0 && !HasFatalFailure(); ++i) cycle(0, 100);
+  p_rack = 100;
+  for (int i = 0; i < 2000000 && (pending > 0 || !owed.empty() || !reack.empty() || hold) && !HasFatalFailure(); ++i)
+    cycle(0, 100);
   EXPECT_EQ(pending, 0u) << "jobs never sent";
+  EXPECT_TRUE(owed.empty()) << owed.size() << " QPs owed an ACK were never offered";
   EXPECT_GT(tasks, 1000u);
+  EXPECT_GT(deferred, 10u) << "no ACK was ever deferred";
   EXPECT_GT(passed_reads, 100u) << "ACKs seldom passed another QP's READ";
-  std::printf("[bench] %llu tasks, %llu jobs, %llu merged ACKs, %llu ACKs/NAKs passed another QP's READ\n",
+  std::printf("[bench] %llu tasks, %llu jobs, %llu merged ACKs, %llu ACKs/NAKs passed another QP's READ, "
+              "%llu ACKs deferred, %llu re-ACK events\n",
               (unsigned long long)tasks, (unsigned long long)jobs, (unsigned long long)merged,
-              (unsigned long long)passed_reads);
+              (unsigned long long)passed_reads, (unsigned long long)deferred, (unsigned long long)racks);
   EXPECT_FALSE(dut.rtl_error());
 }
 
@@ -236,8 +276,9 @@ TEST_F(RespTxBench, AckStormCoalescesWhileStalled) {
   const int depth = BENCH_ADEPTH;  // ACKs of a QP without READs go to the ACK queue
   for (int i = 0; i < depth + 1; ++i) EXPECT_TRUE(put_ack(7, 100 + i, 0x1F)) << "ACK " << i;  // queue + stage
   for (int i = 0; i < 50; ++i) EXPECT_TRUE(put_ack(7, 200 + i, 0x1F)) << "ACK storm " << i << " blocked";
-  EXPECT_FALSE(put_ack(8, 300, 0x1F)) << "an ACK of another QP cannot merge";
+  EXPECT_TRUE(put_ack(8, 300, 0x1F)) << "an ACK of another QP that cannot merge is deferred, not refused";
   EXPECT_FALSE(put_ack(7, 301, 0x60)) << "a NAK never merges";
+  EXPECT_EQ(int(dut->rack_valid), 0) << "a re-ACK event offered while the ACK queue is full";
   std::vector<uint32_t> psns;
   for (int i = 0; i < 4 * depth + 20; ++i) {
     dut->job_ready = 1;
@@ -248,6 +289,52 @@ TEST_F(RespTxBench, AckStormCoalescesWhileStalled) {
   ASSERT_EQ(psns.size(), size_t(depth + 1));
   for (int i = 0; i < depth; ++i) EXPECT_EQ(psns[size_t(i)], uint32_t(100 + i));
   EXPECT_EQ(psns.back(), 249u) << "the newest ACK of the storm";
+  EXPECT_EQ(int(dut->rack_valid), 1) << "QP 8's deferred ACK is not offered once there is room";
+  EXPECT_EQ(uint32_t(dut->rack_qpn), 8u);
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// Plain ACKs of more QPs than the queues hold, with the output stalled (two NICs pausing each
+// other): every one is taken, so the RX engine never waits; those without room are deferred.
+// When the output resumes, each deferred QP is offered once, in the order of deferral, and
+// only while the ACK queue has room for its answer.
+TEST_F(RespTxBench, AcksOfManyQpsNeverBlockAStalledOutput) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const int depth = BENCH_ADEPTH, n = 3 * depth + 5;
+  int deferrals = 0;
+  for (int q = 0; q < n; ++q) {
+    dut->rack_ready = 0;
+    EXPECT_TRUE(put_stalled(uint16_t(q), 100 + uint32_t(q), 0x1F)) << "the ACK of QP " << q << " was refused";
+    dut.eval();
+  }
+  for (int i = 0; i < 4; ++i) {
+    dut->job_ready = 0;
+    dut.eval();
+    EXPECT_EQ(int(dut->rack_valid), 0) << "offered with the ACK queue full";
+    dut.tick();
+  }
+  // deferred: every QP after the queue and the stage
+  for (int q = depth + 1; q < n; ++q) ++deferrals;
+  std::vector<uint32_t> offered, acked;
+  for (int i = 0; i < 20 * n && int(offered.size()) < deferrals; ++i) {
+    dut->job_ready = 1;
+    dut->rack_ready = 1;
+    dut->s_valid = 0;
+    dut.eval();
+    if (dut->job_valid) acked.push_back(uint32_t(kJob.get(dut->job, kQpn)));
+    if (dut->rack_valid) offered.push_back(uint32_t(dut->rack_qpn));
+    dut.tick();
+  }
+  ASSERT_EQ(int(offered.size()), deferrals);
+  for (int k = 0; k < deferrals; ++k) EXPECT_EQ(offered[size_t(k)], uint32_t(depth + 1 + k)) << "offer " << k;
+  EXPECT_EQ(int(acked.size()), depth + 1) << "the queued and the staged ACK leave as they are";
+  for (int i = 0; i < 100; ++i) {
+    dut->rack_ready = 1;
+    dut.eval();
+    EXPECT_EQ(int(dut->rack_valid), 0) << "a QP offered twice";
+    dut.tick();
+  }
   EXPECT_FALSE(dut.rtl_error());
 }
 
@@ -259,7 +346,8 @@ TEST_F(RespTxBench, StagedNakIsNeverReplaced) {
   const int depth = BENCH_ADEPTH;
   for (int i = 0; i < depth; ++i) EXPECT_TRUE(put_stalled(9, 100 + uint32_t(i), 0x1F)) << "ACK " << i;
   EXPECT_TRUE(put_stalled(7, 400, 0x60)) << "the NAK was not staged";
-  EXPECT_FALSE(put_stalled(7, 401, 0x1F)) << "an ACK of the same QP replaced the staged NAK";
+  EXPECT_TRUE(put_stalled(7, 401, 0x1F)) << "an ACK of the same QP is deferred, not refused";
+  EXPECT_FALSE(put_stalled(7, 402, 0x60)) << "a NAK waits for room";
   std::vector<std::pair<uint32_t, uint32_t>> out;  // (qpn, syndrome) in order
   for (int i = 0; i < 4 * depth + 20; ++i) {
     dut->job_ready = 1;
@@ -270,6 +358,8 @@ TEST_F(RespTxBench, StagedNakIsNeverReplaced) {
   ASSERT_EQ(out.size(), size_t(depth + 1));
   EXPECT_EQ(out.back().first, 7u);
   EXPECT_EQ(out.back().second, 0x60u) << "the NAK was lost";
+  EXPECT_EQ(int(dut->rack_valid), 1) << "QP 7's deferred ACK is not offered";
+  EXPECT_EQ(uint32_t(dut->rack_qpn), 7u);
 }
 
 // A long READ of QP 1 (64 packets) is being answered: an ACK of QP 2 and a NAK of QP 3 leave

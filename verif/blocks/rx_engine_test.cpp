@@ -280,7 +280,7 @@ struct SndRec {
   uint32_t val;
   bool send;
 };
-enum TakeKind { kTakePkt, kTakeQerr, kTakeNote, kTakeTmo };
+enum TakeKind { kTakePkt, kTakeQerr, kTakeNote, kTakeTmo, kTakeRack };
 struct TakeX {
   TakeKind kind;
   uint32_t q;
@@ -292,7 +292,7 @@ struct Counts {
 struct Stats {
   uint64_t retries[4] = {}, kicks = 0, stops = 0, race_clears = 0, anyctx_clears = 0, rwp_drops = 0,
            rwp_naks = 0, stale = 0, dup_rd = 0, dup_rd_drop = 0, tmo_ignored = 0, notes = 0, kick_holds = 0,
-           bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0;
+           bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0, racks = 0, rack_ignored = 0;
   // episodes that kept READ contexts (none frees them); rcv: ACKs beyond a READ and sequence NAKs that
   // only acknowledge, READ responses dropped, in-order progress clearing it; implied NAKs for
   // a READ response beyond a READ that got none of its responses
@@ -322,6 +322,7 @@ struct Knobs {
   unsigned qerr = 0;     // per-mille chance per cycle that the completion engine reports a QP in error
   unsigned note = 0;     // per mille: the send path ends a QP's retry episode
   unsigned tmo = 0;      // per mille: a QP's local ACK timer expires
+  unsigned rack = 0;     // per mille: the responder's queues offer a re-ACK event (a deferred ACK)
   unsigned rnr = 0;      // percent of those that are the end of an RNR wait (tmo_rnr)
   unsigned snd = 0;      // percent: a request of some QP (often the one in the engine) leaves the send path
   unsigned lat_min = 0;  // MR answers take at least this many cycles more
@@ -340,6 +341,7 @@ class RxEngBench : public ::testing::Test {
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
     dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
     dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
+    dut->rack_valid = 0;
     dut.reset();
   }
 
@@ -369,6 +371,7 @@ class RxEngBench : public ::testing::Test {
     // nothing else is offered meanwhile (held events are offered again afterwards)
     dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = dut->qerr_valid = 0;
     dut->snd_valid = dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = 0;
+    dut->rack_valid = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {
@@ -713,6 +716,16 @@ class RxEngBench : public ::testing::Test {
     uint32_t nxt = 0;
     ASSERT_TRUE(snd_value(q, now, nxt)) << "bench: QP " << q << " in RTS without a next send PSN";
     retry(q, kRtTimeout, nxt, 0);
+  }
+  // A re-ACK event (a plain ACK srnic_resp_tx deferred): a plain ACK of what the responder has
+  // now, ePSN - 1 and the MSN, for a QP receiving (RTR, RTS) and not in error; else nothing.
+  void predict_rack(uint32_t q) {
+    if ((cfg[q].state != kQpsRtr && cfg[q].state != kQpsRts) || st[q].err) {
+      ++stats.rack_ignored;
+      return;
+    }
+    ++stats.racks;
+    task(false, q, st[q].epsn - 1, kSynAck);
   }
   void rnr_end_retry(uint32_t q) {
     uint32_t nxt = 0;
@@ -1252,6 +1265,12 @@ class RxEngBench : public ::testing::Test {
     dut->tmo_valid = hold_tmo;
     dut->tmo_qpn = tmo_q;
     dut->tmo_rnr = hold_tmo ? tmo_rnr : rng.below(2);  // random while no expiry is offered
+    if (!hold_rack && rng.below(1000) < k.rack) {
+      hold_rack = true;
+      rack_q = uint32_t(rng.below(kQps));
+    }
+    dut->rack_valid = hold_rack;
+    dut->rack_qpn = hold_rack ? rack_q : uint32_t(rng.below(kQps));
     // the completion engine asks whether a READ response of a QP is in the engine: mostly a QP
     // with a READ payload due, or the QP of the record offered or taken last
     {
@@ -1284,18 +1303,20 @@ class RxEngBench : public ::testing::Test {
     // one take at a time, events first (qerr, note, timeout, then records), none while a
     // timer kick waits
     const bool t_meta = dut->meta_ready, t_qerr = dut->qerr_ready, t_note = dut->note_ready, t_tmo = dut->tmo_ready;
-    ASSERT_LE(int(t_meta) + int(t_qerr) + int(t_note) + int(t_tmo), 1) << at << "two takes in one cycle";
+    const bool t_rack = dut->rack_ready;
+    ASSERT_LE(int(t_meta) + int(t_qerr) + int(t_note) + int(t_tmo) + int(t_rack), 1) << at << "two takes in one cycle";
+    ASSERT_TRUE(!t_rack || (hold_rack && !hold_qerr && !hold_note && !hold_tmo)) << at << "re-ACK taken before a qerr, note or timeout";
     ASSERT_TRUE(!t_qerr || hold_qerr) << at << "qerr_ready without qerr_valid";
     ASSERT_TRUE(!t_note || (hold_note && !hold_qerr)) << at << "note taken without note_valid or before a qerr";
     ASSERT_TRUE(!t_tmo || (hold_tmo && !hold_qerr && !hold_note)) << at << "timeout taken before a qerr or note";
-    ASSERT_TRUE(!t_meta || (hold_meta && !hold_qerr && !hold_note && !hold_tmo)) << at << "record taken before an event";
+    ASSERT_TRUE(!t_meta || (hold_meta && !hold_qerr && !hold_note && !hold_tmo && !hold_rack)) << at << "record taken before an event";
     if (dut->tk_valid) {
-      ASSERT_FALSE(t_meta || t_qerr || t_note || t_tmo)
-          << at << "a " << (t_meta ? "record" : t_qerr ? "qerr" : t_note ? "note" : "timeout")
+      ASSERT_FALSE(t_meta || t_qerr || t_note || t_tmo || t_rack)
+          << at << "a " << (t_meta ? "record" : t_qerr ? "qerr" : t_note ? "note" : t_tmo ? "timeout" : "re-ACK")
           << " taken while a timer kick waits";
-      stats.kick_holds += hold_meta || hold_qerr || hold_note || hold_tmo;
+      stats.kick_holds += hold_meta || hold_qerr || hold_note || hold_tmo || hold_rack;
     }
-    if (t_meta || t_qerr || t_note || t_tmo) {
+    if (t_meta || t_qerr || t_note || t_tmo || t_rack) {
       ASSERT_TRUE(tk_x.empty()) << at << "next take, but the timer kick of QP " << tk_x.front().q
                                 << " (taken in cycle " << tk_x.front().take << ") never came";
     }
@@ -1329,7 +1350,7 @@ class RxEngBench : public ::testing::Test {
         cur_q = take_q;
         if (take_rdata) take_rdq = int64_t(take_q);
       }
-      if (t_qerr || t_note || t_tmo) cur_rdata = false;
+      if (t_qerr || t_note || t_tmo || t_rack) cur_rdata = false;
     }
     if (t_qerr) {
       predict_qerr(uint32_t(dut->qerr_qpn));
@@ -1349,6 +1370,12 @@ class RxEngBench : public ::testing::Test {
       stamp(-1);
       take_log.push_back({kTakeTmo, tmo_q, c});
       hold_tmo = false;
+    }
+    if (t_rack) {
+      predict_rack(rack_q);
+      stamp(-1);
+      take_log.push_back({kTakeRack, rack_q, c});
+      hold_rack = false;
     }
     if (HasFatalFailure()) return;
     if (hold_meta && t_meta) {
@@ -1583,7 +1610,7 @@ class RxEngBench : public ::testing::Test {
   }
 
   bool quiet() const {
-    return pending.empty() && !hold_meta && beats.empty() && wqe_fifo.empty() && !mr_busy && !lk_busy &&
+    return pending.empty() && !hold_meta && !hold_rack && beats.empty() && wqe_fifo.empty() && !mr_busy && !lk_busy &&
            mr_x.empty() && lk_x.empty() && aw_x.empty() && w_x.empty() && task_x.empty() && cqe_x.empty() &&
            cev_x.empty() && rs_x.empty() && free_x.empty() && qflush_x.empty() && tk_x.empty() && snd_sched.empty();
   }
@@ -1776,9 +1803,9 @@ class RxEngBench : public ::testing::Test {
     return false;
   }
   uint64_t ctx_flushes = 0;     // READ-context flushes by QP_MODIFY
-  bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false;
+  bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false, hold_rack = false;
   bool tmo_rnr = false;  // the expiry offered is an RNR wait's end
-  uint32_t qerr_q = 0, note_q = 0, tmo_q = 0;
+  uint32_t qerr_q = 0, note_q = 0, tmo_q = 0, rack_q = 0;
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
   std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr)
   Counts exp_cnt, act_cnt;
@@ -2224,6 +2251,38 @@ TEST_F(RxEngBench, MessagesLongerThanTwoGigabytesRefused) {
   EXPECT_TRUE(st[4].err);
   EXPECT_EQ(w_bytes, 0u);
   EXPECT_EQ(n_mr, 2u);   // the two READs that were answered
+}
+
+// Re-ACK events (decision 106): the engine answers a QP owed a deferred plain ACK with a plain
+// ACK of what its responder has now: ePSN - 1 and the MSN after the WRITEs placed; nothing for a
+// QP in RESET or INIT, or whose responder is in error; the events take their turn after qerr,
+// note and timeout events and before packets.
+TEST_F(RxEngBench, ReAckAnswersWithTheResponderState) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 3, e = 0x500, bad = 5, idle = 6;
+  bring_up(q, kQpsRts, 2, kAccRemoteWrite, 4, 0, e);
+  bring_up(bad, kQpsRts, 2, kAccRemoteWrite, 4, 0, e);
+  bring_up(idle, kQpsInit, 2, kAccRemoteWrite, 4, 0, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x51, 4, kAccRemoteWrite, 0x8000, 0x1000, 0x4'0000ull});
+  queue(make_reth(q, kWriteOnly, e, 16, 0x8000, 0x51, 16, true));
+  queue(make_reth(q, kWriteOnly, e + 1, 16, 0x8010, 0x51, 16, true));
+  queue(make_reth(bad, kWriteOnly, e, 16, 0x8000, 0x99, 16, true));   // bad R_Key: responder in error
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 3u);   // two ACKs and the NAK
+  for (uint32_t rq : {q, bad, idle, q}) {
+    hold_rack = true;
+    rack_q = rq;
+    drain();
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  ASSERT_EQ(task_log.size(), 5u) << "a re-ACK for a QP in error or not receiving was answered";
+  expect_task(3, false, q, e + 1, kSynAck, 2);
+  expect_task(4, false, q, e + 1, kSynAck, 2);
+  EXPECT_EQ(stats.racks, 2u);
+  EXPECT_EQ(stats.rack_ignored, 2u);
 }
 
 // Requester: responses for PSNs the QP never sent (at or after the next send PSN the send
@@ -3696,6 +3755,7 @@ TEST_F(RxEngRandom, RandomTraffic) {
     // now and then the send path is slow to end episodes: RNR waits end while they are open
     k.note = rng.percent(30) ? unsigned(rng.range(1, 4)) : unsigned(rng.range(5, 60));
     k.tmo = unsigned(rng.range(0, 3));
+    k.rack = unsigned(rng.range(0, 3));
     k.rnr = unsigned(rng.range(0, 60));
     k.snd = rng.percent(30) ? 0 : unsigned(rng.range(1, 25));
     short_gap = unsigned(rng.range(0, 15));

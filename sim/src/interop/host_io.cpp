@@ -182,7 +182,12 @@ Qmp::Qmp(const std::string& path, double connect_timeout_s, int side_fd, std::fu
     if (wall_s() > deadline) fail_errno("QMP connect " + path);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const std::string greeting = line();
+  // The greeting comes first, but an asynchronous event qemu raised as this client connected
+  // (NETDEV_STREAM_CONNECTED: the frame socket of this run) may be read before it: skip events.
+  std::string greeting = line();
+  for (int i = 0; i < 8 && greeting.find("\"QMP\"") == std::string::npos &&
+                  greeting.find("\"event\"") != std::string::npos; ++i)
+    greeting = line();
   if (greeting.find("\"QMP\"") == std::string::npos)
     throw std::runtime_error("QMP " + path + ": unexpected greeting " + greeting);
   command("qmp_capabilities");

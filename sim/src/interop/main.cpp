@@ -3,6 +3,7 @@
 // "-netdev stream" unix socket; the guest is stopped over QMP while the NIC model works.
 // Prints one JSON object with the result on stdout. Exit status: 0 pass, 1 run failure
 // (protocol, completion, data or timeout), 2 bad command line.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +73,10 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--ready-file", pc.ready_file,
                  "write this file once the guest tool may start (server: srnic listens)");
+  std::string done_file;
+  app.add_option("--guest-done-file", done_file,
+                 "after srnic's side is done, keep the NIC running (answering the guest's resends) until this "
+                 "file exists (the runner writes it when the guest tool has exited), at most --timeout guest s");
   app.add_option("--mac", mac, "srnic MAC")->capture_default_str();
   app.add_option("--ip", ip, "srnic IPv4 address")->capture_default_str();
   app.add_option("--guest-mac", guest_mac, "guest NIC MAC")->capture_default_str();
@@ -112,6 +117,16 @@ int main(int argc, char** argv) {
       rep = pc.tool == "pingpong" ? run_pingpong(node, pc) : run_perftest(node, pc);
     } catch (const std::exception& e) {
       error = e.what();
+    }
+    // A real host keeps its NIC running after its own tool is done: the guest may still resend
+    // (its last ACK, READ response or NAK from srnic was lost) and must be answered.
+    if (!done_file.empty()) {
+      try {
+        node.run_until([&] { return access(done_file.c_str(), F_OK) == 0; }, pc.timeout_s,
+                       "the guest tool to exit");
+      } catch (const std::exception& e) {
+        rep.detail += std::string(rep.detail.empty() ? "" : "; ") + "after srnic's side: " + e.what();
+      }
     }
     st = node.stats();
   } catch (const std::exception& e) {

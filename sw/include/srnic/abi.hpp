@@ -70,7 +70,8 @@ constexpr int CNT_WQE_CACHE_PREFETCH = 27;  // `cached` build only: WQE cache pr
 constexpr int CNT_WQE_CACHE_PF_DROP  = 28;  // `cached` build only: WQE cache prefetches dropped because the prefetch queue was full
 constexpr int CNT_WQE_CACHE_EVICT    = 29;  // `cached` build only: valid WQE cache lines replaced
 constexpr int CNT_TX_WINDOW_WAIT     = 30;  // times a QP's send side stopped because its in-flight window (TX_WINDOW) was full, until an acknowledgement moved its oldest unacknowledged PSN
-constexpr int NUM_COUNTERS           = 31;
+constexpr int CNT_ACK_DEFERRED       = 31;  // plain ACKs the responder's queues had no room for: dropped, their QP marked as owed an ACK, which the RX engine sends later from the responder's state (decision 106)
+constexpr int NUM_COUNTERS           = 32;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -106,6 +107,7 @@ constexpr const char* counter_name(int idx) {
     case 28: return "WQE_CACHE_PF_DROP";
     case 29: return "WQE_CACHE_EVICT";
     case 30: return "TX_WINDOW_WAIT";
+    case 31: return "ACK_DEFERRED";
     default: return nullptr;
   }
 }

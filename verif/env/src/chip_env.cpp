@@ -658,6 +658,8 @@ void ChipEnv::build() {
     if (cfg_.pause_storm) {
       wc.link.pause_storm_period_ns = double(ir.uniform(1000, 8000));
       wc.link.pause_storm_duty = double(ir.uniform(20, 60)) / 100.0;
+      if (cfg_.pause_period_ns > 0) wc.link.pause_storm_period_ns = cfg_.pause_period_ns;
+      if (cfg_.pause_duty > 0) wc.link.pause_storm_duty = cfg_.pause_duty;
       char b[120];
       std::snprintf(b, sizeof b, "%spause storm %.0f%% of every %.0f ns", what.empty() ? "" : "; ",
                     100 * wc.link.pause_storm_duty, wc.link.pause_storm_period_ns);
@@ -725,8 +727,18 @@ void ChipEnv::draw_lossy(sim::LinkConfig& link) {
 // The lossy link's random loss (a drop filter rather than Impairments::loss so that fatal NAKs
 // can be spared, see EnvConfig::lossy).
 bool ChipEnv::lose(int from, const sim::Frame& f) {
-  if (!loss_rng_->bernoulli(loss_[from & 1])) return false;
+  const bool drawn = loss_rng_->bernoulli(loss_[from & 1]);   // drawn for every frame: same stream either way
   const std::vector<uint8_t>& b = f.bytes;
+  // EnvConfig::require_resend: host 0's third request frame is lost on purpose, so that every
+  // such run loses a request and must resend it (a run whose draws lose none would pass unseen)
+  const bool roce = b.size() >= 14 + 20 + 8 + 12 && b[12] == 0x08 && b[13] == 0x00 && b[23] == 17 &&
+                    b[36] == 0x12 && b[37] == 0xB7;
+  if (cfg_.require_resend && from == 0 && !forced_lost_ && roce && b[42] <= 0x0C && ++requests_seen_ == 3) {
+    forced_lost_ = true;
+    ++lost_[0];
+    return true;
+  }
+  if (!drawn) return false;
   // ACK frame (Ethernet + IPv4 + UDP + BTH opcode 0x11), AETH syndrome 011xxxxx with NAK code 1..3
   const bool ack = b.size() >= 14 + 20 + 8 + 12 + 4 && b[12] == 0x08 && b[13] == 0x00 && (b[14] & 0x0F) == 5 &&
                    b[23] == 17 && b[36] == 0x12 && b[37] == 0xB7 && b[42] == 0x11;
@@ -1094,8 +1106,15 @@ void ChipEnv::check() {
     if (a.counters.empty()) continue;
     info("LINK", "host " + std::to_string(h) + ": " + std::to_string(world_->link(0).pause_requests(int(h))) +
                      " pause requests, " + std::to_string(a.counters[size_t(abi::CNT_RX_FRAMES)]) + " frames received, " +
-                     std::to_string(a.counters[size_t(abi::CNT_RX_DROP_OVERFLOW)]) + " dropped for lack of RX buffer",
+                     std::to_string(a.counters[size_t(abi::CNT_RX_DROP_OVERFLOW)]) + " dropped for lack of RX buffer, " +
+                     std::to_string(a.counters[size_t(abi::CNT_ACK_DEFERRED)]) + " ACKs deferred",
          uvm::verbosity::kLow);
+  }
+  if (cfg_.require_resend && !hosts_[0]->counters.empty()) {
+    if (!forced_lost_)
+      error("LOSSY", "no request frame of host 0 was lost on purpose (fewer than 3 request frames?)");
+    else if (!hosts_[0]->counters[size_t(abi::CNT_TX_RETRANSMIT)])
+      error("LOSSY", "host 0 lost a request frame and resent none (TX_RETRANSMIT 0)");
   }
   // Flow control keeps the link lossless up to the cable the pause headroom covers: whatever the
   // traffic, the link's own losses or a pause storm, no frame may be dropped for lack of RX buffer.
@@ -1154,7 +1173,14 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("mtu")) knobs_.mtus = {static_cast<uint32_t>(ctx.plusarg_u64("mtu", 1024))};
   if (ctx.has_plusarg("pcie_random")) cfg_.pcie_random = true;
   if (ctx.has_plusarg("pause_storm")) cfg_.pause_storm = true;
+  // +pause_period_us=P +pause_duty=D: the pause storm's period and duty instead of the draw
+  if (ctx.has_plusarg("pause_period_us")) cfg_.pause_period_ns = 1000 * std::stod(ctx.plusarg("pause_period_us"));
+  if (ctx.has_plusarg("pause_duty")) cfg_.pause_duty = std::stod(ctx.plusarg("pause_duty"));
+  if (cfg_.pause_period_ns > 0 || cfg_.pause_duty > 0) cfg_.pause_storm = true;
   if (ctx.has_plusarg("cable_random")) cfg_.cable_random = true;
+  // +forced_loss=0: no request lost on purpose (runs pinned to reproduce what a seed found
+  // before the forced loss existed)
+  if (ctx.has_plusarg("forced_loss")) cfg_.require_resend = ctx.plusarg_u64("forced_loss", 1) != 0;
   if (ctx.has_plusarg("link_delay_ns")) {
     cfg_.link_delay_ns = std::stod(ctx.plusarg("link_delay_ns"));
     cfg_.cable_random = false;

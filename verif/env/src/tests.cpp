@@ -262,6 +262,7 @@ EnvConfig lossy_link() {
   EnvConfig c;
   c.lossy = true;
   c.window_random = true;
+  c.require_resend = true;
   return c;
 }
 

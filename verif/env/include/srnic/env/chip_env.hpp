@@ -63,6 +63,7 @@ struct EnvConfig {
   bool pcie_random = false;        // PCIe read latency 0.5..3 us, jitter up to 1 us, write latency,
                                    // posted-write credit 2..16 KiB, 4..64 read tags, MMIO latency
   bool pause_storm = false;        // the link pauses each NIC's transmitter 20..60% of every 1..8 us
+  double pause_period_ns = -1, pause_duty = -1;   // the storm's period and duty (< 0: drawn)
   // Lossy link (+lossy, or any of +loss=P +reorder=P +dup=P): per direction, random loss (drawn
   // 0.1..3%), reordering (0..1%, held back 0.2..3 us) and duplication (0..1%); an explicit
   // value applies to both directions and replaces the draw. Every QP gets a short local ACK
@@ -71,6 +72,9 @@ struct EnvConfig {
   // and drops the resent request, so with unlimited retries the requester would retry forever.
   bool lossy = false;
   double loss = -1, reorder = -1, dup = -1;  // explicit probabilities; < 0: drawn
+  // A lossy run must lose a request and resend it: host 0's third request frame is lost on
+  // purpose besides the drawn losses, and TX_RETRANSMIT of host 0 must not stay 0 (cr_lossy)
+  bool require_resend = false;
   uint8_t qp_timeout = 8;          // QP timeout attribute, 4.096 us * 2^T (lossy: 4 = 65.5 us)
   // In-flight cap per QP (TX_WINDOW, packets; 0 = no cap): < 0 leaves the NIC's default (128)
   // unless window_random draws one (lossy and impaired runs do; +tx_window=N sets it)
@@ -319,6 +323,8 @@ class ChipEnv : public uvm::Component {
   std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
   double loss_[2] = {0, 0};             // loss probability per sending host
   double lossless_cable_ns_ = 0;        // the cable the RX buffer's pause headroom covers (build())
+  bool forced_lost_ = false;            // EnvConfig::require_resend: the frame lost on purpose
+  uint64_t requests_seen_ = 0;          // host 0's request frames so far (require_resend)
   uint64_t lost_[2] = {0, 0};
   agents::Axi4Signals axi_sig_;
   agents::AxiLiteSignals axil_sig_;
