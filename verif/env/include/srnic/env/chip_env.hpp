@@ -322,6 +322,7 @@ class ChipEnv : public uvm::Component {
   uint32_t host_err_qps_ = 0;
   std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
   double loss_[2] = {0, 0};             // loss probability per sending host
+  bool plan_fails_qp() const;           // some QP of the plan fails on purpose
   double lossless_cable_ns_ = 0;        // the cable the RX buffer's pause headroom covers (build())
   bool forced_lost_ = false;            // EnvConfig::require_resend: the frame lost on purpose
   uint64_t requests_seen_ = 0;          // host 0's request frames so far (require_resend)
