@@ -5,12 +5,28 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "workload_cli.hpp"
 
 namespace srnic::sim::test {
+
+// What fn(FILE*) prints, as a string.
+template <typename Fn>
+inline std::string printed(Fn fn) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  fn(f);
+  std::fclose(f);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
 
 inline std::string command(const std::vector<std::string>& args) {
   std::string c = "srnic-sim";

@@ -378,17 +378,7 @@ std::pair<RunConfig, RunResult> bidir_run() {
   return {c, r};
 }
 
-template <typename Fn>
-std::string printed(Fn fn) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  fn(f);
-  std::fclose(f);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
-}
+using test::printed;
 
 }  // namespace
 

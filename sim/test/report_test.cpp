@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli_test_util.hpp"
 #include "report.hpp"
 
 using namespace srnic::sim;
@@ -46,18 +47,7 @@ std::pair<RunConfig, RunResult> sample_run() {
   return {c, r};
 }
 
-// What fn prints into a FILE.
-template <typename Fn>
-std::string printed(Fn fn) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  fn(f);
-  std::fclose(f);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
-}
+using test::printed;
 
 std::string header(const RunConfig& c, const RunResult& r) {
   return printed([&](std::FILE* f) { print_header(f, c, r, "Vtest"); });

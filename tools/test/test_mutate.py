@@ -320,20 +320,25 @@ class Flow(unittest.TestCase):
         else:
             os.environ["FAKE_UVM_MIRROR"] = mirror
 
+    def mini(self, d, seeds=2, mutants=MUTANTS):
+        """A mini project in d: the stand-in program, a one-test regression and the mutants.
+        Returns (out, argv) with the arguments every run of it shares."""
+        out, bdir = os.path.join(d, "out"), os.path.join(d, "build")
+        os.makedirs(os.path.join(bdir, "bin"))
+        shutil.copy(common.FAKE, os.path.join(bdir, "bin", "prog"))
+        regs = os.path.join(d, "r.toml")
+        with open(regs, "w") as f:
+            f.write(f'[mini]\nruns = [{{ test = "good", seeds = {seeds} }}]\n')
+        muts = os.path.join(d, "m.toml")
+        with open(muts, "w") as f:
+            f.write(mutants)
+        os.environ["FAKE_UVM_MIRROR"] = os.path.join(out, "rtl")
+        return out, ["--mutations", muts, "--regressions-file", regs, "--regression", "mini", "--out", out,
+                     "--build-dir", bdir, "--prog-fast", "bin/prog", "--seed", "3"]
+
     def test_killed_survived_and_stillborn(self):
         with tempfile.TemporaryDirectory() as d:
-            out, bdir = os.path.join(d, "out"), os.path.join(d, "build")
-            os.makedirs(os.path.join(bdir, "bin"))
-            shutil.copy(common.FAKE, os.path.join(bdir, "bin", "prog"))
-            regs = os.path.join(d, "r.toml")
-            with open(regs, "w") as f:
-                f.write('[mini]\nruns = [{ test = "good", seeds = 2 }]\n')
-            muts = os.path.join(d, "m.toml")
-            with open(muts, "w") as f:
-                f.write(MUTANTS)
-            os.environ["FAKE_UVM_MIRROR"] = os.path.join(out, "rtl")
-            argv = ["--mutations", muts, "--regressions-file", regs, "--regression", "mini", "--out", out,
-                    "--build-dir", bdir, "--prog-fast", "bin/prog", "--seed", "3"]
+            out, argv = self.mini(d)
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
                 rc = mutate.main(argv)
@@ -466,27 +471,16 @@ class Flow(unittest.TestCase):
         """A build that fails without the mutation too is the build directory's fault: an
         error, not a stillborn mutant."""
         with tempfile.TemporaryDirectory() as d:
-            out, bdir = os.path.join(d, "out"), os.path.join(d, "build")
-            os.makedirs(os.path.join(bdir, "bin"))
-            shutil.copy(common.FAKE, os.path.join(bdir, "bin", "prog"))
-            regs = os.path.join(d, "r.toml")
-            with open(regs, "w") as f:
-                f.write('[mini]\nruns = [{ test = "good", seeds = 1 }]\n')
-            muts = os.path.join(d, "m.toml")
-            with open(muts, "w") as f:
-                f.write(MUTANTS + '''[[mutant]]
+            out, argv = self.mini(d, seeds=1, mutants=MUTANTS + '''[[mutant]]
 name = "breakdir"
 class = "wrong_constant"
 file = "rtl/srnic_sched.sv"
 find = "assign db_overflow = db_valid && !dbq_in_ready;"
 replace = "assign db_overflow = db_valid && !dbq_in_ready; // BREAKDIR"
 ''')
-            os.environ["FAKE_UVM_MIRROR"] = os.path.join(out, "rtl")
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
-                rc = mutate.main(["--mutations", muts, "--regressions-file", regs, "--regression", "mini",
-                                  "--out", out, "--build-dir", bdir, "--prog-fast", "bin/prog", "--seed", "3",
-                                  "--only", "breakdir"])
+                rc = mutate.main(argv + ["--only", "breakdir"])
             self.assertEqual(rc, 2, buf.getvalue())
             with open(os.path.join(out, "mutate.json")) as f:
                 r = json.load(f)["results"][0]
@@ -499,24 +493,14 @@ replace = "assign db_overflow = db_valid && !dbq_in_ready; // BREAKDIR"
         """A test that fails on the unmutated RTL stops the run before any mutant: no verdicts,
         no kill rate."""
         with tempfile.TemporaryDirectory() as d:
-            out, bdir = os.path.join(d, "out"), os.path.join(d, "build")
-            os.makedirs(os.path.join(bdir, "bin"))
-            shutil.copy(common.FAKE, os.path.join(bdir, "bin", "prog"))
-            regs = os.path.join(d, "r.toml")
-            with open(regs, "w") as f:
-                f.write('[mini]\nruns = [{ test = "good", seeds = 2 }]\n')
-            muts = os.path.join(d, "m.toml")
-            with open(muts, "w") as f:
-                f.write(MUTANTS)
-            os.environ["FAKE_UVM_MIRROR"] = os.path.join(out, "rtl")
+            out, argv0 = self.mini(d)
             ctest = mutate.run_ctest
 
             def broken(opts, test, seed, log):
                 ok, by = ctest(opts, test, seed, log)
                 return (False, "Failure: broken bench") if test.name == "fullchip_x" else (ok, by)
             mutate.run_ctest = broken
-            argv = ["--mutations", muts, "--regressions-file", regs, "--regression", "mini", "--out", out,
-                    "--build-dir", bdir, "--prog-fast", "bin/prog", "--seed", "3", "--only", "survive"]
+            argv = argv0 + ["--only", "survive"]
             buf, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
                 rc = mutate.main(argv)
