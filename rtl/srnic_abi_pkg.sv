@@ -8,6 +8,7 @@ package srnic_abi_pkg;
   localparam logic [15:0] REG_ID          = 16'h0000;
   localparam logic [15:0] REG_VERSION     = 16'h0004;
   localparam logic [15:0] REG_CAPS        = 16'h0008;
+  localparam logic [15:0] REG_NIC_STATUS  = 16'h000C;
   localparam logic [15:0] REG_MAC_LO      = 16'h0020;
   localparam logic [15:0] REG_MAC_HI      = 16'h0024;
   localparam logic [15:0] REG_IPV4        = 16'h0028;
@@ -23,7 +24,7 @@ package srnic_abi_pkg;
   localparam logic [15:0] REG_CMD         = 16'h0240;
   localparam logic [15:0] REG_CMD_STATUS  = 16'h0244;
   localparam logic [15:0] REG_CNT_BASE    = 16'h0400;
-  localparam int          NUM_COUNTERS    = 32;
+  localparam int          NUM_COUNTERS    = 34;
   localparam logic [31:0] ID_VALUE        = 32'h53524E43;
   localparam logic [31:0] VERSION_VALUE   = 32'h00010000;
   localparam int          CMD_BYTES       = 64;
@@ -62,6 +63,8 @@ package srnic_abi_pkg;
   localparam int          CNT_WQE_CACHE_EVICT    = 29;
   localparam int          CNT_TX_WINDOW_WAIT     = 30;
   localparam int          CNT_ACK_DEFERRED       = 31;
+  localparam int          CNT_PCIE_RD_ERR        = 32;
+  localparam int          CNT_PCIE_WR_ERR        = 33;
   // command opcodes (REG_CMD[31:24])
   localparam logic [7:0]  CMD_QP_MODIFY = 8'd1;
   localparam logic [7:0]  CMD_MR_WRITE  = 8'd2;
@@ -78,6 +81,9 @@ package srnic_abi_pkg;
   localparam logic [7:0]  WR_SEND      = 8'd2;
   localparam logic [7:0]  WR_SEND_IMM  = 8'd3;
   localparam logic [7:0]  WR_READ      = 8'd4;
+  // NIC_STATUS bits (the response code is bits 3:2, the AXI ID bits 7:4): bit positions
+  localparam int          NIC_ST_FATAL = 0;
+  localparam int          NIC_ST_WRITE = 1;
   // SQ WQE flags: bit positions
   localparam int          WQE_FLAG_FENCE     = 0;
   localparam int          WQE_FLAG_SIGNALED  = 1;

@@ -11,6 +11,7 @@ namespace srnic::abi {
 constexpr uint16_t REG_ID          = 0x0000;  // RO
 constexpr uint16_t REG_VERSION     = 0x0004;  // RO
 constexpr uint16_t REG_CAPS        = 0x0008;  // RO
+constexpr uint16_t REG_NIC_STATUS  = 0x000C;  // RO
 constexpr uint16_t REG_MAC_LO      = 0x0020;  // RW
 constexpr uint16_t REG_MAC_HI      = 0x0024;  // RW
 constexpr uint16_t REG_IPV4        = 0x0028;  // RW
@@ -71,7 +72,9 @@ constexpr int CNT_WQE_CACHE_PF_DROP  = 28;  // `cached` build only: WQE cache pr
 constexpr int CNT_WQE_CACHE_EVICT    = 29;  // `cached` build only: valid WQE cache lines replaced
 constexpr int CNT_TX_WINDOW_WAIT     = 30;  // times a QP's send side stopped because its in-flight window (TX_WINDOW) was full, until an acknowledgement moved its oldest unacknowledged PSN
 constexpr int CNT_ACK_DEFERRED       = 31;  // plain ACKs the responder's queues had no room for: dropped, their QP marked as owed an ACK, which the RX engine sends later from the responder's state (decision 106)
-constexpr int NUM_COUNTERS           = 32;
+constexpr int CNT_PCIE_RD_ERR        = 32;  // DMA read beats answered with SLVERR or DECERR (the first makes the NIC fatal: NIC_STATUS)
+constexpr int CNT_PCIE_WR_ERR        = 33;  // DMA write bursts answered with SLVERR or DECERR (the first makes the NIC fatal: NIC_STATUS)
+constexpr int NUM_COUNTERS           = 34;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -108,6 +111,8 @@ constexpr const char* counter_name(int idx) {
     case 29: return "WQE_CACHE_EVICT";
     case 30: return "TX_WINDOW_WAIT";
     case 31: return "ACK_DEFERRED";
+    case 32: return "PCIE_RD_ERR";
+    case 33: return "PCIE_WR_ERR";
     default: return nullptr;
   }
 }
@@ -131,6 +136,10 @@ constexpr uint8_t WR_WRITE_IMM = 1;
 constexpr uint8_t WR_SEND      = 2;
 constexpr uint8_t WR_SEND_IMM  = 3;
 constexpr uint8_t WR_READ      = 4;
+
+// NIC_STATUS bits (the response code is bits 3:2, the AXI ID bits 7:4) (bit masks).
+constexpr uint8_t NIC_ST_FATAL = 0x1;
+constexpr uint8_t NIC_ST_WRITE = 0x2;
 
 // SQ WQE flags (bit masks).
 constexpr uint8_t WQE_FLAG_FENCE     = 0x1;
