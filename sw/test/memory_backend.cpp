@@ -46,11 +46,13 @@ void MemoryBackend::mmio_write32(uint32_t off, uint32_t v) {
 
 uint32_t MemoryBackend::mmio_read32(uint32_t off) {
   if (off % 4 || off >= 0x10000) throw std::out_of_range("mmio_read32: bad offset " + std::to_string(off));
+  reads.push_back(off);
   time_ns_ += 100;
   switch (off) {
     case abi::REG_ID: return id;
     case abi::REG_VERSION: return version;
     case abi::REG_CAPS: return caps;
+    case abi::REG_NIC_STATUS: return nic_status;
     case abi::REG_CMD_STATUS: {
       // busy, the first refusal and the accepted count; a read clears all but busy
       uint32_t st = accepted_ << 16 | status_err_;

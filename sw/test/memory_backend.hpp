@@ -1,6 +1,6 @@
 // memory_backend.hpp: in-process Backend for tests: flat host memory plus a stand-in for the
-// NIC register file (ID/VERSION/CAPS, RW registers, command staging and status), recording
-// every register write and every executed command.
+// NIC register file (ID/VERSION/CAPS/NIC_STATUS, RW registers, command staging and status),
+// recording every register access and every executed command.
 #pragma once
 
 #include <array>
@@ -39,18 +39,21 @@ class MemoryBackend : public Backend {
   uint32_t id = abi::ID_VALUE;
   uint32_t version = abi::VERSION_VALUE;
   uint32_t caps;
+  uint32_t nic_status = 0;  // NIC_STATUS (set FATAL to play a NIC that hit a PCIe error)
   // Command behaviour: busy for this many CMD_STATUS reads after CMD; fail the next N commands.
   uint32_t cmd_busy_reads = 0;
   uint32_t fail_commands = 0;
   uint32_t status_reads = 0;  // CMD_STATUS reads so far
 
   std::vector<Write> writes;      // every mmio_write32, in order
+  std::vector<uint32_t> reads;    // the offset of every mmio_read32, in order
   std::vector<Command> commands;  // every CMD write with its staged payload
   uint32_t reg(uint32_t off) const { return regs_[off / 4]; }
   // Values written to one register, in order.
   std::vector<uint32_t> writes_to(uint32_t off) const;
   void clear_log() {
     writes.clear();
+    reads.clear();
     commands.clear();
   }
 
