@@ -1,4 +1,5 @@
-// cq.cpp: completion queues: ring setup, CQE polling by owner phase, WQE retirement, DB_CQ.
+// cq.cpp: completion queues: ring setup, CQE polling by owner phase, WQE retirement, DB_CQ,
+// flush completions of a fatal NIC.
 #include <cerrno>
 #include <cstring>
 
@@ -99,6 +100,22 @@ int CompletionQueue::poll_cq(int num_entries, WorkCompletion* wc) {
     if (ci_ - db_ci_ >= half) ring_ci();
   }
   if (ci_ - db_ci_ >= ci_batch_) ring_ci();
+  // A fatal NIC writes no more CQEs: the ring is drained above, the rest is flushed here.
+  if (n < num_entries && dev_.fatal_) n += flush_outstanding(num_entries - n, wc + n);
+  return n;
+}
+
+// The software flush of a fatal device. Posting fails once the device is known fatal, so the
+// outstanding WRs only decrease and each is completed once: by its CQE if the NIC wrote one
+// (consumed before this runs), else here. A QP with both queues on this CQ flushes its SQ first.
+int CompletionQueue::flush_outstanding(int num_entries, WorkCompletion* wc) {
+  int n = 0;
+  for (QueuePair* qp : dev_.qps_) {
+    if (n == num_entries) break;
+    if (!qp) continue;
+    if (qp->send_cq_ == this) n += qp->flush(false, num_entries - n, wc + n);
+    if (qp->recv_cq_ == this) n += qp->flush(true, num_entries - n, wc + n);
+  }
   return n;
 }
 

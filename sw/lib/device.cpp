@@ -107,6 +107,26 @@ uint64_t Device::read_timestamp() {
   return uint64_t(hi) << 32 | lo;
 }
 
+NicStatus NicStatus::decode(uint32_t raw) {
+  NicStatus s;
+  s.raw = raw;
+  s.fatal = raw & abi::NIC_ST_FATAL;
+  s.is_write = raw & abi::NIC_ST_WRITE;
+  s.code = uint8_t((raw >> 2) & 3);
+  s.axi_id = uint8_t((raw >> 4) & 0xF);
+  return s;
+}
+
+std::optional<NicStatus> Device::query_fatal() {
+  // A register read returns only after the NIC's earlier writes to host memory have landed
+  // (PCIe ordering), so every CQE written before FATAL is in its ring by now.
+  if (!fatal_) {
+    const NicStatus s = NicStatus::decode(be_.mmio_read32(abi::REG_NIC_STATUS));
+    if (s.fatal) fatal_ = s;
+  }
+  return fatal_;
+}
+
 uint32_t Device::read_counter(int idx) {
   if (idx < 0 || idx >= abi::NUM_COUNTERS) throw Error(EINVAL, "srnic: no counter " + std::to_string(idx));
   return be_.mmio_read32(abi::reg_counter(idx));

@@ -1,4 +1,5 @@
-// qp.cpp: RC queue pairs: creation, state transitions (QP_MODIFY), posting WQEs, retirement.
+// qp.cpp: RC queue pairs: creation, state transitions (QP_MODIFY), posting WQEs, retirement,
+// software flush after the NIC went fatal.
 #include <cerrno>
 #include <cstring>
 
@@ -200,9 +201,19 @@ void QueuePair::modify(const QpAttr& a, uint32_t mask) {
   state_ = next;
 }
 
+// A fatal NIC would never execute or complete a WR posted now, so the post fails loudly.
+void QueuePair::throw_fatal(const char* call) const {
+  throw Error(EIO, std::string("srnic: ") + call + " on QP " + std::to_string(qpn_) +
+                       " refused: the NIC is fatal until reset after a " + to_string(*dev_.fatal_));
+}
+
 int QueuePair::post_send(const SendWr* wr, const SendWr** bad_wr) {
   if (bad_wr) *bad_wr = nullptr;
   if (!wr) return 0;
+  if (dev_.fatal_) {
+    if (bad_wr) *bad_wr = wr;
+    throw_fatal("post_send");
+  }
   auto reject = [&](const SendWr* w, int err) {
     if (bad_wr) *bad_wr = w;
     return err;
@@ -240,6 +251,10 @@ int QueuePair::post_send(const SendWr* wr, const SendWr** bad_wr) {
 int QueuePair::post_recv(const RecvWr* wr, const RecvWr** bad_wr) {
   if (bad_wr) *bad_wr = nullptr;
   if (!wr) return 0;
+  if (dev_.fatal_) {
+    if (bad_wr) *bad_wr = wr;
+    throw_fatal("post_recv");
+  }
   auto reject = [&](const RecvWr* w, int err) {
     if (bad_wr) *bad_wr = w;
     return err;
@@ -276,6 +291,37 @@ void QueuePair::retire(bool recv, uint16_t wqe_idx) {
     ci += ahead + 1;
   else
     ++stale_;
+}
+
+// Completes up to max outstanding WRs of the SQ (recv false) or the RQ with WR_FLUSH_ERR, oldest
+// first, and retires them. The wr_id (and a send's opcode, for the completion's opcode as the
+// NIC reports flushed sends) comes from the WQE this library wrote into the ring, which the
+// NIC only reads. byte_len, flags and timestamp stay 0: no NIC saw these completions.
+int QueuePair::flush(bool recv, int max, WorkCompletion* wc) {
+  Backend& be = dev_.be_;
+  uint32_t& ci = recv ? rq_ci_ : sq_ci_;
+  const uint32_t pi = recv ? rq_pi_ : sq_pi_;
+  int n = 0;
+  for (; n < max && ci != pi; ++n, ++ci) {
+    WorkCompletion& w = wc[n];
+    w = WorkCompletion{};
+    w.status = WcStatus::WrFlushErr;
+    w.qp_num = qpn_;
+    if (recv) {
+      abi::RqWqe q;
+      be.mem_read(ctx_.rq_base + uint64_t(ci & (rq_size() - 1)) * sizeof q, &q, sizeof q);
+      w.wr_id = q.wr_id;
+      w.opcode = WcOpcode::Recv;
+    } else {
+      abi::SqWqe q;
+      be.mem_read(ctx_.sq_base + uint64_t(ci & (sq_size() - 1)) * sizeof q, &q, sizeof q);
+      w.wr_id = q.wr_id;
+      w.opcode = q.opcode == abi::WR_READ ? WcOpcode::RdmaRead
+                 : (q.opcode == abi::WR_SEND || q.opcode == abi::WR_SEND_IMM) ? WcOpcode::Send
+                                                                              : WcOpcode::RdmaWrite;
+    }
+  }
+  return n;
 }
 
 }  // namespace srnic::sw

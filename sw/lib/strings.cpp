@@ -1,4 +1,5 @@
-// strings.cpp: names for verbs enums and masks, MTU sizes, RoCEv2 UDP source-port derivation.
+// strings.cpp: names for verbs enums and masks, NIC_STATUS text, MTU sizes, RoCEv2 UDP
+// source-port derivation.
 #include "srnic/verbs.hpp"
 
 namespace srnic::sw {
@@ -79,6 +80,19 @@ std::string attr_mask_string(uint32_t mask) {
     s += b < 26 ? names[b] : "BIT" + std::to_string(b);
   }
   return s;
+}
+
+std::string to_string(const NicStatus& s) {
+  // what a PCIe read of a device that no longer answers returns (surprise removal, link down)
+  if (s.raw == 0xFFFFFFFFu) return "NIC_STATUS reads 0xFFFFFFFF: the NIC does not answer";
+  if (!s.fatal) return "no fatal error";
+  static const char* const codes[4] = {"OKAY", "EXOKAY", "SLVERR", "DECERR"};
+  static const char* const readers[4] = {"send WQE", "TX payload", "receive WQE", "completion WQE"};
+  std::string r = std::string("PCIe ") + (s.is_write ? "write" : "read") + " error (" + codes[s.code & 3] + ")";
+  // every write carries AXI ID 0, so the ID names no writer
+  if (!s.is_write || s.axi_id) r += " on AXI ID " + std::to_string(s.axi_id);
+  if (!s.is_write && s.axi_id < 4) r += std::string(" (") + readers[s.axi_id] + ")";
+  return r;
 }
 
 uint32_t mtu_bytes(Mtu mtu) {

@@ -1,12 +1,14 @@
 // srnic/verbs.hpp: verbs-style host API for the srnic RoCEv2 NIC (device, PD, MR, CQ, RC QP).
 //
 // Control-path calls (open, create, register, modify) throw srnic::sw::Error; data-path calls
-// (post_send, post_recv, poll_cq) return error codes and never throw for bad input.
+// (post_send, post_recv, poll_cq) return error codes and never throw for bad input. Posting on
+// a NIC known to be fatal (Device::query_fatal) throws Error(EIO).
 // Numeric values of enums and flags equal their libibverbs counterparts.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,6 +74,20 @@ uint32_t mtu_bytes(Mtu mtu);
 // (0xC000..0xFFFF), as the Linux rdma_calc_flow_label / rdma_flow_label_to_udp_sport helpers.
 uint32_t calc_flow_label(uint32_t local_qpn, uint32_t remote_qpn);
 uint16_t flow_label_to_udp_sport(uint32_t flow_label);
+
+// NIC_STATUS decoded (docs/abi.md, decision 108). FATAL means a DMA access of host memory was
+// answered with SLVERR or DECERR: from then on the NIC writes nothing to host memory (no CQE)
+// and sends no frame, until a reset. The other fields describe that first error.
+struct NicStatus {
+  uint32_t raw = 0;       // the register value
+  bool fatal = false;     // bit 0
+  bool is_write = false;  // bit 1: the error answered a write (B channel), else a read (R channel)
+  uint8_t code = 0;       // bits 3:2: AXI response code, 2 SLVERR, 3 DECERR
+  uint8_t axi_id = 0;     // bits 7:4: reads 0 send WQE, 1 TX payload, 2 receive WQE, 3 completion WQE
+  static NicStatus decode(uint32_t raw);
+};
+// E.g. "PCIe read error (SLVERR) on AXI ID 1 (TX payload)"; "no fatal error" when not fatal.
+std::string to_string(const NicStatus& s);
 
 struct DeviceCaps {
   uint32_t version = 0;  // REG_VERSION
@@ -215,6 +231,10 @@ class CompletionQueue {
   // Copies up to num_entries completions into wc; returns how many (0 when empty).
   // Retires the completed WQEs on their QPs and reports the consumer index to the NIC
   // (DB_CQ) at least every half ring and at the end of a call once ci_batch are unreported.
+  // Once the device is known to be fatal (Device::fatal(); poll_cq itself reads no register),
+  // the CQEs the NIC wrote come first; when the ring has no more, every WR still outstanding
+  // on the QPs attached to this CQ (their SQ if send_cq is this CQ, their RQ if recv_cq is)
+  // completes with WR_FLUSH_ERR, unsignaled sends too, oldest first per queue, QPs by QPN.
   int poll_cq(int num_entries, WorkCompletion* wc);
   // Writes DB_CQ with the current consumer index if it changed since the last write.
   void update_ci();
@@ -232,6 +252,7 @@ class CompletionQueue {
   friend class Device;
   CompletionQueue(Device& dev, uint32_t cqn, unsigned log_size, uint64_t base);
   void ring_ci();
+  int flush_outstanding(int num_entries, WorkCompletion* wc);
   Device& dev_;
   uint32_t cqn_;
   unsigned log_size_;
@@ -255,6 +276,7 @@ class QueuePair {
 
   // Post a list of WRs (linked by next) and ring the doorbell once. All or nothing: returns 0,
   // EINVAL (bad WR or QP state) or ENOMEM (ring full) with *bad_wr naming the offending WR.
+  // Throws Error(EIO) naming the cause, posting nothing, once the device is known to be fatal.
   int post_send(const SendWr* wr, const SendWr** bad_wr = nullptr);
   int post_recv(const RecvWr* wr, const RecvWr** bad_wr = nullptr);
 
@@ -285,6 +307,8 @@ class QueuePair {
   QueuePair(Device& dev, const ProtectionDomain& pd, uint32_t qpn, const QpInitAttr& init,
             unsigned log_sq, unsigned log_rq, uint64_t sq_base, uint64_t rq_base);
   void retire(bool recv, uint16_t wqe_idx);
+  int flush(bool recv, int max, WorkCompletion* wc);
+  [[noreturn]] void throw_fatal(const char* call) const;
   Device& dev_;
   const ProtectionDomain& pd_;
   uint32_t qpn_;
@@ -321,6 +345,15 @@ class Device {
   void set_tx_window(uint32_t packets);  // in-flight cap per QP (TX_WINDOW); 0 = no cap
   uint64_t read_timestamp();        // TS_LO then TS_HI (core cycles)
   uint32_t read_counter(int idx);   // abi::CNT_*
+
+  // The verbs DEVICE_FATAL event, polled (the NIC has no interrupt for it): reads NIC_STATUS
+  // (one register read, ~1 us in the simulation) while the device is not known to be fatal
+  // and returns the status if FATAL is set, else nullopt. The first FATAL seen is kept: the bit
+  // is sticky until reset, so later calls read nothing and return it. From then on poll_cq
+  // flushes the outstanding WRs in software and post_send/post_recv throw Error(EIO).
+  std::optional<NicStatus> query_fatal();
+  // What query_fatal() has seen, without a register read.
+  const std::optional<NicStatus>& fatal() const { return fatal_; }
 
   std::unique_ptr<ProtectionDomain> alloc_pd();
   // Registers [addr, addr+length) with pa == addr (simulation: virtual == physical).
@@ -365,6 +398,7 @@ class Device {
   uint32_t next_pd_ = 1;
   uint8_t tag_seq_ = 0;
   uint64_t cmd_timeout_ns_ = 1000000;
+  std::optional<NicStatus> fatal_;
   // command registers: what was last written to CMD_DATA (valid bits per word), the commands
   // written since CMD_STATUS was last read and how many of them the NIC reported accepted
   void wait_commands();
