@@ -8,11 +8,21 @@
 // memory write_latency_ns after leaving, in order (PcieConfig::write_order can let writes of
 // different AXI IDs, or any writes, pass each other); the host reads memory for an MRd only after
 // applying every posted write that left before it (PCIe: a read does not pass posted writes).
+//
+// Error injection decides at the AR / AW handshake; the burst then takes the same path as any
+// other. A read in error skips the memory read (its slot holds 0xFF bytes); a write in error
+// forms its MWr TLPs as usual, marked discard, so they take link time and ordering slots but
+// write nothing when they arrive.
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "srnic/sim/pcie_bfm.hpp"
 
@@ -37,7 +47,106 @@ std::string fmt(const char* f, unsigned long long a = 0, unsigned long long b = 
 
 unsigned round_to_beats(unsigned v) { return std::max(64u, v / 64 * 64); }
 
+// Stream numbers of the error rules' rate draws (children of PcieConfig::seed): rule i of
+// PcieErrorInjection::rules draws from kErrorStream + i.
+constexpr uint64_t kErrorStream = 0xE220'0000;
+
+// Decimal or 0x hex, digits only (no sign, no octal).
+bool parse_u64(const std::string& s, uint64_t& v) {
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const std::string digits = hex ? s.substr(2) : s;
+  if (digits.empty() || digits.size() > (hex ? 16u : 20u)) return false;
+  for (char c : digits)
+    if (!(hex ? std::isxdigit(static_cast<unsigned char>(c)) : std::isdigit(static_cast<unsigned char>(c))))
+      return false;
+  errno = 0;
+  v = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
+  return errno == 0;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 }  // namespace
+
+bool PcieErrorRule::parse(const std::string& text, PcieErrorRule& out, std::string* why) {
+  auto fail = [&](const std::string& m) {
+    if (why) *why = "PCIe error rule '" + text + "': " + m;
+    return false;
+  };
+  std::vector<std::string> items;
+  for (size_t pos = 0;;) {
+    const size_t colon = text.find(':', pos);
+    items.push_back(text.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos));
+    if (colon == std::string::npos) break;
+    pos = colon + 1;
+  }
+  PcieErrorRule r;
+  const std::string ch = lower(items[0]);
+  if (ch == "read")
+    r.channel = Channel::Read;
+  else if (ch == "write")
+    r.channel = Channel::Write;
+  else
+    return fail("must start with read or write (the DMA channel), got '" + items[0] + "'");
+  bool has_addr = false, has_rate = false, has_nth = false, has_code = false;
+  for (size_t i = 1; i < items.size(); ++i) {
+    const std::string& item = items[i];
+    const size_t eq = item.find('=');
+    const std::string key = lower(item.substr(0, eq));
+    const std::string val = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+    if (eq == std::string::npos) {
+      if (key != "slverr" && key != "decerr")
+        return fail("unknown item '" + item + "' (use addr=LO-HI, rate=P, nth=N, slverr or decerr)");
+      if (has_code) return fail("the response code is given twice");
+      has_code = true;
+      r.resp = key == "slverr" ? kSlvErr : kDecErr;
+    } else if (key == "addr") {
+      if (has_addr) return fail("'addr' given twice");
+      has_addr = true;
+      const size_t dash = val.find('-');
+      if (dash == std::string::npos || !parse_u64(val.substr(0, dash), r.lo) || !parse_u64(val.substr(dash + 1), r.hi))
+        return fail("addr must be LO-HI (decimal or 0x hex, HI exclusive), got '" + val + "'");
+      if (r.lo >= r.hi) return fail("addr range " + val + " is empty (LO must be below HI)");
+    } else if (key == "rate") {
+      if (has_rate) return fail("'rate' given twice");
+      has_rate = true;
+      char* end = nullptr;
+      r.rate = val.empty() ? 0 : std::strtod(val.c_str(), &end);
+      if (val.empty() || *end != '\0' || !(r.rate > 0 && r.rate <= 1))
+        return fail("rate must be a probability in (0, 1], got '" + val + "'");
+    } else if (key == "nth") {
+      if (has_nth) return fail("'nth' given twice");
+      has_nth = true;
+      if (!parse_u64(val, r.nth) || r.nth == 0) return fail("nth must be an integer >= 1, got '" + val + "'");
+    } else {
+      return fail("unknown item '" + item + "' (use addr=LO-HI, rate=P, nth=N, slverr or decerr)");
+    }
+  }
+  if (!has_addr && !has_rate && !has_nth) return fail("needs addr=LO-HI, rate=P or nth=N (which bursts)");
+  out = r;
+  return true;
+}
+
+std::string PcieErrorRule::to_string() const {
+  std::string s = channel == Channel::Read ? "read" : "write";
+  char b[80];
+  if (lo < hi) {
+    std::snprintf(b, sizeof b, ":addr=0x%llx-0x%llx", static_cast<unsigned long long>(lo),
+                  static_cast<unsigned long long>(hi));
+    s += b;
+  }
+  if (rate > 0) {
+    std::snprintf(b, sizeof b, "%.15g", rate);
+    if (std::strtod(b, nullptr) != rate) std::snprintf(b, sizeof b, "%.17g", rate);
+    s += std::string(":rate=") + b;
+  }
+  if (nth > 0) s += ":nth=" + std::to_string(nth);
+  s += resp == kDecErr ? ":decerr" : ":slverr";
+  return s;
+}
 
 PcieHost::PcieHost(HostMemory& mem, const PcieConfig& cfg, Clock clock)
     : mem_(mem),
@@ -56,6 +165,14 @@ PcieHost::PcieHost(HostMemory& mem, const PcieConfig& cfg, Clock clock)
   if (cfg_.aw_queue_depth == 0) cfg_.aw_queue_depth = 1;
   if (cfg_.read_jitter_max_ns < cfg_.read_jitter_min_ns) cfg_.read_jitter_max_ns = cfg_.read_jitter_min_ns;
   ns_per_byte_ = 1.0 / cfg_.tlp_gbytes_per_s();
+  for (size_t i = 0; i < cfg_.errors.rules.size(); ++i) {
+    const PcieErrorRule& r = cfg_.errors.rules[i];
+    if (r.lo > r.hi || !(r.rate >= 0 && r.rate <= 1) ||
+        (r.resp != PcieErrorRule::kSlvErr && r.resp != PcieErrorRule::kDecErr))
+      throw std::invalid_argument("PcieHost: bad error rule " + std::to_string(i) + " (" + r.to_string() + ")");
+    ErrorRule e{r, SplitMix64(SplitMix64::child(cfg_.seed, kErrorStream + i))};
+    (r.channel == PcieErrorRule::Channel::Read ? rd_rules_ : wr_rules_).push_back(e);
+  }
 
   const unsigned n = cfg_.max_outstanding_reads;
   slots_.resize(n);
@@ -102,6 +219,18 @@ void PcieHost::check_addr(uint64_t cycle, const char* ch, uint64_t addr, unsigne
     viol_.report(cycle, ch, fmt("burst 0x%llx..0x%llx crosses a 4 KiB boundary", addr, last));
 }
 
+uint8_t PcieHost::injected_error(std::vector<ErrorRule>& rules, uint64_t n, uint64_t lo, uint64_t hi) {
+  uint8_t resp = 0;
+  for (ErrorRule& e : rules) {
+    const PcieErrorRule& r = e.rule;
+    // Every rate rule draws for every burst, selected or not, so its stream stays in step.
+    const bool drawn = r.rate <= 0 || e.rng.uniform() < r.rate;
+    if (resp == 0 && drawn && (r.nth == 0 || r.nth == n) && (r.lo >= r.hi || (lo < r.hi && r.lo < hi)))
+      resp = r.resp;
+  }
+  return resp;
+}
+
 // ---------------------------------------------------------------------------------- reads
 
 void PcieHost::accept_ar(const PcieFromNic& in, uint64_t cycle, double t) {
@@ -117,6 +246,12 @@ void PcieHost::accept_ar(const PcieFromNic& in, uint64_t cycle, double t) {
   std::fill(b.ready.begin(), b.ready.begin() + b.beats, kInf);
   order_.push_back(slot);
   ++stats_.read_bursts;
+  ++ar_count_;
+  b.resp = rd_rules_.empty() ? 0 : injected_error(rd_rules_, ar_count_, b.base, b.base + b.beats * 64ULL);
+  if (b.resp) {
+    ++stats_.rd_err_bursts;
+    std::fill(b.data.begin(), b.data.begin() + b.beats * 64, uint8_t{0xFF});
+  }
 
   const uint32_t bytes = b.beats * 64;
   const uint64_t mrrs = cfg_.max_read_request, mps = cfg_.max_payload;
@@ -155,7 +290,7 @@ void PcieHost::serve_completions() {
       retire_applied();
     }
     ReadBurst& b = slots_[m.slot];
-    mem_.read(b.base + m.offset, &b.data[m.offset], m.len);
+    if (!b.resp) mem_.read(b.base + m.offset, &b.data[m.offset], m.len);
     double t = start;
     for (uint32_t off = m.offset, end = m.offset + m.len; off < end;) {
       const uint64_t a = b.base + off;
@@ -199,7 +334,12 @@ void PcieHost::select_r_burst() {
 
 void PcieHost::accept_aw(const PcieFromNic& in, uint64_t cycle) {
   check_addr(cycle, "pcie.AW", in.awaddr, in.awlen, in.awsize, in.awburst);
-  aw_.push_back(AwEntry{in.awid, in.awaddr & ~63ULL, in.awlen + 1u, 0});
+  const uint64_t base = in.awaddr & ~63ULL;
+  const unsigned beats = in.awlen + 1u;
+  ++aw_count_;
+  const uint8_t resp = wr_rules_.empty() ? 0 : injected_error(wr_rules_, aw_count_, base, base + beats * 64ULL);
+  if (resp) ++stats_.wr_err_bursts;
+  aw_.push_back(AwEntry{in.awid, base, beats, 0, resp});
 }
 
 void PcieHost::assign_w_beats(uint64_t cycle, double t) {
@@ -220,21 +360,21 @@ void PcieHost::assign_w_beats(uint64_t cycle, double t) {
       tlp_hi_ = std::max<uint64_t>(tlp_hi_, w.addr + 63 - __builtin_clzll(w.strb));
       stats_.write_bytes += __builtin_popcountll(w.strb);
     }
-    if (last || (w.addr + 64) % cfg_.max_payload == 0) close_wr_tlp(t, e.id);
+    if (last || (w.addr + 64) % cfg_.max_payload == 0) close_wr_tlp(t, e.id, e.resp != 0);
     if (last) {
-      bq_.push_back(e.id);
+      bq_.push_back(BResp{e.id, e.resp});
       ++stats_.write_bursts;
       aw_.pop_front();
     }
   }
 }
 
-void PcieHost::close_wr_tlp(double t, uint8_t id) {
+void PcieHost::close_wr_tlp(double t, uint8_t id, bool discard) {
   const unsigned payload =
       tlp_lo_ <= tlp_hi_ ? static_cast<unsigned>((tlp_hi_ | 3) - (tlp_lo_ & ~3ULL) + 1) : 4;
   const double dep = up_send(payload, t);
   ++stats_.mwr_tlps;
-  push_posted(Posted{dep, posted_arrival(dep, id), useq_ - 1, 0, tlp_beats_, payload, false, 0, false});
+  push_posted(Posted{dep, posted_arrival(dep, id), useq_ - 1, 0, tlp_beats_, payload, false, 0, false, discard});
   tlp_beats_ = 0;
   tlp_lo_ = ~0ULL;
   tlp_hi_ = 0;
@@ -278,10 +418,12 @@ void PcieHost::push_posted(const Posted& src) {
 void PcieHost::apply_posted(size_t idx) {
   Posted& p = posted_[idx];
   const size_t first = static_cast<size_t>(p.first_beat - beat_head_seq_);
-  for (unsigned i = 0; i < p.nbeats; ++i) {
-    const WBeat& w = wbeats_[first + i];
-    mem_.write_masked(w.addr, w.data, w.strb, 64);
-    if (write_observer_) write_observer_(w.addr, w.data, w.strb, now_);
+  if (!p.discard) {
+    for (unsigned i = 0; i < p.nbeats; ++i) {
+      const WBeat& w = wbeats_[first + i];
+      mem_.write_masked(w.addr, w.data, w.strb, 64);
+      if (write_observer_) write_observer_(w.addr, w.data, w.strb, now_);
+    }
   }
   p.applied = true;
   if (p.msi) {
@@ -384,7 +526,7 @@ const PcieToNic& PcieHost::drive_pins(uint64_t cycle) {
     if (b.ready[b.next] <= now_) {
       drv_.rvalid = true;
       drv_.rid = b.id;
-      drv_.rresp = 0;
+      drv_.rresp = b.resp;
       drv_.rlast = b.next + 1 == b.beats;
       std::memcpy(drv_.rdata, &b.data[b.next * 64ULL], 64);
     }
@@ -392,8 +534,8 @@ const PcieToNic& PcieHost::drive_pins(uint64_t cycle) {
   if (!drv_.rvalid) drv_.rlast = false;
 
   drv_.bvalid = !bq_.empty();
-  drv_.bid = drv_.bvalid ? bq_.front() : 0;
-  drv_.bresp = 0;
+  drv_.bid = drv_.bvalid ? bq_.front().id : 0;
+  drv_.bresp = drv_.bvalid ? bq_.front().resp : 0;
   drv_.arready = !free_slots_.empty();
   drv_.awready = aw_.size() < cfg_.aw_queue_depth;
   const bool credit = posted_waiting_ <= cfg_.max_posted_bytes;
@@ -472,6 +614,7 @@ void PcieHost::sample_pins(const PcieFromNic& in, uint64_t cycle) {
     ReadBurst& b = slots_[r_active_];
     if (b.next == 0) rd_lat_.add(t - b.t_ar);
     stats_.read_bytes += 64;
+    if (b.resp) ++stats_.rd_err_beats;
     if (++b.next == b.beats) {
       order_.erase(std::find(order_.begin(), order_.end(), static_cast<uint16_t>(r_active_)));
       free_slots_.push_back(static_cast<uint16_t>(r_active_));
@@ -521,7 +664,7 @@ void PcieHost::sample_pins(const PcieFromNic& in, uint64_t cycle) {
   if (in.irq_valid && drv_.irq_ready) {
     const double dep = up_send(4, t);
     ++stats_.msi_tlps;
-    push_posted(Posted{dep, posted_arrival(dep, -1), useq_ - 1, 0, 0, 4, true, in.irq_vector, false});
+    push_posted(Posted{dep, posted_arrival(dep, -1), useq_ - 1, 0, 0, 4, true, in.irq_vector, false, false});
   }
   prev_ = in;
 }

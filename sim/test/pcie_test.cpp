@@ -1,9 +1,11 @@
 // PcieBfm: read/write bandwidth and latency of the Gen3 x16 model, AXI ordering rules, rule
-// violations, MMIO timing and ordering, and MSI-X ordering behind DMA writes.
+// violations, MMIO timing and ordering, MSI-X ordering behind DMA writes, and injected DMA
+// errors (SLVERR / DECERR by address range, burst number and seeded rate).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -467,6 +469,359 @@ TEST(PcieBfm, InterruptArrivesAfterPrecedingWrites) {
   EXPECT_NEAR(t_irq, std::max(w_dep, b.ns(irq_cycle + 1)) + 28 / rate + 400, 1e-6);
   EXPECT_EQ(b.pcie.stats().irqs, 1u);
   EXPECT_EQ(b.pcie.irq_count(4), 0u);
+}
+
+// ---------------------------------------------------------------------------------- errors
+
+PcieErrorRule rule(PcieErrorRule::Channel ch, uint8_t resp = PcieErrorRule::kSlvErr) {
+  PcieErrorRule r;
+  r.channel = ch;
+  r.resp = resp;
+  return r;
+}
+constexpr auto kRd = PcieErrorRule::Channel::Read;
+constexpr auto kWr = PcieErrorRule::Channel::Write;
+
+bool all_ff(const std::vector<uint8_t>& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](uint8_t x) { return x == 0xFF; });
+}
+
+// What a mixed run of reads and writes did, cycle by cycle.
+struct Trace {
+  std::vector<uint64_t> reads;   // per read in completion order: seq, first and last cycle
+  std::vector<uint8_t> read_data, rresp;
+  std::vector<uint64_t> w_done;  // per write: the cycle its last beat was accepted
+  std::vector<uint8_t> bid, bresp;
+  std::vector<double> landed;    // observer: address and time of every beat
+  PcieStats stats;
+  double p50 = 0, p99 = 0;
+  uint64_t cycles = 0;
+};
+
+Trace run_mixed(const PcieConfig& cfg) {
+  Bench b(cfg);
+  Trace tr;
+  fill_pattern(b.mem, kBase, 64 * 4096);
+  b.pcie.set_write_observer([&](uint64_t addr, const uint8_t*, uint64_t, double t) {
+    tr.landed.push_back(double(addr - kBase));
+    tr.landed.push_back(t);
+  });
+  SplitMix64 g(21);
+  for (unsigned i = 0; i < 300; ++i) {
+    const unsigned beats = 1 + g.next() % 64;
+    const uint64_t addr = kBase + (g.next() % 64) * 4096;
+    if (g.next() % 3 == 0)
+      b.axi.write(static_cast<uint8_t>(g.next() % 4), addr + 0x80000, std::vector<uint8_t>(beats * 64, uint8_t(i)));
+    else
+      b.axi.read(static_cast<uint8_t>(g.next() % 4), addr, beats);
+  }
+  EXPECT_TRUE(b.run_until([&] { return b.axi.idle() && b.pcie.idle(); }, 2'000'000));
+  for (const auto& r : b.axi.done) {
+    tr.reads.insert(tr.reads.end(), {r.seq, r.first_cycle, r.last_cycle});
+    tr.read_data.insert(tr.read_data.end(), r.data.begin(), r.data.end());
+    tr.rresp.insert(tr.rresp.end(), r.resp.begin(), r.resp.end());
+  }
+  for (const auto& w : b.axi.writes_done) tr.w_done.push_back(w.w_done_cycle);
+  for (const auto& x : b.axi.b_log) {
+    tr.bid.push_back(x.id);
+    tr.bresp.push_back(x.resp);
+  }
+  tr.stats = b.pcie.stats();
+  tr.p50 = b.pcie.read_latency().percentile(0.5);
+  tr.p99 = b.pcie.read_latency().percentile(0.99);
+  tr.cycles = b.cycle;
+  EXPECT_TRUE(b.viols.empty());
+  return tr;
+}
+
+// Rules that select nothing (a range no burst touches, an nth beyond the run, rate rules that
+// draw for every burst) leave the run cycle for cycle as it is without rules: the error draws
+// come from their own streams, never from the jitter or reordering stream.
+TEST(PcieErrors, RulesThatSelectNothingChangeNothing) {
+  PcieConfig plain;
+  plain.read_jitter_max_ns = 300;
+  plain.write_order = PcieConfig::WriteOrder::AcrossIds;
+  PcieConfig ruled = plain;
+  PcieErrorRule far = rule(kRd);
+  far.lo = 0x10;
+  far.hi = 0x20;
+  PcieErrorRule late = rule(kWr, PcieErrorRule::kDecErr);
+  late.nth = 1'000'000;
+  PcieErrorRule drawn = rule(kRd);  // draws for every read, selects none (no read is that low)
+  drawn.rate = 1;
+  drawn.lo = 0x40;
+  drawn.hi = 0x80;
+  PcieErrorRule drawn_w = rule(kWr);
+  drawn_w.rate = 0.5;
+  drawn_w.nth = 1'000'000;
+  ruled.errors.rules = {far, late, drawn, drawn_w};
+
+  const Trace a = run_mixed(plain), b = run_mixed(ruled);
+  EXPECT_GT(a.reads.size(), 3u * 150);
+  EXPECT_GT(a.bresp.size(), 50u);
+  EXPECT_GT(a.landed.size(), 2u * 1000);
+  EXPECT_EQ(a.reads, b.reads);
+  EXPECT_EQ(a.read_data, b.read_data);
+  EXPECT_EQ(a.rresp, b.rresp);
+  EXPECT_EQ(a.w_done, b.w_done);
+  EXPECT_EQ(a.bid, b.bid);
+  EXPECT_EQ(a.bresp, b.bresp);
+  EXPECT_EQ(a.landed, b.landed);
+  EXPECT_EQ(a.cycles, b.cycles);
+  EXPECT_EQ(a.p50, b.p50);
+  EXPECT_EQ(a.p99, b.p99);
+  EXPECT_EQ(a.stats.up_wire_bytes, b.stats.up_wire_bytes);
+  EXPECT_EQ(a.stats.down_wire_bytes, b.stats.down_wire_bytes);
+  EXPECT_EQ(a.stats.up_busy_ns, b.stats.up_busy_ns);
+  EXPECT_EQ(a.stats.read_bursts, b.stats.read_bursts);
+  EXPECT_EQ(a.stats.write_bursts, b.stats.write_bursts);
+  EXPECT_EQ(a.stats.w_backpressure_cycles, b.stats.w_backpressure_cycles);
+  EXPECT_EQ(std::count(a.rresp.begin(), a.rresp.end(), 0), long(a.rresp.size()));
+  EXPECT_EQ(std::count(a.bresp.begin(), a.bresp.end(), 0), long(a.bresp.size()));
+  EXPECT_EQ(b.stats.rd_err_bursts + b.stats.wr_err_bursts + b.stats.rd_err_beats, 0u);
+}
+
+// A read burst overlapping [lo, hi) returns every beat with the code and all-0xFF data; bursts
+// that end at lo or start at hi are served from memory.
+TEST(PcieErrors, ReadAddressRangeSlverrAndDecerr) {
+  for (uint8_t code : {PcieErrorRule::kSlvErr, PcieErrorRule::kDecErr}) {
+    PcieConfig cfg;
+    PcieErrorRule r = rule(kRd, code);
+    r.lo = kBase + 0x2100;
+    r.hi = kBase + 0x2140;
+    cfg.errors.rules = {r};
+    Bench b(cfg);
+    fill_pattern(b.mem, kBase, 0x4000);
+    b.axi.read(0, kBase + 0x2000, 4);   // ends at lo: served
+    b.axi.read(1, kBase + 0x2000, 5);   // last beat overlaps: error
+    b.axi.read(2, kBase + 0x2140, 2);   // starts at hi: served
+    b.axi.read(3, kBase + 0x2000, 64);  // covers the range: error
+    b.axi.read(0, kBase + 0x2100, 1);   // inside: error
+    ASSERT_TRUE(b.run_until([&] { return b.axi.done.size() == 5; }, 20000));
+    const bool want_err[] = {false, true, false, true, true};
+    uint64_t err_beats = 0;
+    for (const auto& rd : b.axi.done) {
+      ASSERT_EQ(rd.resp.size(), rd.beats);
+      if (want_err[rd.seq]) {
+        err_beats += rd.beats;
+        EXPECT_TRUE(all_ff(rd.data)) << rd.seq;
+        EXPECT_TRUE(std::all_of(rd.resp.begin(), rd.resp.end(), [&](uint8_t x) { return x == code; })) << rd.seq;
+      } else {
+        EXPECT_EQ(b.mem.first_difference(rd.addr, rd.data.data(), rd.data.size()), -1) << rd.seq;
+        EXPECT_EQ(std::count(rd.resp.begin(), rd.resp.end(), 0), long(rd.beats)) << rd.seq;
+      }
+    }
+    EXPECT_EQ(b.pcie.stats().rd_err_bursts, 3u);
+    EXPECT_EQ(b.pcie.stats().rd_err_beats, err_beats);
+    EXPECT_EQ(b.pcie.stats().read_bursts, 5u);
+    EXPECT_EQ(b.pcie.stats().wr_err_bursts, 0u);
+    EXPECT_EQ(b.axi.errors, 0u);
+    EXPECT_TRUE(b.viols.empty());
+    // The memory itself was never touched.
+    EXPECT_EQ(b.mem.read_u8(kBase + 0x2100), pattern_byte(kBase + 0x2100));
+  }
+}
+
+// A write burst overlapping the range is not applied (none of its beats, also across its 16
+// TLPs), the observer never sees it, and its B carries the code; the others land as usual.
+TEST(PcieErrors, WriteAddressRangeIsNotApplied) {
+  for (uint8_t code : {PcieErrorRule::kDecErr, PcieErrorRule::kSlvErr}) {
+    PcieConfig cfg;
+    PcieErrorRule r = rule(kWr, code);
+    r.lo = kBase + 0x1FFF;
+    r.hi = kBase + 0x2001;
+    cfg.errors.rules = {r};
+    Bench b(cfg);
+    b.mem.fill(kBase, 0xEE, 0x8000);
+    std::vector<uint64_t> seen;
+    b.pcie.set_write_observer([&](uint64_t addr, const uint8_t*, uint64_t, double) { seen.push_back(addr); });
+    b.axi.write(0, kBase + 0x1000, std::vector<uint8_t>(4096, 0x11));  // last byte at lo: error
+    b.axi.write(1, kBase + 0x3000, std::vector<uint8_t>(128, 0x22));   // outside: applied
+    b.axi.write(2, kBase + 0x2000, std::vector<uint8_t>(64, 0x33));    // first byte below hi: error
+    b.axi.write(3, kBase + 0x2040, std::vector<uint8_t>(64, 0x44));    // above: applied
+    ASSERT_TRUE(b.run_until([&] { return b.axi.idle() && b.pcie.idle(); }, 50000));
+    for (uint64_t a = kBase + 0x1000; a < kBase + 0x2040; ++a) ASSERT_EQ(b.mem.read_u8(a), 0xEE) << std::hex << a;
+    EXPECT_EQ(b.mem.read_u8(kBase + 0x3000), 0x22);
+    EXPECT_EQ(b.mem.read_u8(kBase + 0x307F), 0x22);
+    EXPECT_EQ(b.mem.read_u8(kBase + 0x2040), 0x44);
+    EXPECT_EQ(seen, (std::vector<uint64_t>{kBase + 0x3000, kBase + 0x3040, kBase + 0x2040}));
+    ASSERT_EQ(b.axi.b_log.size(), 4u);
+    const uint8_t want[] = {code, 0, code, 0};
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(b.axi.b_log[i].id, i);
+      EXPECT_EQ(b.axi.b_log[i].resp, want[i]) << i;
+    }
+    EXPECT_EQ(b.pcie.stats().wr_err_bursts, 2u);
+    EXPECT_EQ(b.pcie.stats().write_bursts, 4u);
+    EXPECT_EQ(b.pcie.stats().mwr_tlps, 16u + 1 + 1 + 1);  // the link carried them all
+    EXPECT_EQ(b.pcie.stats().rd_err_bursts, 0u);
+    // A read of the range afterwards sees the old contents (it is not an error: reads have no rule).
+    b.axi.read(0, kBase + 0x1F80, 2);
+    b.axi.read(0, kBase + 0x2000, 1);
+    ASSERT_TRUE(b.run_until([&] { return b.axi.done.size() == 2; }, 10000));
+    EXPECT_EQ(b.axi.done[0].data, std::vector<uint8_t>(128, 0xEE));
+    EXPECT_EQ(b.axi.done[1].data, std::vector<uint8_t>(64, 0xEE));
+    EXPECT_TRUE(b.viols.empty());
+  }
+}
+
+// nth counts the handshakes of its own channel: read nth=3 hits the third AR, whatever the
+// writes in between; write nth=2 the second AW. Two rules that both select a burst: the first
+// gives the code.
+TEST(PcieErrors, NthBurstOfEachChannel) {
+  PcieConfig cfg;
+  PcieErrorRule r3 = rule(kRd);
+  r3.nth = 3;
+  PcieErrorRule r3d = rule(kRd, PcieErrorRule::kDecErr);  // also the 3rd, and the 5th: 3rd is SLVERR by order
+  r3d.rate = 1;
+  r3d.lo = kBase + 0x4000;
+  r3d.hi = kBase + 0x5000;
+  PcieErrorRule w2 = rule(kWr, PcieErrorRule::kDecErr);
+  w2.nth = 2;
+  cfg.errors.rules = {r3, w2, r3d};
+  Bench b(cfg);
+  fill_pattern(b.mem, kBase, 0x8000);
+  b.mem.fill(kBase + 0x10000, 0xEE, 0x1000);
+  for (unsigned i = 0; i < 6; ++i) {
+    // The 3rd read (seq 2) and the 5th (seq 4) are in 0x4000..0x4FFF.
+    const uint64_t at = (i == 2 || i == 4) ? 0x4000 + i * 0x100 : i * 0x800;
+    b.axi.read(static_cast<uint8_t>(i), kBase + at, 2);
+    b.axi.write(static_cast<uint8_t>(i), kBase + 0x10000 + i * 0x100, std::vector<uint8_t>(64, uint8_t(i + 1)));
+  }
+  ASSERT_TRUE(b.run_until([&] { return b.axi.idle() && b.pcie.idle(); }, 50000));
+  ASSERT_EQ(b.axi.done.size(), 6u);
+  for (const auto& rd : b.axi.done) {
+    const uint8_t want = rd.seq == 2 ? PcieErrorRule::kSlvErr : rd.seq == 4 ? PcieErrorRule::kDecErr : 0;
+    EXPECT_EQ(rd.resp, std::vector<uint8_t>(2, want)) << rd.seq;
+    if (want)
+      EXPECT_TRUE(all_ff(rd.data)) << rd.seq;
+    else
+      EXPECT_EQ(b.mem.first_difference(rd.addr, rd.data.data(), 128), -1) << rd.seq;
+  }
+  ASSERT_EQ(b.axi.b_log.size(), 6u);
+  for (unsigned i = 0; i < 6; ++i) {
+    EXPECT_EQ(b.axi.b_log[i].resp, i == 1 ? PcieErrorRule::kDecErr : 0) << i;
+    EXPECT_EQ(b.mem.read_u8(kBase + 0x10000 + i * 0x100), i == 1 ? 0xEE : i + 1) << i;
+  }
+  EXPECT_EQ(b.pcie.stats().rd_err_bursts, 2u);
+  EXPECT_EQ(b.pcie.stats().rd_err_beats, 4u);
+  EXPECT_EQ(b.pcie.stats().wr_err_bursts, 1u);
+}
+
+// Which bursts a rate rule selects depends on the seed and the burst's number only: the same
+// seed gives the same bursts (also with other jitter, which changes the completion order), another
+// seed others, and about rate x bursts of them.
+std::vector<uint64_t> random_errors(uint64_t seed, double jitter_ns, PcieErrorRule::Channel ch) {
+  PcieConfig cfg;
+  cfg.seed = seed;
+  cfg.read_jitter_max_ns = jitter_ns;
+  PcieErrorRule r = rule(ch);
+  r.rate = 0.25;
+  cfg.errors.rules = {r};
+  Bench b(cfg);
+  fill_pattern(b.mem, kBase, 0x10000);
+  b.mem.fill(kBase + 0x10000, 0xEE, 400 * 64);
+  for (unsigned i = 0; i < 400; ++i) {
+    if (ch == kRd)
+      b.axi.read(static_cast<uint8_t>(i % 4), kBase + (i % 1024) * 64, 1);
+    else
+      b.axi.write(0, kBase + 0x10000 + i * 64, std::vector<uint8_t>(64, 0x5A));
+  }
+  EXPECT_TRUE(b.run_until([&] { return b.axi.idle() && b.pcie.idle(); }, 400'000));
+  std::vector<uint64_t> hit;
+  if (ch == kRd) {
+    for (const auto& rd : b.axi.done) {
+      EXPECT_EQ(rd.resp[0] != 0, all_ff(rd.data)) << rd.seq;
+      if (rd.resp[0]) hit.push_back(rd.seq);
+    }
+    std::sort(hit.begin(), hit.end());
+    EXPECT_EQ(hit.size(), b.pcie.stats().rd_err_bursts);
+  } else {
+    for (unsigned i = 0; i < b.axi.b_log.size(); ++i) {
+      const bool err = b.axi.b_log[i].resp != 0;
+      EXPECT_EQ(b.mem.read_u8(kBase + 0x10000 + i * 64), err ? 0xEE : 0x5A) << i;
+      if (err) hit.push_back(i);
+    }
+    EXPECT_EQ(hit.size(), b.pcie.stats().wr_err_bursts);
+  }
+  return hit;
+}
+
+TEST(PcieErrors, RandomRuleIsReproducibleFromTheSeed) {
+  for (auto ch : {kRd, kWr}) {
+    const auto a = random_errors(5, 50, ch);
+    EXPECT_GT(a.size(), 60u);
+    EXPECT_LT(a.size(), 140u);
+    EXPECT_EQ(random_errors(5, 50, ch), a);
+    EXPECT_EQ(random_errors(5, 400, ch), a);
+    EXPECT_NE(random_errors(6, 50, ch), a);
+  }
+}
+
+TEST(PcieErrors, TextForm) {
+  PcieErrorRule r;
+  std::string why;
+  ASSERT_TRUE(PcieErrorRule::parse("read:nth=120", r, &why)) << why;
+  EXPECT_EQ(r.channel, kRd);
+  EXPECT_EQ(r.nth, 120u);
+  EXPECT_EQ(r.resp, PcieErrorRule::kSlvErr);
+  EXPECT_EQ(r.to_string(), "read:nth=120:slverr");
+  ASSERT_TRUE(PcieErrorRule::parse("write:addr=0x1000-0x2000:decerr", r, &why)) << why;
+  EXPECT_EQ(r.channel, kWr);
+  EXPECT_EQ(r.lo, 0x1000u);
+  EXPECT_EQ(r.hi, 0x2000u);
+  EXPECT_EQ(r.resp, PcieErrorRule::kDecErr);
+  EXPECT_EQ(r.to_string(), "write:addr=0x1000-0x2000:decerr");
+  ASSERT_TRUE(PcieErrorRule::parse("Read:SLVERR:rate=0.001:addr=4096-8192:nth=7", r, &why)) << why;
+  EXPECT_EQ(r.rate, 0.001);
+  EXPECT_EQ(r.to_string(), "read:addr=0x1000-0x2000:rate=0.001:nth=7:slverr");
+  PcieErrorRule back;
+  r.rate = 1.0 / 3;
+  ASSERT_TRUE(PcieErrorRule::parse(r.to_string(), back, &why)) << why;
+  EXPECT_EQ(back.rate, r.rate);
+
+  auto bad = [&](const char* text, const char* needle) {
+    PcieErrorRule x;
+    x.nth = 99;
+    std::string w;
+    EXPECT_FALSE(PcieErrorRule::parse(text, x, &w)) << text;
+    EXPECT_NE(w.find(needle), std::string::npos) << text << ": " << w;
+    EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+    EXPECT_EQ(x.nth, 99u) << text;  // untouched
+  };
+  bad("", "must start with read or write");
+  bad("dma:nth=1", "must start with read or write");
+  bad("read", "needs addr=LO-HI, rate=P or nth=N");
+  bad("read:slverr", "needs addr=LO-HI");
+  bad("read:nth=0", "nth must be an integer >= 1");
+  bad("read:nth=-1", "nth must be an integer >= 1");
+  bad("read:nth=1:nth=2", "'nth' given twice");
+  bad("read:rate=0", "rate must be a probability in (0, 1]");
+  bad("read:rate=1.5", "rate must be a probability in (0, 1]");
+  bad("read:rate=0.1x", "rate must be a probability");
+  bad("write:addr=0x2000-0x1000", "is empty");
+  bad("write:addr=0x1000-0x1000", "is empty");
+  bad("write:addr=0x1000", "addr must be LO-HI");
+  bad("write:addr=0x1000-zz", "addr must be LO-HI");
+  bad("write:nth=1:okay", "unknown item 'okay'");
+  bad("write:nth=1:code=1", "unknown item 'code=1'");
+  bad("write:nth=1:slverr:decerr", "given twice");
+}
+
+TEST(PcieErrors, BadRulesAreRefused) {
+  HostMemory mem;
+  for (int k = 0; k < 3; ++k) {
+    PcieConfig cfg;
+    PcieErrorRule r = rule(kWr);
+    if (k == 0) r.resp = 1;  // EXOKAY is not an error
+    if (k == 1) r.rate = 1.5;
+    if (k == 2) {
+      r.lo = 2;
+      r.hi = 1;
+    }
+    cfg.errors.rules = {r};
+    EXPECT_THROW({ PcieHost host(mem, cfg); }, std::invalid_argument) << k;
+  }
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ class AxiMaster {
     uint8_t size = 6, burst = 1;
     uint64_t seq = 0, ar_cycle = 0, first_cycle = 0, last_cycle = 0;
     std::vector<uint8_t> data;
+    std::vector<uint8_t> resp;  // RRESP per beat
   };
   struct Write {
     uint8_t id;
@@ -142,6 +143,7 @@ class AxiMaster {
         uint8_t b[64];
         wide_to_bytes(t.m_axi_rdata, b);
         r.data.insert(r.data.end(), b, b + 64);
+        r.resp.push_back(t.m_axi_rresp);
         const bool last = r.data.size() == r.beats * 64ULL;
         if (last != static_cast<bool>(t.m_axi_rlast)) ++errors;
         in_burst_ = !last;
@@ -166,7 +168,10 @@ class AxiMaster {
       writes_done.push_back(w_);
       w_busy_ = false;
     }
-    if (t.m_axi_bvalid && t.m_axi_bready) ++b_count;
+    if (t.m_axi_bvalid && t.m_axi_bready) {
+      ++b_count;
+      b_log.push_back(BResp{t.m_axi_bid, t.m_axi_bresp});
+    }
   }
 
   bool idle() const { return !ar_busy_ && rq_.empty() && open_count_ == 0 && !w_busy_ && wq_.empty(); }
@@ -174,6 +179,10 @@ class AxiMaster {
 
   std::vector<Read> done;           // completed reads in completion order
   std::vector<Write> writes_done;   // in issue order
+  struct BResp {
+    uint8_t id, resp;
+  };
+  std::vector<BResp> b_log;         // every B response, in order
   uint64_t b_count = 0, errors = 0, interleaves = 0, w_beats = 0;
 
  private:

@@ -13,11 +13,16 @@
 //                          clock.ns(c + 1)); then eval before the next sample
 // Host-side calls (mmio_*, memory access) are made between cycles; they take effect at the time
 // of the last drive().
+//
+// Error injection (PcieConfig::errors): chosen DMA bursts are answered with an AXI error
+// response, as a root complex answers a request it cannot complete (unsupported request,
+// completer abort, an IOMMU fault).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +30,45 @@
 #include "srnic/sim/host_memory.hpp"
 
 namespace srnic::sim {
+
+// One error-injection rule: which DMA bursts of one channel get an error response, and which.
+// A read burst in error returns every beat with RRESP = resp and RDATA all 0xFF bytes (what a
+// root complex returns for an unsupported read), never host memory; a write burst in error is
+// not applied to host memory (none of its beats, and the write observer sees none) and its B
+// response carries BRESP = resp. Link traffic and timing are those of the same burst without
+// the error, so a rule changes what the NIC receives, never when.
+struct PcieErrorRule {
+  enum class Channel { Read, Write };
+  static constexpr uint8_t kSlvErr = 2, kDecErr = 3;
+
+  Channel channel = Channel::Read;
+  // Conditions: a burst is selected when every condition that is set holds (none set: every
+  // burst of the channel).
+  uint64_t lo = 0, hi = 0;  // set when lo < hi: the burst's bytes overlap [lo, hi)
+  double rate = 0;          // set when > 0: with this probability (<= 1), drawn per burst
+  uint64_t nth = 0;         // set when > 0: the nth burst of the channel (1-based, by AR / AW handshake)
+  uint8_t resp = kSlvErr;   // the response code: kSlvErr or kDecErr
+
+  // Text form: CHANNEL[:ITEM]... with CHANNEL read or write and the items, each at most once,
+  //   addr=LO-HI   bursts overlapping [LO, HI) (LO < HI; decimal or 0x hex)
+  //   rate=P       each burst with probability P, 0 < P <= 1
+  //   nth=N        the N-th burst of the channel, N >= 1
+  //   slverr | decerr   the response code (default slverr)
+  // and at least one of addr, rate, nth. E.g. "read:nth=120", "write:addr=0x1000-0x2000:decerr",
+  // "read:rate=0.001:slverr". False with a one-line reason in *why on bad text.
+  static bool parse(const std::string& text, PcieErrorRule& out, std::string* why = nullptr);
+  std::string to_string() const;  // canonical text form (parses back to the same rule)
+};
+
+// The error rules of one PCIe host model. A burst gets an error when any rule of its channel
+// selects it; the first such rule (in order) gives the code. Each rule with a rate draws from
+// its own stream (a child of PcieConfig::seed and the rule's index), once per burst of its
+// channel whether its other conditions hold or not: the decision about the nth burst depends on
+// n and the seed only, and no rule changes the jitter or reordering draws.
+struct PcieErrorInjection {
+  std::vector<PcieErrorRule> rules;
+  bool empty() const { return rules.empty(); }
+};
 
 struct PcieConfig {
   double gtps_per_lane = 8.0;          // Gen3
@@ -43,7 +87,7 @@ struct PcieConfig {
   unsigned aw_queue_depth = 16;        // accepted AWs whose data is not complete
   double mmio_write_latency_ns = 200;  // host store -> write presented on s_axil
   double mmio_read_latency_ns = 900;   // host load round trip (half each way) + NIC response
-  uint64_t seed = 1;                   // jitter stream
+  uint64_t seed = 1;                   // jitter, reordering and error-injection streams
   double latency_bucket_ns = 10;       // read-latency histogram resolution
   // Posted-write reordering, as a root complex may do: each MWr reaches memory after an extra
   // delay uniform in [0, write_reorder_ns]. AcrossIds keeps the writes of one AXI ID in order
@@ -53,6 +97,8 @@ struct PcieConfig {
   enum class WriteOrder { InOrder, AcrossIds, All };
   WriteOrder write_order = WriteOrder::InOrder;
   double write_reorder_ns = 500;
+  // DMA bursts answered with SLVERR or DECERR (none by default).
+  PcieErrorInjection errors;
 
   // Raw link rate per direction in GB/s (= bytes/ns): 15.754 for Gen3 x16.
   double raw_gbytes_per_s() const { return gtps_per_lane * lanes * encoding / 8.0; }
@@ -67,8 +113,13 @@ struct PcieStats {
   uint64_t down_tlps = 0, down_wire_bytes = 0, down_payload_bytes = 0;
   double up_busy_ns = 0, down_busy_ns = 0;
   uint64_t mrd_tlps = 0, mwr_tlps = 0, cpl_tlps = 0, msi_tlps = 0;
-  uint64_t read_bursts = 0, read_bytes = 0;    // AXI bursts / bytes returned on R
-  uint64_t write_bursts = 0, write_bytes = 0;  // AXI bursts / strobed bytes written
+  // AXI bursts / bytes returned on R; bursts acknowledged on B / strobed bytes on W. Bursts in
+  // error are included (their bytes crossed the link too).
+  uint64_t read_bursts = 0, read_bytes = 0;
+  uint64_t write_bursts = 0, write_bytes = 0;
+  // Error injection: bursts selected for an error response (at their AR / AW handshake), and R
+  // beats returned with an error.
+  uint64_t rd_err_bursts = 0, wr_err_bursts = 0, rd_err_beats = 0;
   uint64_t mmio_writes = 0, mmio_reads = 0, irqs = 0;
   uint64_t w_backpressure_cycles = 0;          // cycles wready was low for posted credit
 };
@@ -123,6 +174,8 @@ class PcieHost {
   // beat address (64-byte aligned), the 64 data bytes, the strobe, the time (ns).
   using WriteObserver = std::function<void(uint64_t addr, const uint8_t* data, uint64_t strb, double t_ns)>;
 
+  // Throws std::invalid_argument on an error rule with lo > hi, a rate outside [0, 1] or a code
+  // other than SLVERR and DECERR.
   explicit PcieHost(HostMemory& mem, const PcieConfig& cfg = {}, Clock clock = {});
 
   void sample_pins(const PcieFromNic& in, uint64_t cycle);
@@ -167,6 +220,7 @@ class PcieHost {
     uint64_t base = 0;     // 64-byte aligned
     unsigned beats = 0, next = 0;
     double t_ar = 0;
+    uint8_t resp = 0;           // RRESP of every beat (nonzero: an injected error, data all 0xFF)
     std::vector<double> ready;  // per beat: time its data has arrived (inf until then)
     std::vector<uint8_t> data;
   };
@@ -181,6 +235,7 @@ class PcieHost {
     uint8_t id;
     uint64_t base;
     unsigned beats, assigned;
+    uint8_t resp;  // BRESP (nonzero: an injected error, the burst is not applied)
   };
   struct WBeat {
     uint64_t addr;
@@ -196,10 +251,18 @@ class PcieHost {
     bool msi;
     uint16_t vector;
     bool applied;
+    bool discard;  // part of a write burst in error: reaches the host, changes nothing
   };
   struct Due {  // reordering: a posted entry and its arrival time
     double arrive;
     uint64_t seq;  // posted sequence number
+  };
+  struct BResp {
+    uint8_t id, resp;
+  };
+  struct ErrorRule {
+    PcieErrorRule rule;
+    SplitMix64 rng;  // its rate draws
   };
   struct MmioOp {
     bool read;
@@ -219,7 +282,9 @@ class PcieHost {
   void accept_ar(const PcieFromNic& in, uint64_t cycle, double t);
   void accept_aw(const PcieFromNic& in, uint64_t cycle);
   void assign_w_beats(uint64_t cycle, double t);
-  void close_wr_tlp(double t, uint8_t id);
+  void close_wr_tlp(double t, uint8_t id, bool discard);
+  // Response code for the nth burst of a channel covering [lo, hi) (0: no error).
+  static uint8_t injected_error(std::vector<ErrorRule>& rules, uint64_t n, uint64_t lo, uint64_t hi);
   double posted_arrival(double dep, int id);  // id < 0: MSI-X
   void push_posted(const Posted& p);
   void apply_posted(size_t idx);
@@ -273,7 +338,11 @@ class PcieHost {
   size_t posted_departed_ = 0;  // entries at the head of posted_ already on the wire
   uint64_t posted_waiting_ = 0; // payload bytes not yet departed
   double last_posted_arrive_ = 0;
-  Ring<uint8_t> bq_;
+  Ring<BResp> bq_;
+
+  // error injection
+  std::vector<ErrorRule> rd_rules_, wr_rules_;
+  uint64_t ar_count_ = 0, aw_count_ = 0;  // AR / AW handshakes so far
 
   // MMIO
   Ring<MmioOp> mmio_q_;
