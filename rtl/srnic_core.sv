@@ -108,6 +108,10 @@ module srnic_core #(
   srnic_pkg::cq_cmd_t cq_cmd;
   logic [NC-1:0] cnt_inc;
   logic herr_valid, herr_ready, herr_done, qerr_valid;
+  // DMA error responses and the fatal latch (decision 108)
+  logic       fatal, rd_err, bresp_err;
+  logic [3:0] rd_err_id;
+  logic [1:0] rd_err_resp, bresp_code;
   logic [AW-1:0] herr_qpn;
 
   srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(6)) u_csr (
@@ -119,7 +123,9 @@ module srnic_core #(
     .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad, .db_sq_room,
     .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid),
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
-    .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc);
+    .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc,
+    .dma_rd_err(rd_err), .dma_rd_err_id(rd_err_id), .dma_rd_err_resp(rd_err_resp),
+    .dma_wr_err(bresp_err), .dma_wr_err_resp(bresp_code), .fatal);
 
   // ---------------------------------------------------------------- MR table
   logic [1:0]   mr_req, mr_rsp, mr_ok;
@@ -141,20 +147,20 @@ module srnic_core #(
     .clk, .rst, .c_ar_valid(rd_ar_valid), .c_ar_addr(rd_ar_addr), .c_ar_len(rd_ar_len),
     .c_ar_ready(rd_ar_ready), .c_r_valid(rd_r_valid), .c_r_data(rd_r_data), .c_r_last(rd_r_last),
     .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst, .m_axi_arvalid,
-    .m_axi_arready, .m_axi_rid, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast, .m_axi_rvalid, .m_axi_rready);
+    .m_axi_arready, .m_axi_rid, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast, .m_axi_rvalid, .m_axi_rready,
+    .err_valid(rd_err), .err_id(rd_err_id), .err_resp(rd_err_resp));
 
   logic [1:0]    wr_aw_valid, wr_aw_ready, wr_w_valid, wr_w_ready, wr_w_last;
   logic [127:0]  wr_aw_addr, wr_w_strb;
   logic [15:0]   wr_aw_len;
   logic [1023:0] wr_w_data;
-  logic          bresp_err;
   srnic_dma_wr_mux u_wrmux (
-    .clk, .rst, .c_aw_valid(wr_aw_valid), .c_aw_addr(wr_aw_addr), .c_aw_len(wr_aw_len),
+    .clk, .rst, .fatal, .c_aw_valid(wr_aw_valid), .c_aw_addr(wr_aw_addr), .c_aw_len(wr_aw_len),
     .c_aw_ready(wr_aw_ready), .c_w_valid(wr_w_valid), .c_w_data(wr_w_data), .c_w_strb(wr_w_strb),
     .c_w_last(wr_w_last), .c_w_ready(wr_w_ready),
     .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst, .m_axi_awvalid,
     .m_axi_awready, .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast, .m_axi_wvalid, .m_axi_wready,
-    .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready, .bresp_err);
+    .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready, .bresp_err, .bresp_code);
 
   // ---------------------------------------------------------------- requester TX path
   logic          s_valid, s_ready, done_valid, done_more, done_ready, db_overflow;
@@ -305,10 +311,9 @@ module srnic_core #(
     .busy(busy_txpkt));
 
   srnic_tx_icrc u_txicrc (
-    .clk, .rst, .s_tdata(pk_tdata), .s_tkeep(pk_tkeep), .s_tlast(pk_tlast), .s_tvalid(pk_tvalid),
+    .clk, .rst, .fatal, .s_tdata(pk_tdata), .s_tkeep(pk_tkeep), .s_tlast(pk_tlast), .s_tvalid(pk_tvalid),
     .s_tready(pk_tready), .m_tdata(m_axis_tx_tdata), .m_tkeep(m_axis_tx_tkeep), .m_tlast(m_axis_tx_tlast),
-    .m_tvalid(m_axis_tx_tvalid), .m_tready(m_axis_tx_tready), .frame_sent);
-  assign m_axis_tx_tuser = 1'b0;
+    .m_tvalid(m_axis_tx_tvalid), .m_tuser(m_axis_tx_tuser), .m_tready(m_axis_tx_tready), .frame_sent);
 
   // ---------------------------------------------------------------- RX path
   logic     pmeta_valid, pmeta_ready, meta_valid, meta_ready, d_valid, d_ready;
@@ -488,9 +493,11 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_PF_DROP] = wc_pf_drop;
     cnt_inc[srnic_abi_pkg::CNT_WQE_CACHE_EVICT]   = wc_evict;
     cnt_inc[srnic_abi_pkg::CNT_TX_WINDOW_WAIT]    = win_wait;
+    cnt_inc[srnic_abi_pkg::CNT_PCIE_RD_ERR]       = rd_err;
+    cnt_inc[srnic_abi_pkg::CNT_PCIE_WR_ERR]       = bresp_err;
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{rd_r_last, bresp_err, qp_stop_qpn};
+  wire unused_ok = ^{rd_r_last, qp_stop_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

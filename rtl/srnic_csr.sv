@@ -16,6 +16,9 @@
 // flushing its WQEs (herr_done), so a following RESET cannot overtake the flush. A QP_MODIFY
 // starts only while no QP failure is waiting for the RX engine (qerr_busy): a failure
 // reported before the command reaches the receive side before the command does.
+// NIC_STATUS (decision 108): the first DMA access answered with an error latches FATAL with its
+// channel, response code and AXI ID until reset; `fatal` tells the write mux and the TX ICRC
+// stage to let nothing more out from the next cycle on.
 `default_nettype none
 module srnic_csr #(
   parameter int NUM_QPS = 16384,
@@ -75,7 +78,14 @@ module srnic_csr #(
   input  wire logic        cq_cmd_ready,
   output srnic_pkg::cq_cmd_t cq_cmd,
   // counters
-  input  wire logic [srnic_abi_pkg::NUM_COUNTERS-1:0] cnt_inc
+  input  wire logic [srnic_abi_pkg::NUM_COUNTERS-1:0] cnt_inc,
+  // DMA error responses (one pulse per failed read beat or write response) and the fatal latch
+  input  wire logic        dma_rd_err,
+  input  wire logic [3:0]  dma_rd_err_id,
+  input  wire logic [1:0]  dma_rd_err_resp,
+  input  wire logic        dma_wr_err,
+  input  wire logic [1:0]  dma_wr_err_resp,
+  output logic             fatal
 );
   localparam int NC = srnic_abi_pkg::NUM_COUNTERS;
   localparam int QAW = $clog2(NUM_QPS);
@@ -88,6 +98,8 @@ module srnic_csr #(
   logic        cmd_busy, cmd_err;
   logic [3:0]  cmd_why;        // reason of the first refusal since CMD_STATUS was read (bits 11:8)
   logic [15:0] cmd_acc;        // commands accepted since CMD_STATUS was read, saturating (bits 31:16)
+  logic [7:0]  nic_status;     // NIC_STATUS[7:0]: AXI ID, response code, write, FATAL
+  assign fatal = nic_status[srnic_abi_pkg::NIC_ST_FATAL];
 
   assign timestamp = ts;
 
@@ -247,7 +259,10 @@ module srnic_csr #(
       cst <= C_IDLE; cmd_busy <= 1'b0; cmd_err <= 1'b0; cmd_why <= 4'd0; cmd_acc <= '0; taken <= '0;
       cmd_op <= '0; cmd_idx <= '0;
       for (int i = 0; i < NC; i++) counters[i] <= '0;
+      nic_status <= '0;
     end else begin
+      if (!fatal && dma_rd_err)      nic_status <= {dma_rd_err_id, dma_rd_err_resp, 2'b01};
+      else if (!fatal && dma_wr_err) nic_status <= {4'd0, dma_wr_err_resp, 2'b11};
       ts <= ts + 48'd1;
       for (int i = 0; i < NC; i++) if (cnt_inc[i]) counters[i] <= counters[i] + 32'd1;
 
@@ -307,6 +322,7 @@ module srnic_csr #(
           srnic_abi_pkg::REG_ID:          s_axil_rdata <= srnic_abi_pkg::ID_VALUE;
           srnic_abi_pkg::REG_VERSION:     s_axil_rdata <= srnic_abi_pkg::VERSION_VALUE;
           srnic_abi_pkg::REG_CAPS:        s_axil_rdata <= {8'd0, 8'($clog2(NUM_CQS)), 8'($clog2(NUM_MRS)), 8'($clog2(NUM_QPS))};
+          srnic_abi_pkg::REG_NIC_STATUS:  s_axil_rdata <= {24'd0, nic_status};
           srnic_abi_pkg::REG_MAC_LO:      s_axil_rdata <= local_mac[31:0];
           srnic_abi_pkg::REG_MAC_HI:      s_axil_rdata <= {16'd0, local_mac[47:32]};
           srnic_abi_pkg::REG_IPV4:        s_axil_rdata <= local_ip;

@@ -1,7 +1,8 @@
 // srnic_dma_rd_mux: shares the AXI read channels among N clients. Client k uses AXI ID k;
 // address requests are granted round-robin, read data is routed back by RID. Every
 // client reserves space for what it asks for, so RREADY is always high and one client
-// can never block another's data.
+// can never block another's data. A beat answered with an error (RRESP SLVERR or DECERR) is
+// reported on err_* for the NIC's fatal latch (decision 108); it is delivered like any other.
 `default_nettype none
 module srnic_dma_rd_mux #(
   parameter int N = 4
@@ -27,7 +28,11 @@ module srnic_dma_rd_mux #(
   input  wire logic [1:0]     m_axi_rresp,
   input  wire logic           m_axi_rlast,
   input  wire logic           m_axi_rvalid,
-  output logic                m_axi_rready
+  output logic                m_axi_rready,
+  // a read beat answered with an error: its AXI ID and RRESP (one pulse per beat)
+  output logic                err_valid,
+  output logic [3:0]          err_id,
+  output logic [1:0]          err_resp
 );
   localparam int IW = $clog2(N);
   initial if ((1 << IW) != N) $fatal(1, "srnic_dma_rd_mux: N must be a power of two");
@@ -70,9 +75,9 @@ module srnic_dma_rd_mux #(
   end
   assign c_r_data = m_axi_rdata;
   assign c_r_last = m_axi_rlast;
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{m_axi_rresp, m_axi_rid};
-  /* verilator lint_on UNUSEDSIGNAL */
+  assign err_valid = m_axi_rvalid && m_axi_rresp != 2'b00;
+  assign err_id    = m_axi_rid;
+  assign err_resp  = m_axi_rresp;
 
 `ifndef SYNTHESIS
   // Assertions (verilator --assert): AXI4 AR rules on the master port, grant rules. The

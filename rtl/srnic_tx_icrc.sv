@@ -2,12 +2,18 @@
 // a short FIFO while srnic_icrc_calc runs over them; a frame's last beat leaves only when
 // its ICRC is known. The 4 ICRC bytes (least significant first) extend the last beat, or
 // spill into one extra beat when the last beat holds more than 60 bytes.
+// Fatal (decision 108): an ICRC computed while `fatal` is high is queued inverted and its
+// frame's last beat leaves with TUSER set (a MAC sends it with a bad FCS), so no peer accepts
+// a frame that may hold data read after a failed DMA read: such data reaches this stage at the
+// earliest one cycle after the error, and its ICRC one cycle after that, when `fatal` is high.
+// A frame that would start while `fatal` is high is discarded whole (never offered).
 `default_nettype none
 module srnic_tx_icrc #(
   parameter int DEPTH = 16
 ) (
   input  wire logic         clk,
   input  wire logic         rst,
+  input  wire logic         fatal,    // the NIC's fatal latch (registered)
   input  wire logic [511:0] s_tdata,
   input  wire logic [63:0]  s_tkeep,
   input  wire logic         s_tlast,
@@ -17,6 +23,7 @@ module srnic_tx_icrc #(
   output logic [63:0]       m_tkeep,
   output logic              m_tlast,
   output logic              m_tvalid,
+  output logic              m_tuser,  // on a last beat: the frame is bad (its ICRC inverted)
   input  wire logic         m_tready,
   output logic              frame_sent
 );
@@ -33,11 +40,12 @@ module srnic_tx_icrc #(
                           .crc_valid(crc_v), .crc);
 
   logic [31:0] cq_crc;
+  logic        cq_bad;   // inverted: computed while fatal
   logic        cq_valid, cq_pop;
   // one ICRC per frame whose last beat can be in the beat FIFO
-  sync_fifo #(.WIDTH(32), .DEPTH(DEPTH)) u_crcq (
-    .clk, .rst, .s_data(crc), .s_valid(crc_v), .s_ready(),
-    .m_data(cq_crc), .m_valid(cq_valid), .m_ready(cq_pop), .count());
+  sync_fifo #(.WIDTH(33), .DEPTH(DEPTH)) u_crcq (
+    .clk, .rst, .s_data({fatal, fatal ? ~crc : crc}), .s_valid(crc_v), .s_ready(),
+    .m_data({cq_bad, cq_crc}), .m_valid(cq_valid), .m_ready(cq_pop), .count());
 
   logic [511:0] f_data;
   logic [63:0]  f_keep;
@@ -50,7 +58,12 @@ module srnic_tx_icrc #(
   wire [6:0] nbytes = 7'($countones(f_keep));
   wire       spill  = nbytes > 7'd60;
   logic      extra;          // sending the spill beat
+  logic      spill_bad;
   logic [31:0] spill_crc;
+  // output framing: the next beat starts a frame; the frame being passed on is discarded; the
+  // beat offered last cycle was not taken (a frame offered is finished, fatal or not)
+  logic      o_sof, o_mute, o_held;
+  wire       mute_now = o_sof ? (fatal && !o_held) : o_mute;
   logic [2:0]  spill_n;      // ICRC bytes left for the spill beat (1..4)
 
   logic [511:0] ins_data;
@@ -67,13 +80,18 @@ module srnic_tx_icrc #(
   end
 
   always_comb begin
-    m_tdata = f_data; m_tkeep = f_keep; m_tlast = 1'b0; m_tvalid = 1'b0;
+    m_tdata = f_data; m_tkeep = f_keep; m_tlast = 1'b0; m_tvalid = 1'b0; m_tuser = 1'b0;
     f_pop = 1'b0; cq_pop = 1'b0;
     if (extra) begin
       m_tvalid = 1'b1;
       m_tdata  = {480'd0, spill_crc >> {3'd4 - spill_n, 3'd0}};
       m_tkeep  = ~(64'hFFFF_FFFF_FFFF_FFFF << {3'd0, spill_n});
       m_tlast  = 1'b1;
+      m_tuser  = spill_bad;
+    end else if (mute_now) begin
+      // discarded: its beats (and at the end its ICRC) are dropped, nothing is offered
+      f_pop  = f_valid && (!f_last || cq_valid);
+      cq_pop = f_valid && f_last && cq_valid;
     end else if (f_valid && !f_last) begin
       m_tvalid = 1'b1;
       f_pop    = m_tready;
@@ -82,6 +100,7 @@ module srnic_tx_icrc #(
       m_tdata  = ins_data;
       m_tkeep  = ins_keep;
       m_tlast  = !spill;
+      m_tuser  = !spill && cq_bad;
       f_pop    = m_tready;
       cq_pop   = m_tready;
     end
@@ -92,10 +111,19 @@ module srnic_tx_icrc #(
       extra <= 1'b0;
     end else if (extra) begin
       if (m_tready) extra <= 1'b0;
-    end else if (f_valid && f_last && cq_valid && m_tready && spill) begin
+    end else if (f_valid && f_last && cq_valid && m_tready && spill && !mute_now) begin
       extra     <= 1'b1;
       spill_crc <= cq_crc;
+      spill_bad <= cq_bad;
       spill_n   <= 3'(nbytes - 7'd60);
+    end
+  end
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      o_sof <= 1'b1; o_mute <= 1'b0; o_held <= 1'b0;
+    end else begin
+      o_held <= m_tvalid && !m_tready;
+      if (f_pop) begin o_sof <= f_last; o_mute <= mute_now; end
     end
   end
   assign frame_sent = m_tvalid && m_tready && m_tlast;
@@ -111,6 +139,9 @@ module srnic_tx_icrc #(
   a_crcq_no_overflow: assert property (@(posedge clk) disable iff (rst)
     crc_v |-> u_crcq.s_ready)
     else $error("srnic_tx_icrc: ICRC queue overflow (an ICRC lost)");
+  a_fatal_no_new_frame: assert property (@(posedge clk) disable iff (rst)
+    m_tvalid && o_sof && !extra && fatal |-> o_held)
+    else $error("srnic_tx_icrc: a frame started while fatal");
   a_spill_bytes: assert property (@(posedge clk) disable iff (rst)
     extra |-> spill_n >= 3'd1 && spill_n <= 3'd4)
     else $error("srnic_tx_icrc: spill beat with %0d ICRC bytes", spill_n);
