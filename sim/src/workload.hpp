@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "srnic/sim/eth_mac.hpp"
+#include "srnic/sim/pcie_bfm.hpp"
 #include "srnic/verif/ref_model.hpp"
 
 namespace srnic::sim {
@@ -89,6 +90,10 @@ struct RunConfig {
   // pass each other on the way to host memory.
   enum class WriteReorder { Off, Ids, All };
   WriteReorder pcie_reorder = WriteReorder::Off;
+  // --pcie-error: DMA bursts the PCIe model of host pcie_error_host answers with SLVERR or
+  // DECERR (PcieErrorRule text form); the NIC treats any of them as fatal.
+  std::vector<PcieErrorRule> pcie_errors;
+  uint32_t pcie_error_host = 0;
   // Test option: a harness-level fault on message inject_at of QP 0, to show the data checks
   // catch it. Corrupt: one destination byte flipped after placement; Lost: the destination
   // restored to its earlier contents before the check (as if never placed); Misplace: the

@@ -400,6 +400,25 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
                "PCIe root complex lets posted DMA writes of different AXI IDs pass each other");
   app.add_flag("--pcie-reorder-all-writes", reorder_all,
                "stress: any posted DMA write may pass any other (relaxed ordering everywhere)");
+  std::vector<std::string> pcie_error_s;
+  app.add_option("--pcie-error", pcie_error_s,
+                 "answer DMA bursts of host --pcie-error-host with an AXI error (repeatable): read|write, then "
+                 ":addr=LO-HI (bursts overlapping [LO, HI)), :rate=P (each burst with probability P), :nth=N (the "
+                 "N-th burst), :slverr (default) or :decerr; e.g. read:nth=120, write:addr=0x1000-0x2000:decerr. "
+                 "The NIC treats any such error as fatal")
+      ->allow_extra_args(false)
+      ->type_name("SPEC")
+      ->check(CLI::Validator(
+                  [](std::string& s) -> std::string {
+                    PcieErrorRule r;
+                    std::string why;
+                    return PcieErrorRule::parse(s, r, &why) ? std::string() : why;
+                  },
+                  "SPEC")
+                  .description(""));
+  app.add_option("--pcie-error-host", cfg.pcie_error_host, "the host whose PCIe model injects --pcie-error (0 or 1)")
+      ->check(uint_range(0, 1, "PCIe error host"))
+      ->capture_default_str();
   const std::map<std::string, RunConfig::Fault> faults{{"corrupt", RunConfig::Fault::Corrupt},
                                                        {"lost", RunConfig::Fault::Lost},
                                                        {"misplace", RunConfig::Fault::Misplace},
@@ -500,6 +519,13 @@ CliResult parse_cli(int argc, const char* const* argv, RunConfig& cfg) {
   cfg.pcie_reorder = reorder_all   ? RunConfig::WriteReorder::All
                      : reorder_ids ? RunConfig::WriteReorder::Ids
                                    : RunConfig::WriteReorder::Off;
+  for (const std::string& text : pcie_error_s) {
+    PcieErrorRule r;
+    PcieErrorRule::parse(text, r);
+    cfg.pcie_errors.push_back(r);
+  }
+  if (app.count("--pcie-error-host") && cfg.pcie_errors.empty())
+    return {false, 2, "srnic-sim: --pcie-error-host needs --pcie-error"};
   cfg.fault = fault_s.empty() ? RunConfig::Fault::None : faults.at(fault_s);
   if (cfg.fault != RunConfig::Fault::None && !inject_at_set) cfg.inject_at = cfg.iters / 2;
   if (inject_at_set && cfg.fault == RunConfig::Fault::None)
@@ -686,6 +712,8 @@ std::string reproduce_command(const RunConfig& c) {
   if (!c.protocol_check) o << " --no-protocol-check";
   if (c.pcie_reorder == RunConfig::WriteReorder::Ids) o << " --pcie-reorder-writes";
   if (c.pcie_reorder == RunConfig::WriteReorder::All) o << " --pcie-reorder-all-writes";
+  for (const PcieErrorRule& r : c.pcie_errors) o << " --pcie-error " << r.to_string();
+  if (!c.pcie_errors.empty() && c.pcie_error_host != d.pcie_error_host) o << " --pcie-error-host " << c.pcie_error_host;
   if (c.fault != RunConfig::Fault::None)
     o << " --inject-fault " << to_string(c.fault) << " --inject-at " << c.inject_at;
   if (!c.pcap.empty()) o << " --pcap " << c.pcap;

@@ -165,6 +165,8 @@ void Runner::build_world() {
   wc.clock_mhz = cfg_.clock_mhz;
   wc.pcie.read_latency_ns = cfg_.pcie_latency_ns;
   wc.pcie.max_outstanding_reads = cfg_.pcie_tags;
+  wc.pcie.errors.rules = cfg_.pcie_errors;
+  wc.pcie_error_host = cfg_.pcie_error_host;
   wc.link = link_config(cfg_);
   wc.link.pcap_lost = true;   // the capture shows what was sent; FILE.impair.csv names the lost ones
   wc.seed = cfg_.seed;

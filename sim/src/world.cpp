@@ -64,6 +64,7 @@ World::World(const WorldConfig& cfg) : cfg_(cfg) {
     host->top = std::make_unique<Top>(ctx_.get(), name.c_str());
     PcieConfig pc = cfg.pcie;
     pc.seed = SplitMix64::child(cfg.seed, 0x10 + h);
+    if (h != cfg.pcie_error_host) pc.errors = {};
     host->pcie = std::make_unique<PcieBfm<Top>>(host->mem, pc, clock_);
     host->eth = std::make_unique<EthMac<Top>>(*links_[h / per_link], int(h % per_link), cfg.eth, clock_);
     hosts_.push_back(std::move(host));

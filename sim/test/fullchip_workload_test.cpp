@@ -171,6 +171,61 @@ TEST(Cli, ReproduceCommandCarriesTheImpairments) {
   EXPECT_EQ(back.drop[1].to_string(), "psn=1-9,every=2");
 }
 
+// --pcie-error SPEC (repeatable) and --pcie-error-host: the rules reach RunConfig in order,
+// parse back from the reproducing command, and misuse is a one-line error.
+TEST(Cli, PcieErrorOptions) {
+  RunConfig plain;
+  ASSERT_TRUE(parse({}, plain).run);
+  EXPECT_TRUE(plain.pcie_errors.empty());
+  EXPECT_EQ(plain.pcie_error_host, 0u);
+  EXPECT_EQ(reproduce_command(plain).find("--pcie-error"), std::string::npos);
+
+  RunConfig cfg;
+  CliResult r = parse({"--pcie-error", "read:nth=120", "--pcie-error", "write:addr=0x1000-0x2000:decerr",
+                       "--pcie-error", "read:rate=0.001:slverr", "--pcie-error-host", "1"},
+                      cfg);
+  ASSERT_TRUE(r.run) << r.message;
+  ASSERT_EQ(cfg.pcie_errors.size(), 3u);
+  EXPECT_EQ(cfg.pcie_error_host, 1u);
+  const PcieErrorRule& a = cfg.pcie_errors[0];
+  EXPECT_EQ(a.channel, PcieErrorRule::Channel::Read);
+  EXPECT_EQ(a.nth, 120u);
+  EXPECT_EQ(a.resp, PcieErrorRule::kSlvErr);
+  const PcieErrorRule& b = cfg.pcie_errors[1];
+  EXPECT_EQ(b.channel, PcieErrorRule::Channel::Write);
+  EXPECT_EQ(b.lo, 0x1000u);
+  EXPECT_EQ(b.hi, 0x2000u);
+  EXPECT_EQ(b.resp, PcieErrorRule::kDecErr);
+  EXPECT_EQ(cfg.pcie_errors[2].rate, 0.001);
+
+  const std::string cmd = reproduce_command(cfg);
+  EXPECT_NE(cmd.find("--pcie-error read:nth=120:slverr --pcie-error write:addr=0x1000-0x2000:decerr "
+                     "--pcie-error read:rate=0.001:slverr --pcie-error-host 1"),
+            std::string::npos)
+      << cmd;
+  RunConfig back;
+  ASSERT_TRUE(parse(test::words(cmd), back).run) << cmd;
+  ASSERT_EQ(back.pcie_errors.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(back.pcie_errors[i].to_string(), cfg.pcie_errors[i].to_string()) << i;
+  EXPECT_EQ(back.pcie_error_host, 1u);
+}
+
+TEST(Cli, BadPcieErrorOptionsAreOneLineErrors) {
+  expect_usage_error({"--pcie-error", "read"}, "needs addr=LO-HI, rate=P or nth=N");
+  expect_usage_error({"--pcie-error", "dma:nth=1"}, "must start with read or write");
+  expect_usage_error({"--pcie-error", "read:nth=0"}, "nth must be an integer >= 1");
+  expect_usage_error({"--pcie-error", "read:rate=0"}, "rate must be a probability in (0, 1]");
+  expect_usage_error({"--pcie-error", "read:rate=1.01"}, "rate must be a probability in (0, 1]");
+  expect_usage_error({"--pcie-error", "write:addr=0x2000-0x1000"}, "addr range 0x2000-0x1000 is empty");
+  expect_usage_error({"--pcie-error", "write:addr=0x1000-0x1000"}, "is empty");
+  expect_usage_error({"--pcie-error", "write:addr=4096"}, "addr must be LO-HI");
+  expect_usage_error({"--pcie-error", "write:nth=3:okerr"}, "unknown item 'okerr'");
+  expect_usage_error({"--pcie-error", "write:nth=3:slverr:decerr"}, "response code is given twice");
+  expect_usage_error({"--pcie-error", "read:nth=1", "--pcie-error-host", "2"}, "PCIe error host must be in 0..1");
+  expect_usage_error({"--pcie-error-host", "1"}, "--pcie-error-host needs --pcie-error");
+  expect_usage_error({"--pcie-error", "read:nth=1", "read:nth=2"}, "read:nth=2");  // one rule per option
+}
+
 TEST(Cli, ReproduceCommandCarriesTheRun) {
   RunConfig cfg;
   ASSERT_TRUE(parse({"--seed", "5", "--op", "read", "--mixed", "--size", "9000"}, cfg).run);

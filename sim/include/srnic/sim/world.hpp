@@ -35,6 +35,7 @@ struct WorldConfig {
   bool external_peer = false;  // link h side 1 is driven by the caller instead of host h ^ 1
   double clock_mhz = 300;
   PcieConfig pcie;             // seed is replaced per host from `seed`
+  unsigned pcie_error_host = 0;  // the one host whose PCIe model applies pcie.errors
   EthConfig eth;
   LinkConfig link;             // seed is replaced per link from `seed`
   uint64_t seed = 1;           // Verilator randSeed, PCIe jitter and link loss streams
