@@ -34,6 +34,9 @@ json pcie_json(const HostReport& h) {
               {"mmio_reads", p.mmio_reads},
               {"irqs", p.irqs},
               {"w_backpressure_cycles", p.w_backpressure_cycles},
+              {"rd_err_bursts", p.rd_err_bursts},
+              {"rd_err_beats", p.rd_err_beats},
+              {"wr_err_bursts", p.wr_err_bursts},
               {"read_latency_p50_ns", h.pcie_read_p50_ns},
               {"read_latency_p99_ns", h.pcie_read_p99_ns}};
 }
@@ -167,6 +170,10 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
   j["estimate"] = {{"sim_us", est.sim_us}, {"wall_s", est.wall_s}, {"lower_bound", est.lower_bound},
                    {"cycles_per_s", kTypicalCyclesPerS}};
   j["pcie_reorder_writes"] = to_string(c.pcie_reorder);
+  json pcie_errors = json::array();
+  for (const PcieErrorRule& r : c.pcie_errors) pcie_errors.push_back(r.to_string());
+  j["pcie_errors"] = pcie_errors;
+  j["pcie_error_host"] = c.pcie_errors.empty() ? json(nullptr) : json(c.pcie_error_host);
   if (c.fault != RunConfig::Fault::None) {
     j["inject_fault"] = to_string(c.fault);
     j["inject_at"] = c.inject_at;

@@ -55,6 +55,30 @@ std::string header(const RunConfig& c, const RunResult& r) {
 
 }  // namespace
 
+// The PCIe error rules of the run (canonical text, the injecting host) and each host's
+// injected-error counters.
+TEST(ReportJson, PcieErrorInjection) {
+  auto [c, r] = sample_run();
+  json j = run_json(c, r, "Vtest");
+  EXPECT_EQ(j.at("pcie_errors"), json::array());
+  EXPECT_TRUE(j.at("pcie_error_host").is_null());
+  PcieErrorRule rule;
+  ASSERT_TRUE(PcieErrorRule::parse("write:addr=4096-8192:decerr", rule));
+  c.pcie_errors = {rule};
+  c.pcie_error_host = 1;
+  r.hosts[1].pcie.wr_err_bursts = 3;
+  r.hosts[1].pcie.rd_err_bursts = 2;
+  r.hosts[1].pcie.rd_err_beats = 9;
+  j = run_json(c, r, "Vtest");
+  EXPECT_EQ(j.at("pcie_errors"), json({"write:addr=0x1000-0x2000:decerr"}));
+  EXPECT_EQ(j.at("pcie_error_host"), 1);
+  const json& p = j["hosts"][1].at("pcie");
+  EXPECT_EQ(p.at("wr_err_bursts"), 3);
+  EXPECT_EQ(p.at("rd_err_bursts"), 2);
+  EXPECT_EQ(p.at("rd_err_beats"), 9);
+  EXPECT_EQ(j["hosts"][0]["pcie"].at("wr_err_bursts"), 0);
+}
+
 TEST(ReportJson, SchemaVersionHostsScoreboardPerQp) {
   const auto [c, r] = sample_run();
   const json j = run_json(c, r, "Vtest");
