@@ -31,7 +31,7 @@
 
 namespace srnic::sim {
 
-// One error-injection rule: which DMA bursts of one channel get an error response, and which.
+// One error-injection rule: which DMA bursts of one channel get an error response, with which code.
 // A read burst in error returns every beat with RRESP = resp and RDATA all 0xFF bytes (what a
 // root complex returns for an unsupported read), never host memory; a write burst in error is
 // not applied to host memory (none of its beats, and the write observer sees none) and its B
@@ -63,8 +63,8 @@ struct PcieErrorRule {
 // The error rules of one PCIe host model. A burst gets an error when any rule of its channel
 // selects it; the first such rule (in order) gives the code. Each rule with a rate draws from
 // its own stream (a child of PcieConfig::seed and the rule's index), once per burst of its
-// channel whether its other conditions hold or not: the decision about the nth burst depends on
-// n and the seed only, and no rule changes the jitter or reordering draws.
+// channel whether its other conditions hold or not: its draw for the nth burst depends on n and
+// the seed only, and no rule changes the jitter or reordering draws.
 struct PcieErrorInjection {
   std::vector<PcieErrorRule> rules;
   bool empty() const { return rules.empty(); }
