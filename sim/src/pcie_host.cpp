@@ -165,14 +165,7 @@ PcieHost::PcieHost(HostMemory& mem, const PcieConfig& cfg, Clock clock)
   if (cfg_.aw_queue_depth == 0) cfg_.aw_queue_depth = 1;
   if (cfg_.read_jitter_max_ns < cfg_.read_jitter_min_ns) cfg_.read_jitter_max_ns = cfg_.read_jitter_min_ns;
   ns_per_byte_ = 1.0 / cfg_.tlp_gbytes_per_s();
-  for (size_t i = 0; i < cfg_.errors.rules.size(); ++i) {
-    const PcieErrorRule& r = cfg_.errors.rules[i];
-    if (r.lo > r.hi || !(r.rate >= 0 && r.rate <= 1) ||
-        (r.resp != PcieErrorRule::kSlvErr && r.resp != PcieErrorRule::kDecErr))
-      throw std::invalid_argument("PcieHost: bad error rule " + std::to_string(i) + " (" + r.to_string() + ")");
-    ErrorRule e{r, SplitMix64(SplitMix64::child(cfg_.seed, kErrorStream + i))};
-    (r.channel == PcieErrorRule::Channel::Read ? rd_rules_ : wr_rules_).push_back(e);
-  }
+  set_errors(cfg_.errors);
 
   const unsigned n = cfg_.max_outstanding_reads;
   slots_.resize(n);
@@ -217,6 +210,21 @@ void PcieHost::check_addr(uint64_t cycle, const char* ch, uint64_t addr, unsigne
   const uint64_t last = (addr & ~63ULL) + (len + 1ULL) * 64 - 1;
   if ((addr >> 12) != (last >> 12))
     viol_.report(cycle, ch, fmt("burst 0x%llx..0x%llx crosses a 4 KiB boundary", addr, last));
+}
+
+void PcieHost::set_errors(const PcieErrorInjection& errors) {
+  std::vector<ErrorRule> rd, wr;
+  for (size_t i = 0; i < errors.rules.size(); ++i) {
+    const PcieErrorRule& r = errors.rules[i];
+    if (r.lo > r.hi || !(r.rate >= 0 && r.rate <= 1) ||
+        (r.resp != PcieErrorRule::kSlvErr && r.resp != PcieErrorRule::kDecErr))
+      throw std::invalid_argument("PcieHost: bad error rule " + std::to_string(i) + " (" + r.to_string() + ")");
+    ErrorRule e{r, SplitMix64(SplitMix64::child(cfg_.seed, kErrorStream + i))};
+    (r.channel == PcieErrorRule::Channel::Read ? rd : wr).push_back(e);
+  }
+  cfg_.errors = errors;
+  rd_rules_ = std::move(rd);
+  wr_rules_ = std::move(wr);
 }
 
 uint8_t PcieHost::injected_error(std::vector<ErrorRule>& rules, uint64_t n, uint64_t lo, uint64_t hi) {

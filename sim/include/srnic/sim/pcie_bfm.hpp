@@ -201,6 +201,10 @@ class PcieHost {
   uint64_t irq_count(uint16_t vector) const;
   const std::map<uint16_t, uint64_t>& irq_counts() const { return irq_counts_; }
 
+  // Replaces the error rules (PcieConfig::errors) from the next burst on, e.g. to arm them after
+  // a set-up phase. Burst numbers (nth) still count from the start of the simulation; rate
+  // streams restart. Throws std::invalid_argument on a bad rule, as the constructor does.
+  void set_errors(const PcieErrorInjection& errors);
   void set_violation_handler(ViolationHandler h) { viol_.set_handler(std::move(h)); }
   uint64_t violations() const { return viol_.count(); }
 
