@@ -204,6 +204,29 @@ TEST_F(PcieError, ReceiveWqeReadErrorPlacesNothing) {
   expect_host0_sealed();
 }
 
+// The completion engine's WQE read fails (after the WRITE went out and before its ACK came
+// back): NIC_STATUS names AXI ID 3, and the WR, whose data did land, is flushed: the host can
+// no longer tell from the NIC whether it completed.
+TEST_F(PcieError, CompletionWqeReadErrorIsFatal) {
+  post(0, 0, sw::WrOpcode::RdmaWrite, 51, 0x0000, 1024, 0x0000);
+  // the send path's WQE read and the payload read were issued: from now on the ring fails
+  const uint64_t reads0 = world->pcie(0).stats().read_bursts;
+  for (int i = 0; i < 20000 && world->pcie(0).stats().read_bursts < reads0 + 2; ++i) world->step();
+  ASSERT_GE(world->pcie(0).stats().read_bursts, reads0 + 2);
+  PcieErrorRule r;
+  r.channel = PcieErrorRule::Channel::Read;
+  r.lo = host[0].qps[0]->sq_base();
+  r.hi = r.lo + uint64_t(host[0].qps[0]->cap().max_send_wr) * 64;
+  arm(r);
+  const sw::NicStatus st = wait_fatal();
+  EXPECT_EQ(st.axi_id, 3) << "completion WQE reads use AXI ID 3";
+  EXPECT_EQ(memory(1, host[1].buf, 1024), memory(0, host[0].buf, 1024)) << "the WRITE itself went out before";
+  const auto got = drain_send_cq(1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.at(51), sw::WcStatus::WrFlushErr);
+  expect_host0_sealed();
+}
+
 // A CQE write fails: the CQE is not in the ring, NIC_STATUS says write, and the host library
 // flushes the WR whose CQE was lost.
 TEST_F(PcieError, CqeWriteErrorIsFatal) {
