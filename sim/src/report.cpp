@@ -322,7 +322,8 @@ json run_json(const RunConfig& c, const RunResult& r, const std::string& model) 
                      {"sq_bases", hr.sq_bases},
                      {"pcie", pcie_json(hr)},
                      {"eth", eth_json(hr)},
-                     {"counters", hr.counters_read ? counters : json(nullptr)}});
+                     {"counters", hr.counters_read ? counters : json(nullptr)},
+                     {"nic_fatal", hr.nic_fatal.empty() ? json(nullptr) : json(hr.nic_fatal)}});
   }
   j["hosts"] = hosts;
   if (r.has_weir) {

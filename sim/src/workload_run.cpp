@@ -616,6 +616,13 @@ bool Runner::check_limits() {
   if (!res_.failure.empty()) return false;
   const double now = world_->now_ns();
   if (now - last_progress_ns_ > cfg_.watchdog_ns()) {
+    // A NIC that went fatal (a DMA error response, decision 108) is why nothing completes.
+    for (uint32_t h = 0; h < 2; ++h)
+      if (auto st = host_[h].dev->query_fatal()) {
+        fail("host " + std::to_string(h) + "'s NIC is fatal: " + sw::to_string(*st) +
+             " (it sends and writes nothing more until reset)");
+        return false;
+      }
     char b[256];
     std::snprintf(b, sizeof b,
                   "watchdog: no completion for %.1f us of simulated time (completions %llu of %llu, cycle %llu)",
@@ -844,6 +851,11 @@ void Runner::collect(RunResult& r, double main_wall_s, uint64_t main_cycles) {
       for (int c = 0; c < abi::NUM_COUNTERS; ++c)
         hr.counters.emplace_back(abi::counter_name(c), host_[h].dev->read_counter(c));
       hr.counters_read = true;
+      if (auto st = host_[h].dev->query_fatal()) {
+        hr.nic_fatal = sw::to_string(*st);
+        if (r.failure.empty())
+          r.failure = "host " + std::to_string(h) + "'s NIC is fatal: " + hr.nic_fatal;
+      }
       r.retransmits += hr.counters[abi::CNT_TX_RETRANSMIT].second;
       r.rx_overflow_drops += hr.counters[abi::CNT_RX_DROP_OVERFLOW].second;
       r.ack_timeouts += hr.counters[abi::CNT_ACK_TIMEOUT].second;

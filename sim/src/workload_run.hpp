@@ -19,6 +19,7 @@ namespace srnic::sim {
 struct HostReport {
   std::vector<std::pair<std::string, uint32_t>> counters;  // NIC counters (abi::counter_name)
   bool counters_read = false;
+  std::string nic_fatal;           // NIC_STATUS at the end: empty, or the fatal error it names
   PcieStats pcie;
   double pcie_read_p50_ns = 0, pcie_read_p99_ns = 0;
   EthStats eth;

@@ -11,7 +11,8 @@ status 1 and a failure that names the message:
   misplace  the message posted with its destination 64 bytes off
 Posted-write reordering across AXI IDs must pass (the NIC issues every write with ID 0); with
 every write free to pass every other, the CQE of a SEND overtakes its payload and the
-completion-before-data check must say so."""
+completion-before-data check must say so. A DMA error response (--pcie-error) must stop the run
+with the fatal NIC named, and nothing stray or out of protocol."""
 
 import json
 import subprocess
@@ -80,6 +81,43 @@ def main():
     expect(["--op", "write", "--size", "2048", "--qps", "1", "--iters", "8", "--tx-depth", "8",
             "--inject-fault", "misplace", "--inject-at", "7"], False,
            ["DMA write to host 1 at", "bytes, at", "in the guard after QP 0's destination slots"])
+
+    # A DMA error response makes the NIC fatal (decision 108): the run stops with the fatal error
+    # named (not a watchdog), only that host reports it, every DMA write that did land was in a
+    # permitted region, and nothing after the error reached the wire (no protocol violation).
+    def expect_fatal(args, host, needles, counter):
+        line, rc, r, err = run(sim, args)
+        if r is None:
+            problems.append(f"{line}: exit {rc}, stdout is not JSON; stderr: {err.strip()}")
+            return
+        why = r.get("failure") or ""
+        got = f"data_ok {r['data_ok']}, exit {rc}, failure: {why}"
+        bad = []
+        if r["data_ok"] is not False or rc != 1:
+            bad.append("expected data_ok false and exit status 1")
+        for n in [f"host {host}'s NIC is fatal: "] + needles:
+            if n not in why:
+                bad.append(f"failure does not mention '{n}'")
+        if "watchdog" in why:
+            bad.append("reported as a watchdog")
+        fatal = [h["nic_fatal"] for h in r["hosts"]]
+        if not fatal[host] or fatal[1 - host] is not None:
+            bad.append(f"nic_fatal per host {fatal}")
+        if (r["hosts"][host]["counters"] or {}).get(counter, 0) < 1:
+            bad.append(f"{counter} of host {host} is 0")
+        if r["dma_stray_writes"] != 0:
+            bad.append(f"{r['dma_stray_writes']} stray DMA writes")
+        if r["protocol_violations"] != 0:
+            bad.append(f"{r['protocol_violations']} protocol violations")
+        print(("ok" if not bad else "FAIL") + f": {line}: {got}")
+        problems.extend(f"{line}: {b} ({got})" for b in bad)
+
+    expect_fatal(["--op", "write"] + BASE + ["--pcie-error", "read:nth=60"], 0,
+                 ["PCIe read error (SLVERR) on AXI ID"], "PCIE_RD_ERR")
+    expect_fatal(["--op", "send"] + BASE + ["--pcie-error", "write:rate=0.05:decerr", "--pcie-error-host", "1"], 1,
+                 ["PCIe write error (DECERR)"], "PCIE_WR_ERR")
+    expect_fatal(["--op", "read"] + BASE + ["--pcie-error", "read:rate=0.02"], 0,
+                 ["PCIe read error (SLVERR)"], "PCIE_RD_ERR")
 
     for m in problems:
         print("FAIL: " + m, file=sys.stderr)
