@@ -83,10 +83,12 @@ module srnic_comp #(
   // after a fatal NAK: stop the QP's send side (it then reports its WQEs for flushing)
   output logic              stop_valid,
   output logic [15:0]       stop_qpn,
+  output logic [srnic_pkg::GEN_W-1:0] stop_gen,   // the incarnation of the event behind it
   input  wire logic         stop_ready,
   // the QP entered the error state: stop its receive side and flush its receive queue
   output logic              qerr_valid,
   output logic [15:0]       qerr_qpn,
+  output logic [srnic_pkg::GEN_W-1:0] qerr_gen,
   input  wire logic         qerr_ready,
   output logic              herr_done,     // a HERR event was taken (flush begun, qerr queued)
   // the answer to each retry episode, for the send path
@@ -101,7 +103,13 @@ module srnic_comp #(
   output logic              cqe_valid,
   output srnic_pkg::cqe_req_t cqe,
   input  wire logic         cqe_ready,
-  output logic              walk_busy   // the walk stage holds an event (performance counter)
+  output logic              walk_busy,  // the walk stage holds an event (performance counter)
+  // QP incarnations (srnic_qp_gen, decision 109): an event made for an earlier incarnation of
+  // its QP is dropped unread (stale_drop); what an event leads to (a rewind, a stop, a qerr)
+  // carries the event's incarnation.
+  output logic [$clog2(NUM_QPS)-1:0] gen_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_cur,
+  output logic              stale_drop
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int SW = $clog2(CTXS);
@@ -254,9 +262,14 @@ module srnic_comp #(
   wire [23:0] i_lim = i_ev.kind == srnic_pkg::CEV_NAK ? i_ev.psn : rt_limit(i_ev.psn, i_ev.psn2, i_ev.has_ack, i_ev.has_rd, i_ev.has_rt, i_ev.rt_kind, i_ev.rt_psn,
                                                                   i_s.psn - 24'd1);
   wire        i_rt  = i_ev.kind == srnic_pkg::CEV_ACKS && i_ev.has_rt;
-  assign ev_ready  = is == I_IDLE && !cont_valid && ev_valid && !in_busy && sl_free &&
+  // A host stop (HERR) is never stale: the CSR holds the QP's next command until it is taken.
+  assign gen_qpn   = ev_in.qpn[AW-1:0];
+  wire   ev_stale  = ev_in.gen != gen_cur && ev_in.kind != srnic_pkg::CEV_HERR;
+  wire   ev_take   = is == I_IDLE && !cont_valid && ev_valid && !ev_stale && !in_busy && sl_free &&
                      resv <= BW'(FETCH_BEATS - MAX_RUN) && cfg_ready && st_ready;
-  assign rd_req    = ev_ready;
+  assign stale_drop = is == I_IDLE && !cont_valid && ev_valid && ev_stale;
+  assign ev_ready  = ev_take || stale_drop;
+  assign rd_req    = ev_take;
   assign cont_take = is == I_IDLE && cont_valid;
 
   // run size: the WQEs the event can reach, at most MAX_RUN and the beats held, never
@@ -455,9 +468,11 @@ module srnic_comp #(
         rw_in.apply = 1'b1; rw_in.ci = s.ci; rw_in.off = '0; rw_in.psn = s.psn;
         rw_in.code = ev.rt_code;
       end
+      rw_in.gen = ev.gen;
       rw_in.qpn = srnic_pkg::QPN_W'(ev.qpn);
       rw_in.up  = rnr_end(ev.rt_kind, ev.rt_code);
     end else begin
+      rw_in.gen = i_ev.gen;
       rw_in.qpn = srnic_pkg::QPN_W'(i_ev.qpn);
       rw_in.up  = rnr_end(i_ev.rt_kind, i_ev.rt_code);
     end
@@ -477,16 +492,16 @@ module srnic_comp #(
   assign stop_push = first_offer && stop_needed;
   assign qerr_push = walk_qerr || (is == I_HERR && h_qerr && herr_room);
   assign herr_done = is == I_HERR && (!h_qerr || herr_room);
-  sync_fifo #(.WIDTH(16), .DEPTH(16)) u_stop (
-    .clk, .rst, .s_data(16'(ev.qpn)), .s_valid(stop_push), .s_ready(stop_in_ready),
-    .m_data(stop_qpn), .m_valid(stop_valid), .m_ready(stop_ready), .count());
-  sync_fifo #(.WIDTH(16), .DEPTH(16)) u_qerr (
-    .clk, .rst, .s_data(walk_qerr ? 16'(ev.qpn) : 16'(i_ev.qpn)), .s_valid(qerr_push), .s_ready(qerr_in_ready),
-    .m_data(qerr_qpn), .m_valid(qerr_valid), .m_ready(qerr_ready), .count());
+  sync_fifo #(.WIDTH(16 + srnic_pkg::GEN_W), .DEPTH(16)) u_stop (
+    .clk, .rst, .s_data({ev.gen, 16'(ev.qpn)}), .s_valid(stop_push), .s_ready(stop_in_ready),
+    .m_data({stop_gen, stop_qpn}), .m_valid(stop_valid), .m_ready(stop_ready), .count());
+  sync_fifo #(.WIDTH(16 + srnic_pkg::GEN_W), .DEPTH(16)) u_qerr (
+    .clk, .rst, .s_data(walk_qerr ? {ev.gen, 16'(ev.qpn)} : {i_ev.gen, 16'(i_ev.qpn)}), .s_valid(qerr_push),
+    .s_ready(qerr_in_ready), .m_data({qerr_gen, qerr_qpn}), .m_valid(qerr_valid), .m_ready(qerr_ready), .count());
 
   // beats held: MAX_RUN taken with an event, the unused part returned when its run is
   // sized, the rest when it is written back
-  wire [BW-1:0] resv_add = ev_ready ? BW'(MAX_RUN) : '0;
+  wire [BW-1:0] resv_add = ev_take ? BW'(MAX_RUN) : '0;
   wire [BW-1:0] resv_rel = (is == I_SIZE ? BW'(i_held) - BW'(run) : '0) +
                            (i_wb ? BW'(i_held) : '0) + (w_wb ? BW'(n) : '0);
 
@@ -496,7 +511,7 @@ module srnic_comp #(
     end else begin
       offered <= cqe_valid && !cqe_ready;
       resv <= resv + resv_add - resv_rel;
-      if (ev_ready) begin sl_valid[sl_idx] <= 1'b1; sl_qpn[sl_idx] <= ev_in.qpn[AW-1:0]; end
+      if (ev_take) begin sl_valid[sl_idx] <= 1'b1; sl_qpn[sl_idx] <= ev_in.qpn[AW-1:0]; end
       if (i_wb) sl_valid[i_slot] <= 1'b0;
       if (w_wb) sl_valid[w_slot] <= 1'b0;
       // issue stage
@@ -505,7 +520,7 @@ module srnic_comp #(
           if (cont_take) begin
             {i_ev, i_c, i_s, i_slot, i_held} <= cont;
             is <= I_SIZE;
-          end else if (ev_ready) begin
+          end else if (ev_take) begin
             i_ev <= ev_in; i_slot <= sl_idx; i_held <= RW'(MAX_RUN);
             is <= I_READ;
           end

@@ -12,6 +12,9 @@
 // The engine has events of several QPs in flight but at most one per QP: a QP at the head
 // of the QPN FIFO that the engine reports busy (busy_qpn/busy) goes to the back of the FIFO
 // instead, still pending, so its ACKs keep merging and the QPs behind it are not held up.
+// Each merged entry keeps the incarnation of the QP its events were made for (decision 109):
+// an event of another incarnation replaces what is pending instead of merging with it (the
+// completion engine drops whichever of them is stale).
 `default_nettype none
 module srnic_comp_coalesce #(
   parameter int NUM_QPS = 16384
@@ -64,6 +67,7 @@ module srnic_comp_coalesce #(
   logic          init_busy;
   logic [RW-1:0] init_row;
   typedef struct packed {
+    logic [srnic_pkg::GEN_W-1:0] gen;
     logic [23:0] ack;
     logic [23:0] rd;
     logic        has_ack;
@@ -116,10 +120,12 @@ module srnic_comp_coalesce #(
   wire [3:0]    lane = k_qpn[3:0];
   wire [15:0]   prow = pend[row];
   wire          was_pend = prow[lane];
+  wire          same_gen = acc_rd.gen == k_ev.gen;   // pending news of the same incarnation
   always_comb begin
     acc_wr = '0;
     if (kst == K_MERGE) begin
-      acc_wr = was_pend ? acc_rd : '0;
+      acc_wr = (was_pend && same_gen) ? acc_rd : '0;
+      acc_wr.gen = k_ev.gen;
       if (k_ev.kind == srnic_pkg::CEV_ACK) begin
         if (!acc_wr.has_ack || srnic_pkg::psn_ge(k_ev.psn, acc_wr.ack)) acc_wr.ack = k_ev.psn;
         acc_wr.has_ack = 1'b1;
@@ -172,6 +178,7 @@ module srnic_comp_coalesce #(
           r = prow; r[lane] = 1'b0;
           pend[row] <= r;
           st_ev <= '0;
+          st_ev.gen     <= acc_rd.gen;
           st_ev.kind    <= srnic_pkg::CEV_ACKS;
           st_ev.qpn     <= srnic_pkg::QPN_W'(k_qpn);
           st_ev.psn     <= acc_rd.ack;
@@ -211,7 +218,7 @@ module srnic_comp_coalesce #(
     q_push |-> u_q.s_ready)
     else $error("srnic_comp_coalesce: pending-QP queue overflow (a QP queued twice)");
   a_one_retry: assert property (@(posedge clk) disable iff (rst || init_busy)
-    kst == K_MERGE && k_ev.kind == srnic_pkg::CEV_RETRY |-> !(was_pend && acc_rd.has_rt))
+    kst == K_MERGE && k_ev.kind == srnic_pkg::CEV_RETRY |-> !(was_pend && same_gen && acc_rd.has_rt))
     else $error("srnic_comp_coalesce: second retry episode of QP %0d before the first was taken", k_qpn);
   a_take_pending: assert property (@(posedge clk) disable iff (rst || init_busy)
     kst == K_TAKE |-> was_pend)

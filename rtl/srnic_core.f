@@ -6,6 +6,7 @@ rtl/lib/sync_fifo.sv
 rtl/lib/sdp_ram.sv
 rtl/lib/crc32_d512.sv
 rtl/srnic_qpc_ram.sv
+rtl/srnic_qp_gen.sv
 rtl/srnic_csr.sv
 rtl/srnic_mr_port.sv
 rtl/srnic_mr_table.sv

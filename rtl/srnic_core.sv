@@ -112,6 +112,17 @@ module srnic_core #(
   logic       fatal, rd_err, bresp_err;
   logic [3:0] rd_err_id;
   logic [1:0] rd_err_resp, bresp_code;
+  // QP incarnations (decision 109): bumped by the CSR when a reset command is done, read by
+  // every block that makes or acts on work queued for a QP
+  localparam int GW = srnic_pkg::GEN_W;
+  localparam int GEN_PORTS = 8;   // fetch a..d, TX ICRC, RX engine a..b, completion engine
+  logic                    gen_bump_valid;
+  logic [AW-1:0]           gen_bump_qpn;
+  logic [GEN_PORTS*AW-1:0] gen_rd_qpn;
+  logic [GEN_PORTS*GW-1:0] gen_rd;
+  logic                    stale_fetch, stale_comp, stale_rx, stale_tx;
+  srnic_qp_gen #(.NUM_QPS(NUM_QPS), .NPORTS(GEN_PORTS)) u_gen (
+    .clk, .bump_valid(gen_bump_valid), .bump_qpn(gen_bump_qpn), .rd_qpn(gen_rd_qpn), .rd_gen(gen_rd));
   logic [AW-1:0] herr_qpn;
 
   srnic_csr #(.NUM_QPS(NUM_QPS), .NUM_MRS(NUM_MRS), .NUM_CQS(NUM_CQS), .N_QPC_CONSUMERS(6)) u_csr (
@@ -125,7 +136,7 @@ module srnic_core #(
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
     .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc,
     .dma_rd_err(rd_err), .dma_rd_err_id(rd_err_id), .dma_rd_err_resp(rd_err_resp),
-    .dma_wr_err(bresp_err), .dma_wr_err_resp(bresp_code), .fatal);
+    .dma_wr_err(bresp_err), .dma_wr_err_resp(bresp_code), .fatal, .gen_bump_valid, .gen_bump_qpn);
 
   // ---------------------------------------------------------------- MR table
   logic [1:0]   mr_req, mr_rsp, mr_ok;
@@ -186,6 +197,7 @@ module srnic_core #(
   logic [6:0] rdc_n_free;
   logic [AW-1:0] rdc_qa_qpn, rdc_qb_qpn;
   logic [15:0] qp_stop_qpn;
+  logic [GW-1:0] qp_stop_gen, qerr_gen;
   srnic_pkg::comp_ev_t lerr;
   srnic_pkg::tx_job_t req_job;
   // the send path's WQE reads (AXI ID 0): straight to the read mux, or through the WQE cache
@@ -234,7 +246,7 @@ module srnic_core #(
     .clk, .rst, .sched_burst, .sched_wqes, .tx_window,
     .ack_valid(win_ack_valid), .ack_qpn(cev.qpn[AW-1:0]), .ack_psn(cev.psn), .ack_ready(win_ack_ready),
     .s_valid, .s_qpn, .s_ready,
-    .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_ready(qp_stop_ready),
+    .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_gen(qp_stop_gen), .stop_ready(qp_stop_ready),
     .hstop_valid(herr_valid), .hstop_qpn(herr_qpn), .hstop_ready(herr_ready),
     .rw_valid, .rw, .rw_ready,
     .note_valid, .note_qpn, .note_ready, .kick_valid, .kick_qpn, .kick_ready,
@@ -250,7 +262,11 @@ module srnic_core #(
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
     .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy, .rdc_free({1'b0, rdc_n_free}),
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
-    .lerr_valid, .lerr, .lerr_ready, .turn_end, .turn_drop, .turn_qpn(), .win_wait);
+    .lerr_valid, .lerr, .lerr_ready, .turn_end, .turn_drop, .turn_qpn(), .win_wait,
+    .gen_a_qpn(gen_rd_qpn[0*AW +: AW]), .gen_a(gen_rd[0*GW +: GW]),
+    .gen_b_qpn(gen_rd_qpn[1*AW +: AW]), .gen_b(gen_rd[1*GW +: GW]),
+    .gen_c_qpn(gen_rd_qpn[2*AW +: AW]), .gen_c(gen_rd[2*GW +: GW]),
+    .gen_d_qpn(gen_rd_qpn[3*AW +: AW]), .gen_d(gen_rd[3*GW +: GW]), .stale_drop(stale_fetch));
 
   // outstanding READ contexts (requester)
   logic        rdc_valid, rdc_ready, rdc_lk_valid, rdc_lk_rsp, rdc_lk_hit, rdc_free_valid, rdc_flush_valid;
@@ -299,6 +315,8 @@ module srnic_core #(
   logic [511:0] pk_tdata;
   logic [63:0]  pk_tkeep;
   logic         pk_tlast, pk_tvalid, pk_tready, frame_sent;
+  logic [srnic_pkg::QPN_W-1:0] pk_tqpn, tx_gen_qpn;
+  logic [GW-1:0] pk_tgen;
   logic busy_txpkt, busy_comp, busy_cls, busy_place;   // performance counters
   logic turn_end, turn_drop;
   srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
@@ -308,12 +326,14 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
     .ar_ready(rd_ar_ready[1]), .r_valid(rd_r_valid[1]), .r_data(rd_r_data),
     .m_tdata(pk_tdata), .m_tkeep(pk_tkeep), .m_tlast(pk_tlast), .m_tvalid(pk_tvalid), .m_tready(pk_tready),
-    .busy(busy_txpkt));
+    .m_tqpn(pk_tqpn), .m_tgen(pk_tgen), .busy(busy_txpkt));
 
   srnic_tx_icrc u_txicrc (
     .clk, .rst, .fatal, .s_tdata(pk_tdata), .s_tkeep(pk_tkeep), .s_tlast(pk_tlast), .s_tvalid(pk_tvalid),
-    .s_tready(pk_tready), .m_tdata(m_axis_tx_tdata), .m_tkeep(m_axis_tx_tkeep), .m_tlast(m_axis_tx_tlast),
-    .m_tvalid(m_axis_tx_tvalid), .m_tuser(m_axis_tx_tuser), .m_tready(m_axis_tx_tready), .frame_sent);
+    .s_tqpn(pk_tqpn), .s_tgen(pk_tgen), .s_tready(pk_tready), .m_tdata(m_axis_tx_tdata), .m_tkeep(m_axis_tx_tkeep), .m_tlast(m_axis_tx_tlast),
+    .m_tvalid(m_axis_tx_tvalid), .m_tuser(m_axis_tx_tuser), .m_tready(m_axis_tx_tready), .frame_sent,
+    .gen_qpn(tx_gen_qpn), .gen_cur(gen_rd[4*GW +: GW]), .stale_drop(stale_tx));
+  assign gen_rd_qpn[4*AW +: AW] = tx_gen_qpn[AW-1:0];
 
   // ---------------------------------------------------------------- RX path
   logic     pmeta_valid, pmeta_ready, meta_valid, meta_ready, d_valid, d_ready;
@@ -364,7 +384,7 @@ module srnic_core #(
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
-    .qerr_valid, .qerr_qpn, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
+    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
     .rack_valid, .rack_qpn, .rack_ready,
     .rdq_qpn(rx_rdq_qpn), .rdq_busy(rx_rd_busy),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
@@ -380,7 +400,9 @@ module srnic_core #(
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .snd_valid, .snd_qpn(req_job.qpn[AW-1:0]), .snd_next,
     .tk_valid(rxk_valid), .tk_qpn(rxk_qpn), .tk_stop(rxk_stop), .tk_ready(rxk_ready),
-    .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak, .busy_cls, .busy_place);
+    .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak, .busy_cls, .busy_place,
+    .gen_a_qpn(gen_rd_qpn[5*AW +: AW]), .gen_a(gen_rd[5*GW +: GW]),
+    .gen_b_qpn(gen_rd_qpn[6*AW +: AW]), .gen_b(gen_rd[6*GW +: GW]), .stale_drop(stale_rx));
   assign rd_ar_len[16 +: 8] = 8'd0;
 
   logic      ev_valid, ev_ready, comp_busy;
@@ -396,9 +418,10 @@ module srnic_core #(
     .ev_valid, .ev_in(ev), .ev_ready, .busy_qpn(comp_busy_qpn), .busy(comp_busy),
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
-    .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_ready(qp_stop_ready),
-    .qerr_valid, .qerr_qpn, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rdq_qpn,
-    .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready), .walk_busy(busy_comp));
+    .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_gen(qp_stop_gen), .stop_ready(qp_stop_ready),
+    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rdq_qpn,
+    .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready), .walk_busy(busy_comp),
+    .gen_qpn(gen_rd_qpn[7*AW +: AW]), .gen_cur(gen_rd[7*GW +: GW]), .stale_drop(stale_comp));
 
   // ---------------------------------------------------------------- timers
   // Local ACK timeout and RNR waits (srnic_timer). Kicks, in priority order: an RNR wait from
@@ -495,9 +518,10 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_TX_WINDOW_WAIT]    = win_wait;
     cnt_inc[srnic_abi_pkg::CNT_PCIE_RD_ERR]       = rd_err;
     cnt_inc[srnic_abi_pkg::CNT_PCIE_WR_ERR]       = bresp_err;
+    cnt_inc[srnic_abi_pkg::CNT_STALE_DROP]        = stale_fetch || stale_comp || stale_rx || stale_tx;
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{rd_r_last, qp_stop_qpn};
+  wire unused_ok = ^{rd_r_last, qp_stop_qpn, tx_gen_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

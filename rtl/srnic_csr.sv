@@ -19,6 +19,8 @@
 // NIC_STATUS (decision 108): the first DMA access answered with an error latches FATAL with its
 // channel, response code and AXI ID until reset; `fatal` tells the write mux and the TX ICRC
 // stage to let nothing more out from the next cycle on.
+// A QP_MODIFY to RESET, once every consumer has taken it, advances the QP's incarnation
+// (gen_bump_*, srnic_qp_gen, decision 109).
 `default_nettype none
 module srnic_csr #(
   parameter int NUM_QPS = 16384,
@@ -85,7 +87,10 @@ module srnic_csr #(
   input  wire logic [1:0]  dma_rd_err_resp,
   input  wire logic        dma_wr_err,
   input  wire logic [1:0]  dma_wr_err_resp,
-  output logic             fatal
+  output logic             fatal,
+  // a QP_MODIFY to RESET every consumer has taken: the QP's next incarnation (srnic_qp_gen)
+  output logic             gen_bump_valid,
+  output logic [$clog2(NUM_QPS)-1:0] gen_bump_qpn
 );
   localparam int NC = srnic_abi_pkg::NUM_COUNTERS;
   localparam int QAW = $clog2(NUM_QPS);
@@ -226,6 +231,8 @@ module srnic_csr #(
   wire [N_QPC_CONSUMERS-1:0] taken_now = taken | (qp_cmd_valid & qp_cmd_ready);
   wire cmd_done = (qp_issue && &taken_now) || mr_cmd_valid || (cq_cmd_valid && cq_cmd_ready);
   assign st_we = qp_issue && &taken_now;
+  assign gen_bump_valid = st_we && qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET);
+  assign gen_bump_qpn   = cmd_idx[QAW-1:0];
   // INIT/RTR/RTS -> ERR: the send side is stopped and every WQE flushed
   wire to_err = qp_issue && qp_cmd.state == 3'(srnic_abi_pkg::QPS_ERR) &&
                 prev_state_q != 3'(srnic_abi_pkg::QPS_ERR) && prev_state_q != 3'(srnic_abi_pkg::QPS_RESET);

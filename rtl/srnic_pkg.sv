@@ -4,6 +4,10 @@ package srnic_pkg;
   localparam int DATA_W = 512;
   localparam int KEEP_W = 64;
   localparam int QPN_W  = 16;   // internal QP index width (QPs <= 65536); 24 bits on the wire
+  // Incarnation of a QP (srnic_qp_gen, decision 109): advanced each time the host resets the QP;
+  // work queued between blocks carries the incarnation it was made for and is dropped where it
+  // would act if the QP has been reset since.
+  localparam int GEN_W  = 4;
   localparam int PSN_W  = 24;
 
   // RC opcodes (BTH.OpCode)
@@ -135,6 +139,7 @@ package srnic_pkg;
   // physical address pay_addr. Connection fields (MACs, IPs, dest QPN, UDP port) are
   // looked up by qpn inside the TX pipe.
   typedef struct packed {
+    logic [GEN_W-1:0] gen;       // the QP's incarnation the packet belongs to
     logic [QPN_W-1:0] qpn;
     logic [7:0]  opcode;
     logic [23:0] psn;
@@ -154,6 +159,7 @@ package srnic_pkg;
   // Work for the responder's TX queue: either one ACK/NAK packet or a whole READ
   // response (segmented into packets by srnic_resp_tx).
   typedef struct packed {
+    logic [GEN_W-1:0] gen;       // the QP's incarnation the answer belongs to
     logic             is_read;
     logic [QPN_W-1:0] qpn;
     logic [23:0]      psn;       // ACK/NAK: PSN in the BTH; READ: first response PSN
@@ -177,6 +183,7 @@ package srnic_pkg;
   } cev_kind_e;
 
   typedef struct packed {
+    logic [GEN_W-1:0] gen;       // the QP's incarnation the event belongs to
     cev_kind_e        kind;
     logic [QPN_W-1:0] qpn;
     logic [23:0]      psn;
@@ -208,6 +215,7 @@ package srnic_pkg;
   // the RNR timer (code) expires; up: the answer to the end of an RNR wait, the QP is unparked
   // (after the rewind, if any).
   typedef struct packed {
+    logic [GEN_W-1:0] gen;       // the QP's incarnation the answer belongs to
     logic [QPN_W-1:0] qpn;
     logic             apply;
     logic [15:0]      ci;

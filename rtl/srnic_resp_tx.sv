@@ -61,6 +61,7 @@ module srnic_resp_tx #(
 
   srnic_pkg::resp_task_t t, stage;
   typedef struct packed {      // what the ACK queue keeps of a task
+    logic [srnic_pkg::GEN_W-1:0] gen;
     logic [QW-1:0] qpn;
     logic [23:0]   psn;
     logic [7:0]    syndrome;
@@ -68,7 +69,7 @@ module srnic_resp_tx #(
   } ack_t;
   ack_t a, a_in;
   always_comb begin
-    a_in.qpn = stage.qpn; a_in.psn = stage.psn; a_in.syndrome = stage.syndrome; a_in.msn = stage.msn;
+    a_in.gen = stage.gen; a_in.qpn = stage.qpn; a_in.psn = stage.psn; a_in.syndrome = stage.syndrome; a_in.msn = stage.msn;
   end
   logic       t_valid, t_pop, a_valid, a_pop, stage_valid, q_ready, aq_ready;
 
@@ -179,12 +180,14 @@ module srnic_resp_tx #(
   always_comb begin
     job = '0;
     if (use_a) begin
+      job.gen      = a.gen;
       job.qpn      = a.qpn;
       job.aeth_msn = a.msn;
       job.opcode   = srnic_pkg::OP_ACK;
       job.psn      = a.psn;
       job.aeth_syn = a.syndrome;
     end else begin
+      job.gen = t.gen;
       job.qpn = t.qpn;
       job.aeth_msn = t.msn;
       if (t.is_read) begin

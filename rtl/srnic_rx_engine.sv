@@ -117,6 +117,7 @@ module srnic_rx_engine #(
   // the completion engine moved a QP to the error state
   input  wire logic         qerr_valid,
   input  wire logic [15:0]  qerr_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] qerr_gen,   // the incarnation it was made for
   output logic              qerr_ready,
   // go-back-N: a QP's retry episode was answered by the send path; a QP's local ACK timeout
   input  wire logic         note_valid,
@@ -208,7 +209,15 @@ module srnic_rx_engine #(
   // performance counters: the classification stage holds a packet or event; the placement
   // stage's mover works on a job
   output logic              busy_cls,
-  output logic              busy_place
+  output logic              busy_place,
+  // QP incarnations (srnic_qp_gen, decision 109): a for the QP of the packet or event in hand
+  // (stamped on the answers and completion events it makes), b for a qerr, which is dropped if
+  // it was made for an earlier incarnation (stale_drop)
+  output logic [$clog2(NUM_QPS)-1:0] gen_a_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_a,
+  output logic [$clog2(NUM_QPS)-1:0] gen_b_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_b,
+  output logic              stale_drop
 );
   localparam int AW = $clog2(NUM_QPS);
 
@@ -475,7 +484,9 @@ module srnic_rx_engine #(
   end
 `endif
   assign meta_ready = idle_take;
-  wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS;
+  assign gen_b_qpn  = qerr_qpn[AW-1:0];
+  wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS && qerr_gen == gen_b;
+  assign stale_drop = qerr_ready && {16'd0, qerr_qpn} < NUM_QPS && qerr_gen != gen_b;
   assign rd_req     = (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS) || (qerr_ready && qerr_ok) ||
                       note_ready || tmo_ready || rack_ready;
   assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : note_ready ? note_qpn : tmo_ready ? tmo_qpn :
@@ -602,12 +613,15 @@ module srnic_rx_engine #(
       job.qpn      = srnic_pkg::QPN_W'(qpn);
       job.has_task = ack;
       job.task_    = tsk;
+      job.task_.gen = gen_a;
       job.has_cqe  = want_cqe;
       job.cqe      = rcqe;
       job.has_cev  = want_cev;
       job.cev      = cev_q;
+      job.cev.gen  = gen_a;
     end
   end
+  assign gen_a_qpn = qpn;
   // A packet to place is announced in its E_FINISH cycle (its write-back, and push, follow in
   // the next): an idle mover starts one cycle earlier.
   srnic_rx_place #(.NUM_QPS(NUM_QPS)) u_place (

@@ -7,6 +7,9 @@
 // a frame that may hold data read after a failed DMA read: such data reaches this stage at the
 // earliest one cycle after the error, and its ICRC one cycle after that, when `fatal` is high.
 // A frame that would start while `fatal` is high is discarded whole (never offered).
+// A frame of a QP reset since its packet job was made (its incarnation, s_tgen, differs from
+// the QP's current one, gen_cur: decision 109) is discarded the same way, when it would start
+// on the output: nothing queued for a QP's earlier incarnation leaves after the reset.
 `default_nettype none
 module srnic_tx_icrc #(
   parameter int DEPTH = 16
@@ -18,6 +21,8 @@ module srnic_tx_icrc #(
   input  wire logic [63:0]  s_tkeep,
   input  wire logic         s_tlast,
   input  wire logic         s_tvalid,
+  input  wire logic [srnic_pkg::QPN_W-1:0] s_tqpn,   // the frame's QP and incarnation (first beat)
+  input  wire logic [srnic_pkg::GEN_W-1:0] s_tgen,
   output logic              s_tready,
   output logic [511:0]      m_tdata,
   output logic [63:0]       m_tkeep,
@@ -25,7 +30,10 @@ module srnic_tx_icrc #(
   output logic              m_tvalid,
   output logic              m_tuser,  // on a last beat: the frame is bad (its ICRC inverted)
   input  wire logic         m_tready,
-  output logic              frame_sent
+  output logic              frame_sent,
+  output logic [srnic_pkg::QPN_W-1:0] gen_qpn,        // the QP of the frame at the output
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_cur,   // its current incarnation
+  output logic              stale_drop              // a frame discarded as stale
 );
   logic in_sof;   // next input beat starts a frame
   wire  in_fire = s_tvalid && s_tready;
@@ -47,6 +55,14 @@ module srnic_tx_icrc #(
     .clk, .rst, .s_data({fatal, fatal ? ~crc : crc}), .s_valid(crc_v), .s_ready(),
     .m_data({cq_bad, cq_crc}), .m_valid(cq_valid), .m_ready(cq_pop), .count());
 
+  // one QP and incarnation per frame that can be in the beat FIFO
+  logic [srnic_pkg::GEN_W-1:0] fq_gen;
+  logic        fq_valid;
+  logic        fq_pop;
+  sync_fifo #(.WIDTH(srnic_pkg::QPN_W + srnic_pkg::GEN_W), .DEPTH(DEPTH)) u_frq (
+    .clk, .rst, .s_data({s_tqpn, s_tgen}), .s_valid(in_fire && in_sof), .s_ready(),
+    .m_data({gen_qpn, fq_gen}), .m_valid(fq_valid), .m_ready(fq_pop), .count());
+
   logic [511:0] f_data;
   logic [63:0]  f_keep;
   logic         f_last, f_valid, f_pop;
@@ -63,7 +79,10 @@ module srnic_tx_icrc #(
   // output framing: the next beat starts a frame; the frame being passed on is discarded; the
   // beat offered last cycle was not taken (a frame offered is finished, fatal or not)
   logic      o_sof, o_mute, o_held;
-  wire       mute_now = o_sof ? (fatal && !o_held) : o_mute;
+  wire       stale_now = fq_valid && fq_gen != gen_cur;
+  wire       mute_now = o_sof ? ((fatal || stale_now) && !o_held) : o_mute;
+  assign     fq_pop = f_pop && f_last;
+  assign     stale_drop = o_sof && f_pop && mute_now && stale_now && !fatal;
   logic [2:0]  spill_n;      // ICRC bytes left for the spill beat (1..4)
 
   logic [511:0] ins_data;
@@ -142,6 +161,12 @@ module srnic_tx_icrc #(
   a_fatal_no_new_frame: assert property (@(posedge clk) disable iff (rst)
     m_tvalid && o_sof && !extra && fatal |-> o_held)
     else $error("srnic_tx_icrc: a frame started while fatal");
+  a_frame_tagged: assert property (@(posedge clk) disable iff (rst)
+    f_valid |-> fq_valid)
+    else $error("srnic_tx_icrc: a frame without its QP and incarnation");
+  a_frq_no_overflow: assert property (@(posedge clk) disable iff (rst)
+    in_fire && in_sof |-> u_frq.s_ready)
+    else $error("srnic_tx_icrc: frame tag queue overflow");
   a_spill_bytes: assert property (@(posedge clk) disable iff (rst)
     extra |-> spill_n >= 3'd1 && spill_n <= 3'd4)
     else $error("srnic_tx_icrc: spill beat with %0d ICRC bytes", spill_n);

@@ -43,6 +43,10 @@ module srnic_tx_pkt #(
   output logic             m_tlast,
   output logic             m_tvalid,
   input  wire logic        m_tready,
+  // the frame's QP and the incarnation its job was made for (held for the whole frame), so
+  // srnic_tx_icrc can drop a frame of a QP reset since (decision 109)
+  output logic [srnic_pkg::QPN_W-1:0] m_tqpn,
+  output logic [srnic_pkg::GEN_W-1:0] m_tgen,
   output logic             busy        // a frame is being assembled or sent (performance counter)
 );
   localparam int AW = $clog2(NUM_QPS);
@@ -243,6 +247,8 @@ module srnic_tx_pkt #(
     end else begin
       case (pst)
         P_IDLE: if (meta_valid) begin
+          m_tqpn     <= mj.qpn;
+          m_tgen     <= mj.gen;
           acc        <= hdr_le;
           acc_cnt    <= {1'b0, hdr_len};
           bytes_left <= mj.pay_len;

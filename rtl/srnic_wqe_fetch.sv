@@ -75,6 +75,7 @@ module srnic_wqe_fetch #(
   // flushing, without a scheduling turn
   input  wire logic                       stop_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] stop_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] stop_gen,   // the incarnation it was made for
   output logic                            stop_ready,
   // host stop (the host moved the QP to ERR): like a stop request, and the completion engine
   // is told with CEV_HERR to flush every WQE of the QP
@@ -169,7 +170,19 @@ module srnic_wqe_fetch #(
   output logic                            turn_end,
   output logic                            turn_drop,
   output logic [$clog2(NUM_QPS)-1:0]      turn_qpn,
-  output logic                            win_wait    // a QP stopped for credit (window full)
+  output logic                            win_wait,   // a QP stopped for credit (window full)
+  // QP incarnations (srnic_qp_gen, decision 109): a for the plan stage's QP (stamped on its
+  // segments and error reports), b for the segment being cut, c for a rewind, d for a stop
+  // request. A segment, rewind or stop made for an earlier incarnation is dropped (stale_drop).
+  output logic [$clog2(NUM_QPS)-1:0]      gen_a_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_a,
+  output logic [$clog2(NUM_QPS)-1:0]      gen_b_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_b,
+  output logic [$clog2(NUM_QPS)-1:0]      gen_c_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_c,
+  output logic [$clog2(NUM_QPS)-1:0]      gen_d_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_d,
+  output logic                            stale_drop
 );
   localparam int AW = $clog2(NUM_QPS);
   localparam int CFG_W = 64 + 4 + 3 + 3 + 32;
@@ -381,18 +394,25 @@ module srnic_wqe_fetch #(
 
   // stop requests go before host stops, host stops before rewinds, rewinds before scheduler
   // turns; the first three wait until no turn of their QP is in flight
-  wire   take_stop  = stop_valid;
-  wire   take_hstop = !stop_valid && hstop_valid;
-  wire   take_rw    = !stop_valid && !hstop_valid && rw_valid;
+  // A stop or rewind made for an earlier incarnation of its QP is dropped as it arrives.
+  assign gen_c_qpn = rw.qpn[AW-1:0];
+  assign gen_d_qpn = stop_qpn;
+  wire   stop_stale = stop_valid && stop_gen != gen_d;
+  wire   rw_stale   = rw_valid && rw.gen != gen_c;
+  wire   stop_live  = stop_valid && !stop_stale;
+  wire   rw_live    = rw_valid && !rw_stale;
+  wire   take_stop  = stop_live;
+  wire   take_hstop = !stop_live && hstop_valid;
+  wire   take_rw    = !stop_live && !hstop_valid && rw_live;
   assign sel_qpn = take_stop ? stop_qpn : take_hstop ? hstop_qpn : take_rw ? rw.qpn[AW-1:0] : s_qpn;
-  wire   sel_wait = (stop_valid || hstop_valid || rw_valid) && fl_any_i;
-  assign rd_req  = (stop_valid || hstop_valid || rw_valid || s_valid) && !iss_busy && cfg_ready && st_ready &&
+  wire   sel_wait = (stop_live || hstop_valid || rw_live) && fl_any_i;
+  assign rd_req  = (stop_live || hstop_valid || rw_live || s_valid) && !iss_busy && cfg_ready && st_ready &&
                    !sel_wait;
   assign rd_qpn  = sel_qpn;
   assign s_ready = rd_req && !take_stop && !take_hstop && !take_rw;
-  assign stop_ready  = rd_req && take_stop;
+  assign stop_ready  = (rd_req && take_stop) || stop_stale;
   assign hstop_ready = rd_req && take_hstop;
-  assign rw_ready     = rd_req && take_rw;
+  assign rw_ready     = (rd_req && take_rw) || rw_stale;
 
   // the state read is captured when it returns and held until the turn is issued; a turn of
   // the same QP ending in the plan stage meanwhile writes its state through (a_st_cur)
@@ -612,6 +632,7 @@ module srnic_wqe_fetch #(
 
   // segment record for the emit stage
   typedef struct packed {
+    logic [srnic_pkg::GEN_W-1:0] gen;   // the QP's incarnation when it was planned
     logic [AW-1:0] qpn;
     logic [2:0]  mtu;
     logic [7:0]  op;
@@ -629,6 +650,7 @@ module srnic_wqe_fetch #(
   } seg_t;
   seg_t seg_in, sg;
   always_comb begin
+    seg_in.gen = gen_a;
     seg_in.qpn = t.qpn; seg_in.mtu = t.cfg.mtu; seg_in.op = w_op; seg_in.flags = w_flags;
     seg_in.imm = w_imm; seg_in.len = w_len; seg_in.rkey = w_rkey; seg_in.raddr = w_raddr;
     seg_in.pa = w_pa; seg_in.off = cur.off; seg_in.off_end = cur.off + seg_len; seg_in.psn = cur.psn;
@@ -715,6 +737,7 @@ module srnic_wqe_fetch #(
   always_comb begin
     lerr = '0;
     lerr.kind   = t.host ? srnic_pkg::CEV_HERR : srnic_pkg::CEV_LERR;
+    lerr.gen    = gen_a;
     lerr.qpn    = srnic_pkg::QPN_W'(t.qpn);
     lerr.psn    = cur.psn;
     lerr.status = lerr_status;
@@ -910,6 +933,7 @@ module srnic_wqe_fetch #(
   end
   always_comb begin
     job = '0;
+    job.gen       = sg.gen;
     job.qpn       = srnic_pkg::QPN_W'(sg.qpn);
     job.opcode    = op;
     job.psn       = e_psn;
@@ -926,8 +950,13 @@ module srnic_wqe_fetch #(
   // a READ request leaves only together with its context entry
   wire [31:0] e_np_raw = (e_rlen + {19'd0, e_mtu_b} - 32'd1) >> srnic_pkg::mtu_log2(sg.mtu);
   wire [23:0] e_npk    = (e_rlen == 32'd0) ? 24'd1 : e_np_raw[23:0];
-  assign job_valid = seg_valid && e_busy && (!e_read || rdc_ready);
-  assign rdc_valid = seg_valid && e_busy && e_read && job_ready;
+  // a segment planned for an earlier incarnation of its QP is dropped whole, unsent
+  assign gen_a_qpn = t.qpn;
+  assign gen_b_qpn = sg.qpn;
+  wire e_stale = seg_valid && e_busy && sg.gen != gen_b;
+  assign stale_drop = e_stale || stop_stale || rw_stale;
+  assign job_valid = seg_valid && e_busy && !e_stale && (!e_read || rdc_ready);
+  assign rdc_valid = seg_valid && e_busy && !e_stale && e_read && job_ready;
   assign rdc_first = e_psn;
   assign rdc_last  = e_psn + e_npk - 24'd1;
   assign rdc_pa    = sg.pa + {32'd0, sg.off};
@@ -936,13 +965,15 @@ module srnic_wqe_fetch #(
   wire [31:0] e_llen = e_rlen - ({8'd0, e_npk - 24'd1} << srnic_pkg::mtu_log2(sg.mtu));
   assign rdc_last_len = e_llen[12:0];
   wire emit = job_valid && job_ready;
-  assign seg_pop = emit && e_seg_end;
+  assign seg_pop = (emit && e_seg_end) || e_stale;
 
   always_ff @(posedge clk) begin
     if (rst) begin
       e_busy <= 1'b0;
     end else if (seg_valid && !e_busy) begin
       e_busy <= 1'b1; e_off <= sg.off; e_psn <= sg.psn;     // load the segment
+    end else if (e_stale) begin
+      e_busy <= 1'b0;
     end else if (emit) begin
       if (e_seg_end) e_busy <= 1'b0;
       else begin e_off <= e_off + {19'd0, e_plen}; e_psn <= e_psn + 24'd1; end
@@ -993,7 +1024,7 @@ module srnic_wqe_fetch #(
     ctx_push && a_spec && fl_any_a && !a_lk_doom |-> fl_ok_a && 32'(fl_cnt_a) < TURNS_PER_QP)
     else $error("srnic_wqe_fetch: turn of QP %0d issued behind %0d turns in flight (or a doomed one)", iss_qpn, fl_cnt_a);
   a_wait_for_turns: assert property (@(posedge clk) disable iff (rst)
-    (stop_ready || hstop_ready || rw_ready) |-> !fl_any_i)
+    rd_req && (take_stop || take_hstop || take_rw) |-> !fl_any_i)
     else $error("srnic_wqe_fetch: stop or rewind of QP %0d read while a turn of it is in flight", sel_qpn);
   a_read_with_ctx: assert property (@(posedge clk) disable iff (rst)
     job_valid && job_ready && e_read |-> rdc_valid && rdc_ready)

@@ -12,9 +12,9 @@ enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, 
 constexpr Layout<24> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1, 3, 3, 5, 5}};
 
 // srnic_pkg::tx_job_t
-enum JobF { kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
+enum JobF { kJobGen, kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
             kPayAddr, kPayLen, kResend };
-constexpr Layout<14> kJob{{16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13, 1}};
+constexpr Layout<15> kJob{{4, 16, 8, 24, 1, 1, 64, 32, 32, 8, 24, 32, 64, 13, 1}};
 
 // srnic_pkg::rx_meta_t
 enum RxMetaF { kRmDrop, kRmOpcode, kRmDqpn, kRmPsn, kRmAckreq, kRmSe, kRmRethVa, kRmRethRkey, kRmRethLen,
@@ -23,17 +23,17 @@ enum RxMetaF { kRmDrop, kRmOpcode, kRmDqpn, kRmPsn, kRmAckreq, kRmSe, kRmRethVa,
 constexpr Layout<19> kRxMeta{{1, 8, 24, 24, 1, 1, 64, 32, 32, 8, 24, 32, 32, 7, 13, 8, 1, 16, 1}};
 
 // srnic_pkg::resp_task_t
-enum RespTaskF { kRtIsRead, kRtQpn, kRtPsn, kRtSyndrome, kRtMsn, kRtAddr, kRtLen, kRtMtu };
-constexpr Layout<8> kRespTask{{1, 16, 24, 8, 24, 64, 32, 3}};
+enum RespTaskF { kRtGen, kRtIsRead, kRtQpn, kRtPsn, kRtSyndrome, kRtMsn, kRtAddr, kRtLen, kRtMtu };
+constexpr Layout<9> kRespTask{{4, 1, 16, 24, 8, 24, 64, 32, 3}};
 
 // srnic_pkg::comp_ev_t
-enum CompEvF { kCeKind, kCeQpn, kCePsn, kCeStatus, kCePsn2, kCeHasAck, kCeHasRd, kCeHasRt, kCeRtKind,
+enum CompEvF { kCeGen, kCeKind, kCeQpn, kCePsn, kCeStatus, kCePsn2, kCeHasAck, kCeHasRd, kCeHasRt, kCeRtKind,
                kCeRtCode, kCeRtPsn };
-constexpr Layout<11> kCompEv{{3, 16, 24, 8, 24, 1, 1, 1, 2, 5, 24}};
+constexpr Layout<12> kCompEv{{4, 3, 16, 24, 8, 24, 1, 1, 1, 2, 5, 24}};
 
 // srnic_pkg::rewind_t
-enum RewindF { kRwQpn, kRwApply, kRwCi, kRwOff, kRwPsn, kRwRnr, kRwCode, kRwUp };
-constexpr Layout<8> kRewind{{16, 1, 16, 32, 24, 1, 5, 1}};
+enum RewindF { kRwGen, kRwQpn, kRwApply, kRwCi, kRwOff, kRwPsn, kRwRnr, kRwCode, kRwUp };
+constexpr Layout<9> kRewind{{4, 16, 1, 16, 32, 24, 1, 5, 1}};
 
 // srnic_pkg::mr_entry_t
 enum MrEntryF { kMrIova, kMrLength, kMrPa, kMrKey, kMrPd, kMrAccess, kMrValid };
@@ -51,6 +51,6 @@ constexpr Layout<9> kCqeReq{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
 // comp_ev_t (kRespTask, kCqeReq, kCompEv at the field's lsb)
 enum RxJobF { kRjPlace, kRjDst, kRjPayOff, kRjPayLen, kRjNbeats, kRjRd, kRjQpn, kRjHasTask, kRjTask, kRjHasCqe,
               kRjCqe, kRjHasCev, kRjCev };
-constexpr Layout<13> kRxJob{{1, 64, 7, 13, 8, 1, 16, 1, 172, 1, 193, 1, 109}};
+constexpr Layout<13> kRxJob{{1, 64, 7, 13, 8, 1, 16, 1, 176, 1, 193, 1, 113}};
 
 }  // namespace srnic::verif::blocks

@@ -74,7 +74,8 @@ constexpr int CNT_TX_WINDOW_WAIT     = 30;  // times a QP's send side stopped be
 constexpr int CNT_ACK_DEFERRED       = 31;  // plain ACKs the responder's queues had no room for: dropped, their QP marked as owed an ACK, which the RX engine sends later from the responder's state (decision 106)
 constexpr int CNT_PCIE_RD_ERR        = 32;  // DMA read beats answered with SLVERR or DECERR (the first makes the NIC fatal: NIC_STATUS)
 constexpr int CNT_PCIE_WR_ERR        = 33;  // DMA write bursts answered with SLVERR or DECERR (the first makes the NIC fatal: NIC_STATUS)
-constexpr int NUM_COUNTERS           = 34;
+constexpr int CNT_STALE_DROP         = 34;  // cycles in which work queued for an earlier incarnation of a QP (a send segment, a frame, a completion event, a rewind, a stop or error request) was dropped because the host had reset the QP since (decision 109)
+constexpr int NUM_COUNTERS           = 35;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -113,6 +114,7 @@ constexpr const char* counter_name(int idx) {
     case 31: return "ACK_DEFERRED";
     case 32: return "PCIE_RD_ERR";
     case 33: return "PCIE_WR_ERR";
+    case 34: return "STALE_DROP";
     default: return nullptr;
   }
 }
