@@ -14,6 +14,11 @@
 // until herr_ready, random here) after every consumer took the command and keep the
 // command busy until herr_done (given after a random delay); no other transition raises
 // it. A QP_MODIFY must not be issued while qerr_busy is high.
+// NIC_STATUS (decision 108): 0 after reset; the first DMA error response latches FATAL with
+// its channel and code (and AXI ID for a read) until reset, later errors of either channel
+// change nothing, a read and a write error in the same cycle latch the read; `fatal` equals
+// bit 0 in every cycle (high from the cycle after the error); error inputs are random while
+// their valid is low and must be ignored; the PCIE_RD_ERR and PCIE_WR_ERR counters count.
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -56,17 +61,38 @@ class CsrBench : public ::testing::Test {
       if (rng.percent(qp_ready_pct[size_t(i)])) ready |= 1u << i;
     dut->qp_cmd_ready = ready;
     dut->cq_cmd_ready = rng.percent(cq_ready_pct);
-    uint32_t inc = 0;
+    uint64_t inc = 0;
     if (count_events)
       for (int i = 0; i < kCounters; ++i)
-        if (rng.percent(30)) inc |= 1u << i;
+        if (rng.percent(30)) inc |= 1ull << i;
     dut->cnt_inc = inc;
+    // DMA error responses: a pulse the test asked for, or background ones at dma_err_pct;
+    // the ID and code are random while their valid is low
+    DmaErr e = dma_err;
+    dma_err = DmaErr{};
+    if (!e.rd && rng.percent(dma_err_pct)) {
+      e.rd = true;
+      e.rd_id = int(rng.below(16));
+      e.rd_resp = int(rng.range(1, 3));
+    }
+    if (!e.wr && rng.percent(dma_err_pct)) {
+      e.wr = true;
+      e.wr_resp = int(rng.range(1, 3));
+    }
+    dut->dma_rd_err = e.rd;
+    dut->dma_rd_err_id = e.rd ? e.rd_id : int(rng.below(16));
+    dut->dma_rd_err_resp = e.rd ? e.rd_resp : int(rng.below(4));
+    dut->dma_wr_err = e.wr;
+    dut->dma_wr_err_resp = e.wr ? e.wr_resp : int(rng.below(4));
     dut->db_sq_room = sq_room;
     dut->herr_ready = rng.percent(herr_ready_pct);
     dut->herr_done = herr_wait == 1;
     dut->qerr_busy = qerr_busy;
     dut.eval();
     const uint64_t c = dut.cycle();
+
+    EXPECT_EQ(bool(dut->fatal), bool(nic_status & abi::NIC_ST_FATAL))
+        << "cycle " << c << ": fatal, NIC_STATUS reference 0x" << std::hex << nic_status;
 
     // host-driven ERR
     if (herr_was_stalled) {
@@ -151,10 +177,24 @@ class CsrBench : public ::testing::Test {
     if (dut->s_axil_arvalid && dut->s_axil_arready) {
       ar_ts = ts;
       ar_counters = counters;
+      ar_nic_status = nic_status;
     }
     dut.tick();
     ++ts;
     for (int i = 0; i < kCounters; ++i) counters[size_t(i)] += (inc >> i) & 1;
+    // NIC_STATUS reference: the first error latches; a read error wins a tie
+    if (!(nic_status & abi::NIC_ST_FATAL)) {
+      if (e.rd)
+        nic_status = expect_rd_status(e.rd_id, e.rd_resp);
+      else if (e.wr)
+        nic_status = expect_wr_status(e.wr_resp);
+    }
+  }
+  static uint32_t expect_rd_status(int id, int resp) {
+    return uint32_t(id) << 4 | uint32_t(resp) << 2 | abi::NIC_ST_FATAL;
+  }
+  static uint32_t expect_wr_status(int resp) {
+    return uint32_t(resp) << 2 | abi::NIC_ST_WRITE | abi::NIC_ST_FATAL;
   }
 
   void reset() {
@@ -163,7 +203,10 @@ class CsrBench : public ::testing::Test {
     dut->s_axil_bready = dut->s_axil_rready = 0;
     dut->cnt_inc = 0;
     dut->herr_ready = dut->herr_done = dut->qerr_busy = 0;
+    dut->dma_rd_err = dut->dma_wr_err = 0;
     dut.reset();
+    nic_status = ar_nic_status = 0;
+    dma_err = DmaErr{};
     herr_wait = 0;
     herr_was_stalled = qp_valid_prev = qerr_busy_prev = false;
     ts = 0;
@@ -341,6 +384,16 @@ class CsrBench : public ::testing::Test {
   uint64_t ts = 0;
   std::array<uint32_t, kCounters> counters{}, ar_counters{};
   uint64_t ar_ts = 0;
+  // DMA error inputs: dma_err is presented in the next cycle() only
+  struct DmaErr {
+    bool rd = false;
+    int rd_id = 0, rd_resp = 0;
+    bool wr = false;
+    int wr_resp = 0;
+  };
+  DmaErr dma_err;
+  unsigned dma_err_pct = 0;
+  uint32_t nic_status = 0, ar_nic_status = 0;  // reference of NIC_STATUS, and at the last read's AR
   uint64_t acc_seen = 0;  // sum of CMD_STATUS bits 31:16 over every read
   bool ar_all_taken = false;
   bool count_events = false;
@@ -392,22 +445,26 @@ TEST_F(CsrBench, ResetValuesAndReadOnly) {
   EXPECT_EQ(axi_read(abi::REG_TX_WINDOW), 128u);
   EXPECT_EQ(uint32_t(dut->tx_window), 128u);
   EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0u);
+  EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), 0u);
+  EXPECT_FALSE(dut->fatal);
   EXPECT_EQ(uint32_t(dut->sched_burst), kSchedBurstDefault);
   EXPECT_EQ(int(dut->sched_wqes), 8);
   for (int i = 0; i < kCounters; ++i) EXPECT_EQ(axi_read(abi::reg_counter(i)), 0u) << "counter " << i;
   // Writes to read-only registers change nothing; write-only registers read as 0.
-  for (uint16_t a : {abi::REG_ID, abi::REG_VERSION, abi::REG_CAPS, abi::REG_TS_HI, abi::REG_CMD_STATUS,
-                     abi::reg_counter(0), abi::reg_counter(kCounters - 1)})
+  for (uint16_t a : {abi::REG_ID, abi::REG_VERSION, abi::REG_CAPS, abi::REG_NIC_STATUS, abi::REG_TS_HI,
+                     abi::REG_CMD_STATUS, abi::reg_counter(0), abi::reg_counter(kCounters - 1)})
     axi_write(a, 0xFFFFFFFF);
   EXPECT_EQ(axi_read(abi::REG_ID), abi::ID_VALUE);
   EXPECT_EQ(axi_read(abi::REG_VERSION), abi::VERSION_VALUE);
   EXPECT_EQ(axi_read(abi::REG_CAPS), caps);
   EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), 0u);
+  EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), 0u);
+  EXPECT_FALSE(dut->fatal);
   EXPECT_EQ(axi_read(abi::reg_counter(0)), 0u);
   for (uint16_t a : {abi::REG_DB_SQ, abi::REG_DB_RQ, abi::REG_DB_CQ, abi::REG_CMD})
     EXPECT_EQ(axi_read(a), 0u) << std::hex << a;
   // Unmapped addresses read as 0 and ignore writes.
-  for (uint16_t a : {uint16_t(0x000C), uint16_t(0x0010), uint16_t(0x004C), uint16_t(0x0300),
+  for (uint16_t a : {uint16_t(0x0010), uint16_t(0x004C), uint16_t(0x0300),
                      uint16_t(abi::reg_counter(kCounters)), uint16_t(0x1000), uint16_t(0xFFFC)}) {
     axi_write(a, 0x12345678);
     EXPECT_EQ(axi_read(a), 0u) << std::hex << a;
@@ -466,6 +523,8 @@ TEST_F(CsrBench, TimestampAndCounters) {
     }
   }
   EXPECT_GT(counters[0], 50u);
+  EXPECT_GT(counters[abi::CNT_PCIE_RD_ERR], 50u);
+  EXPECT_GT(counters[abi::CNT_PCIE_WR_ERR], 50u);
   // Reset clears the counters and the timestamp.
   count_events = false;
   reset();
@@ -923,6 +982,75 @@ TEST_F(CsrBench, QpCommandTakenOncePerConsumer) {
     ASSERT_EQ(qp_modify(uint32_t(rng.below(kQps)), random_ctx(abi::QPS_RTS)), 0u);
     for (int i = 0; i < kCons; ++i)
       EXPECT_EQ(qp_takes[size_t(i)], 1) << "consumer " << i << " handshakes for one command (repetition " << rep << ")";
+  }
+}
+
+// NIC_STATUS: after reset 0 (also with random error IDs and codes while no error is valid);
+// the first error, a read, a write or both in one cycle, latches {ID, code, write, FATAL} and
+// raises `fatal` the next cycle (checked in cycle()); later errors of both channels, writes
+// to the register and commands change nothing; reset clears it and the next error latches.
+TEST_F(CsrBench, NicStatusLatchesFirstDmaError) {
+  SRNIC_BENCH_TRACE();
+  int kinds[3] = {};
+  for (int rep = 0; rep < 30 && !HasFatalFailure(); ++rep) {
+    reset();
+    EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), 0u) << "rep " << rep;
+    idle(int(rng.below(20)));
+    EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), 0u) << "rep " << rep << ": latched without an error";
+    const int kind = int(rng.below(3));   // 0 read, 1 write, 2 both in one cycle
+    ++kinds[kind];
+    const int id = int(rng.below(16)), rresp = int(rng.range(1, 3)), bresp = int(rng.range(1, 3));
+    dma_err.rd = kind != 1;
+    dma_err.rd_id = id;
+    dma_err.rd_resp = rresp;
+    dma_err.wr = kind != 0;
+    dma_err.wr_resp = bresp;
+    const uint32_t want = kind == 1 ? expect_wr_status(bresp) : expect_rd_status(id, rresp);
+    EXPECT_FALSE(dut->fatal);
+    cycle();                                   // the error's cycle
+    dut.eval();
+    EXPECT_TRUE(dut->fatal) << "rep " << rep << ": fatal not high the cycle after the error";
+    EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), want) << "rep " << rep << " kind " << kind;
+    // later errors, of both channels, with other IDs and codes
+    dma_err_pct = unsigned(rng.range(5, 60));
+    for (int i = 0; i < 5; ++i) {
+      idle(int(rng.below(10)));
+      EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), want) << "rep " << rep << ": overwritten by a later error";
+    }
+    axi_write(abi::REG_NIC_STATUS, 0);
+    EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), want) << "rep " << rep << ": cleared by a write";
+    abi::CqContext cqc{};
+    cqc.base = 0x4000;
+    cqc.log_size = 4;
+    stage(&cqc);
+    EXPECT_EQ(execute(abi::CMD_CQ_WRITE, 0), 0u);
+    EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), want) << "rep " << rep << ": changed by a command";
+    EXPECT_TRUE(dut->fatal);
+    dma_err_pct = 0;
+  }
+  for (int k = 0; k < 3; ++k) EXPECT_GT(kinds[k], 0) << "kind " << k;
+  reset();
+  EXPECT_FALSE(dut->fatal);
+  EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), 0u) << "not cleared by reset";
+}
+
+// Errors arrive in the background while the host polls NIC_STATUS: every read returns the
+// value latched before its address was taken (0 until the first error), then the first error.
+TEST_F(CsrBench, NicStatusPolledWhileErrorsArrive) {
+  SRNIC_BENCH_TRACE();
+  for (int rep = 0; rep < 20 && !HasFatalFailure(); ++rep) {
+    reset();
+    dma_err_pct = unsigned(rng.range(1, 10));
+    int reads_before = 0;
+    for (int i = 0; i < 200 && !HasFatalFailure(); ++i) {
+      const uint32_t v = axi_read(abi::REG_NIC_STATUS);
+      EXPECT_EQ(v, ar_nic_status) << "rep " << rep << " read " << i;
+      if (v & abi::NIC_ST_FATAL) break;
+      ++reads_before;
+    }
+    EXPECT_TRUE(nic_status & abi::NIC_ST_FATAL) << "rep " << rep << ": no error in 200 reads";
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(axi_read(abi::REG_NIC_STATUS), nic_status) << "rep " << rep;
+    dma_err_pct = 0;
   }
 }
 

@@ -4,6 +4,9 @@
 // length, size 64 bytes and INCR bursts; ARVALID and the request must stay stable until
 // taken; while a client waits, at most N-1 other requests are granted (round-robin).
 // Read data is routed by RID to exactly that client with data and last passed through.
+// Error responses (decision 108): err_valid exactly on the R beats whose RRESP is not OKAY
+// (random codes on random beats), with that beat's RID and RRESP on err_id/err_resp; the
+// beat itself is still delivered to its client like any other.
 #include <array>
 #include <deque>
 #include <vector>
@@ -32,7 +35,7 @@ class DmaRdMuxBench : public ::testing::Test {
     dut.reset();
   }
 
-  void cycle(unsigned p_req, unsigned p_ready, unsigned p_r) {
+  void cycle(unsigned p_req, unsigned p_ready, unsigned p_r, unsigned p_err = 0) {
     for (int k = 0; k < kN; ++k) {
       if (!pending[size_t(k)] && rng.percent(p_req)) {
         pending[size_t(k)] = true;
@@ -48,10 +51,12 @@ class DmaRdMuxBench : public ::testing::Test {
     const int rid = int(rng.below(16));
     const bool rlast = rng.percent(30);
     const uint64_t word = rng.next();
+    // RRESP: OKAY, or EXOKAY / SLVERR / DECERR on a random share of the cycles (also idle ones)
+    const int rresp = rng.percent(p_err) ? int(rng.range(1, 3)) : 0;
     dut->m_axi_rvalid = rv;
     dut->m_axi_rid = rid;
     dut->m_axi_rlast = rlast;
-    dut->m_axi_rresp = 0;
+    dut->m_axi_rresp = rresp;
     for (int w = 0; w < 16; ++w) dut->m_axi_rdata[size_t(w)] = uint32_t(word >> (w % 2 * 32)) ^ uint32_t(w);
     dut.eval();
     const uint64_t c = dut.cycle();
@@ -62,6 +67,15 @@ class DmaRdMuxBench : public ::testing::Test {
     EXPECT_TRUE(dut->m_axi_rready);
     EXPECT_EQ(bool(dut->c_r_last), rlast);
     EXPECT_EQ(uint32_t(dut->c_r_data[3]), uint32_t(word >> 32) ^ 3u);
+
+    // error report: one pulse per R beat answered with an error, its RID and RRESP
+    EXPECT_EQ(bool(dut->err_valid), rv && rresp != 0) << "cycle " << c << " rvalid " << rv << " rresp " << rresp;
+    if (rv && rresp != 0) {
+      EXPECT_EQ(int(dut->err_id), rid) << "cycle " << c;
+      EXPECT_EQ(int(dut->err_resp), rresp) << "cycle " << c;
+      ++err_beats[size_t(rresp)];
+      if (rid < kN) ++err_delivered;
+    }
 
     // AR master side
     EXPECT_EQ(int(dut->m_axi_arsize), 6);
@@ -115,6 +129,8 @@ class DmaRdMuxBench : public ::testing::Test {
   Req stalled{};
   int stalled_id = 0;
   uint64_t issued = 0;
+  std::array<uint64_t, 4> err_beats{};  // error beats by RRESP
+  uint64_t err_delivered = 0;           // error beats on a client's ID (delivered to it)
 };
 
 TEST_F(DmaRdMuxBench, RandomTraffic) {
@@ -123,7 +139,7 @@ TEST_F(DmaRdMuxBench, RandomTraffic) {
   uint64_t made = 0;
   for (int phase = 0; phase < 50 && !HasFailure(); ++phase) {
     const unsigned pq = unsigned(rng.range(5, 100)), pr = unsigned(rng.range(10, 100));
-    for (int i = 0; i < 2000 && !HasFailure(); ++i) cycle(pq, pr, 50);
+    for (int i = 0; i < 2000 && !HasFailure(); ++i) cycle(pq, pr, 50, phase % 5 == 0 ? 20 : 0);
   }
   // drain: no new requests, slave always ready
   for (int i = 0; i < 4 * kN + 4; ++i) cycle(0, 100, 0);
@@ -141,6 +157,20 @@ TEST_F(DmaRdMuxBench, AllClientsBusyRotate) {
   reset();
   for (int i = 0; i < 2000 && !HasFailure(); ++i) cycle(100, 100, 0);
   EXPECT_GT(issued, 1900u) << "one request per cycle expected with a ready slave";
+}
+
+// Error responses on random beats of random IDs, beside ordinary traffic: each reported once,
+// with its ID and code, and delivered to its client all the same (the checks are in cycle()).
+TEST_F(DmaRdMuxBench, ErrorResponsesReported) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int phase = 0; phase < 10 && !HasFailure(); ++phase) {
+    const unsigned pe = unsigned(rng.range(5, 60)), pv = unsigned(rng.range(30, 100));
+    for (int i = 0; i < 1000 && !HasFailure(); ++i) cycle(50, 70, pv, pe);
+  }
+  for (int r = 1; r <= 3; ++r) EXPECT_GT(err_beats[size_t(r)], 100u) << "RRESP " << r;
+  EXPECT_GT(err_delivered, 100u);
+  EXPECT_GT(issued, 3000u);
 }
 
 }  // namespace
