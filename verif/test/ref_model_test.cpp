@@ -260,12 +260,14 @@ TEST(RefModel, ResponderSideErrors) {
 }
 
 // On a lossy link a READ before a failing WR may never get its lost responses (the responder's
-// QP is in ERR after its NAK): the send queue is relaxed and the READ's target undetermined;
-// on a clean link the READ completes and its bytes are checked.
+// QP is in ERR after its NAK): the send queue is relaxed, the READ may fail with the NAK's
+// status and its target is undetermined; on a clean link the READ completes and its bytes are
+// checked.
 TEST(RefModel, LossyLinkRelaxesAFailingStreamAndItsReads) {
   for (const bool lossy : {false, true}) {
     Workload w = two_hosts();
     w.lossy = lossy;
+    qp0(w).retry_cnt = 3;
     qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey)};
     qp0(w).send = {wr(1, WrOpcode::Read, kLoc, 8, kLocKey, kDst, kDstKey),
                    wr(2, WrOpcode::Send, kSrc, 9, kSrcKey)};  // too big for the receive: NAK
@@ -276,6 +278,16 @@ TEST(RefModel, LossyLinkRelaxesAFailingStreamAndItsReads) {
       ASSERT_EQ(q.candidates.size(), 2u);
       EXPECT_TRUE(q.candidates[0].can_succeed);
       EXPECT_FALSE(q.candidates[1].can_succeed);
+      // the NAK's status, or a lost NAK whose retries the responder in ERR drops
+      const std::vector<WcStatus> both = {WcStatus::RemInvReqErr, WcStatus::RetryExcErr};
+      EXPECT_EQ(q.candidates[0].errors, both);
+      EXPECT_EQ(q.candidates[1].errors, both);
+      EXPECT_EQ(q.must_complete, 2u) << "the QP ends in ERR: nothing may be missing";
+      // with unlimited retries the requester never gives up (fatal NAKs must not be lost then)
+      qp0(w).retry_cnt = 7;
+      const Prediction p7 = predict(w);
+      for (const auto& c : p7.queue(0, 0x11, QueueKind::Send)->candidates)
+        EXPECT_EQ(c.errors, std::vector<WcStatus>{WcStatus::RemInvReqErr});
     } else {
       ASSERT_EQ(q.completions.size(), 2u);
       EXPECT_EQ(q.completions[0].status, WcStatus::Success);
@@ -384,10 +396,23 @@ TEST(RefModel, OppositeDirectionBecomesRelaxed) {
   ASSERT_EQ(s1.candidates.size(), 3u);
   EXPECT_FALSE(s1.candidates[1].signaled);
   EXPECT_EQ(s1.candidates[2].on_success.byte_len, 4u);
+  // host 0 fails host 1's QP (bad rkey), and is in ERR itself: host 1's WRs may be flushed;
+  // every one completes, as host 1's QP ends in ERR
+  for (const auto& c : s1.candidates) EXPECT_EQ(c.errors, std::vector<WcStatus>{WcStatus::WrFlushErr});
+  EXPECT_EQ(s1.must_complete, 3u);
+  // with limited retries host 0 in ERR may also leave a request unanswered until they run out
+  qp1(w).retry_cnt = 3;
+  const std::vector<WcStatus> cut = {WcStatus::RetryExcErr, WcStatus::WrFlushErr};
+  const Prediction p3 = predict(w);
+  for (const auto& c : p3.queue(1, 0x22, QueueKind::Send)->candidates) EXPECT_EQ(c.errors, cut);
   const ExpectedQueue& r0 = *p.queue(0, 0x11, QueueKind::Recv);
   ASSERT_TRUE(r0.relaxed);
   ASSERT_EQ(r0.candidates.size(), 2u);
   EXPECT_EQ(r0.candidates[1].on_success.byte_len, 4u);
+  EXPECT_EQ(r0.candidates[0].consumer, 0);
+  EXPECT_EQ(r0.candidates[1].consumer, 2);
+  EXPECT_EQ(r0.candidates[1].errors, std::vector<WcStatus>{WcStatus::WrFlushErr});
+  EXPECT_EQ(r0.must_complete, 2u);
   // Bytes the relaxed stream would write are not predicted.
   EXPECT_FALSE(p.buffer(0, 1)->determined[0]);
   EXPECT_FALSE(p.buffer(0, 2)->determined[0]);
@@ -409,14 +434,22 @@ TEST(RefModel, HostErrRelaxesTheConnection) {
   ASSERT_TRUE(s0.relaxed);
   ASSERT_EQ(s0.candidates.size(), 3u);
   EXPECT_TRUE(s0.candidates[0].can_succeed);
+  // the peer stays up: no RETRY_EXC_ERR, only flushes, and every WR completes
+  for (const auto& c : s0.candidates) EXPECT_EQ(c.errors, std::vector<WcStatus>{WcStatus::WrFlushErr});
+  EXPECT_EQ(s0.must_complete, 3u);
   const ExpectedQueue& r0 = *p.queue(0, 0x11, QueueKind::Recv);
   ASSERT_TRUE(r0.relaxed) << "the QP's own receives complete (flushed) when the host says";
   ASSERT_EQ(r0.candidates.size(), 1u);
   EXPECT_FALSE(r0.candidates[0].can_succeed) << "nothing consumes it: it can only be flushed";
+  EXPECT_EQ(r0.candidates[0].errors, std::vector<WcStatus>{WcStatus::WrFlushErr});
+  EXPECT_EQ(r0.must_complete, 1u);
   const ExpectedQueue& r1 = *p.queue(1, 0x22, QueueKind::Recv);
   ASSERT_TRUE(r1.relaxed);
   ASSERT_EQ(r1.candidates.size(), 1u);
   EXPECT_TRUE(r1.candidates[0].can_succeed);
+  EXPECT_TRUE(r1.candidates[0].errors.empty()) << "host 1's QP never fails: its receives only succeed";
+  EXPECT_EQ(r1.candidates[0].consumer, 1);
+  EXPECT_EQ(r1.must_complete, 0u) << "a receive the SEND never reached stays posted";
   EXPECT_TRUE(p.queue(1, 0x22, QueueKind::Send)->candidates.empty());
   EXPECT_TRUE(p.queue(1, 0x22, QueueKind::Send)->completions.empty());
   EXPECT_FALSE(p.buffer(1, 0)->determined[0]) << "the WRITE may or may not have landed";

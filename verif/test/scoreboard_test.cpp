@@ -135,9 +135,12 @@ TEST(Scoreboard, UndeterminedBytesAreSkipped) {
   EXPECT_FALSE(sb.check_buffer(1, 1, rbuf.data(), rbuf.size()));
 }
 
-// host 0's WRITE fails, so host 1's sends may be cut short at any point.
-Prediction relaxed_prediction() {
+// host 0's WRITE fails at host 1 (bad rkey): both QPs end in ERR, and host 1's sends (10 SEND,
+// 11 unsignaled WRITE, 12 SEND into host 0's receives 200 and 201) may be flushed or, with
+// limited retries, find no answer at any point.
+Prediction relaxed_prediction(uint8_t retry_cnt = 3) {
   Workload w = two_hosts();
+  w.hosts[1].qps[0].retry_cnt = retry_cnt;
   w.hosts[0].qps[0].recv = {rwr(200, kRcv0, 8, kRcv0Key), rwr(201, kRcv0 + 8, 8, kRcv0Key)};
   w.hosts[0].qps[0].send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, 0x777)};
   w.hosts[1].qps[0].send = {wr(10, WrOpcode::Send, kDst, 4, kDstKey), wr(11, WrOpcode::Write, kDst, 4, kDstKey, kLoc, kLocKey, 0, false),
@@ -145,38 +148,223 @@ Prediction relaxed_prediction() {
   return predict(w);
 }
 
-TEST(Scoreboard, RelaxedQueueAcceptsAnyCutPoint) {
+const Completion ok10 = cqe(10, WcStatus::Success, WcOpcode::Send, 4, 0x22);
+const Completion ok12 = cqe(12, WcStatus::Success, WcOpcode::Send, 4, 0x22);
+const Completion fl10 = cqe(10, WcStatus::WrFlushErr, WcOpcode::Send, 0, 0x22);
+const Completion fl11 = cqe(11, WcStatus::WrFlushErr, WcOpcode::RdmaWrite, 0, 0x22);
+const Completion fl12 = cqe(12, WcStatus::WrFlushErr, WcOpcode::Send, 0, 0x22);
+const Completion rx10 = cqe(10, WcStatus::RetryExcErr, WcOpcode::Send, 0, 0x22);
+const Completion rx11 = cqe(11, WcStatus::RetryExcErr, WcOpcode::RdmaWrite, 0, 0x22);
+const Completion ok200 = cqe(200, WcStatus::Success, WcOpcode::Recv, 4, 0x11);
+const Completion ok201 = cqe(201, WcStatus::Success, WcOpcode::Recv, 4, 0x11);
+const Completion fl200 = cqe(200, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x11);
+const Completion fl201 = cqe(201, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x11);
+
+// Feeds host 1's send completions, host 0's receive completions and host 0's failing WRITE,
+// then finish(); returns the first mismatch ("" when all is accepted).
+std::string relaxed_run(const Prediction& p, const std::vector<Completion>& sends, const std::vector<Completion>& recvs) {
+  Scoreboard sb(p);
+  for (const Completion& c : sends) sb.on_completion(1, QueueKind::Send, c);
+  for (const Completion& c : recvs) sb.on_completion(0, QueueKind::Recv, c);
+  sb.on_completion(0, QueueKind::Send, cqe(1, WcStatus::RemAccessErr, WcOpcode::RdmaWrite, 0, 0x11));
+  sb.finish();
+  return sb.first_mismatch();
+}
+
+TEST(Scoreboard, RelaxedQueueAcceptsEveryLegalCutPoint) {
   const Prediction p = relaxed_prediction();
-  const Completion ok10 = cqe(10, WcStatus::Success, WcOpcode::Send, 4, 0x22);
-  const Completion ok12 = cqe(12, WcStatus::Success, WcOpcode::Send, 4, 0x22);
-  const Completion fl11 = cqe(11, WcStatus::WrFlushErr, WcOpcode::RdmaWrite, 0, 0x22);
-  const Completion fl12 = cqe(12, WcStatus::WrFlushErr, WcOpcode::Send, 0, 0x22);
-  const Completion fl10 = cqe(10, WcStatus::RetryExcErr, WcOpcode::Send, 0, 0x22);
-  const std::vector<std::vector<Completion>> accepted = {
-      {ok10, ok12}, {ok10, fl11, fl12}, {ok10, fl12}, {fl10, fl11, fl12}, {ok10}, {}};
-  for (const auto& seq : accepted) {
-    Scoreboard sb(p);
-    for (const Completion& c : seq) EXPECT_TRUE(sb.on_completion(1, QueueKind::Send, c)) << sb.first_mismatch();
-    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, cqe(1, WcStatus::RemAccessErr, WcOpcode::RdmaWrite, 0, 0x11)));
-    EXPECT_TRUE(sb.finish()) << sb.first_mismatch();
+  struct Case {
+    std::vector<Completion> sends, recvs;
+  };
+  const std::vector<Case> accepted = {
+      {{ok10, ok12}, {ok200, ok201}},       // WR 11 succeeded silently
+      {{ok10, fl11, fl12}, {ok200, fl201}},
+      {{ok10, fl12}, {ok200, fl201}},       // WR 11 succeeded silently, then the QP failed
+      {{ok10, rx11, fl12}, {ok200, fl201}}, // host 0 in ERR dropped WR 11
+      {{rx10, fl11, fl12}, {fl200, fl201}},
+      {{fl10, fl11, fl12}, {fl200, fl201}}};
+  for (const Case& c : accepted) EXPECT_EQ(relaxed_run(p, c.sends, c.recvs), "");
+  // Unlimited retries never run out.
+  EXPECT_NE(relaxed_run(relaxed_prediction(7), {rx10, fl11, fl12}, {fl200, fl201})
+                .find("RETRY_EXC_ERR is not a status this WR may report as the queue's first error (allowed: "
+                      "WR_FLUSH_ERR, or SUCCESS)"),
+            std::string::npos);
+}
+
+// Each invariant a relaxed queue keeps, broken once; the scoreboard names the rule.
+TEST(Scoreboard, RelaxedQueueRejectsWhatNoTimingExplains) {
+  const Prediction p = relaxed_prediction();
+  const std::vector<Completion> rq = {fl200, fl201};
+  const Completion bad_status = cqe(10, WcStatus::RemAccessErr, WcOpcode::Send, 0, 0x22);
+  const struct {
+    std::vector<Completion> sends;
+    const char* message;
+  } rejected[] = {
+      // a status no failure of this connection produces at this WR
+      {{bad_status}, "REM_ACCESS_ERR is not a status this WR may report as the queue's first error "
+                     "(allowed: RETRY_EXC_ERR, WR_FLUSH_ERR, or SUCCESS)"},
+      // a success once the queue has failed
+      {{fl10, fl11, ok12}, "successful completion {wr_id 0xc, SUCCESS, SEND, byte_len 4, flags 0, qpn 0x22} for "
+                           "WR #2 (wr_id 0xc) after the queue's first error (WR #0 (wr_id 0xa): WR_FLUSH_ERR)"},
+      // after the first error every WR is flushed
+      {{fl10, rx11, fl12}, "after the queue's first error (WR #0 (wr_id 0xa): WR_FLUSH_ERR) every WR must "
+                           "complete WR_FLUSH_ERR"},
+      // posting order
+      {{ok12, ok10}, "for WR #2 (wr_id 0xc) out of order: WR #0 (wr_id 0xa) posted before it must complete first"},
+      {{ok10, fl12, fl11}, "for WR #1 (wr_id 0xb), which already completed or was passed"},
+      // at most once
+      {{ok10, ok10}, "for WR #0 (wr_id 0xa), which already completed or was passed"},
+      {{cqe(99, WcStatus::WrFlushErr, WcOpcode::Send, 0, 0x22)}, "names no WR of this queue"},
+      // the QP ends in ERR (host 0 failed it), so every WR completes: none may be missing
+      // (WR 11 is unsignaled: it may have succeeded silently; WR 12 may not)
+      {{ok10}, "host 1 qp 0x22 send queue (relaxed): missing completion for WR #2 (wr_id 0xc) (1 of the queue's 3 "
+               "WRs from it on have none); the peer's send WR #0 fails at this QP, so every WR must complete"},
+      {{}, "missing completion for WR #0 (wr_id 0xa) (3 of the queue's 3 WRs from it on have none)"},
+  };
+  for (const auto& r : rejected) {
+    const std::string m = relaxed_run(p, r.sends, rq);
+    EXPECT_NE(m.find(r.message), std::string::npos) << "got: " << m << "\nwant: " << r.message;
+    EXPECT_NE(m.find("host 1 qp 0x22 send queue"), std::string::npos) << m;
   }
-  const std::vector<std::vector<Completion>> rejected = {
-      {ok12},               // skips a signaled WR
-      {fl11, ok12},         // success after the error
-      {ok10, fl12, fl11},   // flushes out of order
-      {ok10, ok10},
-      {fl12, fl11}};
-  for (const auto& seq : rejected) {
+  // The receive queue of host 0 keeps the same rules.
+  EXPECT_NE(relaxed_run(p, {fl10, fl11, fl12}, {fl200, ok201}).find("after the queue's first error"), std::string::npos);
+  EXPECT_NE(relaxed_run(p, {fl10, fl11, fl12}, {fl200}).find("host 0 qp 0x11 recv queue (relaxed): missing completion "
+                                                             "for WR #1 (wr_id 0xc9)"),
+            std::string::npos);
+  EXPECT_NE(relaxed_run(p, {fl10, fl11, fl12}, {fl200, fl201, fl201}).find("already completed or was passed"),
+            std::string::npos);
+  EXPECT_NE(relaxed_run(p, {fl10, fl11, fl12}, {cqe(200, WcStatus::RemAccessErr, WcOpcode::Recv, 0, 0x11), fl201})
+                .find("REM_ACCESS_ERR is not a status this WR may report as the queue's first error (allowed: "
+                      "WR_FLUSH_ERR, or SUCCESS)"),
+            std::string::npos);
+}
+
+// host 0: READ 1, then SEND 2, too long for host 1's receive (NAK), on a lossy link.
+Prediction lossy_prediction() {
+  Workload w = two_hosts();
+  w.lossy = true;
+  w.hosts[1].qps[0].recv = {rwr(100, kRbuf, 8, kRbufKey)};
+  w.hosts[0].qps[0].send = {wr(1, WrOpcode::Read, kLoc, 8, kLocKey, kDst, kDstKey),
+                            wr(2, WrOpcode::Send, kSrc, 9, kSrcKey)};
+  return predict(w);
+}
+
+const Completion lo_read_ok = cqe(1, WcStatus::Success, WcOpcode::RdmaRead, 8, 0x11);
+const Completion lo_read_nak = cqe(1, WcStatus::RemInvReqErr, WcOpcode::RdmaRead, 0, 0x11);
+const Completion lo_send_nak = cqe(2, WcStatus::RemInvReqErr, WcOpcode::Send, 0, 0x11);
+const Completion lo_send_fl = cqe(2, WcStatus::WrFlushErr, WcOpcode::Send, 0, 0x11);
+const Completion lo_recv_err = cqe(100, WcStatus::RemInvReqErr, WcOpcode::Recv, 0, 0x22);
+
+// On a lossy link a failing stream's queue is relaxed, but only this QP's own WR fails it:
+// nothing may be flushed before that failure.
+TEST(Scoreboard, LossyFailingStreamIsRelaxedOnlyWhereLossExplainsIt) {
+  const Prediction p = lossy_prediction();
+  auto run = [&](const std::vector<Completion>& sq) {
     Scoreboard sb(p);
-    bool all = true;
-    for (const Completion& c : seq) all = sb.on_completion(1, QueueKind::Send, c) && all;
-    EXPECT_FALSE(all);
-  }
-  // The receive queue of host 0 is relaxed in the same way.
-  Scoreboard r(p);
-  EXPECT_TRUE(r.on_completion(0, QueueKind::Recv, cqe(200, WcStatus::Success, WcOpcode::Recv, 4, 0x11)));
-  EXPECT_TRUE(r.on_completion(0, QueueKind::Recv, cqe(201, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x11)));
-  EXPECT_FALSE(r.on_completion(0, QueueKind::Recv, cqe(201, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x11)));
+    for (const Completion& c : sq) sb.on_completion(0, QueueKind::Send, c);
+    sb.on_completion(1, QueueKind::Recv, lo_recv_err);
+    sb.finish();
+    return sb.first_mismatch();
+  };
+  EXPECT_EQ(run({lo_read_ok, lo_send_nak}), "");
+  EXPECT_EQ(run({lo_read_nak, lo_send_fl}), "") << "the READ lost responses: the NAK beyond it fails it";
+  EXPECT_NE(run({cqe(1, WcStatus::WrFlushErr, WcOpcode::RdmaRead, 0, 0x11), lo_send_fl})
+                .find("WR_FLUSH_ERR is not a status this WR may report as the queue's first error (allowed: "
+                      "REM_INV_REQ_ERR, or SUCCESS)"),
+            std::string::npos);
+  EXPECT_NE(run({lo_read_ok, cqe(2, WcStatus::RemAccessErr, WcOpcode::Send, 0, 0x11)}).find("(allowed: REM_INV_REQ_ERR)"),
+            std::string::npos);
+  EXPECT_NE(run({lo_read_ok, cqe(2, WcStatus::Success, WcOpcode::Send, 9, 0x11)}).find("which cannot succeed"),
+            std::string::npos);
+  EXPECT_NE(run({lo_send_nak}).find("out of order"), std::string::npos);
+  EXPECT_NE(run({lo_read_ok}).find("missing completion for WR #1 (wr_id 0x2)"), std::string::npos);
+}
+
+// The host moves QP 0x11 to ERR at a time the model cannot know. Its WRITE (1), SEND (2) and
+// READ (3) may each succeed or be flushed; host 1's QP stays up.
+Prediction host_err_prediction() {
+  Workload w = two_hosts();
+  w.hosts[0].qps[0].host_err = true;
+  w.hosts[0].qps[0].recv = {rwr(200, kRcv0, 8, kRcv0Key)};
+  w.hosts[0].qps[0].send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey),
+                            wr(2, WrOpcode::Send, kSrc + 8, 4, kSrcKey),
+                            wr(3, WrOpcode::Read, kLoc, 4, kLocKey, kDst + 16, kDstKey)};
+  w.hosts[1].qps[0].recv = {rwr(300, kRbuf, 8, kRbufKey)};
+  return predict(w);
+}
+
+const Completion he_ok1 = cqe(1, WcStatus::Success, WcOpcode::RdmaWrite, 4, 0x11);
+const Completion he_ok2 = cqe(2, WcStatus::Success, WcOpcode::Send, 4, 0x11);
+const Completion he_fl1 = cqe(1, WcStatus::WrFlushErr, WcOpcode::RdmaWrite, 0, 0x11);
+const Completion he_fl2 = cqe(2, WcStatus::WrFlushErr, WcOpcode::Send, 0, 0x11);
+const Completion he_fl3 = cqe(3, WcStatus::WrFlushErr, WcOpcode::RdmaRead, 0, 0x11);
+const Completion he_ok300 = cqe(300, WcStatus::Success, WcOpcode::Recv, 4, 0x22);
+
+// Feeds host 0's send completions, its flushed receive and host 1's receive completions into
+// `sb`, then finish(); returns the first mismatch ("" when all is accepted).
+std::string host_err_run(Scoreboard& sb, const std::vector<Completion>& sq, const std::vector<Completion>& rq1) {
+  for (const Completion& c : sq) sb.on_completion(0, QueueKind::Send, c);
+  sb.on_completion(0, QueueKind::Recv, cqe(200, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x11));
+  for (const Completion& c : rq1) sb.on_completion(1, QueueKind::Recv, c);
+  sb.finish();
+  return sb.first_mismatch();
+}
+
+TEST(Scoreboard, HostErrQueuesShowOnlyWhatTheErrExplains) {
+  const Prediction p = host_err_prediction();
+  auto run = [&](const std::vector<Completion>& sq, const std::vector<Completion>& rq1) {
+    Scoreboard sb(p);
+    return host_err_run(sb, sq, rq1);
+  };
+  EXPECT_EQ(run({he_ok1, he_fl2, he_fl3}, {}), "");
+  EXPECT_EQ(run({he_ok1, he_ok2, he_fl3}, {he_ok300}), "");
+  EXPECT_EQ(run({he_fl1, he_fl2, he_fl3}, {he_ok300}), "") << "the SEND landed, its ACK came after the ERR";
+  // A SEND that succeeded consumed host 1's receive, which must complete.
+  EXPECT_NE(run({he_ok1, he_ok2, he_fl3}, {}).find("host 1 qp 0x22 recv queue (relaxed): missing completion for WR #0 "
+                                                   "(wr_id 0x12c): it was consumed by host 0 qp 0x11 WR #1 (wr_id "
+                                                   "0x2), which completed successfully"),
+            std::string::npos);
+  // Host 1's QP never fails: its receive cannot be flushed.
+  EXPECT_NE(run({he_fl1, he_fl2, he_fl3}, {cqe(300, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x22)})
+                .find("WR_FLUSH_ERR is not a status this WR may report as the queue's first error (allowed: SUCCESS "
+                      "only)"),
+            std::string::npos);
+  // Host 1 stays up and answers: no RETRY_EXC_ERR; and host 0's QP ends in ERR: no WR missing.
+  EXPECT_NE(run({cqe(1, WcStatus::RetryExcErr, WcOpcode::RdmaWrite, 0, 0x11), he_fl2, he_fl3}, {})
+                .find("RETRY_EXC_ERR is not a status this WR may report as the queue's first error (allowed: "
+                      "WR_FLUSH_ERR, or SUCCESS)"),
+            std::string::npos);
+  EXPECT_NE(run({he_ok1, he_fl2}, {}).find("host 0 qp 0x11 send queue (relaxed): missing completion for WR #2 (wr_id "
+                                           "0x3) (1 of the queue's 3 WRs from it on have none); the host moves the QP "
+                                           "to ERR, so every WR must complete"),
+            std::string::npos);
+}
+
+// A test waits for a relaxed queue until it has what finish() requires of it.
+TEST(Scoreboard, RelaxedQueueSettlesWhenFinishWouldAccept) {
+  const Prediction p = relaxed_prediction();
+  Scoreboard a(p);
+  EXPECT_FALSE(a.settled(1, 0x22, QueueKind::Send)) << "host 1's QP ends in ERR: all its WRs complete";
+  EXPECT_TRUE(a.on_completion(1, QueueKind::Send, ok10));
+  EXPECT_FALSE(a.settled(1, 0x22, QueueKind::Send));
+  EXPECT_TRUE(a.on_completion(1, QueueKind::Send, ok12));  // WR 11 succeeded silently
+  EXPECT_TRUE(a.settled(1, 0x22, QueueKind::Send));
+  Scoreboard b(p);
+  EXPECT_TRUE(b.on_completion(1, QueueKind::Send, ok10));
+  EXPECT_TRUE(b.on_completion(1, QueueKind::Send, fl11));
+  EXPECT_FALSE(b.settled(1, 0x22, QueueKind::Send));
+  EXPECT_TRUE(b.on_completion(1, QueueKind::Send, fl12));
+  EXPECT_TRUE(b.settled(1, 0x22, QueueKind::Send));
+  Scoreboard c(p);
+  EXPECT_FALSE(c.on_completion(1, QueueKind::Send, ok12));
+  EXPECT_TRUE(c.settled(1, 0x22, QueueKind::Send)) << "a queue that already failed is not waited for";
+  // Host 1's receives of a QP the host moved to ERR may stay posted: nothing to wait for.
+  const Prediction h = host_err_prediction();
+  Scoreboard d(h);
+  EXPECT_TRUE(d.settled(1, 0x22, QueueKind::Recv));
+  EXPECT_FALSE(d.settled(0, 0x11, QueueKind::Recv));
+  EXPECT_TRUE(d.on_completion(0, QueueKind::Recv, cqe(200, WcStatus::WrFlushErr, WcOpcode::Recv, 0, 0x11)));
+  EXPECT_TRUE(d.settled(0, 0x11, QueueKind::Recv));
 }
 
 }  // namespace

@@ -391,6 +391,12 @@ void TrafficScoreboard::set_prediction(std::unique_ptr<Prediction> p) {
   for (const ExpectedQueue& q : pred_->queues) {
     if (q.relaxed) {
       ++relaxed_queues_;
+      // (wait for them like for exact queues: a lost request of a failing WR, resent after an
+      // ACK timeout, completes long after the quiet time)
+      if (q.must_complete > 0 && !sb_->settled(q.host, q.qpn, q.kind)) {
+        must_complete_[{q.host, q.qpn, q.kind}] = false;
+        ++relaxed_pending_;
+      }
       continue;
     }
     exact_[{q.host, q.qpn, q.kind}] = {0, q.completions.size()};
@@ -419,6 +425,11 @@ void TrafficScoreboard::on_completion(const CompletionItem& c) {
   if (it != exact_.end() && it->second.first < it->second.second) {
     ++it->second.first;
     --exact_pending_;
+  }
+  auto r = must_complete_.find({c.host, c.wc.qp_num, c.kind});
+  if (r != must_complete_.end() && !r->second && sb_->settled(c.host, c.wc.qp_num, c.kind)) {
+    r->second = true;
+    --relaxed_pending_;
   }
 }
 

@@ -510,6 +510,7 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const st
       qs.peer_host = 1 - h;
       qs.peer_qpn = hl[1 - h].qpn[q];
       qs.rnr_retry = p.qps[q].rnr_retry;
+      qs.retry_cnt = 7;  // ChipEnv connects every QP with retry_cnt 7 (no limit)
       qs.mtu = p.qps[q].mtu;
       qs.host_err = h == 0 && p.qps[q].host_err;
       for (size_t i = 0; i < p.qps[q].side[h].send.size(); ++i) qs.send.push_back(make_send_wr(p, hl, h, q, i));

@@ -104,6 +104,7 @@ struct OpPlan {
   std::vector<Range> partial;       // bytes a failing WR may or may not have written
   int recv_index = -1;              // peer receive WR consumed
   WcStatus recv_status = WcStatus::Success;
+  bool nak = false;                 // failing WR: the responder reports the error (a NAK)
 };
 
 struct StreamPlan {
@@ -192,8 +193,9 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
     const bool uses_rwqe = is_send || wr.opcode == WrOpcode::WriteImm;
     const uint64_t len = wr.length;
     OpPlan op;
-    auto fail = [&](WcStatus st, bool peer_err) {
+    auto fail = [&](WcStatus st, bool peer_err, bool nak) {
       op.status = st;
+      op.nak = nak;
       s.ops.push_back(op);
       s.error_index = int(i);
       s.peer_err = peer_err;
@@ -202,12 +204,12 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
     // 1. Requester fetches the payload through the lkey.
     if ((is_write || is_send) && len > 0 &&
         check_key(host, wr.lkey, qp.pd, wr.laddr, len, 0, &op.src) != KeyCheck::Ok) {
-      fail(WcStatus::LocProtErr, false);
+      fail(WcStatus::LocProtErr, false, false);
       return s;
     }
     // 2. Responder QP access flags (NAK Invalid Request).
     if ((is_write && !(peer.access & kAccessRemoteWrite)) || (is_read && !(peer.access & kAccessRemoteRead))) {
-      fail(WcStatus::RemInvReqErr, true);
+      fail(WcStatus::RemInvReqErr, true, true);
       return s;
     }
     // R_Key (NAK Remote Access Error); zero-length WRITE/READ skip it. A multi-packet
@@ -221,7 +223,7 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
     };
     const bool multi_packet_imm = wr.opcode == WrOpcode::WriteImm && len > qp.mtu;
     if (multi_packet_imm && !remote_ok()) {
-      fail(WcStatus::RemAccessErr, true);
+      fail(WcStatus::RemAccessErr, true, true);
       return s;
     }
     // 3. Receive WR (RNR when there is none).
@@ -239,7 +241,7 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
         if (is_write && len > 0 &&
             check_key(s.peer_host, wr.rkey, peer.pd, wr.raddr, len, kAccessRemoteWrite, &target) == KeyCheck::Ok)
           op.partial.push_back(target);
-        fail(WcStatus::RnrRetryExcErr, false);
+        fail(WcStatus::RnrRetryExcErr, false, true);
         return s;
       }
       op.recv_index = int(rq);
@@ -249,14 +251,14 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
     if (is_send && len > rwr->length) {
       op.recv_status = WcStatus::RemInvReqErr;
       if (auto part = writable_part(s.peer_host, rwr->lkey, peer.pd, rwr->addr, rwr->length)) op.partial.push_back(*part);
-      fail(WcStatus::RemInvReqErr, true);
+      fail(WcStatus::RemInvReqErr, true, true);
       return s;
     }
     // 5. R_Key. A (single-packet) WRITE_WITH_IMM has consumed its receive, which completes
     // in error too.
     if (!multi_packet_imm && !remote_ok()) {
       op.recv_status = WcStatus::RemAccessErr;
-      fail(WcStatus::RemAccessErr, true);
+      fail(WcStatus::RemAccessErr, true, true);
       return s;
     }
     // 6. Placement into the receive buffer (malformed WQE: NAK Remote Operational Error).
@@ -264,14 +266,14 @@ StreamPlan Model::plan_stream(uint32_t host, const QpSpec& qp) const {
         check_key(s.peer_host, rwr->lkey, peer.pd, rwr->addr, len, kAccessLocalWrite, &op.dst) != KeyCheck::Ok) {
       op.recv_status = WcStatus::LocQpOpErr;
       if (auto part = writable_part(s.peer_host, rwr->lkey, peer.pd, rwr->addr, len)) op.partial.push_back(*part);
-      fail(WcStatus::RemOpErr, true);
+      fail(WcStatus::RemOpErr, true, true);
       return s;
     }
     // 7. READ response data lands through the local lkey.
     if (is_read && len > 0 &&
         check_key(host, wr.lkey, qp.pd, wr.laddr, len, kAccessLocalWrite, &op.dst) != KeyCheck::Ok) {
       if (auto part = writable_part(host, wr.lkey, qp.pd, wr.laddr, len)) op.partial.push_back(*part);
-      fail(WcStatus::LocProtErr, false);
+      fail(WcStatus::LocProtErr, false, false);
       return s;
     }
     op.executed = true;
@@ -374,20 +376,66 @@ void Model::build_queues(Prediction& p) const {
   for (const StreamPlan& s : streams_) {
     const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
     const QpSpec& qp = *s.qp;
+    const QpSpec& peer = *s.peer;
     // This QP ends in ERR if its own stream failed or a failure of the peer's stream at this
     // QP (a responder error) moved it there.
     const bool qp_err = s.error_index >= 0 || (in.error_index >= 0 && in.peer_err);
+
+    // What relaxed queues may show depends on how each end of the connection can reach ERR.
+    // Something other than this QP's own send WRs moves it to ERR (the host, or a responder
+    // error in the peer's requests): its WRs may be flushed before any of them fails.
+    const bool moved_err = qp.host_err || (in.error_index >= 0 && in.peer_err);
+    // The peer may be in ERR while this QP still sends (the host moved it there, or its own
+    // send WR failed): it drops the requests, whose retries end in RETRY_EXC_ERR, or, with
+    // unlimited retries, never end.
+    const bool peer_dead = peer.host_err || in.error_index >= 0;
+    const bool retries_end = qp.retry_cnt != 7;
+    // This QP reaches ERR whatever the timing (then every WR of its queues completes, flushed
+    // if nothing else): the host moves it there, or a failure no error elsewhere can cut short
+    // (its own stream's, or a responder error in the peer's stream).
+    std::string err_why;
+    if (qp.host_err)
+      err_why = "the host moves the QP to ERR";
+    else if (s.error_index >= 0 && !s.relaxed)
+      err_why = "its send WR #" + std::to_string(s.error_index) + " fails";
+    else if (in.error_index >= 0 && in.peer_err && !in.relaxed)
+      err_why = "the peer's send WR #" + std::to_string(in.error_index) + " fails at this QP";
+    const bool certain_err = !err_why.empty();
+    // This QP may reach ERR at all (its receive queue may then be flushed).
+    const bool may_err = moved_err || s.error_index >= 0 || (peer_dead && retries_end && !qp.send.empty());
 
     ExpectedQueue sq;
     sq.host = s.host;
     sq.qpn = s.qpn;
     sq.kind = QueueKind::Send;
+    sq.peer_host = s.peer_host;
+    sq.peer_qpn = s.peer_qpn;
     sq.relaxed = s.relaxed || s.lossy_err;
+    // the last WR that can be a first error: the failing one or the one that stalls
+    const int last_first = s.error_index >= 0 ? s.error_index : s.stall_index >= 0 ? s.stall_index : int(qp.send.size());
     for (size_t i = 0; i < qp.send.size(); ++i) {
       const SendWr& wr = qp.send[i];
       if (sq.relaxed) {
-        const bool ok = i < s.ops.size() && s.ops[i].status == WcStatus::Success && int(i) != s.stall_index;
-        sq.candidates.push_back({send_completion(s, wr, WcStatus::Success), wr.signaled, ok});
+        ExpectedQueue::Candidate c;
+        c.on_success = send_completion(s, wr, WcStatus::Success);
+        c.signaled = wr.signaled;
+        c.can_succeed = i < s.ops.size() && s.ops[i].status == WcStatus::Success && int(i) != s.stall_index;
+        auto allow = [&c](WcStatus st) {
+          if (std::find(c.errors.begin(), c.errors.end(), st) == c.errors.end()) c.errors.push_back(st);
+        };
+        if (int(i) <= last_first) {
+          if (int(i) == s.error_index) allow(s.ops[i].status);
+          // lossy link: a READ that lost responses fails with the status of the NAK beyond it
+          if (w_.lossy && s.error_index >= 0 && s.ops[size_t(s.error_index)].nak && int(i) < s.error_index &&
+              wr.opcode == WrOpcode::Read)
+            allow(s.ops[size_t(s.error_index)].status);
+          // the responder stops answering: the peer is in ERR for another reason, or (lossy
+          // link) the fatal NAK of this stream's failing WR was lost and its retry is dropped
+          if (retries_end && (peer_dead || (w_.lossy && s.error_index >= 0 && s.peer_err)))
+            allow(WcStatus::RetryExcErr);
+          if (moved_err) allow(WcStatus::WrFlushErr);
+        }
+        sq.candidates.push_back(std::move(c));
         continue;
       }
       if (s.stall_index >= 0 && int(i) >= s.stall_index) break;
@@ -398,6 +446,10 @@ void Model::build_queues(Prediction& p) const {
         sq.completions.push_back(send_completion(s, wr, WcStatus::WrFlushErr));
       }
     }
+    if (sq.relaxed && certain_err) {
+      sq.must_complete = sq.candidates.size();
+      sq.must_complete_why = err_why;
+    }
     p.queues.push_back(std::move(sq));
 
     // Receive queue of this QP, consumed by the peer's stream `in`.
@@ -405,25 +457,39 @@ void Model::build_queues(Prediction& p) const {
     rq.host = s.host;
     rq.qpn = s.qpn;
     rq.kind = QueueKind::Recv;
+    rq.peer_host = s.peer_host;
+    rq.peer_qpn = s.peer_qpn;
     // (a QP the host moves to ERR completes its receives at a moment the model cannot know)
     rq.relaxed = in.relaxed || qp.host_err;
     std::vector<const SendWr*> consumer(qp.recv.size(), nullptr);
+    std::vector<int32_t> consumer_index(qp.recv.size(), -1);
     std::vector<WcStatus> status(qp.recv.size(), WcStatus::WrFlushErr);
     for (size_t i = 0; i < in.ops.size(); ++i)
       if (in.ops[i].recv_index >= 0) {
         consumer[size_t(in.ops[i].recv_index)] = &in.qp->send[i];
+        consumer_index[size_t(in.ops[i].recv_index)] = int32_t(i);
         status[size_t(in.ops[i].recv_index)] = in.ops[i].recv_status;
       }
     for (size_t j = 0; j < qp.recv.size(); ++j) {
       const RecvWr& r = qp.recv[j];
       if (rq.relaxed) {
-        const bool ok = j < in.recv_consumed && status[j] == WcStatus::Success;
-        rq.candidates.push_back({recv_completion(in, r, consumer[j], WcStatus::Success), true, ok});
+        ExpectedQueue::Candidate c;
+        c.on_success = recv_completion(in, r, consumer[j], WcStatus::Success);
+        c.can_succeed = j < in.recv_consumed && status[j] == WcStatus::Success;
+        c.consumer = consumer_index[j];
+        // consumed by the peer's failing WR: the error that WR reports at this end
+        if (j < in.recv_consumed && status[j] != WcStatus::Success) c.errors.push_back(status[j]);
+        if (may_err) c.errors.push_back(WcStatus::WrFlushErr);
+        rq.candidates.push_back(std::move(c));
       } else if (j < in.recv_consumed) {
         rq.completions.push_back(recv_completion(in, r, consumer[j], status[j]));
       } else if (qp_err) {
         rq.completions.push_back(recv_completion(in, r, nullptr, WcStatus::WrFlushErr));
       }
+    }
+    if (rq.relaxed && certain_err) {
+      rq.must_complete = rq.candidates.size();
+      rq.must_complete_why = err_why;
     }
     p.queues.push_back(std::move(rq));
   }

@@ -1,6 +1,7 @@
 // Scoreboard: completion matching (exact or relaxed per queue) and byte-by-byte memory compare.
 #include "srnic/verif/scoreboard.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -41,10 +42,38 @@ std::string diff(const Completion& want, const Completion& got) {
   return "";
 }
 
+std::string statuses(const std::vector<WcStatus>& v) {
+  if (v.empty()) return "none";
+  std::string s;
+  for (WcStatus st : v) s += (s.empty() ? "" : ", ") + std::string(to_string(st));
+  return s;
+}
+
+std::string wr_name(const ExpectedQueue& e, size_t i) {
+  return "WR #" + std::to_string(i) + " (wr_id " + hex(e.candidates[i].on_success.wr_id) + ")";
+}
+
 }  // namespace
 
 Scoreboard::Scoreboard(const Prediction& prediction) : p_(prediction) {
-  for (const ExpectedQueue& q : p_.queues) queues_[{q.host, q.qpn, q.kind}].expected = &q;
+  for (const ExpectedQueue& q : p_.queues) {
+    QueueState& st = queues_[{q.host, q.qpn, q.kind}];
+    st.expected = &q;
+    // unsignaled WRs that may succeed, at the end of what must complete, may stay silent
+    st.required = std::min(q.must_complete, q.candidates.size());
+    while (st.required > 0 && !q.candidates[st.required - 1].signaled && q.candidates[st.required - 1].can_succeed)
+      --st.required;
+  }
+}
+
+bool Scoreboard::settled(uint32_t host, uint32_t qpn, QueueKind kind) const {
+  const auto it = queues_.find({host, qpn, kind});
+  if (it == queues_.end()) return true;
+  const QueueState& q = it->second;
+  const ExpectedQueue& e = *q.expected;
+  if (q.broken) return true;
+  if (!e.relaxed) return q.next >= e.completions.size();
+  return q.next >= (q.first_error != SIZE_MAX ? e.must_complete : q.required);
 }
 
 bool Scoreboard::fail(const std::string& msg) {
@@ -70,35 +99,69 @@ bool Scoreboard::match_exact(QueueState& q, const Completion& c, std::string& wh
   return true;
 }
 
+// Relaxed queue: WRs complete in posting order, each once; before the first error completion
+// only successes (unsignaled successes silent), the first error with a status its WR lists,
+// after it WR_FLUSH_ERR for every WR, unsignaled ones included.
 bool Scoreboard::match_relaxed(QueueState& q, const Completion& c, std::string& why) {
-  const auto& cand = q.expected->candidates;
-  if (!q.error_mode && c.status == WcStatus::Success) {
-    // Skip unsignaled WRs, which complete silently when they succeed.
-    size_t i = q.next;
-    while (i < cand.size() && !cand[i].signaled && cand[i].can_succeed) ++i;
-    if (i < cand.size() && cand[i].can_succeed && diff(cand[i].on_success, c).empty()) {
-      q.next = i + 1;
-      return true;
-    }
-    why = "completion " + describe(c) + " does not match the next WR that may succeed" +
-          (i < cand.size() ? " " + describe(cand[i].on_success) : std::string(" (none left)"));
-    return false;
-  }
-  if (c.status == WcStatus::Success) {
-    why = "successful completion " + describe(c) + " after the queue was seen in error";
-    return false;
-  }
+  const ExpectedQueue& e = *q.expected;
+  const auto& cand = e.candidates;
+  const bool in_error = q.first_error != SIZE_MAX;
   size_t i = q.next;
-  if (!q.error_mode) {
-    // The first error may follow silent successes of unsignaled WRs.
+  // Before the first error, unsignaled WRs that may succeed may have done so silently.
+  if (!in_error)
     while (i < cand.size() && cand[i].on_success.wr_id != c.wr_id && !cand[i].signaled && cand[i].can_succeed) ++i;
-  }
-  if (i >= cand.size() || cand[i].on_success.wr_id != c.wr_id || c.qpn != cand[i].on_success.qpn) {
-    why = "error completion " + describe(c) + " is not for the next outstanding WR" +
-          (q.next < cand.size() ? " (wr_id " + hex(cand[q.next].on_success.wr_id) + ")" : std::string());
+  if (i >= cand.size() || cand[i].on_success.wr_id != c.wr_id) {
+    size_t k = 0;
+    while (k < cand.size() && cand[k].on_success.wr_id != c.wr_id) ++k;
+    const std::string next = q.next < cand.size() ? wr_name(e, q.next) : std::string("none, all are done");
+    if (k >= cand.size())
+      why = "completion " + describe(c) + " names no WR of this queue";
+    else if (k < q.next)
+      why = "completion " + describe(c) + " for " + wr_name(e, k) + ", which already completed or was passed " +
+            "(completions come once each, in posting order; next outstanding: " + next + ")";
+    else
+      why = "completion " + describe(c) + " for " + wr_name(e, k) + " out of order: " + wr_name(e, i < cand.size() ? i : q.next) +
+            " posted before it must complete first" + (in_error ? " (flushed after the queue's first error)" : "");
     return false;
   }
-  q.error_mode = true;
+  const ExpectedQueue::Candidate& w = cand[i];
+  if (c.status == WcStatus::Success) {
+    if (in_error) {
+      why = "successful completion " + describe(c) + " for " + wr_name(e, i) + " after the queue's first error (" +
+            wr_name(e, q.first_error) + ": " + to_string(q.first_status) + ")";
+      return false;
+    }
+    if (!w.can_succeed) {
+      why = "successful completion " + describe(c) + " for " + wr_name(e, i) +
+            ", which cannot succeed (it may report: " + statuses(w.errors) + ")";
+      return false;
+    }
+    const std::string field = diff(w.on_success, c);
+    if (!field.empty()) {
+      why = "completion for " + wr_name(e, i) + ": " + field + " differs; expected " + describe(w.on_success) +
+            ", got " + describe(c);
+      return false;
+    }
+    q.succeeded = i + 1;
+  } else if (in_error) {
+    if (c.status != WcStatus::WrFlushErr) {
+      why = "completion " + describe(c) + " for " + wr_name(e, i) + ": after the queue's first error (" +
+            wr_name(e, q.first_error) + ": " + to_string(q.first_status) + ") every WR must complete WR_FLUSH_ERR";
+      return false;
+    }
+  } else {
+    if (std::find(w.errors.begin(), w.errors.end(), c.status) == w.errors.end()) {
+      std::string allowed = w.errors.empty() ? std::string() : statuses(w.errors);
+      if (w.can_succeed) allowed += allowed.empty() ? "SUCCESS only" : ", or SUCCESS";
+      why = "completion " + describe(c) + " for " + wr_name(e, i) + ": " + to_string(c.status) +
+            " is not a status this WR may report as the queue's first error (allowed: " +
+            (allowed.empty() ? std::string("none") : allowed) + ")";
+      return false;
+    }
+    q.first_error = i;
+    q.first_status = c.status;
+    q.succeeded = i;  // the WRs passed silently succeeded
+  }
   q.next = i + 1;
   return true;
 }
@@ -110,7 +173,10 @@ bool Scoreboard::on_completion(uint32_t host, QueueKind kind, const Completion& 
   ++q.observed;
   std::string why;
   const bool ok = q.expected->relaxed ? match_relaxed(q, c, why) : match_exact(q, c, why);
-  if (!ok) return fail(queue_name(host, c.qpn, kind) + ": " + why);
+  if (!ok) {
+    q.broken = true;
+    return fail(queue_name(host, c.qpn, kind) + ": " + why);
+  }
   ++completion_matches_;
   return true;
 }
@@ -149,11 +215,44 @@ bool Scoreboard::check_memory(const MemoryReader& read) {
   return ok;
 }
 
+// A relaxed queue at the end of the test: nothing below must_complete may be missing (WRs left
+// after the last completion may only be unsignaled ones that succeeded silently, before any
+// error), and a receive WR whose consumer was seen to succeed must have completed.
+bool Scoreboard::finish_relaxed(const QueueState& q) {
+  const ExpectedQueue& e = *q.expected;
+  const auto& cand = e.candidates;
+  const std::string name = queue_name(e.host, e.qpn, e.kind) + " (relaxed): ";
+  if (q.next < e.must_complete) {
+    size_t i = q.next;
+    if (q.first_error == SIZE_MAX)
+      while (i < e.must_complete && !cand[i].signaled && cand[i].can_succeed) ++i;
+    if (i < e.must_complete)
+      return fail(name + "missing completion for " + wr_name(e, i) + " (" + std::to_string(e.must_complete - i) +
+                  " of the queue's " + std::to_string(cand.size()) + " WRs from it on have none); " +
+                  e.must_complete_why + ", so every WR must complete, flushed if nothing else");
+  }
+  if (e.kind != QueueKind::Recv) return true;
+  const auto peer = queues_.find({e.peer_host, e.peer_qpn, QueueKind::Send});
+  if (peer == queues_.end() || !peer->second.expected->relaxed) return true;
+  for (size_t j = q.next; j < cand.size(); ++j) {
+    const int32_t c = cand[j].consumer;
+    if (c >= 0 && peer->second.succeeded > size_t(c))
+      return fail(name + "missing completion for " + wr_name(e, j) + ": it was consumed by host " +
+                  std::to_string(e.peer_host) + " qp " + hex(e.peer_qpn) + " " +
+                  wr_name(*peer->second.expected, size_t(c)) + ", which completed successfully");
+  }
+  return true;
+}
+
 bool Scoreboard::finish() {
   bool ok = true;
   for (auto& [key, q] : queues_) {
     const ExpectedQueue& e = *q.expected;
-    if (e.relaxed || q.next >= e.completions.size()) continue;
+    if (e.relaxed) {
+      ok = finish_relaxed(q) && ok;
+      continue;
+    }
+    if (q.next >= e.completions.size()) continue;
     const Completion& want = e.completions[q.next];
     ok = fail(queue_name(e.host, e.qpn, e.kind) + ": missing completion #" + std::to_string(q.next) + " " +
               describe(want) + " (" + std::to_string(e.completions.size() - q.next) + " missing)") && ok;

@@ -208,8 +208,9 @@ class TrafficScoreboard : public uvm::Component {
 
   void on_completion(const CompletionItem& c);
   void on_dma_write(uint32_t host, const agents::Axi4WriteTxn& t);
-  // Every exact queue complete (relaxed queues are judged by quiet time).
-  bool exact_done() const { return exact_pending_ == 0; }
+  // Every exact queue complete, and every relaxed queue whose QP ends in ERR (the model's
+  // must_complete); the other relaxed queues are judged by quiet time.
+  bool exact_done() const { return exact_pending_ == 0 && relaxed_pending_ == 0; }
   bool has_relaxed() const { return relaxed_queues_ > 0; }
   uint64_t last_completion_cycle() const { return last_cycle_; }
   uint64_t dma_bytes_checked() const { return dma_checked_; }
@@ -224,6 +225,8 @@ class TrafficScoreboard : public uvm::Component {
   std::map<std::tuple<uint32_t, uint32_t, QueueKind>, std::pair<uint64_t, uint64_t>> exact_;  // seen, want
   uint64_t exact_pending_ = 0;
   uint64_t relaxed_queues_ = 0;
+  std::map<std::tuple<uint32_t, uint32_t, QueueKind>, bool> must_complete_;  // relaxed: settled
+  uint64_t relaxed_pending_ = 0;  // must_complete_ entries not settled
   uint64_t last_cycle_ = 0;
   uint64_t dma_checked_ = 0;
   uint64_t data_errors_ = 0;

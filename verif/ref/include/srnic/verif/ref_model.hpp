@@ -110,6 +110,7 @@ struct QpSpec {
   uint32_t peer_host = 0;
   uint32_t peer_qpn = 0;
   uint8_t rnr_retry = 7;  // 7 = retry forever
+  uint8_t retry_cnt = 7;  // ACK timeouts before RETRY_EXC_ERR; 7 = retry forever (as the NIC)
   uint32_t mtu = 4096;    // path MTU: where a message's packets split (WRITE_WITH_IMM checks)
   bool host_err = false;  // the host moves this QP to ERR at a time the model cannot know: both
                           // directions of the connection and both receive queues are relaxed
@@ -126,9 +127,10 @@ struct HostSpec {
 struct Workload {
   std::vector<HostSpec> hosts;
   // Frames may be lost, reordered or duplicated (go-back-N at work). A stream that fails then
-  // has its send queue relaxed: a lost fatal NAK ends in RETRY_EXC_ERR after the timeouts, and
-  // a READ before the failing WR may never get its lost responses (the responder's QP is in
-  // ERR): it fails and its target is left undetermined.
+  // has its send queue relaxed: a lost fatal NAK ends in RETRY_EXC_ERR after the timeouts
+  // (with retry_cnt 7 the requester would retry for ever: such a workload must not lose fatal
+  // NAKs), and a READ before the failing WR may never get its lost responses (the responder's
+  // QP is in ERR): it fails with the NAK's status, and its target is left undetermined.
   bool lossy = false;
   // Bytes [offset, offset + n) of a HostStore; required when any WR has a store.
   std::function<void(const HostStore& store, uint64_t offset, uint8_t* dst, size_t n)> fill;
@@ -152,19 +154,30 @@ struct ExpectedQueue {
   uint32_t host = 0;
   uint32_t qpn = 0;
   QueueKind kind = QueueKind::Send;
+  uint32_t peer_host = 0;  // the connected QP; its send queue feeds this receive queue
+  uint32_t peer_qpn = 0;
   // Exact list, used when !relaxed.
   std::vector<Completion> completions;
-  // Relaxed: an error elsewhere moves this QP to ERR at a time the model cannot know. The queue
-  // must show a prefix of WRs completing as predicted (unsignaled successes stay silent), then
-  // every remaining WR with an error status (WR_FLUSH_ERR or the error that stopped it), and may
-  // end early if the peer stops answering. `candidates` lists every WR in posting order.
+  // Relaxed: the QP or its peer moves to ERR at a time the model cannot know (see
+  // verif/README.md). The queue completes its WRs in posting order, each at most once: a prefix
+  // of WRs completes as predicted (unsignaled successes stay silent), then the first error
+  // completion, with one of the statuses its WR lists in `errors`, then WR_FLUSH_ERR for every
+  // later WR. `candidates` lists every WR in posting order.
   bool relaxed = false;
   struct Candidate {
     Completion on_success;    // what the WR reports if it completes normally
     bool signaled = true;     // a successful unsignaled send WR produces no completion
     bool can_succeed = true;  // false once the WR's own error or flush is certain
+    std::vector<WcStatus> errors;  // the statuses it may report as the queue's first error
+    int32_t consumer = -1;    // receive queue: index of the peer's send WR that consumes it
   };
   std::vector<Candidate> candidates;
+  // Relaxed: WRs [0, must_complete) must have completed (or succeeded silently) by the end of
+  // the test; `must_complete_why` says why (the QP ends in ERR, which flushes what is left).
+  // Later WRs may stay outstanding, except that a receive WR whose consumer completed
+  // successfully must have completed too.
+  size_t must_complete = 0;
+  std::string must_complete_why;
 };
 
 // Who wrote a byte: one send WR of one QP.

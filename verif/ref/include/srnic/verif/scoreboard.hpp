@@ -2,6 +2,7 @@
 // against a Prediction; remembers the first mismatch with host, QP, operation and wr_id.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,8 +24,13 @@ class Scoreboard {
   // Reads every predicted buffer through `read` and compares it.
   using MemoryReader = std::function<void(uint32_t host, uint64_t pa, uint8_t* dst, size_t len)>;
   bool check_memory(const MemoryReader& read);
-  // End of test: every exact queue must have produced all its completions.
+  // End of test: every exact queue must have produced all its completions; a relaxed queue
+  // every WR below its must_complete, and every receive WR whose consumer succeeded.
   bool finish();
+  // The queue has every completion finish() will require of it (a relaxed queue: up to its
+  // must_complete, not counting unsignaled WRs that may succeed silently at its end), or has
+  // already mismatched: a test need not wait for it any longer.
+  bool settled(uint32_t host, uint32_t qpn, QueueKind kind) const;
 
   bool ok() const { return first_.empty(); }
   const std::string& first_mismatch() const { return first_; }
@@ -39,12 +45,17 @@ class Scoreboard {
   struct QueueState {
     const ExpectedQueue* expected = nullptr;
     size_t next = 0;           // exact: next completion; relaxed: next candidate
-    bool error_mode = false;   // relaxed: the QP has been seen in error
+    size_t first_error = SIZE_MAX;  // relaxed: candidate of the queue's first error completion
+    WcStatus first_status = WcStatus::Success;
+    size_t succeeded = 0;      // relaxed: candidates [0, succeeded) are known to have succeeded
+    size_t required = 0;       // relaxed, before an error: candidates finish() needs reported
+    bool broken = false;       // a completion of this queue mismatched
     uint64_t observed = 0;
   };
   bool fail(const std::string& msg);
   bool match_exact(QueueState& q, const Completion& c, std::string& why);
   bool match_relaxed(QueueState& q, const Completion& c, std::string& why);
+  bool finish_relaxed(const QueueState& q);
 
   const Prediction& p_;
   std::map<std::tuple<uint32_t, uint32_t, QueueKind>, QueueState> queues_;
