@@ -261,8 +261,8 @@ TEST(RefModel, ResponderSideErrors) {
 
 // On a lossy link a READ before a failing WR may never get its lost responses (the responder's
 // QP is in ERR after its NAK): the send queue is relaxed, the READ may fail with the NAK's
-// status and its target is undetermined; on a clean link the READ completes and its bytes are
-// checked.
+// status and its target is checked only if it succeeds; on a clean link the READ completes and
+// its bytes are always checked.
 TEST(RefModel, LossyLinkRelaxesAFailingStreamAndItsReads) {
   for (const bool lossy : {false, true}) {
     Workload w = two_hosts();
@@ -294,7 +294,8 @@ TEST(RefModel, LossyLinkRelaxesAFailingStreamAndItsReads) {
       EXPECT_EQ(q.completions[1].status, WcStatus::RemInvReqErr);
     }
     const BufferImage& loc = *p.buffer(0, 1);
-    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(loc.determined[i], lossy ? 0 : 1) << i;
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(loc.determined[i], lossy ? kByteIfWriterSucceeded : kByteDetermined) << i;
+    EXPECT_EQ(p.ops[size_t(loc.writer[0])].wr_id, 1u);
     EXPECT_EQ(loc.bytes[0], 0x80);  // the READ's source bytes, when they are checked
     // the responder side is the same either way: the receive completes with the error
     ASSERT_EQ(rq(p, 1, 0x22).size(), 1u);
@@ -413,10 +414,12 @@ TEST(RefModel, OppositeDirectionBecomesRelaxed) {
   EXPECT_EQ(r0.candidates[1].consumer, 2);
   EXPECT_EQ(r0.candidates[1].errors, std::vector<WcStatus>{WcStatus::WrFlushErr});
   EXPECT_EQ(r0.must_complete, 2u);
-  // Bytes the relaxed stream would write are not predicted.
-  EXPECT_FALSE(p.buffer(0, 1)->determined[0]);
-  EXPECT_FALSE(p.buffer(0, 2)->determined[0]);
-  EXPECT_TRUE(p.buffer(0, 2)->determined[4]);
+  // Bytes the relaxed stream writes are checked only where their writer is seen to succeed.
+  EXPECT_EQ(p.buffer(0, 1)->determined[0], kByteIfWriterSucceeded);
+  EXPECT_EQ(p.buffer(0, 1)->bytes[0], 0x80);
+  EXPECT_EQ(p.buffer(0, 2)->determined[0], kByteIfWriterSucceeded);
+  EXPECT_EQ(p.buffer(0, 2)->bytes[0], 0x80);
+  EXPECT_EQ(p.buffer(0, 2)->determined[4], kByteDetermined);
 }
 
 // The host moves QP 0x11 to ERR at a time the model cannot know: its send queue, its receive
@@ -452,10 +455,17 @@ TEST(RefModel, HostErrRelaxesTheConnection) {
   EXPECT_EQ(r1.must_complete, 0u) << "a receive the SEND never reached stays posted";
   EXPECT_TRUE(p.queue(1, 0x22, QueueKind::Send)->candidates.empty());
   EXPECT_TRUE(p.queue(1, 0x22, QueueKind::Send)->completions.empty());
-  EXPECT_FALSE(p.buffer(1, 0)->determined[0]) << "the WRITE may or may not have landed";
-  EXPECT_FALSE(p.buffer(1, 1)->determined[0]) << "the SEND may or may not have landed";
-  EXPECT_FALSE(p.buffer(0, 1)->determined[0]) << "the READ may or may not have landed";
-  EXPECT_TRUE(p.buffer(1, 0)->determined[8]) << "bytes no WR touches stay predicted";
+  // the bytes the connection's WRs place are checked where those WRs are seen to succeed
+  EXPECT_EQ(p.buffer(1, 0)->determined[0], kByteIfWriterSucceeded) << "the WRITE's";
+  EXPECT_EQ(p.buffer(1, 0)->bytes[0], 0);
+  EXPECT_EQ(p.buffer(1, 1)->determined[0], kByteIfWriterSucceeded) << "the SEND's";
+  EXPECT_EQ(p.buffer(1, 1)->bytes[0], 8);
+  EXPECT_EQ(p.buffer(0, 1)->determined[0], kByteIfWriterSucceeded) << "the READ's";
+  EXPECT_EQ(p.buffer(0, 1)->bytes[0], 0x90);
+  EXPECT_EQ(p.buffer(1, 0)->determined[8], kByteDetermined) << "bytes no WR touches stay predicted";
+  const OpRef& send = p.ops[size_t(p.buffer(1, 1)->writer[0])];
+  EXPECT_EQ(send.wr_id, 2u);
+  EXPECT_EQ(send.recv_index, 0) << "its receive's completion proves it too";
 }
 
 TEST(RefModel, WritesFromTwoQpsToTheSameBytesAreUndetermined) {

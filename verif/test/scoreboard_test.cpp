@@ -280,6 +280,35 @@ TEST(Scoreboard, LossyFailingStreamIsRelaxedOnlyWhereLossExplainsIt) {
   EXPECT_NE(run({lo_read_ok}).find("missing completion for WR #1 (wr_id 0x2)"), std::string::npos);
 }
 
+// A READ of that stream that succeeded has its target checked; one that failed does not.
+TEST(Scoreboard, LossyReadIsCheckedWhenItSucceeds) {
+  const Prediction p = lossy_prediction();
+  FakeMemory m{p, {{{0, 0x20000 + 3}, 0x5A}}};  // one wrong byte in the READ's target
+  const auto reader = [&](uint32_t h, uint64_t pa, uint8_t* d, size_t n) { m.read(h, pa, d, n); };
+  {
+    Scoreboard sb(p);
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, lo_read_ok));
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, lo_send_nak));
+    EXPECT_TRUE(sb.on_completion(1, QueueKind::Recv, lo_recv_err));
+    EXPECT_TRUE(sb.finish()) << sb.first_mismatch();
+    EXPECT_FALSE(sb.check_memory(reader)) << "the READ succeeded: its target is checked";
+    EXPECT_NE(sb.first_mismatch().find("host 0 buffer 'loc' pa 0x20003 (+0x3): expected 0x83, actual 0x5a; last "
+                                       "written by host 0 qp 0x11 wr_id 0x1 RDMA_READ (WR #0), which completed "
+                                       "successfully"),
+              std::string::npos)
+        << sb.first_mismatch();
+  }
+  {
+    Scoreboard sb(p);
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, lo_read_nak));
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, lo_send_fl));
+    EXPECT_TRUE(sb.on_completion(1, QueueKind::Recv, lo_recv_err));
+    EXPECT_TRUE(sb.finish()) << sb.first_mismatch();
+    EXPECT_TRUE(sb.check_memory(reader)) << "the READ failed: its target may hold anything " << sb.first_mismatch();
+    EXPECT_EQ(sb.bytes_skipped(), 8u + 8u) << "the READ's target and the receive the too long SEND failed in";
+  }
+}
+
 // The host moves QP 0x11 to ERR at a time the model cannot know. Its WRITE (1), SEND (2) and
 // READ (3) may each succeed or be flushed; host 1's QP stays up.
 Prediction host_err_prediction() {
@@ -338,6 +367,35 @@ TEST(Scoreboard, HostErrQueuesShowOnlyWhatTheErrExplains) {
                                            "0x3) (1 of the queue's 3 WRs from it on have none); the host moves the QP "
                                            "to ERR, so every WR must complete"),
             std::string::npos);
+}
+
+TEST(Scoreboard, HostErrChecksTheBytesOfWhatSucceeded) {
+  const Prediction p = host_err_prediction();
+  // host 1's dst[1] (the WRITE's) and rbuf[2] (the SEND's) hold wrong bytes
+  FakeMemory m{p, {{{1, 0x30001}, 0x55}, {{1, 0x40002}, 0x66}}};
+  const auto reader = [&](uint32_t h, uint64_t pa, uint8_t* d, size_t n) { m.read(h, pa, d, n); };
+  // the first memory mismatch after accepted completions
+  auto memory = [&](const std::vector<Completion>& sq, const std::vector<Completion>& rq1) {
+    Scoreboard sb(p);
+    EXPECT_EQ(host_err_run(sb, sq, rq1), "");
+    sb.check_memory(reader);
+    return sb.first_mismatch();
+  };
+  // The WRITE succeeded before the ERR: its bytes must be right.
+  std::string m1 = memory({he_ok1, he_fl2, he_fl3}, {});
+  EXPECT_NE(m1.find("host 1 buffer 'dst' pa 0x30001 (+0x1): expected 0x01, actual 0x55; last written by host 0 qp 0x11 "
+                    "wr_id 0x1 RDMA_WRITE (WR #0), which completed successfully"),
+            std::string::npos)
+      << m1;
+  // Flushed, it may have placed any part of its data: not checked.
+  EXPECT_EQ(memory({he_fl1, he_fl2, he_fl3}, {}), "");
+  // The SEND's bytes are proven by its receive's completion, even with the SEND itself flushed
+  // (host 0 went to ERR before the ACK came).
+  std::string m2 = memory({he_fl1, he_fl2, he_fl3}, {he_ok300});
+  EXPECT_NE(m2.find("host 1 buffer 'rbuf' pa 0x40002 (+0x2): expected 0x0a, actual 0x66; last written by host 0 qp "
+                    "0x11 wr_id 0x2 SEND (WR #1), which completed successfully"),
+            std::string::npos)
+      << m2;
 }
 
 // A test waits for a relaxed queue until it has what finish() requires of it.

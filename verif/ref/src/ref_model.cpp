@@ -105,6 +105,7 @@ struct OpPlan {
   int recv_index = -1;              // peer receive WR consumed
   WcStatus recv_status = WcStatus::Success;
   bool nak = false;                 // failing WR: the responder reports the error (a NAK)
+  bool conditional = false;         // executed WR whose dst is checked only once it succeeded
 };
 
 struct StreamPlan {
@@ -537,7 +538,7 @@ void Model::move_data(Prediction& p) {
   for (size_t si = 0; si < streams_.size(); ++si) {
     const StreamPlan& s = streams_[si];
     for (const OpPlan& op : s.ops) {
-      if (op.executed && op.dst.len) claim(op.dst, int32_t(si), s.relaxed);
+      if (op.executed && op.dst.len) claim(op.dst, int32_t(si), false);
       for (const Range& r : op.partial) claim(r, int32_t(si), true);
     }
   }
@@ -578,7 +579,9 @@ void Model::move_data(Prediction& p) {
   std::vector<uint8_t> data;
   std::vector<uint8_t> det;
   // A host store before WR i: its bytes replace the buffer contents (every WR of the stream
-  // posted after it sees them; stores to bytes some stream's WR may write stay undetermined).
+  // posted after it sees them). A store to bytes that a failing WR, several streams or a
+  // relaxed stream may write stays undetermined: such a WR may still be placing after its
+  // completion (a flushed WRITE's packets in flight) or be placed in either order.
   auto host_store = [&](const StreamPlan& s, size_t i) {
     const SendWr& wr = s.qp->send[i];
     const HostStore& st = wr.store;
@@ -592,18 +595,19 @@ void Model::move_data(Prediction& p) {
       w_.fill(st, done, img.bytes.data() + off, n);
       for (size_t k = off; k < off + n; ++k) {
         const OwnSeg* g = own.at(k);
-        img.determined[k] = !(g && (g->undet || g->owner == kManyOwners));
+        const bool timing = g && (g->undet || g->owner == kManyOwners || streams_[size_t(g->owner)].relaxed);
+        img.determined[k] = timing ? kByteUndetermined : kByteDetermined;
       }
       img.writer.set(off, off + n, op_id);
       done += n;
     });
   };
+  // A relaxed stream's WRs are predicted as if they all executed, but the bytes they place are
+  // checked only where their last writer is seen to succeed (kByteIfWriterSucceeded): one
+  // flushed while its data was in flight may have placed any part of it. Since a queue's
+  // successes are a prefix, a WR seen to succeed had every earlier WR of its stream succeed.
   for (size_t si = 0; si < streams_.size(); ++si) {
     const StreamPlan& s = streams_[si];
-    if (s.relaxed) {
-      for (size_t i = 0; i < s.qp->send.size(); ++i) host_store(s, i);
-      continue;
-    }
     std::vector<Range> pending_reads;  // READ targets of this stream not yet fenced
     for (size_t i = 0; i < s.ops.size(); ++i) {
       const OpPlan& op = s.ops[i];
@@ -612,8 +616,9 @@ void Model::move_data(Prediction& p) {
       if (wr.fence) pending_reads.clear();
       if (!op.executed || op.dst.len == 0) continue;
       const int32_t op_id = int32_t(p.ops.size());
-      p.ops.push_back(OpRef{s.host, s.qpn, i, wr.wr_id, wr.opcode});
-      // Gather the source bytes with their determinacy.
+      p.ops.push_back(OpRef{s.host, s.qpn, i, wr.wr_id, wr.opcode, false, op.recv_index, s.peer_host, s.peer_qpn});
+      const bool conditional = s.relaxed || op.conditional;
+      // Gather the source bytes with their determinacy (kByte*).
       data.clear();
       det.clear();
       for_range(p, op.src, [&](BufferImage& img, size_t off, size_t n) {
@@ -621,10 +626,10 @@ void Model::move_data(Prediction& p) {
         const uint64_t base = img.pa + off;
         for (size_t k = off; k < off + n; ++k) {
           const OwnSeg* g = own.at(k);
-          bool d = img.determined[k] && !(g && (g->undet || g->owner != int32_t(si)));
+          uint8_t d = (g && (g->undet || g->owner != int32_t(si))) ? kByteUndetermined : img.determined[k];
           const uint64_t pa = base + (k - off);
           for (const Range& r : pending_reads)
-            if (r.host == img.host && pa >= r.pa && pa < r.pa + r.len) d = false;
+            if (r.host == img.host && pa >= r.pa && pa < r.pa + r.len) d = kByteUndetermined;
           data.push_back(img.bytes[k]);
           det.push_back(d);
         }
@@ -635,7 +640,12 @@ void Model::move_data(Prediction& p) {
         for (size_t k = off; k < off + n; ++k, ++pos) {
           const OwnSeg* g = own.at(k);
           img.bytes[k] = data[pos];
-          img.determined[k] = det[pos] && !(g && (g->undet || g->owner == kManyOwners));
+          // a source byte known only if an earlier WR of this stream succeeded is known here
+          // when this WR succeeds (which implies the earlier one did)
+          if (det[pos] == kByteUndetermined || (g && (g->undet || g->owner == kManyOwners)))
+            img.determined[k] = kByteUndetermined;
+          else
+            img.determined[k] = conditional || det[pos] == kByteIfWriterSucceeded ? kByteIfWriterSucceeded : kByteDetermined;
         }
         img.writer.set(off, off + n, op_id);
       });
@@ -648,7 +658,8 @@ void Model::move_data(Prediction& p) {
   for (size_t b = 0; b < p.buffers.size(); ++b)
     for (const OwnSeg& g : segs[b])
       if (g.undet || g.owner == kManyOwners)
-        std::fill(p.buffers[b].determined.begin() + ptrdiff_t(g.lo), p.buffers[b].determined.begin() + ptrdiff_t(g.hi), 0);
+        std::fill(p.buffers[b].determined.begin() + ptrdiff_t(g.lo), p.buffers[b].determined.begin() + ptrdiff_t(g.hi),
+                  kByteUndetermined);
 }
 
 Prediction Model::run() {
@@ -663,7 +674,7 @@ Prediction Model::run() {
       img.name = b.name;
       img.pa = b.pa;
       img.bytes = b.init;
-      img.determined.assign(b.init.size(), 1);
+      img.determined.assign(b.init.size(), kByteDetermined);
       img.writer.assign(b.init.size(), -1);
       p.buffers.push_back(std::move(img));
     }
@@ -685,7 +696,7 @@ Prediction Model::run() {
     if (s.lossy_err)
       for (int i = 0; i < s.error_index; ++i) {
         OpPlan& op = s.ops[size_t(i)];
-        if (s.qp->send[size_t(i)].opcode == WrOpcode::Read && op.dst.len) op.partial.push_back(op.dst);
+        if (s.qp->send[size_t(i)].opcode == WrOpcode::Read && op.dst.len) op.conditional = true;
       }
   }
   for (const StreamPlan& s : streams_) {
@@ -709,9 +720,15 @@ Prediction Model::run() {
   }
   build_queues(p);
   move_data(p);
-  size_t undet = 0;
-  for (const BufferImage& b : p.buffers) undet += size_t(std::count(b.determined.begin(), b.determined.end(), 0));
+  size_t undet = 0, cond = 0;
+  for (const BufferImage& b : p.buffers) {
+    undet += size_t(std::count(b.determined.begin(), b.determined.end(), kByteUndetermined));
+    cond += size_t(std::count(b.determined.begin(), b.determined.end(), kByteIfWriterSucceeded));
+  }
   if (undet) p.notes.push_back(std::to_string(undet) + " bytes have a timing-dependent final value and are not checked");
+  if (cond)
+    p.notes.push_back(std::to_string(cond) + " bytes are checked only if the WR that writes them last completes "
+                      "successfully");
   return p;
 }
 

@@ -181,6 +181,16 @@ bool Scoreboard::on_completion(uint32_t host, QueueKind kind, const Completion& 
   return true;
 }
 
+bool Scoreboard::proven(int32_t op) const {
+  if (op < 0 || size_t(op) >= p_.ops.size()) return false;
+  const OpRef& o = p_.ops[size_t(op)];
+  const auto sq = queues_.find({o.host, o.qpn, QueueKind::Send});
+  if (sq != queues_.end() && sq->second.expected->relaxed && sq->second.succeeded > o.wr_index) return true;
+  if (o.recv_index < 0) return false;
+  const auto rq = queues_.find({o.peer_host, o.peer_qpn, QueueKind::Recv});
+  return rq != queues_.end() && rq->second.expected->relaxed && rq->second.succeeded > size_t(o.recv_index);
+}
+
 bool Scoreboard::check_buffer(uint32_t host, size_t index, const uint8_t* data, size_t len) {
   const BufferImage* b = p_.buffer(host, index);
   if (!b) return fail("host " + std::to_string(host) + ": no buffer #" + std::to_string(index));
@@ -188,8 +198,19 @@ bool Scoreboard::check_buffer(uint32_t host, size_t index, const uint8_t* data, 
     return fail("host " + std::to_string(host) + " buffer '" + b->name + "': observed " + std::to_string(len) +
                 " bytes, expected " + std::to_string(b->bytes.size()));
   bool ok = true;
+  int32_t cached_op = -1;  // kByteIfWriterSucceeded: runs of one writer share the lookup
+  bool cached_proven = false;
   for (size_t i = 0; i < len; ++i) {
-    if (!b->determined[i]) {
+    bool checked = b->determined[i] == kByteDetermined;
+    if (b->determined[i] == kByteIfWriterSucceeded) {
+      const int32_t op = b->writer[i];
+      if (op != cached_op) {
+        cached_op = op;
+        cached_proven = proven(op);
+      }
+      checked = cached_proven;
+    }
+    if (!checked) {
       ++bytes_skipped_;
     } else if (data[i] == b->bytes[i]) {
       ++byte_matches_;
@@ -197,7 +218,8 @@ bool Scoreboard::check_buffer(uint32_t host, size_t index, const uint8_t* data, 
       char m[96];
       std::snprintf(m, sizeof m, " (+0x%zx): expected 0x%02x, actual 0x%02x; ", i, b->bytes[i], data[i]);
       fail("host " + std::to_string(host) + " buffer '" + b->name + "' pa " + hex(b->pa + i) + m +
-           "last written by " + p_.describe_op(b->writer[i]));
+           "last written by " + p_.describe_op(b->writer[i]) +
+           (b->determined[i] == kByteIfWriterSucceeded ? ", which completed successfully" : ""));
       ok = false;
     }
   }

@@ -130,7 +130,7 @@ struct Workload {
   // has its send queue relaxed: a lost fatal NAK ends in RETRY_EXC_ERR after the timeouts
   // (with retry_cnt 7 the requester would retry for ever: such a workload must not lose fatal
   // NAKs), and a READ before the failing WR may never get its lost responses (the responder's
-  // QP is in ERR): it fails with the NAK's status, and its target is left undetermined.
+  // QP is in ERR): it fails with the NAK's status, and its target is checked only if it succeeds.
   bool lossy = false;
   // Bytes [offset, offset + n) of a HostStore; required when any WR has a store.
   std::function<void(const HostStore& store, uint64_t offset, uint8_t* dst, size_t n)> fill;
@@ -188,6 +188,11 @@ struct OpRef {
   uint64_t wr_id = 0;
   WrOpcode opcode = WrOpcode::Write;
   bool host_store = false;  // the host's store made before posting that WR, not the WR itself
+  // The receive WR it consumes (SEND, WRITE_WITH_IMM), on the peer QP; -1: none. Its successful
+  // completion shows the WR was placed in full, as the WR's own successful completion does.
+  int32_t recv_index = -1;
+  uint32_t peer_host = 0;
+  uint32_t peer_qpn = 0;
 };
 
 // The last writer of each byte of a buffer, kept as runs: a table with an entry per byte
@@ -208,6 +213,15 @@ class WriterMap {
   std::map<size_t, int32_t> runs_;  // run start -> writer, up to the next start
 };
 
+// BufferImage::determined values.
+constexpr uint8_t kByteUndetermined = 0;  // the final value depends on timing: not checked
+constexpr uint8_t kByteDetermined = 1;    // checked
+// Checked when the byte's last writer (a WR of a relaxed send queue, or a READ of a failing
+// stream on a lossy link) is known to have completed successfully: its own completion, a later
+// successful one of its queue, or that of the receive WR it consumed. Without that it may have
+// been flushed while its data was in flight, and the byte is not checked.
+constexpr uint8_t kByteIfWriterSucceeded = 2;
+
 // Predicted final image of one buffer.
 struct BufferImage {
   uint32_t host = 0;
@@ -215,7 +229,7 @@ struct BufferImage {
   std::string name;
   uint64_t pa = 0;
   std::vector<uint8_t> bytes;
-  std::vector<uint8_t> determined;  // 0: the final value depends on timing, not checked
+  std::vector<uint8_t> determined;  // kByte* per byte
   WriterMap writer;                 // index into Prediction::ops of the last writer, -1 = initial
 };
 

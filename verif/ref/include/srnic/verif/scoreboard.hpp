@@ -20,6 +20,8 @@ class Scoreboard {
   // One observed completion of the given queue; c.qpn names the QP. Returns false on a mismatch.
   bool on_completion(uint32_t host, QueueKind kind, const Completion& c);
   // Compares the observed bytes of one buffer (HostSpec::buffers[index]) with the prediction.
+  // Call it after the last completion: bytes of relaxed streams are compared only where the
+  // completions seen so far show that their last writer succeeded.
   bool check_buffer(uint32_t host, size_t index, const uint8_t* data, size_t len);
   // Reads every predicted buffer through `read` and compares it.
   using MemoryReader = std::function<void(uint32_t host, uint64_t pa, uint8_t* dst, size_t len)>;
@@ -55,6 +57,8 @@ class Scoreboard {
   bool fail(const std::string& msg);
   bool match_exact(QueueState& q, const Completion& c, std::string& why);
   bool match_relaxed(QueueState& q, const Completion& c, std::string& why);
+  // A relaxed stream's WR (Prediction::ops[op]) is known to have completed successfully.
+  bool proven(int32_t op) const;
   bool finish_relaxed(const QueueState& q);
 
   const Prediction& p_;
