@@ -5,7 +5,8 @@
 // Fatal (decision 108): while `fatal` is high nothing more reaches host memory. A burst granted
 // then is taken from its client and discarded (no AW, its W beats accepted and dropped); a
 // burst whose AW was already offered or issued keeps the AXI rules (AWVALID held until taken,
-// every W beat sent) but its beats go out with no byte enabled.
+// every W beat sent) but its beats go out with no byte enabled (a beat already offered and
+// waiting keeps its strobe: its data was read before the error).
 `default_nettype none
 module srnic_dma_wr_mux (
   input  wire logic         clk,
@@ -59,7 +60,11 @@ module srnic_dma_wr_mux (
   wire  aw_take = grant && (m_axi_awready || sink);
   assign m_axi_wvalid = w_busy && !w_sink && c_w_valid[w_owner];
   assign m_axi_wdata  = w_owner ? c_w_data[1023:512] : c_w_data[511:0];
-  assign m_axi_wstrb  = fatal ? 64'd0 : w_owner ? c_w_strb[127:64] : c_w_strb[63:0];
+  // a beat offered before fatal rose and still waiting keeps its strobe (AXI: a waiting beat
+  // does not change); every beat first offered while fatal has none
+  logic w_held, w_zero_q;
+  wire  w_zero = w_held ? w_zero_q : fatal;
+  assign m_axi_wstrb  = w_zero ? 64'd0 : w_owner ? c_w_strb[127:64] : c_w_strb[63:0];
   assign m_axi_wlast  = c_w_last[w_owner];
   always_comb begin
     c_w_ready = '0;
@@ -69,7 +74,10 @@ module srnic_dma_wr_mux (
   always_ff @(posedge clk) begin
     if (rst) begin
       w_busy <= 1'b0; w_owner <= 1'b0; w_sink <= 1'b0; rr <= 1'b0; hold <= 1'b0; hold_sel <= 1'b0;
+      w_held <= 1'b0; w_zero_q <= 1'b0;
     end else begin
+      w_held <= m_axi_wvalid && !m_axi_wready;
+      w_zero_q <= w_zero;
       hold <= grant && !sink && !m_axi_awready;
       hold_sel <= pick1;
       if (aw_take) begin w_busy <= 1'b1; w_owner <= pick1; w_sink <= sink; rr <= !pick1; end
@@ -106,7 +114,7 @@ module srnic_dma_wr_mux (
     fatal && m_axi_awvalid |-> hold)
     else $error("srnic_dma_wr_mux: a write burst issued to host memory while fatal");
   a_fatal_no_bytes: assert property (@(posedge clk) disable iff (rst)
-    fatal && m_axi_wvalid |-> m_axi_wstrb == '0)
+    fatal && m_axi_wvalid && !w_held |-> m_axi_wstrb == '0)
     else $error("srnic_dma_wr_mux: a byte written to host memory while fatal");
 `endif
 endmodule

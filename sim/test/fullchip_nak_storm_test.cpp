@@ -1,0 +1,96 @@
+// Full-chip test: a burst of fatal NAKs over many QPs. Host 0 posts, on each of N QPs, a WRITE
+// with an R_Key host 1 does not know, followed by more WRs; host 1 answers each QP's first
+// WRITE with a NAK (remote access error) at once, so host 0's RX engine turns N fatal NAKs into
+// completion events within a few microseconds, while its completion engine (WQE reads over
+// PCIe), the qerr requests to the RX engine and the stop requests to the send path all fill up.
+// Every WR must still complete: the first of each QP with REM_ACCESS_ERR, the rest with
+// WR_FLUSH_ERR, and another QP must keep working afterwards.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "sim_backend.hpp"
+#include "two_hosts.hpp"
+#include "srnic/abi.hpp"
+#include "srnic/sim/world.hpp"
+#include "srnic/verbs.hpp"
+
+namespace srnic::sim {
+namespace {
+
+constexpr uint64_t kMac[2] = {0x020000000001ull, 0x020000000002ull};
+constexpr uint32_t kIp[2] = {0x0A000001u, 0x0A000002u};
+uint8_t init_byte(int h, uint64_t off) { return uint8_t(off * 3 + uint64_t(h) * 17 + 5); }
+
+class NakStorm : public TwoHosts {
+ public:
+  NakStorm() : TwoHosts({{kMac[0], kMac[1]}, {kIp[0], kIp[1]}, 41, &init_byte}) {}
+
+  // n more QP pairs whose send completions go to one large CQ per host
+  void add_storm_qps(int n) {
+    for (int h = 0; h < 2; ++h) big_cq[h] = host[h].dev->create_cq(4096);
+    for (int i = 0; i < n; ++i) {
+      for (int h = 0; h < 2; ++h) {
+        sw::QpInitAttr ia;
+        ia.send_cq = big_cq[h].get();
+        ia.recv_cq = host[h].rcq.get();
+        ia.cap.max_send_wr = 8;
+        ia.cap.max_recv_wr = 2;
+        host[h].qps.push_back(host[h].dev->create_qp(*host[h].pd, ia));
+      }
+      const int q = int(host[0].qps.size()) - 1;
+      for (int h = 0; h < 2; ++h) connect(h, q, 1000 + uint32_t(q) * 16);
+      storm.push_back(q);
+    }
+  }
+
+  std::unique_ptr<sw::CompletionQueue> big_cq[2];
+  std::vector<int> storm;
+};
+
+void nak_storm(NakStorm& t, int qps, int wrs_per_qp) {
+  t.add_storm_qps(qps);
+  const uint32_t bad_rkey = t.host[1].mr->rkey() ^ 0x80u;
+  size_t posted = 0;
+  for (int q : t.storm) {
+    for (int i = 0; i < wrs_per_qp; ++i) {
+      const uint64_t id = uint64_t(q) << 8 | uint64_t(i);
+      t.post(0, q, sw::WrOpcode::RdmaWrite, id, 0x100 * uint64_t(i), 256, 0, sw::SendFlags::Signaled, {},
+             i == 0 ? std::optional<uint32_t>(bad_rkey) : std::nullopt);
+      ++posted;
+    }
+  }
+  std::map<uint64_t, sw::WcStatus> got;
+  sw::WorkCompletion wc[16];
+  uint64_t idle = 0;
+  for (uint64_t c = 0; c < 3000000 && got.size() < posted && idle < 600000; ++c) {
+    const int n = t.big_cq[0]->poll_cq(16, wc);
+    for (int k = 0; k < n; ++k) got[wc[k].wr_id] = wc[k].status;
+    idle = n ? 0 : idle + 1;
+    t.world->step();
+  }
+  ASSERT_EQ(got.size(), posted) << "completions stopped: " << got.size() << " of " << posted
+                                << " after " << idle << " idle cycles (NIC-wide deadlock?)";
+  for (const auto& [id, st] : got) {
+    const bool first = (id & 0xFF) == 0;
+    EXPECT_EQ(st, first ? sw::WcStatus::RemAccessErr : sw::WcStatus::WrFlushErr)
+        << "wr_id 0x" << std::hex << id << ": " << sw::to_string(st);
+  }
+  // another QP still works
+  t.post(0, 0, sw::WrOpcode::RdmaWrite, 0x77, 0x2000, 4096, 0x2000);
+  sw::WorkCompletion one{};
+  bool done = false;
+  for (int i = 0; i < 400000 && !done; ++i) {
+    done = t.host[0].scq->poll_cq(1, &one) == 1;
+    if (!done) t.world->step();
+  }
+  ASSERT_TRUE(done) << "QP 0 made no progress after the storm";
+  EXPECT_EQ(one.status, sw::WcStatus::Success) << sw::to_string(one.status);
+}
+
+TEST_F(NakStorm, FatalNaksOnManyQpsAllComplete) { nak_storm(*this, 192, 4); }
+
+}  // namespace
+}  // namespace srnic::sim
