@@ -93,8 +93,8 @@ class CheckLayouts(unittest.TestCase):
         text = "\n".join(errs)
         self.assertIn("the note says QPN_W = 16, ", text)
         self.assertIn("field 0 qpn is 12 bits", text)
-        self.assertIn("field 8 rt_kind is 3 bits", text)
-        self.assertIn("enumerator 4 kCePsn2 does not name field 4 psnX", text)
+        self.assertIn("field 9 rt_kind is 3 bits", text)
+        self.assertIn("enumerator 5 kCePsn2 does not name field 5 psnX", text)
 
     def test_unknown_type_and_duplicate(self):
         extra = MINI_LAYOUTS + "// srnic_pkg::nope_t\nconstexpr Layout<1> kNope{{1}};\n" + MINI_LAYOUTS
