@@ -433,6 +433,7 @@ module srnic_comp #(
   wire   first_offer = cqe_valid && !offered;
   always_comb begin
     cqe = '0;
+    cqe.gen      = ev.gen;
     cqe.cqn      = c.send_cqn;
     cqe.wr_id    = wq[srnic_abi_pkg::SQWQE_WR_ID_OFF*8 +: 64];
     cqe.byte_len = w_len;

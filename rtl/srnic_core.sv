@@ -115,12 +115,13 @@ module srnic_core #(
   // QP incarnations (decision 109): bumped by the CSR when a reset command is done, read by
   // every block that makes or acts on work queued for a QP
   localparam int GW = srnic_pkg::GEN_W;
-  localparam int GEN_PORTS = 8;   // fetch a..d, TX ICRC, RX engine a..b, completion engine
+  localparam int GEN_PORTS = 9;   // fetch a..d, TX ICRC, RX engine a..b, completion engine, CQ writer
   logic                    gen_bump_valid;
   logic [AW-1:0]           gen_bump_qpn;
   logic [GEN_PORTS*AW-1:0] gen_rd_qpn;
   logic [GEN_PORTS*GW-1:0] gen_rd;
-  logic                    stale_fetch, stale_comp, stale_rx, stale_tx;
+  logic                    stale_fetch, stale_comp, stale_rx, stale_tx, stale_cq;
+  logic [srnic_pkg::QPN_W-1:0] cq_gen_qpn;
   srnic_qp_gen #(.NUM_QPS(NUM_QPS), .NPORTS(GEN_PORTS)) u_gen (
     .clk, .bump_valid(gen_bump_valid), .bump_qpn(gen_bump_qpn), .rd_qpn(gen_rd_qpn), .rd_gen(gen_rd));
   logic [AW-1:0] herr_qpn;
@@ -469,7 +470,9 @@ module srnic_core #(
     .b_valid(scqe_valid), .b_req(scqe), .b_ready(scqe_ready),
     .aw_valid(cq_aw_valid), .aw_addr(cq_aw_addr), .aw_len(cq_aw_len), .aw_ready(wr_aw_ready[1]),
     .w_valid(cq_w_valid), .w_data(cq_w_data), .w_strb(cq_w_strb), .w_last(cq_w_last), .w_ready(wr_w_ready[1]),
-    .irq_valid, .irq_vector, .irq_ready, .cnt_overflow(cq_overflow));
+    .irq_valid, .irq_vector, .irq_ready, .cnt_overflow(cq_overflow),
+    .gen_qpn(cq_gen_qpn), .gen_cur(gen_rd[8*GW +: GW]), .stale_drop(stale_cq));
+  assign gen_rd_qpn[8*AW +: AW] = cq_gen_qpn[AW-1:0];
 
   assign wr_aw_valid = {cq_aw_valid, rx_aw_valid};
   assign wr_aw_addr  = {cq_aw_addr, rx_aw_addr};
@@ -518,10 +521,10 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_TX_WINDOW_WAIT]    = win_wait;
     cnt_inc[srnic_abi_pkg::CNT_PCIE_RD_ERR]       = rd_err;
     cnt_inc[srnic_abi_pkg::CNT_PCIE_WR_ERR]       = bresp_err;
-    cnt_inc[srnic_abi_pkg::CNT_STALE_DROP]        = stale_fetch || stale_comp || stale_rx || stale_tx;
+    cnt_inc[srnic_abi_pkg::CNT_STALE_DROP]        = stale_fetch || stale_comp || stale_rx || stale_tx || stale_cq;
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{rd_r_last, qp_stop_qpn, tx_gen_qpn};
+  wire unused_ok = ^{rd_r_last, qp_stop_qpn, tx_gen_qpn, cq_gen_qpn};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

@@ -14,6 +14,8 @@
 // seen by the next CQE (a conservative ring-full test). A CQ_WRITE command waits until
 // the pipeline and the FIFO are empty. One interrupt may stand for several CQEs of a CQ:
 // a write whose CQ differs from the pending interrupt's waits until that one is taken.
+// A CQE request made for an earlier incarnation of its QP (decision 109: the host reset the QP
+// since) is taken and dropped, so no completion of a reset QP reaches its CQ after the reset.
 `default_nettype none
 module srnic_cq_writer #(
   parameter int NUM_CQS = 1024
@@ -45,7 +47,11 @@ module srnic_cq_writer #(
   output logic              irq_valid,
   output logic [15:0]       irq_vector,
   input  wire logic         irq_ready,
-  output logic              cnt_overflow
+  output logic              cnt_overflow,
+  // QP incarnations (srnic_qp_gen): gen_cur answers gen_qpn, the QP of the request offered
+  output logic [srnic_pkg::QPN_W-1:0] gen_qpn,
+  input  wire logic [srnic_pkg::GEN_W-1:0] gen_cur,
+  output logic              stale_drop
 );
   localparam int CW = $clog2(NUM_CQS);
   localparam int CFG_W = 64 + 4 + 1;
@@ -62,9 +68,14 @@ module srnic_cq_writer #(
   // two cycles, and so does this)
   wire      room   = {1'b0, of_count} + {2'd0, s1_v} < 3'd2;
   wire      pick_b = b_valid && (!a_valid || rr);
-  wire      take   = (a_valid || b_valid) && !cq_cmd_valid && room;
-  assign a_ready = take && !pick_b;
-  assign b_ready = take && pick_b;
+  srnic_pkg::cqe_req_t sel_req;
+  assign sel_req  = pick_b ? b_req : a_req;
+  assign gen_qpn  = sel_req.qpn;
+  wire      sel_stale = sel_req.gen != gen_cur;
+  wire      take   = (a_valid || b_valid) && !cq_cmd_valid && room && !sel_stale;
+  assign stale_drop = (a_valid || b_valid) && !cq_cmd_valid && sel_stale;
+  assign a_ready = (take || stale_drop) && !pick_b;
+  assign b_ready = (take || stale_drop) && pick_b;
   wire [15:0] sel_cqn = pick_b ? b_req.cqn : a_req.cqn;
   wire        cqn_ok  = {16'd0, r.cqn} < NUM_CQS;
 
@@ -147,7 +158,8 @@ module srnic_cq_writer #(
       s1_v <= 1'b0; rr <= 1'b0; irq_valid <= 1'b0; aw_done <= 1'b0; fw_v <= 1'b0;
     end else begin
       s1_v <= take;
-      if (take) begin r <= pick_b ? b_req : a_req; rr <= !pick_b; end
+      if (take) begin r <= sel_req; rr <= !pick_b; end
+      else if (stale_drop) rr <= !pick_b;
       fw_v <= pi_we;
       fw_cqn <= cq_cmd_ready ? cq_cmd.cqn : r.cqn;
       fw_pi <= pi_wdata;
@@ -158,7 +170,7 @@ module srnic_cq_writer #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{db_cqn, sel_cqn, addr[4:0], o_addr[4:0], of_s_ready};
+  wire unused_ok = ^{db_cqn, sel_cqn, addr[4:0], o_addr[4:0], of_s_ready, r.gen};   // r.gen: checked at take
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

@@ -229,6 +229,7 @@ package srnic_pkg;
 
   // CQE request to the CQ writer.
   typedef struct packed {
+    logic [GEN_W-1:0] gen;       // the QP's incarnation the completion belongs to
     logic [15:0]      cqn;
     logic [63:0]      wr_id;
     logic [31:0]      byte_len;

@@ -616,6 +616,7 @@ module srnic_rx_engine #(
       job.task_.gen = gen_a;
       job.has_cqe  = want_cqe;
       job.cqe      = rcqe;
+      job.cqe.gen  = gen_a;
       job.has_cev  = want_cev;
       job.cev      = cev_q;
       job.cev.gen  = gen_a;

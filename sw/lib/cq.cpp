@@ -75,6 +75,12 @@ int CompletionQueue::poll_cq(int num_entries, WorkCompletion* wc) {
     uint8_t owner;
     be.mem_read(addr + offsetof(abi::Cqe, owner), &owner, 1);
     if ((owner & 1) != (((ci_ >> log_size_) & 1) ^ 1)) break;
+    if (!skip_.empty() && skip_.front() == ci_) {  // a CQE of a QP reset since it was written
+      skip_.pop_front();
+      ++ci_;
+      if (ci_ - db_ci_ >= half) ring_ci();
+      continue;
+    }
     abi::Cqe cqe;
     be.mem_read(addr, &cqe, sizeof cqe);
 
@@ -103,6 +109,24 @@ int CompletionQueue::poll_cq(int num_entries, WorkCompletion* wc) {
   // A fatal NIC writes no more CQEs: the ring is drained above, the rest is flushed here.
   if (n < num_entries && dev_.fatal_) n += flush_outstanding(num_entries - n, wc + n);
   return n;
+}
+
+// Marks every CQE of QP qpn now in the ring (written, not yet polled) to be consumed without
+// being returned: the QP was reset and they belong to its earlier life (decision 109). The NIC
+// writes no CQE of that life after the reset command, so later CQEs of qpn are the new life's.
+void CompletionQueue::discard_qp(uint32_t qpn) {
+  Backend& be = dev_.be_;
+  const uint32_t mask = size() - 1;
+  for (uint32_t i = ci_;; ++i) {
+    if (i - ci_ >= size()) break;
+    const uint64_t addr = base_ + uint64_t(i & mask) * sizeof(abi::Cqe);
+    uint8_t owner;
+    be.mem_read(addr + offsetof(abi::Cqe, owner), &owner, 1);
+    if ((owner & 1) != (((i >> log_size_) & 1) ^ 1)) break;
+    abi::Cqe cqe;
+    be.mem_read(addr, &cqe, sizeof cqe);
+    if ((cqe.qpn & 0xFFFFFF) == qpn && (skip_.empty() || skip_.back() < i)) skip_.push_back(i);
+  }
 }
 
 // The software flush of a fatal device. Posting fails once the device is known fatal, so the

@@ -197,7 +197,13 @@ void QueuePair::modify(const QpAttr& a, uint32_t mask) {
   dev_.execute(abi::CMD_QP_MODIFY, qpn_, &c, sizeof c);
   ctx_ = c;
   attr_ = na;
-  if (next == QpState::Reset) sq_pi_ = sq_ci_ = rq_pi_ = rq_ci_ = 0;
+  if (next == QpState::Reset) {
+    sq_pi_ = sq_ci_ = rq_pi_ = rq_ci_ = 0;
+    // CQEs of the QP's old life already in its CQs are never returned (the NIC writes none
+    // after the reset command: decision 109)
+    send_cq_->discard_qp(qpn_);
+    if (recv_cq_ != send_cq_) recv_cq_->discard_qp(qpn_);
+  }
   state_ = next;
 }
 

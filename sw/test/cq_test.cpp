@@ -289,5 +289,43 @@ TEST_F(CqTest, ProducerIndexWrapsAt16Bits) {
   EXPECT_EQ(qp->stale_completions(), 0u);
 }
 
+// CQEs of a QP's earlier life still in the ring when the host resets the QP are consumed
+// without being returned; CQEs of other QPs keep their order, and the new life's CQEs (written
+// after the reset) are returned and retire the new WQEs.
+TEST_F(CqTest, ResetDiscardsTheQpsCqesOfItsEarlierLife) {
+  auto other = make_qp(4, 2, scq.get(), rcq.get());
+  to_rts();
+  to_rts(*other);
+  Sge s{0x100000000ull, 64, 1};
+  SendWr w;
+  w.sg_list = &s;
+  w.num_sge = 1;
+  w.send_flags = SendFlags::Signaled;
+  for (uint64_t i = 0; i < 3; ++i) {
+    w.wr_id = 10 + i;
+    ASSERT_EQ(qp->post_send(&w), 0);
+  }
+  w.wr_id = 50;
+  ASSERT_EQ(other->post_send(&w), 0);
+  CqeWriter cw(be, *scq);
+  cw.push(qp->qp_num(), 0, abi::WC_RDMA_WRITE, 10);
+  cw.push(other->qp_num(), 0, abi::WC_RDMA_WRITE, 50);
+  cw.push(qp->qp_num(), 1, abi::WC_RDMA_WRITE, 11);
+  QpAttr r;
+  r.qp_state = QpState::Reset;
+  qp->modify(r, QpAttrMask::State);
+  to_rts();
+  w.wr_id = 70;
+  ASSERT_EQ(qp->post_send(&w), 0);
+  cw.push(qp->qp_num(), 0, abi::WC_RDMA_WRITE, 70);
+  WorkCompletion wc[8];
+  ASSERT_EQ(scq->poll_cq(8, wc), 2);
+  EXPECT_EQ(wc[0].wr_id, 50u) << "the other QP's CQE, in place";
+  EXPECT_EQ(wc[1].wr_id, 70u) << "the new life's CQE";
+  EXPECT_EQ(qp->sq_outstanding(), 0u);
+  EXPECT_EQ(qp->stale_completions(), 0u);
+  EXPECT_EQ(scq->ci(), 4u) << "the discarded CQEs were consumed";
+}
+
 }  // namespace
 }  // namespace srnic::sw

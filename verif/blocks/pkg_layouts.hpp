@@ -44,13 +44,13 @@ enum CqCmdF { kCcCqn, kCcBase, kCcLogSize, kCcValid };
 constexpr Layout<4> kCqCmd{{16, 64, 4, 1}};
 
 // srnic_pkg::cqe_req_t
-enum CqeReqF { kCrCqn, kCrWrId, kCrByteLen, kCrImm, kCrQpn, kCrWqeIdx, kCrOpcode, kCrStatus, kCrWithImm };
-constexpr Layout<9> kCqeReq{{16, 64, 32, 32, 16, 16, 8, 8, 1}};
+enum CqeReqF { kCrGen, kCrCqn, kCrWrId, kCrByteLen, kCrImm, kCrQpn, kCrWqeIdx, kCrOpcode, kCrStatus, kCrWithImm };
+constexpr Layout<10> kCqeReq{{4, 16, 64, 32, 32, 16, 16, 8, 8, 1}};
 
 // srnic_pkg::rx_job_t (QPN_W = 16); task_, cqe and cev hold a resp_task_t, cqe_req_t and
 // comp_ev_t (kRespTask, kCqeReq, kCompEv at the field's lsb)
 enum RxJobF { kRjPlace, kRjDst, kRjPayOff, kRjPayLen, kRjNbeats, kRjRd, kRjQpn, kRjHasTask, kRjTask, kRjHasCqe,
               kRjCqe, kRjHasCev, kRjCev };
-constexpr Layout<13> kRxJob{{1, 64, 7, 13, 8, 1, 16, 1, 176, 1, 193, 1, 113}};
+constexpr Layout<13> kRxJob{{1, 64, 7, 13, 8, 1, 16, 1, 176, 1, 197, 1, 113}};
 
 }  // namespace srnic::verif::blocks

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -251,8 +252,12 @@ class CompletionQueue {
  private:
   friend class Device;
   CompletionQueue(Device& dev, uint32_t cqn, unsigned log_size, uint64_t base);
+  friend class QueuePair;
   void ring_ci();
   int flush_outstanding(int num_entries, WorkCompletion* wc);
+  // CQEs of a QP that was reset: consumed without being returned (by free-running index)
+  void discard_qp(uint32_t qpn);
+  std::deque<uint32_t> skip_;
   Device& dev_;
   uint32_t cqn_;
   unsigned log_size_;
