@@ -21,6 +21,15 @@
 // never be offered; the QPs behind a busy one must still be reported (it goes to the back
 // of the queue), and the busy QP's events (its retry episode too) must all be reported once
 // it is free.
+// QP incarnations: every merged event carries its QP's incarnation (comp_ev_t.gen; each QP
+// starts at a random one). Now and then (p_gen) a QP is reset: its incarnation moves on (by
+// one mostly, by up to 15 now and then), its PSNs restart anywhere (often below the old ones)
+// and it may start a retry episode at once. An event of another incarnation than the pending
+// entry's replaces the entry instead of merging with it: a CEV_ACKS merges the events of its
+// prefix from the last change of incarnation on and carries their incarnation; the events
+// before are discarded (their retry episode too), and the QP stays queued once.
+// NewIncarnationReplacesPendingEntry pins that with written-out expectations. Direct events
+// pass their incarnation through unchanged like every other field.
 #include <deque>
 #include <vector>
 
@@ -35,22 +44,25 @@ constexpr int kQps = BENCH_NUM_QPS;
 constexpr int kSweep = kQps / 16;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
+constexpr size_t kEvF = kCompEv.widths.size();  // comp_ev_t fields (CompEvF)
 constexpr uint32_t kAck = 0, kReadDone = 1, kRetry = 2, kNak = 3, kAcks = 5, kLerr = 6, kHerr = 7;
 
 struct Ev {
-  uint64_t f[11] = {};  // comp_ev_t fields (CompEvF)
+  uint64_t f[kEvF] = {};  // comp_ev_t fields (CompEvF)
   uint64_t cycle = 0;   // accepted
   uint32_t kind() const { return uint32_t(f[kCeKind]); }
   uint32_t qpn() const { return uint32_t(f[kCeQpn]); }
   uint32_t psn() const { return uint32_t(f[kCePsn]); }
+  uint32_t gen() const { return uint32_t(f[kCeGen]); }
 };
 
 class CoalesceBench : public ::testing::Test {
  public:
   CoalesceBench()
       : rng(test_seed()), dut(rng.next()), pend(kQps), next_ack(kQps), next_rd(kQps), busy_until(kQps),
-        rt_state(kQps), rt_free_at(kQps) {
+        rt_state(kQps), rt_free_at(kQps), gen(kQps) {
     for (int q = 0; q < kQps; ++q) {
+      gen[size_t(q)] = uint8_t(rng.below(16));
       next_ack[size_t(q)] = rng.percent(50) ? kPsnMask - uint32_t(rng.below(300)) : rng.u32() & kPsnMask;
       next_rd[size_t(q)] = rng.percent(50) ? kPsnMask - uint32_t(rng.below(300)) : rng.u32() & kPsnMask;
     }
@@ -73,7 +85,7 @@ class CoalesceBench : public ::testing::Test {
   // every field random: the block must pass direct events unchanged and ignore the fields an
   // event kind does not use
   void randomize(Ev& e) {
-    for (size_t i = 0; i < 11; ++i) e.f[i] = rng.next() & ((1ull << kCompEv.at(i).width) - 1);
+    for (size_t i = 0; i < kEvF; ++i) e.f[i] = rng.next() & ((1ull << kCompEv.at(i).width) - 1);
   }
 
   Ev make(unsigned p_nak) {
@@ -85,6 +97,8 @@ class CoalesceBench : public ::testing::Test {
       e.f[kCeKind] = kNak;
       return e;
     }
+    if (rng.percent(p_gen)) new_incarnation(q);
+    e.f[kCeGen] = gen[q];
     // a retry episode only while the QP has none open (the RX engine's rwp)
     if (rt_state[q] == RtFree && rt_free_at[q] <= dut.cycle() && rng.percent(p_retry)) {
       e.f[kCeKind] = kRetry;
@@ -99,6 +113,17 @@ class CoalesceBench : public ::testing::Test {
     return e;
   }
 
+  // q is reset: the next incarnation (one on mostly, up to 15 on), PSNs anywhere (mostly
+  // below the old ones, which a merge with the old entry would keep), no retry episode open.
+  void new_incarnation(uint32_t q) {
+    gen[q] = uint8_t((gen[q] + (rng.percent(80) ? 1 : rng.range(2, 15))) & 15);
+    for (uint32_t* n : {&next_ack[q], &next_rd[q]})
+      *n = rng.percent(70) ? (*n - uint32_t(rng.range(1, 5000))) & kPsnMask : rng.u32() & kPsnMask;
+    rt_state[q] = RtFree;
+    rt_free_at[q] = 0;
+    ++resets;
+  }
+
   Ev make_local() {
     Ev e;
     randomize(e);
@@ -108,7 +133,7 @@ class CoalesceBench : public ::testing::Test {
   }
 
   static void drive(const Ev& e, VlWide<4>& port) {
-    for (size_t i = 0; i < 11; ++i) set_bits(port, kCompEv.at(i).lsb, kCompEv.at(i).width, e.f[i]);
+    for (size_t i = 0; i < kEvF; ++i) set_bits(port, kCompEv.at(i).lsb, kCompEv.at(i).width, e.f[i]);
   }
 
   bool is_direct(uint32_t kind) const { return kind != kAck && kind != kReadDone && kind != kRetry; }
@@ -165,11 +190,11 @@ class CoalesceBench : public ::testing::Test {
   void take(uint64_t c) {
     const auto& m = dut->m_ev;
     Ev g;
-    for (size_t i = 0; i < 11; ++i) g.f[i] = kCompEv.get(m, i);
+    for (size_t i = 0; i < kEvF; ++i) g.f[i] = kCompEv.get(m, i);
     if (g.kind() != kAcks) {
       ASSERT_FALSE(direct.empty()) << "cycle " << c << ": direct event (kind " << g.kind() << ") out of nowhere";
       const Ev& e = direct.front();
-      for (size_t i = 0; i < 11; ++i)
+      for (size_t i = 0; i < kEvF; ++i)
         EXPECT_EQ(g.f[i], e.f[i]) << "cycle " << c << ": direct event (kind " << e.kind() << ", accepted at cycle "
                                   << e.cycle << ") field " << i;
       if (e.kind() == kNak) ++got_naks;
@@ -184,13 +209,15 @@ class CoalesceBench : public ::testing::Test {
     EXPECT_EQ(g.f[kCeStatus], 0u) << "cycle " << c;
     const bool gh_ack = g.f[kCeHasAck], gh_rd = g.f[kCeHasRd], gh_rt = g.f[kCeHasRt];
     ASSERT_TRUE(gh_ack || gh_rd || gh_rt) << "cycle " << c << ": empty CEV_ACKS for QP " << q;
-    // find the prefix of the QP's unreported events this event merges
+    // find the prefix of the QP's unreported events this event merges: what it reports is the
+    // merge of the prefix's events from its last change of incarnation on (`from`)
     auto& p = pend[q];
     bool ha = false, hr = false, ht = false;
-    uint32_t a = 0, r = 0;
+    uint32_t a = 0, r = 0, gn = 0;
+    size_t from = 0;
     const Ev* rt = nullptr;
     auto matches = [&] {
-      return ha == gh_ack && hr == gh_rd && ht == gh_rt && (!ha || a == g.f[kCePsn]) &&
+      return gn == g.gen() && ha == gh_ack && hr == gh_rd && ht == gh_rt && (!ha || a == g.f[kCePsn]) &&
              (!hr || r == g.f[kCePsn2]) &&
              (!ht || (rt->f[kCeRtKind] == g.f[kCeRtKind] && rt->f[kCeRtCode] == g.f[kCeRtCode] &&
                       rt->f[kCeRtPsn] == g.f[kCeRtPsn]));
@@ -198,13 +225,20 @@ class CoalesceBench : public ::testing::Test {
     size_t k = 0;
     while (k < p.size() && p[k].cycle < c) {
       const Ev& e = p[k];
+      if (k > 0 && e.gen() != gn) {  // another incarnation: the entry starts again
+        ha = hr = ht = false;
+        rt = nullptr;
+        from = k;
+      }
+      gn = e.gen();
       if (e.kind() == kAck) ha = true, a = e.psn();
       else if (e.kind() == kReadDone) hr = true, r = e.psn();
       else ht = true, rt = &e;
       ++k;
       if (matches()) break;
     }
-    ASSERT_TRUE(k > 0 && matches()) << "cycle " << c << ": CEV_ACKS qp " << q << " ack " << gh_ack << "/0x" << std::hex
+    ASSERT_TRUE(k > 0 && matches()) << "cycle " << c << ": CEV_ACKS qp " << q << " gen " << g.gen() << " ack " << gh_ack
+                                    << "/0x" << std::hex
                                     << g.f[kCePsn] << " rd " << gh_rd << "/0x" << g.f[kCePsn2] << " rt " << gh_rt
                                     << "/kind " << g.f[kCeRtKind] << " code 0x" << g.f[kCeRtCode] << " psn 0x"
                                     << g.f[kCeRtPsn] << std::dec << " is no merge of the " << p.size()
@@ -212,18 +246,68 @@ class CoalesceBench : public ::testing::Test {
                                     << " psn 0x" << std::hex << (p.empty() ? 0 : p[0].psn()) << ")";
     if (ht) {
       // reported: the episode is answered a while later, then the RX engine may start another
-      rt_state[q] = RtFree;
-      rt_free_at[q] = c + rng.range(0, rt_answer);
+      // (in the incarnation it was opened in: a later one may have opened its own already)
+      if (gn == gen[q]) {
+        rt_state[q] = RtFree;
+        rt_free_at[q] = c + rng.range(0, rt_answer);
+      }
       ++got_rt;
       size_t before = 0;  // ACK / READ_DONE events accepted before the retry, merged with it
-      for (size_t i = 0; i < k && p[i].kind() != kRetry; ++i) ++before;
+      for (size_t i = from; i < k && p[i].kind() != kRetry; ++i) ++before;
       if (before > 0) ++rt_behind_acks;
-      if (before + 1 < k) ++rt_then_acks;
+      if (from + before + 1 < k) ++rt_then_acks;
     }
+    // the events of earlier incarnations in the prefix are discarded
+    for (size_t i = 0; i < from; ++i) lost_rt += p[i].kind() == kRetry;
+    discarded += from;
+    replaced += from > 0;
     p.erase(p.begin(), p.begin() + std::ptrdiff_t(k));
     merged += k;
     ++got_acks;
     if (c < reset_cycle + uint64_t(kSweep)) ADD_FAILURE() << "cycle " << c << ": CEV_ACKS during the reset sweep";
+  }
+
+  // Directed tests (engine stalled, never busy): an event of q of the given kind, PSN and
+  // incarnation, the other fields random; offered until taken.
+  Ev event(uint32_t kind, uint32_t q, uint32_t psn, uint32_t g) {
+    Ev e;
+    randomize(e);
+    e.f[kCeGen] = g;
+    e.f[kCeKind] = kind;
+    e.f[kCeQpn] = q;
+    e.f[kCePsn] = psn;
+    return e;
+  }
+  void offer(const Ev& e) {
+    dut->s_valid = 1;
+    drive(e, dut->s_ev);
+    dut->m_ready = 0;
+    dut->busy = 0;
+    for (int i = 0; i < 50; ++i) {
+      dut.eval();
+      const bool ok = dut->s_ready;
+      dut.tick();
+      if (ok) break;
+      ASSERT_LT(i, 49) << "event not taken";
+    }
+    dut->s_valid = 0;
+  }
+  // The events the output shows in `cycles` cycles with m_ready high.
+  std::vector<Ev> collect(int cycles) {
+    std::vector<Ev> out;
+    for (int i = 0; i < cycles; ++i) {
+      dut->m_ready = 1;
+      dut->busy = 0;
+      dut.eval();
+      if (dut->m_valid) {
+        Ev g;
+        for (size_t f = 0; f < kEvF; ++f) g.f[f] = kCompEv.get(dut->m_ev, f);
+        out.push_back(g);
+      }
+      dut.tick();
+    }
+    dut->m_ready = 0;
+    return out;
   }
 
   bool is_busy(uint32_t q, uint64_t c) const {
@@ -258,14 +342,19 @@ class CoalesceBench : public ::testing::Test {
   std::vector<uint64_t> busy_until;  // per QP: busy in the engine before this cycle
   std::vector<RtState> rt_state;     // per QP: a retry episode accepted and not yet reported
   std::vector<uint64_t> rt_free_at;  // per QP: the last episode is answered (another may start)
+  std::vector<uint8_t> gen;          // per QP: its incarnation (what its merged events carry)
   unsigned p_busy = 0;               // % of taken CEV_ACKS whose QP then stays busy a while
   unsigned p_retry = 0;              // % of merged events that are a retry episode (QP allowing)
+  unsigned p_gen = 0;                // % of merged events made after their QP was reset
   uint64_t rt_answer = 100;          // an episode is answered 0..rt_answer cycles after its report
   int64_t hog = -1;                  // a QP busy until released
   Ev cur, lcur;
   bool hold = false, lhold = false;
   uint64_t reset_cycle = 0, sent_co = 0, sent_naks = 0, sent_local = 0, got_acks = 0, got_naks = 0, got_local = 0;
   uint64_t merged = 0, sent_rt = 0, got_rt = 0, rt_behind_acks = 0, rt_then_acks = 0, local_wait = 0;
+  // QP resets, events of an earlier incarnation discarded (retry episodes among them), CEV_ACKS
+  // that replaced an entry
+  uint64_t resets = 0, discarded = 0, lost_rt = 0, replaced = 0;
 };
 
 TEST_F(CoalesceBench, SweepDelaysMergeAndNothingIsLost) {
@@ -351,12 +440,19 @@ TEST_F(CoalesceBench, RandomTraffic) {
     const unsigned pl = rng.percent(50) ? unsigned(rng.range(0, 10)) : 0;
     p_busy = rng.percent(50) ? unsigned(rng.range(1, 80)) : 0;
     p_retry = rng.percent(70) ? unsigned(rng.range(1, 30)) : 0;
+    p_gen = rng.percent(70) ? unsigned(rng.range(1, 6)) : 0;
     rt_answer = rng.range(0, 400);
     for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(pi, pn, po, pl);
   }
   drain();
+  std::printf("[bench] %llu QP resets: %llu CEV_ACKS replaced an entry, %llu events discarded (%llu retry episodes)\n",
+              (unsigned long long)resets, (unsigned long long)replaced, (unsigned long long)discarded,
+              (unsigned long long)lost_rt);
   EXPECT_EQ(merged, sent_co);
-  EXPECT_EQ(got_rt, sent_rt);
+  EXPECT_EQ(got_rt + lost_rt, sent_rt);
+  EXPECT_GT(resets, 100u);
+  EXPECT_GT(replaced, 30u) << "few events of a new incarnation found their QP pending";
+  EXPECT_GT(lost_rt, 2u) << "few retry episodes discarded by a new incarnation";
   EXPECT_GT(sent_co, 20000u);
   EXPECT_GT(sent_rt, 500u);
   EXPECT_GT(rt_behind_acks, 50u) << "no retry merged behind ACKs of its QP";
@@ -395,6 +491,7 @@ TEST_F(CoalesceBench, ResetMidTraffic) {
   SRNIC_BENCH_TRACE();
   pick_hot(5);
   p_retry = 10;
+  p_gen = 3;
   reset();
   for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) cycle(70, 10, 30, 5);
   // whatever was pending is gone (retry episodes too); nothing from before may be reported
@@ -429,6 +526,7 @@ TEST_F(CoalesceBench, RetryMergesWithTheAcksAroundIt) {
   auto ev = [&](uint32_t kind, uint32_t q, uint32_t psn) {
     Ev e;
     randomize(e);
+    e.f[kCeGen] = gen[q];
     e.f[kCeKind] = kind;
     e.f[kCeQpn] = q;
     e.f[kCePsn] = psn;
@@ -461,19 +559,21 @@ TEST_F(CoalesceBench, RetryMergesWithTheAcksAroundIt) {
     dut.eval();
     if (dut->m_valid) {
       Ev g;
-      for (size_t f = 0; f < 11; ++f) g.f[f] = kCompEv.get(dut->m_ev, f);
+      for (size_t f = 0; f < kEvF; ++f) g.f[f] = kCompEv.get(dut->m_ev, f);
       out.push_back(g);
     }
     dut.tick();
   }
   ASSERT_EQ(out.size(), 4u);
-  for (size_t f = 0; f < 11; ++f) EXPECT_EQ(out[0].f[f], nak.f[f]) << "the NAK first, unchanged: field " << f;
+  for (size_t f = 0; f < kEvF; ++f) EXPECT_EQ(out[0].f[f], nak.f[f]) << "the NAK first, unchanged: field " << f;
   EXPECT_EQ(out[1].qpn(), c3) << "the staged event second";
   const Ev* ga = out[2].qpn() == a ? &out[2] : &out[3];
   const Ev* gb = out[2].qpn() == a ? &out[3] : &out[2];
   EXPECT_EQ(ga->qpn(), a);
   EXPECT_EQ(gb->qpn(), b);
   EXPECT_EQ(ga->kind(), kAcks);
+  EXPECT_EQ(ga->gen(), gen[a]);
+  EXPECT_EQ(gb->gen(), gen[b]);
   EXPECT_EQ(ga->f[kCeHasAck], 1u);
   EXPECT_EQ(ga->f[kCePsn], 0x000002u);
   EXPECT_EQ(ga->f[kCeHasRd], 1u);
@@ -496,7 +596,7 @@ TEST_F(CoalesceBench, RetryMergesWithTheAcksAroundIt) {
     dut->m_ready = 1;
     dut.eval();
     if (dut->m_valid) {
-      for (size_t f = 0; f < 11; ++f) g2.f[f] = kCompEv.get(dut->m_ev, f);
+      for (size_t f = 0; f < kEvF; ++f) g2.f[f] = kCompEv.get(dut->m_ev, f);
       got = true;
     }
     dut.tick();
@@ -508,6 +608,76 @@ TEST_F(CoalesceBench, RetryMergesWithTheAcksAroundIt) {
   EXPECT_EQ(g2.f[kCeHasRd], 0u);
   EXPECT_EQ(g2.f[kCeHasRt], 0u) << "the retry episode was reported twice";
   EXPECT_FALSE(dut.rtl_error());
+}
+
+// Exact contents, engine stalled: QP a's ACK, retry episode and READ_DONE of incarnation g are
+// pending when a is reset; its next events (incarnation g + 1: an ACK at a PSN below the old
+// one, a second retry episode, an older ACK) replace the entry: one CEV_ACKS for a, with
+// incarnation g + 1, the new ACK PSN and episode, no READ_DONE; the second episode is no
+// second episode of one incarnation (no a_one_retry). QP b's event between them is untouched.
+// Then an incarnation that moves on by 8 (the low three bits equal) replaces again.
+TEST_F(CoalesceBench, NewIncarnationReplacesPendingEntry) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < kSweep + 2; ++i) cycle(0, 0, 0);
+  const uint32_t a = uint32_t(rng.below(kQps)), b = uint32_t(a + 1 + rng.below(kQps - 1)) % kQps;
+  uint32_t c3 = 0;
+  while (c3 == a || c3 == b) ++c3;
+  const uint32_t g = gen[a], g1 = (g + 1) & 15;
+  offer(event(kAck, c3, 0x000777, gen[c3]));  // staged: everything after it merges
+  offer(event(kAck, a, 0x000500, g));
+  Ev rt = event(kRetry, a, rng.u32() & kPsnMask, g);
+  rt.f[kCeRtKind] = 1;
+  rt.f[kCeRtCode] = 0x03;
+  rt.f[kCeRtPsn] = 0x000400;
+  offer(rt);
+  offer(event(kReadDone, a, 0x000600, g));
+  offer(event(kAck, b, 0x000010, gen[b]));
+  offer(event(kAck, a, 0x000100, g1));  // below 0x500: a merge would keep 0x500
+  Ev rt2 = event(kRetry, a, rng.u32() & kPsnMask, g1);
+  rt2.f[kCeRtKind] = 2;
+  rt2.f[kCeRtCode] = 0x13;
+  rt2.f[kCeRtPsn] = 0x000050;
+  offer(rt2);
+  offer(event(kAck, a, 0x0000F0, g1));  // older than 0x100 of the same incarnation: kept out
+  for (int i = 0; i < 40; ++i) {  // merges finish
+    dut.eval();
+    dut.tick();
+  }
+  const std::vector<Ev> out = collect(200);
+  ASSERT_EQ(out.size(), 3u) << "QP a queued twice, or an event lost";
+  EXPECT_EQ(out[0].qpn(), c3);
+  EXPECT_EQ(out[1].qpn(), a) << "QP a no longer first in the queue";
+  EXPECT_EQ(out[2].qpn(), b);
+  const Ev& ga = out[1];
+  EXPECT_EQ(ga.kind(), kAcks);
+  EXPECT_EQ(ga.gen(), g1) << "the entry's incarnation";
+  EXPECT_EQ(ga.f[kCeHasAck], 1u);
+  EXPECT_EQ(ga.f[kCePsn], 0x000100u) << "the ACK of the old incarnation merged with the new one";
+  EXPECT_EQ(ga.f[kCeHasRd], 0u) << "the READ_DONE of the old incarnation kept";
+  EXPECT_EQ(ga.f[kCeHasRt], 1u);
+  EXPECT_EQ(ga.f[kCeRtKind], 2u) << "the retry episode of the old incarnation kept";
+  EXPECT_EQ(ga.f[kCeRtCode], 0x13u);
+  EXPECT_EQ(ga.f[kCeRtPsn], 0x000050u);
+  EXPECT_EQ(out[2].gen(), gen[b]);
+  EXPECT_EQ(out[2].f[kCePsn], 0x000010u);
+  EXPECT_EQ(out[2].f[kCeHasRt], 0u);
+  // incarnations g1 and g1 + 8 (equal in their low three bits): replaced, not merged
+  const uint32_t g2 = (g1 + 8) & 15;
+  offer(event(kAck, c3, 0x000778, gen[c3]));
+  offer(event(kReadDone, a, 0x000700, g1));
+  offer(event(kAck, a, 0x000200, g2));
+  for (int i = 0; i < 40; ++i) {
+    dut.eval();
+    dut.tick();
+  }
+  const std::vector<Ev> out2 = collect(200);
+  ASSERT_EQ(out2.size(), 2u);
+  EXPECT_EQ(out2[1].qpn(), a);
+  EXPECT_EQ(out2[1].gen(), g2);
+  EXPECT_EQ(out2[1].f[kCeHasAck], 1u);
+  EXPECT_EQ(out2[1].f[kCePsn], 0x000200u);
+  EXPECT_EQ(out2[1].f[kCeHasRd], 0u) << "incarnations " << g1 << " and " << g2 << " merged";
 }
 
 // A second retry episode of a QP merged while its first is still pending breaks the RX

@@ -62,6 +62,14 @@
 // request is pushed unless the QP was already flushing, in the cycle herr_done pulses (once
 // per HERR, not while the qerr FIFO is full, before any of its flush CQEs); later ACKs
 // complete nothing. The random tests send HERR now and then (knob herr).
+// Incarnations (srnic_qp_gen, decision 109): each QP starts at a random incarnation, advanced
+// when the bench re-creates it; the bench answers gen_cur for gen_qpn combinationally. Events
+// carry their QP's incarnation; now and then (knob stale) one of an earlier incarnation, as late
+// work of the old connection would look (ACKs covering everything, the end of an RNR wait, a
+// fatal NAK or local error at the oldest WQE, any other kind but HERR): it must be taken with
+// stale_drop in that cycle and change nothing (no WQE read, CQE, answer or request). A HERR is
+// never dropped, whatever its incarnation. Every CQE, answer (rw.gen), stop and qerr request
+// carries the incarnation of the event behind it. StaleEventsDroppedUnread pins these cases.
 #include <algorithm>
 #include <array>
 #include <deque>
@@ -86,7 +94,7 @@ constexpr unsigned kMaxRun = 32;  // srnic_comp MAX_RUN (default)
 #endif
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
-constexpr size_t kEvN = 11;  // comp_ev_t fields (CompEvF)
+constexpr size_t kEvN = kCompEv.widths.size();  // comp_ev_t fields (CompEvF)
 
 constexpr uint8_t kAcks = 5, kNak = 3, kLerr = 6, kHerr = 7;
 constexpr uint8_t kRtSeq = 0, kRtImplied = 1, kRtRnr = 2, kRtTimeout = 3;
@@ -119,6 +127,7 @@ struct Cqe {
   bool qerr = false, stop = false;  // the first offer of this CQE pushes a qerr / stop request
   bool offered = false;
   uint32_t gen = 0;                 // incarnation of the QP (configure count)
+  int ev_gen = -1;                  // the incarnation it carries, its event's (-1: the QP's)
   uint64_t herr_seq = 0;            // herr_done pulses that must have come before it
   uint64_t seq = 0;                 // the QP's event that makes it (Qp::evseq)
 };
@@ -138,7 +147,8 @@ struct Rw {
 // an accepted HERR event, waiting for its herr_done
 struct HerrX {
   uint32_t qpn, gen;
-  bool qerr;  // herr_done also pushes a qerr request
+  bool qerr;        // herr_done also pushes a qerr request ...
+  uint32_t ev_gen;  // ... carrying the HERR event's incarnation
 };
 struct Ar {
   uint64_t addr;
@@ -156,6 +166,7 @@ struct RBeat {
 struct ReqFifo {
   struct Req {
     uint32_t qpn, gen;
+    uint32_t ev_gen;  // the incarnation the request carries: its event's (stop_gen, qerr_gen)
   };
   struct Taken {
     uint32_t qpn;
@@ -215,7 +226,12 @@ uint32_t npkts(uint32_t len, int mtu) {
 
 class CompBench : public ::testing::Test {
  public:
-  CompBench() : rng(test_seed()), dut(rng.next()), qps(kQps) {}
+  CompBench() : rng(test_seed()), dut(rng.next()), qps(kQps) {
+    for (Qp& s : qps) s.gen = uint32_t(rng.below(16));  // the incarnations before the test: any
+  }
+
+  // q's incarnation as srnic_qp_gen holds it (gen_cur), and as events of it carry it
+  uint64_t gen_of(uint32_t q) const { return qps[q].gen & 15; }
 
   struct Knobs {
     unsigned post = 30, ev = 30, ar = 80, lat = 20, cqe = 80;
@@ -233,11 +249,13 @@ class CompBench : public ::testing::Test {
                                     // response of a (mostly busy) QP in flight (rx_rd_busy)
     unsigned nak_read = 0;          // every nak_read-th phase makes one fatal NAK beyond an
                                     // unfinished READ on purpose (0: none; see inject_nak_read)
+    unsigned stale = 0;             // % of events made for an earlier incarnation (stale_event)
   };
 
   void reset() {
     dut->qp_cmd_valid = dut->ev_valid = dut->ar_ready = dut->r_valid = dut->cqe_ready = 0;
     dut->stop_ready = dut->qerr_ready = dut->rx_rd_busy = dut->rw_ready = 0;
+    dut->gen_cur = 0;
     dut.reset();
   }
 
@@ -428,6 +446,7 @@ class CompBench : public ::testing::Test {
     Qp& s = qps[q];
     const bool has_ack = s.ack_new || rng.percent(k.dup), has_rd = s.rd_new || (s.rd_any && rng.percent(k.dup));
     if (!has_ack && !has_rd && !none_ok) return false;
+    ev[kCeGen] = gen_of(q);
     ev[kCeKind] = kAcks;
     ev[kCeQpn] = q;
     ev[kCePsn] = has_ack ? s.ack : rng.u32() & kPsnMask;
@@ -516,6 +535,7 @@ class CompBench : public ::testing::Test {
   // An episode that reaches a QP already failing (the RX engine opened it before it learnt of
   // the failure): any kind, mostly an RNR wait's end; ACK fields random (no walk).
   void late_retry(uint32_t q, uint64_t ev[kEvN]) {
+    ev[kCeGen] = gen_of(q);
     ev[kCeKind] = kAcks;
     ev[kCeQpn] = q;
     ev[kCePsn] = rng.u32() & kPsnMask;
@@ -536,6 +556,7 @@ class CompBench : public ::testing::Test {
   // A CEV_LERR from the send path at psn, reporting its producer index (flush limit).
   void lerr_event(uint32_t q, uint32_t psn, uint64_t ev[kEvN]) {
     Qp& s = qps[q];
+    ev[kCeGen] = gen_of(q);
     ev[kCeKind] = kLerr;
     ev[kCeQpn] = q;
     ev[kCePsn] = psn;
@@ -546,9 +567,14 @@ class CompBench : public ::testing::Test {
     s.reported_pi = s.pi;
   }
 
-  // The host moved q to ERR: the send path stopped and reports its producer index.
+  // The host moved q to ERR: the send path stopped and reports its producer index. A host stop
+  // is never stale: now and then it carries another incarnation than the QP's, and must still
+  // be taken.
   void herr_event(uint32_t q, uint64_t ev[kEvN]) {
     Qp& s = qps[q];
+    const bool other = rng.percent(30);
+    ev[kCeGen] = other ? (gen_of(q) + rng.range(1, 15)) & 15 : gen_of(q);
+    herrs_other_gen += other;
     ev[kCeKind] = kHerr;
     ev[kCeQpn] = q;
     ev[kCePsn] = s.next_psn;
@@ -559,6 +585,48 @@ class CompBench : public ::testing::Test {
     s.reported_pi = s.pi;
     s.herr = s.failed = s.stopped = true;
     ++herrs_sent;
+  }
+
+  // An event made for an earlier incarnation of q, as late work of the old connection would
+  // look after a reset: ACK news covering everything posted, the end of an RNR wait, a fatal
+  // NAK or a local error at the oldest incomplete WQE, or any kind but HERR with random
+  // fields. Applied, each would complete, resend, fail or flush WQEs; it must be dropped
+  // unread (the generator's state is left as it is).
+  void stale_event(uint32_t q, uint64_t ev[kEvN]) {
+    const Qp& s = qps[q];
+    for (size_t i = 0; i < kEvN; ++i) ev[i] = rng.next() & ((1ull << kCompEv.at(i).width) - 1);
+    ev[kCeGen] = (gen_of(q) + rng.range(1, 15)) & 15;
+    ev[kCeQpn] = q;
+    switch (rng.below(5)) {
+      case 0:
+        ev[kCeKind] = kAcks;
+        ev[kCePsn] = (s.next_psn - 1) & kPsnMask;
+        ev[kCeHasAck] = 1;
+        ev[kCeHasRt] = 0;
+        break;
+      case 1:
+        ev[kCeKind] = kAcks;
+        ev[kCeHasRt] = 1;
+        ev[kCeRtKind] = kRtTimeout;
+        ev[kCeRtCode] = kRtcRnrEnd;
+        ev[kCeRtPsn] = s.next_psn;
+        break;
+      case 2:
+        ev[kCeKind] = kNak;
+        ev[kCePsn] = s.psn;
+        ev[kCeStatus] = kNakStatus[rng.below(4)];
+        break;
+      case 3:
+        ev[kCeKind] = kLerr;
+        ev[kCePsn] = s.psn;
+        ev[kCeStatus] = kLerrStatus[rng.below(2)];
+        ev[kCePsn2] = s.pi;
+        break;
+      default:
+        ev[kCeKind] = rng.below(kHerr);  // any kind but HERR
+        break;
+    }
+    ++stale_sent;
   }
 
   // A fatal NAK beyond a READ the RX engine reports unfinished, made on purpose: the random
@@ -606,6 +674,7 @@ class CompBench : public ::testing::Test {
     ev[kCeQpn] = q;
     ev[kCePsn] = posted_at(s, uint16_t(at + 1)).first;
     ev[kCeStatus] = kNakStatus[rng.below(4)];
+    ev[kCeGen] = gen_of(q);
     const uint64_t n = nak_read_injected++;
     ev[kCePsn2] = ((n & 2) ? p.first - 0x400000u : p.first) & kPsnMask;
     ev[kCeHasAck] = n & 1;
@@ -621,6 +690,12 @@ class CompBench : public ::testing::Test {
     Qp& s = qps[q];
     if (!s.live) return;
     uint64_t ev[kEvN] = {};
+    if (k.stale && rng.percent(k.stale)) {
+      stale_event(q, ev);
+      push_event(ev);
+      return;
+    }
+    ev[kCeGen] = gen_of(q);
     // fields no event kind here uses (the episode's, except in CEV_ACKS with has_rt)
     ev[kCeHasRt] = rng.below(2);
     ev[kCeRtKind] = rng.below(4);
@@ -754,7 +829,7 @@ class CompBench : public ::testing::Test {
     if (herr) {
       // every WQE not completed is flushed, a refused one waiting too; a qerr request unless
       // the QP was failed already (flushing)
-      herr_x.push_back({q, s.gen, !s.flushing});
+      herr_x.push_back({q, s.gen, !s.flushing, uint32_t(ev[kCeGen])});
       ++herr_seq_expect;
       s.err_valid = false;
       s.flushing = true;
@@ -886,6 +961,7 @@ class CompBench : public ::testing::Test {
           c.qerr = first_failure;
           c.stop = fatal;
           c.gen = s.gen;
+          c.ev_gen = int(ev[kCeGen]);
           c.herr_seq = herr_seq_expect;
           c.seq = seq;
           if ((w.flags & 2) || error) cqe_expect.push_back(c);  // failed WQEs always give one
@@ -930,7 +1006,7 @@ class CompBench : public ::testing::Test {
   }
 
   // Checks a request port against its model (valid and QPN every cycle) and takes a handshake.
-  void req_port(ReqFifo& f, bool valid, uint32_t qpn, bool ready, uint64_t c) {
+  void req_port(ReqFifo& f, bool valid, uint32_t qpn, uint32_t gen, bool ready, uint64_t c) {
     ASSERT_FALSE(valid && f.in.empty()) << "cycle " << c << ": " << f.name << " request for QP " << qpn
                                         << " the reference does not expect";
     ASSERT_EQ(valid, !f.in.empty()) << "cycle " << c << ": " << f.name << "_valid low with " << f.in.size()
@@ -938,6 +1014,8 @@ class CompBench : public ::testing::Test {
     if (!valid) return;
     ASSERT_EQ(qpn, f.in.front().qpn) << "cycle " << c << ": " << f.name << "_qpn (request "
                                      << f.taken.size() << ")";
+    ASSERT_EQ(gen, f.in.front().ev_gen) << "cycle " << c << ": " << f.name << "_gen of QP " << qpn
+                                        << " (request " << f.taken.size() << "): its event's incarnation";
     if (!ready) return;
     f.taken.push_back({qpn, c});
     if (&f == &stop_f && qps[qpn].gen == f.in.front().gen) qps[qpn].stopped = true;  // the send side stops
@@ -974,6 +1052,8 @@ class CompBench : public ::testing::Test {
     dut->rx_rd_busy = 0;
     dut.eval();
     dut->rx_rd_busy = rb && uint32_t(dut->rx_rdq_qpn) == rbq;
+    // srnic_qp_gen answers the incarnation of the event's QP combinationally
+    dut->gen_cur = uint8_t(gen_of(uint32_t(dut->gen_qpn) % kQps));
     dut.eval();
     // the expected CQE the offered one belongs to (nullptr: none, take_cqe reports it)
     Cqe* offer = nullptr;
@@ -1003,8 +1083,8 @@ class CompBench : public ::testing::Test {
 
     // FIFO occupancy this cycle (a push is refused when full, whatever is popped)
     const size_t qerr_n = qerr_f.in.size(), stop_n = stop_f.in.size();
-    req_port(qerr_f, dut->qerr_valid, dut->qerr_qpn, dut->qerr_ready, c);
-    req_port(stop_f, dut->stop_valid, dut->stop_qpn, dut->stop_ready, c);
+    req_port(qerr_f, dut->qerr_valid, dut->qerr_qpn, dut->qerr_gen, dut->qerr_ready, c);
+    req_port(stop_f, dut->stop_valid, dut->stop_qpn, dut->stop_gen, dut->stop_ready, c);
     if (HasFatalFailure()) return;
 
     if (dut->ar_valid && dut->ar_ready && manual) ar_expect.push_back({dut->ar_addr, unsigned(dut->ar_len) + 1, manual_q});
@@ -1035,7 +1115,7 @@ class CompBench : public ::testing::Test {
       herr_x.pop_front();
       ASSERT_FALSE(h.qerr && qerr_n >= kReqDepth) << "cycle " << c << ": herr_done (qerr for QP " << h.qpn
                                                   << ") while the qerr FIFO is full";
-      if (h.qerr) qerr_f.in.push_back({h.qpn, h.gen});
+      if (h.qerr) qerr_f.in.push_back({h.qpn, h.gen, h.ev_gen});
       ++herr_dones;
     }
     if (!cqe_expect.empty() && cqe_expect.front().qerr && qerr_n >= kReqDepth) ++qerr_full_waits;
@@ -1054,10 +1134,10 @@ class CompBench : public ::testing::Test {
       if (!e.offered) {
         e.offered = true;
         if (e.qerr) {
-          qerr_f.in.push_back({e.qpn, e.gen});
+          qerr_f.in.push_back({e.qpn, e.gen, e.gen & 15});
           qerr_cqe_cycles.push_back(c);
         }
-        if (e.stop) stop_f.in.push_back({e.qpn, e.gen});
+        if (e.stop) stop_f.in.push_back({e.qpn, e.gen, e.gen & 15});
       }
     }
     if (dut->cqe_valid && dut->cqe_ready) take_cqe(c);
@@ -1074,10 +1154,24 @@ class CompBench : public ::testing::Test {
     if (dut->rw_valid && dut->rw_ready) take_rw(c);
     if (HasFatalFailure()) return;
     const bool ev_fire = dut->ev_valid && dut->ev_ready;
+    // an event of an earlier incarnation than its QP's (not a HERR) is taken and dropped unread
+    bool stale = false;
+    if (holding) {
+      const uint64_t* f = events.front().f;
+      stale = f[kCeGen] != gen_of(uint32_t(f[kCeQpn])) && f[kCeKind] != kHerr;
+    }
+    ASSERT_EQ(bool(dut->stale_drop), ev_fire && stale)
+        << "cycle " << c << ": stale_drop with " << (ev_fire ? "an event taken" : "no event taken") << " (QP "
+        << (holding ? events.front().f[kCeQpn] : 0) << ", kind " << (holding ? events.front().f[kCeKind] : 0)
+        << ", incarnation " << (holding ? events.front().f[kCeGen] : 0) << ", the QP's "
+        << (holding ? gen_of(uint32_t(events.front().f[kCeQpn])) : 0) << ")";
     dut.tick();
     if (r) rbeats.pop_front();
     if (ev_fire) {
-      if (!manual) apply(events.front().f);
+      const uint64_t* f = events.front().f;
+      if (!manual && !stale) apply(f);
+      if (stale) ++stale_dropped;
+      if (f[kCeKind] == kHerr && f[kCeGen] != gen_of(uint32_t(f[kCeQpn]))) ++herrs_other_taken;
       events.pop_front();
       holding = false;
       ++n_events;
@@ -1120,6 +1214,7 @@ class CompBench : public ::testing::Test {
     EXPECT_EQ(kCqeReq.get(m, kCrOpcode), e.opcode) << at;
     EXPECT_EQ(kCqeReq.get(m, kCrStatus), e.status) << at;
     EXPECT_EQ(kCqeReq.get(m, kCrWithImm), 0u) << at;
+    EXPECT_EQ(kCqeReq.get(m, kCrGen), e.ev_gen >= 0 ? uint64_t(e.ev_gen) : gen_of(e.qpn)) << at << ": incarnation";
     ++cqes;
     cqe_log.push_back(e);
     if (e.status != 0) ++failed_cqes;
@@ -1143,6 +1238,7 @@ class CompBench : public ::testing::Test {
                                   [&](const Cqe& x) { return x.qpn == q && x.seq <= e.seq && x.gen == e.gen; });
     EXPECT_TRUE(due == cqe_expect.end()) << at << ": before the CQE of wqe " << due->idx << " of its walk";
     ASSERT_EQ(kRewind.get(m, kRwApply), uint64_t(e.apply)) << at;
+    EXPECT_EQ(kRewind.get(m, kRwGen), e.gen & 15) << at << ": incarnation (its event's)";
     // every field: an answer without a resend carries zeros but its QPN and up
     EXPECT_EQ(kRewind.get(m, kRwCi), e.ci) << at << ": ci";
     EXPECT_EQ(kRewind.get(m, kRwOff), e.off) << at << ": byte offset";
@@ -1331,6 +1427,9 @@ class CompBench : public ::testing::Test {
   std::deque<HerrX> herr_x;  // accepted HERR events waiting for herr_done
   uint64_t herr_seq_expect = 0, herr_dones = 0, herrs_sent = 0;
   uint64_t rd_holds = 0;     // cycles a failed READ's CQE was due while its QP was reported busy in RX
+  // events of an earlier incarnation made and dropped; HERR events with another incarnation
+  // than their QP's made and taken
+  uint64_t stale_sent = 0, stale_dropped = 0, herrs_other_gen = 0, herrs_other_taken = 0;
 };
 
 TEST_F(CompBench, RandomTraffic) {
@@ -1340,7 +1439,16 @@ TEST_F(CompBench, RandomTraffic) {
   k.herr = 4;
   k.rdbusy = 30;
   k.nak_read = 3;
+  k.stale = 3;
   random_traffic(std::min<uint32_t>(kQps, 6), 120, k, 25, 3000);
+  std::printf("[bench] %llu events of an earlier incarnation dropped (%llu made), %llu HERR events of another "
+              "incarnation taken (%llu made)\n",
+              (unsigned long long)stale_dropped, (unsigned long long)stale_sent, (unsigned long long)herrs_other_taken,
+              (unsigned long long)herrs_other_gen);
+  EXPECT_EQ(stale_dropped, stale_sent);
+  EXPECT_EQ(herrs_other_taken, herrs_other_gen);
+  EXPECT_GT(stale_dropped, 200u);
+  EXPECT_GT(herrs_other_taken, 2u);
   EXPECT_GT(herr_dones, 10u);
   EXPECT_GT(rd_holds, 20u) << "no failed READ completion ever had to wait for the RX engine";
   EXPECT_GT(cqes, 5000u);
@@ -1407,7 +1515,9 @@ TEST_F(CompBench, RandomTrafficQerrHeldLow) {
   k.bad = 15;
   k.retry = 15;
   k.herr = 15;
+  k.stale = 3;
   random_traffic(std::min<uint32_t>(kQps, 16), 20, k, 100, 12000);
+  EXPECT_EQ(stale_dropped, stale_sent);
   EXPECT_GT(herr_dones, 5u);
   EXPECT_GT(qerr_f.taken.size(), 40u);
   EXPECT_GT(qerr_full_waits, 0u) << "the qerr FIFO never filled";
@@ -1443,6 +1553,7 @@ TEST_F(CompBench, OverlongWqeAckedBeforeItsLocalError) {
   manual_q = q;
   auto ev = [&](uint8_t kind, uint32_t psn, uint8_t st) {
     Ev e{};
+    e.f[kCeGen] = gen_of(q);
     e.f[kCeKind] = kind;
     e.f[kCeQpn] = q;
     e.f[kCePsn] = psn;
@@ -1493,11 +1604,11 @@ TEST_F(CompBench, QerrFullStallsCompletions) {
   k.cqe = 70;
   k.lat = 10;
   auto ev = [&](uint8_t kind, uint32_t q, uint32_t psn, uint8_t st, uint32_t psn2, bool ack, bool rd) {
-    const uint64_t e[kEvN] = {kind, q, psn, st, psn2, ack, rd};
+    const uint64_t e[kEvN] = {gen_of(q), kind, q, psn, st, psn2, ack, rd};
     push_event(e);
   };
   auto retry = [&](uint32_t q, uint8_t rt_kind, uint32_t rt_psn) {
-    const uint64_t e[kEvN] = {kAcks, q, 0, 0, 0, 0, 0, 1, rt_kind, 0, rt_psn};
+    const uint64_t e[kEvN] = {gen_of(q), kAcks, q, 0, 0, 0, 0, 0, 1, rt_kind, 0, rt_psn};
     push_event(e);
   };
   auto good = [&](uint32_t q, uint8_t op) {
@@ -1611,7 +1722,7 @@ TEST_F(CompBench, FatalNakJustBeforeARefusedWqeFailsOnce) {
   uint64_t e[kEvN] = {};
   lerr_event(q, qps[q].bad_psn, e);  // the send path stopped at b
   push_event(e);
-  const uint64_t nak[kEvN] = {kNak, q, a_psn, 10, 0, 0, 0};
+  const uint64_t nak[kEvN] = {gen_of(q), kNak, q, a_psn, 10, 0, 0, 0};
   push_event(nak);
   Knobs k;
   k.post = 0;
@@ -1645,7 +1756,7 @@ class CompHerrBench : public CompBench {
     post_wqe(q, w, false);
   }
   void acks_to(uint32_t psn) {
-    const uint64_t ev[kEvN] = {kAcks, q, psn, 0, rng.u32() & kPsnMask, 1, 0};
+    const uint64_t ev[kEvN] = {gen_of(q), kAcks, q, psn, 0, rng.u32() & kPsnMask, 1, 0};
     push_event(ev);
   }
   void herr() {
@@ -1700,7 +1811,7 @@ TEST_F(CompHerrBench, AfterFatalNakNoSecondQerr) {
   SRNIC_BENCH_TRACE();
   start();
   for (int i = 0; i < 5; ++i) post_plain(true);
-  const uint64_t nak[kEvN] = {kNak, q, qps[q].posted[1].first, 10, 0, 0, 0};
+  const uint64_t nak[kEvN] = {gen_of(q), kNak, q, qps[q].posted[1].first, 10, 0, 0, 0};
   push_event(nak);
   drain(true);
   ASSERT_EQ(cqe_log.size(), 2u);
@@ -1754,6 +1865,47 @@ TEST_F(CompHerrBench, NothingToFlush) {
   EXPECT_EQ(qerr_f.taken.size(), 1u);
 }
 
+// Events made for an earlier incarnation of the QP (it was reset since): ACK news covering every
+// WQE, a retry episode, a fatal NAK and a local error at the first WQE, and events of the kinds
+// srnic_comp_coalesce merges, each taken and dropped unread: stale_drop pulses once for each,
+// no WQE read, no CQE, no answer, no qerr or stop request, and the QP's state is as before (a
+// live ACK then completes the first two WQEs). A HERR whose incarnation is not the QP's is never
+// dropped: it flushes the third WQE, and its qerr request carries the HERR's incarnation.
+TEST_F(CompHerrBench, StaleEventsDroppedUnread) {
+  SRNIC_BENCH_TRACE();
+  start();
+  for (int i = 0; i < 3; ++i) post_plain(true);
+  const uint64_t old = (gen_of(q) + rng.range(1, 15)) & 15;
+  const Qp& s = qps[q];
+  const uint64_t evs[][kEvN] = {
+      {old, kAcks, q, s.posted[2].last, 0, 0, 1, 0, 0, 0, 0, 0},
+      {old, kAcks, q, 0, 0, 0, 0, 0, 1, kRtSeq, 0, s.posted[1].first},
+      {old, kNak, q, s.posted[0].first, 10, 0, 0, 0},
+      {old, kLerr, q, s.posted[0].first, 2, s.pi, 0, 0},
+      {old, rng.below(3), q, s.posted[2].last, 0, 0, 1, 1, 1, kRtTimeout, kRtcRnrEnd, s.next_psn},
+  };
+  for (const auto& e : evs) push_event(e);
+  drain(true);
+  EXPECT_EQ(stale_dropped, 5u);
+  EXPECT_EQ(reads, 0u) << "a stale event read WQEs";
+  EXPECT_TRUE(cqe_log.empty()) << "a stale event completed WQEs";
+  EXPECT_TRUE(rw_log.empty()) << "a stale retry episode was answered";
+  EXPECT_TRUE(qerr_f.taken.empty()) << "a stale event failed the QP";
+  EXPECT_TRUE(stop_f.taken.empty());
+  acks_to(s.posted[1].last);
+  drain(true);
+  expect_statuses({{0, 0}, {1, 0}});
+  uint64_t ev[kEvN] = {};
+  herr_event(q, ev);
+  ev[kCeGen] = old;
+  push_event(ev);
+  drain(true);
+  expect_statuses({{0, 0}, {1, 0}, {2, kWcFlushErr}});
+  EXPECT_EQ(herr_dones, 1u) << "a HERR of another incarnation was dropped";
+  ASSERT_EQ(qerr_f.taken.size(), 1u);
+  EXPECT_EQ(stale_dropped, 5u);
+}
+
 // Retry episodes, directed. A QP with MTU 256 and a 16-slot ring; WQEs posted with known
 // lengths; the bench sends what the RX engine and srnic_comp_coalesce would (CEV_ACKS with
 // has_rt, the ACK news merged or not) and checks, besides the reference, the answers taken
@@ -1786,7 +1938,8 @@ class CompRetryBench : public CompBench {
   // a retry episode merged with (optional) ACK news (psn and psn2 are random when not valid)
   void retry(uint8_t kind, uint32_t rt_psn, uint8_t code = 0, bool has_ack = false, uint32_t ack = 0,
              bool has_rd = false, uint32_t rd = 0) {
-    const uint64_t e[kEvN] = {kAcks,
+    const uint64_t e[kEvN] = {gen_of(q),
+                              kAcks,
                               q,
                               has_ack ? ack : rng.u32() & kPsnMask,
                               rng.u8(),
@@ -1804,7 +1957,7 @@ class CompRetryBench : public CompBench {
     retry(kRtTimeout, rt_psn, kRtcRnrEnd, has_ack, ack, has_rd, rd);
   }
   void acks(uint32_t ack) {
-    const uint64_t e[kEvN] = {kAcks, q, ack & kPsnMask, 0, rng.u32() & kPsnMask, 1, 0, 0, 0, 0, 0};
+    const uint64_t e[kEvN] = {gen_of(q), kAcks, q, ack & kPsnMask, 0, rng.u32() & kPsnMask, 1, 0, 0, 0, 0, 0};
     push_event(e);
   }
   void expect_cqes(const std::vector<std::pair<uint16_t, uint8_t>>& want) {
@@ -2120,7 +2273,7 @@ TEST_F(CompRetryBench, AnswerFifoFullHoldsTheWriteBack) {
     post_wqe(x, w, false);
     w.wr_id++;
     post_wqe(x, w, false);
-    const uint64_t e[kEvN] = {kAcks, x, 0, 0, 0, 0, 0, 1, kRtSeq, 0, qps[x].posted.back().first};
+    const uint64_t e[kEvN] = {gen_of(x), kAcks, x, 0, 0, 0, 0, 0, 1, kRtSeq, 0, qps[x].posted.back().first};
     push_event(e);
   }
   Knobs k;
@@ -2158,7 +2311,7 @@ TEST_F(CompRetryBench, TimeoutWithoutAcksAcknowledgesNothing) {
   manual = true;
   manual_q = q;
   const uint32_t next = qps[q].next_psn;
-  const uint64_t e[kEvN] = {kAcks, q, 0, 0, 0, 0, 0, 1, kRtTimeout, 0, next};
+  const uint64_t e[kEvN] = {gen_of(q), kAcks, q, 0, 0, 0, 0, 0, 1, kRtTimeout, 0, next};
   push_event(e);
   Rw want{q, true, 0, 0, w0.first, false, 0, qps[q].gen, 1, kRtTimeout};
   rw_expect.push_back(want);
