@@ -12,7 +12,9 @@
 // without its ICRC: MACs/IPs from the table and local_mac/local_ip, IPv4 length/checksum,
 // UDP port/length, BTH (opcode, SE, PadCnt, dest QP, AckReq, PSN), RETH/AETH/ImmDt, the
 // payload from host memory and the zero pad. A resent job (tx_job_t.resend, go-back-N) gives
-// the same frame as its original, byte for byte.
+// the same frame as its original, byte for byte. Every job carries a random incarnation
+// (tx_job_t.gen); m_tqpn/m_tgen name the job's QP and incarnation on every beat of its frame,
+// offered or held (decision 109: srnic_tx_icrc drops the frames of QPs reset since).
 #include <algorithm>
 #include <deque>
 #include <string>
@@ -48,7 +50,7 @@ struct Conn {
 };
 struct Job {
   uint32_t qpn, psn, reth_rkey, reth_len, aeth_msn, imm;
-  uint8_t opcode, aeth_syn;
+  uint8_t opcode, aeth_syn, gen;
   bool ackreq, se, resend;
   uint64_t reth_va, pay_addr;
   uint32_t pay_len;
@@ -58,6 +60,8 @@ struct Expected {
   std::vector<uint8_t> frame;
   int port;
   uint64_t id;
+  uint32_t qpn;
+  uint8_t gen;
 };
 struct Span {
   uint64_t addr;
@@ -123,6 +127,7 @@ class TxPktBench : public ::testing::Test {
   Job random_job(int port, const Knobs& k) {
     Job j{};
     j.qpn = hot[rng.below(hot.size())];
+    j.gen = uint8_t(rng.below(16));
     j.opcode = port == 0 ? uint8_t(rng.below(13)) : uint8_t(rng.range(0x0D, 0x11));
     if (rng.percent(10)) j.opcode = uint8_t(rng.below(0x12));  // either port may carry any
     j.psn = rng.u32() & 0xFFFFFF;
@@ -148,6 +153,7 @@ class TxPktBench : public ::testing::Test {
   void drive(int port, const Job& j) {
     auto& sig = port == 0 ? dut->req_job : dut->rsp_job;
     auto put = [&](size_t f, uint64_t v) { set_bits(sig, kJob.at(f).lsb, kJob.at(f).width, v); };
+    put(kJobGen, j.gen);
     put(kQpn, j.qpn);
     put(kOpcode, j.opcode);
     put(kPsn, j.psn);
@@ -197,7 +203,7 @@ class TxPktBench : public ::testing::Test {
   }
 
   void accept(int port, const Job& j) {
-    expected.push_back({expected_frame(j), port, j.id});
+    expected.push_back({expected_frame(j), port, j.id, j.qpn, j.gen});
     if (j.pay_len != 0) {
       const uint64_t a0 = j.pay_addr & ~63ull;
       const uint64_t a1 = (j.pay_addr + j.pay_len + 63) & ~63ull;
@@ -264,6 +270,7 @@ class TxPktBench : public ::testing::Test {
     out_hold.keep = dut->m_tkeep;
     out_hold.last = dut->m_tlast;
     for (int w = 0; w < 16; ++w) out_hold.data[w] = dut->m_tdata[size_t(w)];
+    if (dut->m_tvalid) check_tag(c);
     if (dut->m_tvalid && dut->m_tready) take_beat(c);
     if (HasFatalFailure()) return;
     if (dut->m_tvalid) ++out_valid_cycles;
@@ -296,6 +303,17 @@ class TxPktBench : public ::testing::Test {
     last_r_at = at + n - 1;
     ++ars;
     ar_beats += n;
+  }
+
+  // The frame on the output names its job's QP and incarnation, on every beat.
+  void check_tag(uint64_t c) {
+    ASSERT_FALSE(expected.empty()) << "cycle " << c << ": beat offered with no job taken";
+    const Expected& e = expected.front();
+    EXPECT_EQ(uint32_t(dut->m_tqpn), e.qpn) << "cycle " << c << ": m_tqpn of frame " << frames << " (port " << e.port
+                                            << " job " << e.id << ")";
+    EXPECT_EQ(unsigned(dut->m_tgen), unsigned(e.gen)) << "cycle " << c << ": m_tgen of frame " << frames << " (port "
+                                                      << e.port << " job " << e.id << ")";
+    ++tagged_beats;
   }
 
   void take_beat(uint64_t c) {
@@ -404,6 +422,7 @@ class TxPktBench : public ::testing::Test {
   bool keep_frames = false;            // keep every frame sent, per port in job order
   std::vector<std::vector<uint8_t>> got[2];
   uint64_t frames = 0, ars = 0, ar_beats = 0, out_beats = 0, out_valid_cycles = 0, contended = 0;
+  uint64_t tagged_beats = 0;
 };
 
 TEST_F(TxPktBench, RandomTraffic) {
@@ -424,6 +443,7 @@ TEST_F(TxPktBench, RandomTraffic) {
   EXPECT_EQ(frames, 4500u);
   EXPECT_GT(contended, 100u);
   EXPECT_GT(ars, 1000u);
+  EXPECT_GT(tagged_beats, out_beats) << "m_tqpn/m_tgen checked on held beats too";
 }
 
 // Connections rewritten between bursts of traffic: frames use the newest table entry.
