@@ -4,7 +4,8 @@
 // completion events within a few microseconds, while its completion engine (WQE reads over
 // PCIe), the qerr requests to the RX engine and the stop requests to the send path all fill up.
 // Every WR must still complete: the first of each QP with REM_ACCESS_ERR, the rest with
-// WR_FLUSH_ERR, and another QP must keep working afterwards.
+// WR_FLUSH_ERR, and another QP must keep working afterwards. When completions stop, both NICs'
+// counters are printed.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -50,8 +51,10 @@ class NakStorm : public TwoHosts {
   std::vector<int> storm;
 };
 
-void nak_storm(NakStorm& t, int qps, int wrs_per_qp) {
+void nak_storm(NakStorm& t, int qps, int wrs_per_qp, bool hold_naks) {
   t.add_storm_qps(qps);
+  // host 0 asks host 1 to stop: host 1's NAKs queue up and leave in one burst when it resumes
+  if (hold_naks) t.world->link(0).set_pause(0, true, t.world->now_ns());
   const uint32_t bad_rkey = t.host[1].mr->rkey() ^ 0x80u;
   size_t posted = 0;
   for (int q : t.storm) {
@@ -62,6 +65,10 @@ void nak_storm(NakStorm& t, int qps, int wrs_per_qp) {
       ++posted;
     }
   }
+  if (hold_naks) {
+    for (int i = 0; i < 60000; ++i) t.world->step();   // 200 us: every WRITE reached host 1
+    t.world->link(0).set_pause(0, false, t.world->now_ns());
+  }
   std::map<uint64_t, sw::WcStatus> got;
   sw::WorkCompletion wc[16];
   uint64_t idle = 0;
@@ -71,6 +78,14 @@ void nak_storm(NakStorm& t, int qps, int wrs_per_qp) {
     idle = n ? 0 : idle + 1;
     t.world->step();
   }
+  if (got.size() < posted)
+    for (int h = 0; h < 2; ++h) {
+      std::string line = "host " + std::to_string(h) + ":";
+      for (int c = 0; c < abi::NUM_COUNTERS; ++c)
+        if (const uint32_t v = t.host[h].dev->read_counter(c))
+          line += std::string(" ") + abi::counter_name(c) + "=" + std::to_string(v);
+      ADD_FAILURE() << line;
+    }
   ASSERT_EQ(got.size(), posted) << "completions stopped: " << got.size() << " of " << posted
                                 << " after " << idle << " idle cycles (NIC-wide deadlock?)";
   for (const auto& [id, st] : got) {
@@ -90,7 +105,15 @@ void nak_storm(NakStorm& t, int qps, int wrs_per_qp) {
   EXPECT_EQ(one.status, sw::WcStatus::Success) << sw::to_string(one.status);
 }
 
-TEST_F(NakStorm, FatalNaksOnManyQpsAllComplete) { nak_storm(*this, 192, 4); }
+TEST_F(NakStorm, FatalNaksOnManyQpsAllComplete) { nak_storm(*this, 192, 4, false); }
+// The NAKs of all QPs arrive back to back (host 1 held them behind a pause). This deadlocks
+// host 0 today (44 of 768 completions, RX_NAK 102 of 192 frames received): the completion
+// engine waits for room in its qerr (and stop) FIFO while the RX engine, which drains qerrs, and
+// the send path, which drains stops and then reports the QP's WQEs for flushing, both wait for
+// room in the coalescer's direct-event FIFO, which only the completion engine drains
+// (docs/architecture.md, "Errors and bad input"). Disabled until the fix lands; run it with
+// --gtest_also_run_disabled_tests.
+TEST_F(NakStorm, DISABLED_ABurstOfFatalNaksAllComplete) { nak_storm(*this, 192, 4, true); }
 
 }  // namespace
 }  // namespace srnic::sim
