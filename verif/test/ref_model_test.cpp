@@ -303,6 +303,46 @@ TEST(RefModel, LossyLinkRelaxesAFailingStreamAndItsReads) {
   }
 }
 
+// On a lossy link a stale receive-WQE fetch may draw an RNR NAK although the receive is posted
+// (decision 89): with rnr_retry below 7 any WR that needs a receive may then fail, and a READ
+// before it with it. The peer keeps running: receives after that point may stay posted.
+TEST(RefModel, LossyLinkWithLimitedRnrRetryRelaxesReceiveConsumers) {
+  Workload w = two_hosts();
+  w.lossy = true;
+  qp0(w).rnr_retry = 0;
+  qp1(w).recv = {rwr(100, kRbuf, 8, kRbufKey), rwr(101, kRbuf + 8, 8, kRbufKey)};
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey),
+                 wr(2, WrOpcode::Read, kLoc, 4, kLocKey, kDst + 8, kDstKey),
+                 wr(3, WrOpcode::Send, kSrc, 4, kSrcKey),
+                 wr(4, WrOpcode::Write, kSrc, 4, kSrcKey, kDst + 16, kDstKey),
+                 wr(5, WrOpcode::WriteImm, kSrc, 4, kSrcKey, kDst + 24, kDstKey, 9)};
+  const Prediction p = predict(w);
+  const ExpectedQueue& q = *p.queue(0, 0x11, QueueKind::Send);
+  ASSERT_TRUE(q.relaxed);
+  ASSERT_EQ(q.candidates.size(), 5u);
+  const std::vector<WcStatus> rnr = {WcStatus::RnrRetryExcErr};
+  EXPECT_TRUE(q.candidates[0].errors.empty()) << "the WRITE before any receive consumer is ACKed";
+  EXPECT_EQ(q.candidates[1].errors, rnr) << "a READ before a receive consumer";
+  EXPECT_EQ(q.candidates[2].errors, rnr);
+  EXPECT_TRUE(q.candidates[3].errors.empty()) << "a plain WRITE is never RNR-NAKed itself";
+  EXPECT_EQ(q.candidates[4].errors, rnr);
+  EXPECT_EQ(q.must_complete, 5u) << "the QP completes its WRs or fails and flushes them";
+  const ExpectedQueue& r = *p.queue(1, 0x22, QueueKind::Recv);
+  ASSERT_TRUE(r.relaxed);
+  EXPECT_EQ(r.must_complete, 0u) << "host 1 stays up: receives after an RNR failure stay posted";
+  EXPECT_TRUE(r.candidates[0].errors.empty());
+  EXPECT_EQ(r.candidates[1].consumer, 4);
+  // bytes: the first WRITE is certain; from the SEND on only once seen to succeed
+  EXPECT_EQ(p.buffer(1, 0)->determined[0], kByteDetermined);
+  EXPECT_EQ(p.buffer(1, 0)->determined[16], kByteIfWriterSucceeded);
+  EXPECT_EQ(p.buffer(1, 1)->determined[0], kByteIfWriterSucceeded);
+  // with rnr_retry 7 an RNR NAK only costs a wait: nothing is relaxed
+  qp0(w).rnr_retry = 7;
+  const Prediction p7 = predict(w);
+  EXPECT_FALSE(p7.queue(0, 0x11, QueueKind::Send)->relaxed);
+  EXPECT_FALSE(p7.queue(1, 0x22, QueueKind::Recv)->relaxed);
+}
+
 TEST(RefModel, TooSmallReceiveBufferIsUndetermined) {
   Workload w = two_hosts();
   qp1(w).recv = {rwr(100, kRbuf + 4, 8, kRbufKey)};

@@ -280,6 +280,46 @@ TEST(Scoreboard, LossyFailingStreamIsRelaxedOnlyWhereLossExplainsIt) {
   EXPECT_NE(run({lo_read_ok}).find("missing completion for WR #1 (wr_id 0x2)"), std::string::npos);
 }
 
+// On a lossy link with rnr_retry 0 a SEND whose receive is posted may still fail
+// RNR_RETRY_EXC_ERR (a stale receive fetch, decision 89); a WRITE may not.
+TEST(Scoreboard, LossyLinkAllowsAnRnrFailureOnlyWhereAReceiveIsNeeded) {
+  Workload w = two_hosts();
+  w.lossy = true;
+  w.hosts[0].qps[0].rnr_retry = 0;
+  w.hosts[1].qps[0].recv = {rwr(100, kRbuf, 8, kRbufKey)};
+  w.hosts[0].qps[0].send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey),
+                            wr(2, WrOpcode::Send, kSrc, 4, kSrcKey)};
+  const Prediction p = predict(w);
+  const Completion ok1 = cqe(1, WcStatus::Success, WcOpcode::RdmaWrite, 4, 0x11);
+  const Completion rnr2 = cqe(2, WcStatus::RnrRetryExcErr, WcOpcode::Send, 0, 0x11);
+  {
+    Scoreboard sb(p);
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, ok1));
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, rnr2)) << sb.first_mismatch();
+    EXPECT_TRUE(sb.finish()) << "host 1's receive stays posted: " << sb.first_mismatch();
+  }
+  {
+    Scoreboard sb(p);
+    EXPECT_FALSE(sb.on_completion(0, QueueKind::Send, cqe(1, WcStatus::RnrRetryExcErr, WcOpcode::RdmaWrite, 0, 0x11)));
+    EXPECT_NE(sb.first_mismatch().find("RNR_RETRY_EXC_ERR is not a status this WR may report as the queue's first "
+                                       "error (allowed: SUCCESS only)"),
+              std::string::npos)
+        << sb.first_mismatch();
+  }
+  {
+    Scoreboard sb(p);
+    EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, ok1));
+    EXPECT_FALSE(sb.finish()) << "the SEND must complete, in success or in error";
+  }
+  // rnr_retry 7 waits out any RNR NAK: the queues are exact again
+  w.hosts[0].qps[0].rnr_retry = 7;
+  const Prediction p7 = predict(w);
+  Scoreboard sb(p7);
+  EXPECT_TRUE(sb.on_completion(0, QueueKind::Send, ok1));
+  EXPECT_FALSE(sb.on_completion(0, QueueKind::Send, rnr2));
+  EXPECT_NE(sb.first_mismatch().find("status differs"), std::string::npos) << sb.first_mismatch();
+}
+
 // A READ of that stream that succeeded has its target checked; one that failed does not.
 TEST(Scoreboard, LossyReadIsCheckedWhenItSucceeds) {
   const Prediction p = lossy_prediction();

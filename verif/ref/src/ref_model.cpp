@@ -119,6 +119,12 @@ struct StreamPlan {
   size_t recv_consumed = 0;
   bool relaxed = false;
   bool lossy_err = false;           // lossy link and a failing WR: the send queue is relaxed
+  int first_rwqe = -1;              // first WR sent that needs a peer receive WR
+  // Lossy link and rnr_retry below 7: after a dropped packet the responder may RNR-NAK a
+  // request whose receive is posted (a stale receive-WQE fetch, decision 89), so any WR that
+  // needs a receive may fail RNR_RETRY_EXC_ERR: the send queue and the receive queue it feeds
+  // are relaxed, and the QP may reach ERR.
+  bool lossy_rnr = false;
 };
 
 class Model {
@@ -343,6 +349,8 @@ void Model::for_range(Prediction& p, const Range& r, F&& f) {
   }
 }
 
+bool uses_receive(WrOpcode op) { return op == WrOpcode::Send || op == WrOpcode::SendImm || op == WrOpcode::WriteImm; }
+
 Completion send_completion(const StreamPlan& s, const SendWr& wr, WcStatus st) {
   Completion c;
   c.wr_id = wr.wr_id;
@@ -389,7 +397,7 @@ void Model::build_queues(Prediction& p) const {
     // The peer may be in ERR while this QP still sends (the host moved it there, or its own
     // send WR failed): it drops the requests, whose retries end in RETRY_EXC_ERR, or, with
     // unlimited retries, never end.
-    const bool peer_dead = peer.host_err || in.error_index >= 0;
+    const bool peer_dead = peer.host_err || in.error_index >= 0 || in.lossy_rnr;
     const bool retries_end = qp.retry_cnt != 7;
     // This QP reaches ERR whatever the timing (then every WR of its queues completes, flushed
     // if nothing else): the host moves it there, or a failure no error elsewhere can cut short
@@ -399,11 +407,12 @@ void Model::build_queues(Prediction& p) const {
       err_why = "the host moves the QP to ERR";
     else if (s.error_index >= 0 && !s.relaxed)
       err_why = "its send WR #" + std::to_string(s.error_index) + " fails";
-    else if (in.error_index >= 0 && in.peer_err && !in.relaxed)
+    else if (in.error_index >= 0 && in.peer_err && !in.relaxed && !in.lossy_rnr)
       err_why = "the peer's send WR #" + std::to_string(in.error_index) + " fails at this QP";
     const bool certain_err = !err_why.empty();
     // This QP may reach ERR at all (its receive queue may then be flushed).
-    const bool may_err = moved_err || s.error_index >= 0 || (peer_dead && retries_end && !qp.send.empty());
+    const bool may_err =
+        moved_err || s.error_index >= 0 || s.lossy_rnr || (peer_dead && retries_end && !qp.send.empty());
 
     ExpectedQueue sq;
     sq.host = s.host;
@@ -411,9 +420,13 @@ void Model::build_queues(Prediction& p) const {
     sq.kind = QueueKind::Send;
     sq.peer_host = s.peer_host;
     sq.peer_qpn = s.peer_qpn;
-    sq.relaxed = s.relaxed || s.lossy_err;
+    sq.relaxed = s.relaxed || s.lossy_err || s.lossy_rnr;
     // the last WR that can be a first error: the failing one or the one that stalls
     const int last_first = s.error_index >= 0 ? s.error_index : s.stall_index >= 0 ? s.stall_index : int(qp.send.size());
+    // the last WR sent that needs a receive (lossy_rnr: the last one an RNR NAK may be for)
+    int last_rwqe = -1;
+    for (size_t i = 0; i < s.ops.size(); ++i)
+      if (uses_receive(qp.send[i].opcode)) last_rwqe = int(i);
     for (size_t i = 0; i < qp.send.size(); ++i) {
       const SendWr& wr = qp.send[i];
       if (sq.relaxed) {
@@ -435,6 +448,11 @@ void Model::build_queues(Prediction& p) const {
           if (retries_end && (peer_dead || (w_.lossy && s.error_index >= 0 && s.peer_err)))
             allow(WcStatus::RetryExcErr);
           if (moved_err) allow(WcStatus::WrFlushErr);
+          // an RNR NAK although the receive is posted (lossy_rnr): the WR that needs it, or a
+          // READ before it that lost responses, fails with RNR_RETRY_EXC_ERR
+          if (s.lossy_rnr && int(i) < int(s.ops.size()) &&
+              (uses_receive(wr.opcode) || (wr.opcode == WrOpcode::Read && int(i) < last_rwqe)))
+            allow(WcStatus::RnrRetryExcErr);
         }
         sq.candidates.push_back(std::move(c));
         continue;
@@ -447,9 +465,11 @@ void Model::build_queues(Prediction& p) const {
         sq.completions.push_back(send_completion(s, wr, WcStatus::WrFlushErr));
       }
     }
-    if (sq.relaxed && certain_err) {
+    if (sq.relaxed && (certain_err || !s.relaxed)) {
+      // (not relaxed by the peer: only this stream's own failure, if any, ends it, and the ERR
+      // that follows flushes the rest)
       sq.must_complete = sq.candidates.size();
-      sq.must_complete_why = err_why;
+      sq.must_complete_why = certain_err ? err_why : "the QP either completes its WRs or fails and flushes them";
     }
     p.queues.push_back(std::move(sq));
 
@@ -461,7 +481,7 @@ void Model::build_queues(Prediction& p) const {
     rq.peer_host = s.peer_host;
     rq.peer_qpn = s.peer_qpn;
     // (a QP the host moves to ERR completes its receives at a moment the model cannot know)
-    rq.relaxed = in.relaxed || qp.host_err;
+    rq.relaxed = in.relaxed || in.lossy_rnr || qp.host_err;
     std::vector<const SendWr*> consumer(qp.recv.size(), nullptr);
     std::vector<int32_t> consumer_index(qp.recv.size(), -1);
     std::vector<WcStatus> status(qp.recv.size(), WcStatus::WrFlushErr);
@@ -687,17 +707,25 @@ Prediction Model::run() {
       stream_of_[{h, q.qpn}] = streams_.size();
       streams_.push_back(plan_stream(h, q));
     }
-  // A stream becomes relaxed when the opposite direction of its connection failed: that
-  // failure moves one or both QPs to ERR at a moment unrelated to this stream's progress.
+  for (StreamPlan& s : streams_) {
+    for (size_t i = 0; i < s.ops.size() && s.first_rwqe < 0; ++i)
+      if (uses_receive(s.qp->send[i].opcode)) s.first_rwqe = int(i);
+    s.lossy_rnr = w_.lossy && s.qp->rnr_retry != 7 && s.first_rwqe >= 0;
+  }
+  // A stream becomes relaxed when the opposite direction of its connection failed (or may fail):
+  // that failure moves one or both QPs to ERR at a moment unrelated to this stream's progress.
   for (StreamPlan& s : streams_) {
     const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
-    s.relaxed = (in.error_index >= 0 || s.qp->host_err || in.qp->host_err) && !s.qp->send.empty();
+    s.relaxed = (in.error_index >= 0 || in.lossy_rnr || s.qp->host_err || in.qp->host_err) && !s.qp->send.empty();
     s.lossy_err = w_.lossy && s.error_index >= 0;
     if (s.lossy_err)
       for (int i = 0; i < s.error_index; ++i) {
         OpPlan& op = s.ops[size_t(i)];
         if (s.qp->send[size_t(i)].opcode == WrOpcode::Read && op.dst.len) op.conditional = true;
       }
+    // from the first WR that needs a receive on, a WR may be RNR-NAKed and never executed
+    if (s.lossy_rnr)
+      for (size_t i = size_t(s.first_rwqe); i < s.ops.size(); ++i) s.ops[i].conditional = true;
   }
   for (const StreamPlan& s : streams_) {
     char m[200];
@@ -709,6 +737,12 @@ Prediction Model::run() {
     if (s.lossy_err && !s.relaxed) {
       std::snprintf(m, sizeof m, "host %u qp 0x%x: send queue relaxed (WR #%d fails on a lossy link)", s.host,
                     s.qpn, s.error_index);
+      p.notes.push_back(m);
+    }
+    if (s.lossy_rnr && !s.relaxed) {
+      std::snprintf(m, sizeof m, "host %u qp 0x%x: send queue and peer receive queue relaxed (lossy link, "
+                    "rnr_retry %u: WR #%d on may fail RNR_RETRY_EXC_ERR)", s.host, s.qpn, unsigned(s.qp->rnr_retry),
+                    s.first_rwqe);
       p.notes.push_back(m);
     }
     if (s.relaxed) {

@@ -131,6 +131,9 @@ struct Workload {
   // (with retry_cnt 7 the requester would retry for ever: such a workload must not lose fatal
   // NAKs), and a READ before the failing WR may never get its lost responses (the responder's
   // QP is in ERR): it fails with the NAK's status, and its target is checked only if it succeeds.
+  // After a drop the NIC may also RNR-NAK a request whose receive is posted (decision 89): with
+  // rnr_retry below 7 a WR that needs a receive may then fail, so such a stream's send queue and
+  // the receive queue it feeds are relaxed.
   bool lossy = false;
   // Bytes [offset, offset + n) of a HostStore; required when any WR has a store.
   std::function<void(const HostStore& store, uint64_t offset, uint8_t* dst, size_t n)> fill;
