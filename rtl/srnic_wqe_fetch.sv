@@ -953,7 +953,10 @@ module srnic_wqe_fetch #(
   // a segment planned for an earlier incarnation of its QP is dropped whole, unsent
   assign gen_a_qpn = t.qpn;
   assign gen_b_qpn = sg.qpn;
-  wire e_stale = seg_valid && e_busy && sg.gen != gen_b;
+  // (a packet job offered and not yet taken stays offered, stale or not: the TX ICRC stage
+  // drops its frame; a READ request is offered only together with its context and may go)
+  logic e_held;
+  wire e_stale = seg_valid && e_busy && sg.gen != gen_b && (e_read || !e_held);
   assign stale_drop = e_stale || stop_stale || rw_stale;
   assign job_valid = seg_valid && e_busy && !e_stale && (!e_read || rdc_ready);
   assign rdc_valid = seg_valid && e_busy && !e_stale && e_read && job_ready;
@@ -967,6 +970,7 @@ module srnic_wqe_fetch #(
   wire emit = job_valid && job_ready;
   assign seg_pop = (emit && e_seg_end) || e_stale;
 
+  always_ff @(posedge clk) e_held <= !rst && job_valid && !job_ready;
   always_ff @(posedge clk) begin
     if (rst) begin
       e_busy <= 1'b0;

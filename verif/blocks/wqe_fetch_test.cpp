@@ -2368,7 +2368,7 @@ TEST_F(WqeFetchBench, StaleSegmentsDroppedWhole) {
 
 // A QP reset while the first packet of its segment is offered to the TX queue, which does not
 // take it: the RTL's own rule (a_job_hold) is that an offered job stays, unchanged, until taken.
-TEST_F(WqeFetchBench, DISABLED_ResetWhileAJobIsOffered) {
+TEST_F(WqeFetchBench, ResetWhileAJobIsOffered) {
   SRNIC_BENCH_TRACE();
   auto_free = false;
   reset();
