@@ -51,6 +51,16 @@
 // and no READ context of the QP for an ACK, the READ's last response for a READ response)
 // and no request of the QP left the send path from the cycle before the take until the
 // decision (the snd_* race); nothing is taken while a kick waits.
+// QP incarnations (decision 109): the bench plays srnic_qp_gen, a per-QP table (random
+// values at the start) answering gen_a/gen_b for gen_a_qpn/gen_b_qpn combinationally; tests
+// advance a QP's entry (a reset) between cycles, the random test now and then, also while
+// answers, events and CQEs of the QP wait in the placement stage, never while a packet or
+// event of the QP is being classified. Every task, completion event and receive CQE carries
+// the incarnation its QP had when the packet or event was taken. A qerr carries the incarnation it was made for: one
+// for an earlier incarnation (stale when offered, or made stale by a reset while it waited) is
+// taken with stale_drop high in that cycle and does nothing else (no resync, flush, CQE or
+// READ-context flush; the QP keeps receiving); stale_drop is low in every other cycle, also
+// for a qerr beyond NUM_QPS.
 #include <algorithm>
 #include <array>
 #include <deque>
@@ -232,6 +242,7 @@ struct TaskX {
   uint32_t len;
   int mtu;
   uint64_t seq = kNoSeq;
+  uint8_t gen = 0;   // the QP's incarnation at the take
 };
 struct CqeX {
   uint16_t cqn;
@@ -241,6 +252,7 @@ struct CqeX {
   uint8_t opcode, status;
   bool with_imm;
   uint64_t seq = kNoSeq;
+  uint8_t gen = 0;   // the QP's incarnation at the take
 };
 struct CevX {
   uint8_t kind;
@@ -252,6 +264,7 @@ struct CevX {
   uint64_t seq = kNoSeq;
   bool has_rd = false;   // CEV_NAK: a READ before it without all its responses (from psn2 on)
   uint32_t psn2 = 0;
+  uint8_t gen = 0;       // the QP's incarnation at the take
 };
 struct RsX {
   uint32_t qpn;
@@ -326,14 +339,17 @@ struct Knobs {
   unsigned rnr = 0;      // percent of those that are the end of an RNR wait (tmo_rnr)
   unsigned snd = 0;      // percent: a request of some QP (often the one in the engine) leaves the send path
   unsigned lat_min = 0;  // MR answers take at least this many cycles more
+  unsigned bump = 0;     // per mille: some QP's incarnation advances (the host reset it)
+  unsigned stale = 0;    // percent of qerr events made for an earlier incarnation of their QP
 };
 
 class RxEngBench : public ::testing::Test {
  public:
   RxEngBench()
       : rng(test_seed()), dut(rng.next()), cfg(kQps), st(kQps), fi(kQps), pi(kQps), ring(kQps), snd_hist(kQps),
-        sq_next(kQps, 0) {
+        sq_next(kQps, 0), gen_tab(kQps) {
     for (auto& r : ring) r.resize(256);
+    for (auto& g : gen_tab) g = uint8_t(rng.below(16));   // srnic_qp_gen is not reset
   }
 
   void reset() {
@@ -342,7 +358,33 @@ class RxEngBench : public ::testing::Test {
     dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
     dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
     dut->rack_valid = 0;
+    dut->qerr_gen = dut->gen_a = dut->gen_b = 0;
     dut.reset();
+  }
+
+  // ------------------------------------------------------------ srnic_qp_gen's read ports
+  // Answers gen_a/gen_b from the table for the QPNs the engine names now (both registered or
+  // inputs: one settle suffices).
+  void answer_gen() {
+    const uint32_t a = uint32_t(dut->gen_a_qpn), b = uint32_t(dut->gen_b_qpn);
+    dut->gen_a = gen_tab[a % kQps];
+    dut->gen_b = gen_tab[b % kQps];
+    dut.eval();
+    ASSERT_EQ(uint32_t(dut->gen_a_qpn), a) << "gen_a_qpn depends on gen_a or gen_b";
+    ASSERT_EQ(uint32_t(dut->gen_b_qpn), b) << "gen_b_qpn depends on gen_a or gen_b";
+  }
+  // q is reset: its incarnation advances (srnic_qp_gen's bump, seen from the next cycle).
+  void bump_gen(uint32_t q) {
+    gen_tab[q] = uint8_t((gen_tab[q] + 1) & 15);
+    ++bumps;
+  }
+  // The completion engine reports q in error, for q's current incarnation or (stale) an
+  // earlier one; a QPN beyond NUM_QPS carries a random one.
+  void raise_qerr(uint32_t q, bool stale = false) {
+    hold_qerr = true;
+    qerr_q = q;
+    qerr_g = q < kQps ? gen_tab[q] : uint8_t(rng.below(16));
+    if (stale) qerr_g = uint8_t((qerr_g + 1 + rng.below(15)) & 15);
   }
 
   // ------------------------------------------------------------ configuration
@@ -376,6 +418,7 @@ class RxEngBench : public ::testing::Test {
     int i = 0;
     for (; i < kCmdWait; ++i) {
       dut.eval();
+      answer_gen();
       const bool rdy = dut->qp_cmd_ready;
       EXPECT_FALSE(dut->tk_valid) << "QP " << q << ": timer kick during a QP_MODIFY";
       // re-initialising the QP or moving it to RESET frees its READ contexts
@@ -597,9 +640,15 @@ class RxEngBench : public ::testing::Test {
         });
   }
   void task(bool rd, uint32_t q, uint32_t psn, uint8_t syn, uint64_t addr = 0, uint32_t len = 0) {
-    task_x.push_back({rd, q, psn & kMask, syn, st[q].msn, addr, len, cfg[q].mtu});
+    TaskX t{rd, q, psn & kMask, syn, st[q].msn, addr, len, cfg[q].mtu};
+    t.gen = gen_tab[q];
+    task_x.push_back(t);
   }
-  void cev(uint8_t kind, uint32_t q, uint32_t psn, uint8_t status) { cev_x.push_back({kind, q, psn & kMask, status}); }
+  void cev(uint8_t kind, uint32_t q, uint32_t psn, uint8_t status) {
+    CevX e{kind, q, psn & kMask, status};
+    e.gen = gen_tab[q];
+    cev_x.push_back(e);
+  }
   // The engine frees every READ context of q (rdc_qerr_flush, the cycle after the decision).
   void ctx_flush(uint32_t q) {
     qflush_x.push_back(q);
@@ -618,6 +667,7 @@ class RxEngBench : public ::testing::Test {
     e.rt_kind = kind;
     e.rt_psn = psn & kMask;
     e.rt_code = code;
+    e.gen = gen_tab[q];
     cev_x.push_back(e);
     ++stats.retries[kind];
   }
@@ -671,7 +721,7 @@ class RxEngBench : public ::testing::Test {
     // any QP not in RESET (INIT, RTR, RTS, or ERR as the host moved it there) fails
     if (cfg[q].state == kQpsReset || s.err) return;
     s.err = true;
-    if (s.in_msg == 1) cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
+    if (s.in_msg == 1) cqe_x.push_back(flush_cqe(q));
     rs_x.push_back({q, s.rq_ci, true});
   }
   // The send path applied q's retry answer (after rewinding, which drops its READ contexts):
@@ -1046,11 +1096,20 @@ class RxEngBench : public ::testing::Test {
     finish(p, q);
   }
 
+  // WR_FLUSH_ERR for the receive a SEND in progress holds (the QP fails)
+  CqeX flush_cqe(uint32_t q) const {
+    const St& s = st[q];
+    CqeX e{cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false};
+    e.gen = gen_tab[q];
+    return e;
+  }
   CqeX recv_cqe(const Pkt& p, uint32_t q, uint8_t status) {
     const St& s = st[q];
     const uint8_t op = uint8_t(p.f[kRmOpcode]);
-    return {cfg[q].cqn, s.rcv_wrid, 0, uint32_t(p.f[kRmImm]), q, s.rcv_idx,
-            op_write(op) ? kWcRecvImm : kWcRecv, status, op_imm(op)};
+    CqeX e{cfg[q].cqn, s.rcv_wrid, 0, uint32_t(p.f[kRmImm]), q, s.rcv_idx,
+           op_write(op) ? kWcRecvImm : kWcRecv, status, op_imm(op)};
+    e.gen = gen_tab[q];
+    return e;
   }
 
   // SEND/WRITE packet executed: state update, ACK, receive completion.
@@ -1108,8 +1167,7 @@ class RxEngBench : public ::testing::Test {
     rdc[idx].valid = false;
     if (!s.err) {
       s.err = true;
-      if (s.in_msg == 1)
-        cqe_x.push_back({cfg[q].cqn, s.rcv_wrid, 0, 0, q, s.rcv_idx, kWcRecv, kWcWrFlushErr, false});
+      if (s.in_msg == 1) cqe_x.push_back(flush_cqe(q));
     }
   }
 
@@ -1228,10 +1286,9 @@ class RxEngBench : public ::testing::Test {
     dut->cqe_ready = rng.percent(k.cqe);
     dut->resync_ready = rng.percent(k.rs);
     dut->tk_ready = rng.percent(k.tk);
-    if (!hold_qerr && rng.below(1000) < k.qerr) {
-      hold_qerr = true;
-      qerr_q = rng.percent(3) ? uint32_t(kQps + rng.below(0x10000 - kQps)) : uint32_t(rng.below(kQps));
-    }
+    if (!hold_qerr && rng.below(1000) < k.qerr)
+      raise_qerr(rng.percent(3) ? uint32_t(kQps + rng.below(0x10000 - kQps)) : uint32_t(rng.below(kQps)),
+                 rng.percent(k.stale));
     if (!hold_note && rng.below(1000) < k.note) {
       std::vector<uint32_t> open;
       for (uint32_t q = 0; q < kQps; ++q)
@@ -1260,6 +1317,7 @@ class RxEngBench : public ::testing::Test {
     }
     dut->qerr_valid = hold_qerr;
     dut->qerr_qpn = qerr_q;
+    dut->qerr_gen = hold_qerr ? qerr_g : uint8_t(rng.below(16));
     dut->note_valid = hold_note;
     dut->note_qpn = note_q;
     dut->tmo_valid = hold_tmo;
@@ -1298,6 +1356,8 @@ class RxEngBench : public ::testing::Test {
       dut->rdc_bq_any = any;
       dut.eval();
     }
+    answer_gen();
+    if (HasFatalFailure()) return;
 
     const std::string at = "cycle " + std::to_string(c) + ": ";
     // one take at a time, events first (qerr, note, timeout, then records), none while a
@@ -1352,8 +1412,17 @@ class RxEngBench : public ::testing::Test {
       }
       if (t_qerr || t_note || t_tmo || t_rack) cur_rdata = false;
     }
+    // a qerr made for an earlier incarnation of its QP is taken and dropped, nothing else
+    const bool qerr_stale = t_qerr && qerr_q < kQps && qerr_g != gen_tab[qerr_q];
+    EXPECT_EQ(bool(dut->stale_drop), qerr_stale)
+        << at << "stale_drop" << (t_qerr ? " (qerr of QP " + std::to_string(qerr_q) + " for incarnation " +
+                                              std::to_string(qerr_g) + ", current " +
+                                              std::to_string(qerr_q < kQps ? gen_tab[qerr_q] : 0) + ")"
+                                        : std::string(" without a qerr taken"));
+    stale_pulses += dut->stale_drop;
     if (t_qerr) {
-      predict_qerr(uint32_t(dut->qerr_qpn));
+      if (qerr_stale) ++stale_qerrs;
+      else predict_qerr(uint32_t(dut->qerr_qpn));
       stamp(-1);
       take_log.push_back({kTakeQerr, qerr_q, c});
       ++qerrs;
@@ -1508,7 +1577,10 @@ class RxEngBench : public ::testing::Test {
         EXPECT_EQ(kRespTask.get(t, kRtAddr), e.addr) << w << "READ address";
         EXPECT_EQ(kRespTask.get(t, kRtLen), e.len) << w << "READ length";
       }
-      task_log.push_back(e);
+      EXPECT_EQ(kRespTask.get(t, kRtGen), e.gen) << w << "incarnation (gen)";
+      TaskX got = e;
+      got.gen = uint8_t(kRespTask.get(t, kRtGen));
+      task_log.push_back(got);
     }
     if (dut->cqe_valid && dut->cqe_ready) {
       ASSERT_FALSE(cqe_x.empty()) << at << "CQE (wr_id " << hex(kCqeReq.get(dut->cqe, kCrWrId))
@@ -1531,8 +1603,10 @@ class RxEngBench : public ::testing::Test {
       if (e.with_imm) {
         EXPECT_EQ(kCqeReq.get(m, kCrImm), e.imm) << w << "imm";
       }
+      EXPECT_EQ(kCqeReq.get(m, kCrGen), e.gen) << w << "incarnation (gen)";
       CqeX got = e;
       got.byte_len = uint32_t(kCqeReq.get(m, kCrByteLen));
+      got.gen = uint8_t(kCqeReq.get(m, kCrGen));
       cqe_log.push_back(got);
     }
     if (dut->cev_valid && dut->cev_ready) {
@@ -1569,6 +1643,8 @@ class RxEngBench : public ::testing::Test {
       EXPECT_EQ(got.psn2, e.psn2) << w << "psn2";
       EXPECT_EQ(kCompEv.get(v, kCeHasAck), 0u) << w << "has_ack";
       EXPECT_EQ(got.has_rd, e.has_rd) << w << "has_rd";
+      got.gen = uint8_t(kCompEv.get(v, kCeGen));
+      EXPECT_EQ(got.gen, e.gen) << w << "incarnation (gen)";
       if (e.kind == kCevRetry) {
         EXPECT_EQ(got.rt_kind, e.rt_kind) << w << "rt_kind";
         EXPECT_EQ(got.rt_psn, e.rt_psn) << w << "rt_psn";
@@ -1603,6 +1679,20 @@ class RxEngBench : public ::testing::Test {
     act_cnt.psn_err += dut->cnt_psn_err;
     act_cnt.access_err += dut->cnt_access_err;
     act_cnt.rx_nak += dut->cnt_rx_nak;
+    // a reset of some QP: never the one of the packet or event taken last (it may not have
+    // reached its write-back, where its incarnation is read)
+    if (k.bump && rng.below(1000) < k.bump) {
+      const uint32_t q = uint32_t(rng.below(kQps));
+      if (take_log.empty() || take_log.back().q != q) {
+        bool queued = false;
+        for (const TaskX& e : task_x) queued = queued || e.qpn == q;
+        for (const CevX& e : cev_x) queued = queued || e.qpn == q;
+        for (const CqeX& e : cqe_x) queued = queued || e.qpn == q;
+        bumps_queued += queued;
+        bumps_held_qerr += hold_qerr && qerr_q == q && qerr_g == gen_tab[q];
+        bump_gen(q);
+      }
+    }
     dut.tick();
     if (cmd_taken) dut->qp_cmd_valid = 0;
     if (mrr) mr_busy = false;
@@ -1680,8 +1770,7 @@ class RxEngBench : public ::testing::Test {
     return {r, i, z, e, h};
   }
   void report_qerr(uint32_t q) {
-    hold_qerr = true;
-    qerr_q = q;
+    raise_qerr(q);
     for (int i = 0; i < 200 && hold_qerr && !HasFatalFailure(); ++i) cycle(Knobs{});
     ASSERT_FALSE(hold_qerr) << "qerr for QP " << q << " not taken";
     drain();
@@ -1806,6 +1895,11 @@ class RxEngBench : public ::testing::Test {
   bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false, hold_rack = false;
   bool tmo_rnr = false;  // the expiry offered is an RNR wait's end
   uint32_t qerr_q = 0, note_q = 0, tmo_q = 0, rack_q = 0;
+  uint8_t qerr_g = 0;                 // the incarnation the qerr offered was made for
+  std::vector<uint8_t> gen_tab;       // srnic_qp_gen: each QP's incarnation
+  uint64_t bumps = 0, stale_qerrs = 0, stale_pulses = 0;
+  uint64_t bumps_queued = 0;          // resets of a QP with tasks or events still to come out
+  uint64_t bumps_held_qerr = 0;       // resets of a QP whose qerr (live until then) was waiting
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
   std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr)
   Counts exp_cnt, act_cnt;
@@ -2064,8 +2158,7 @@ TEST_F(RxEngBench, QerrFlushesReceiveInProgress) {
   ASSERT_EQ(st[q].in_msg, 1);
   auto report = [&](uint32_t qpn) {
     Knobs k;
-    hold_qerr = true;
-    qerr_q = qpn;
+    raise_qerr(qpn);
     for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(k);
     ASSERT_FALSE(hold_qerr) << "qerr for QP " << qpn << " not taken";
     drain();
@@ -2137,8 +2230,7 @@ TEST_F(RxEngBench, QerrOnQpInErrState) {
   EXPECT_EQ(act_cnt.drop_qp, 1u);
   EXPECT_TRUE(cqe_log.empty());
   auto report = [&](uint32_t qpn) {
-    hold_qerr = true;
-    qerr_q = qpn;
+    raise_qerr(qpn);
     for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(Knobs{});
     ASSERT_FALSE(hold_qerr) << "qerr for QP " << qpn << " not taken";
     drain();
@@ -3239,8 +3331,7 @@ TEST_F(RxEngBench, NothingTakenWhileKickWaits) {
   queue(make_ack(q, 0xFE, kSynAck));
   for (int i = 0; i < 60 && !dut->tk_valid && !HasFatalFailure(); ++i) cycle(stall);
   ASSERT_TRUE(dut->tk_valid) << "no timer kick";
-  hold_qerr = true;
-  qerr_q = o;
+  raise_qerr(o);
   hold_note = true;
   note_q = q;
   note_rewind = false;
@@ -3495,6 +3586,175 @@ TEST_F(RxEngBench, AckBeyondAReadNotYetRequestedAgainIsNoProgress) {
   EXPECT_EQ(stats.rcv_acks, 2u);
   EXPECT_EQ(act_cnt.psn_err, 0u);
   for (int i = 0; i < kRdEntries; ++i) EXPECT_FALSE(rdc[size_t(i)].valid) << "READ context " << i;
+}
+
+// Tasks and completion events carry the incarnation their QP had when the packet was taken
+// (the answer on gen_a): two QPs with different incarnations interleaved, each advanced
+// between packets (15 wraps to 0); tasks, an event and a receive CQE held in the placement
+// stage while their QP is reset twice keep the incarnation they were made with, the next
+// packet has the new one.
+TEST_F(RxEngBench, AnswersAndEventsCarryTheIncarnation) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 3, o = 9, e = 0x500;
+  bring_up(q, kQpsRts, 1, kAccRemoteWrite, 0, 0, e);
+  bring_up(o, kQpsRts, 1, kAccRemoteWrite, 0, 0, e);
+  ASSERT_FALSE(HasFatalFailure());
+  gen_tab[q] = 14;
+  gen_tab[o] = 5;
+  auto both = [&](uint32_t n) {   // a zero-length WRITE ONLY with AckReq and an ACK, on q then o
+    for (uint32_t x : {q, o}) {
+      queue(make_reth(x, kWriteOnly, e + n, 0, 0, 0, 0, true));
+      queue(make_ack(x, 0x100 + n, kSynAck));
+    }
+    drain();
+  };
+  both(0);
+  bump_gen(q);             // 15
+  bump_gen(o);
+  bump_gen(o);             // 7
+  both(1);
+  bump_gen(q);             // 0
+  queue(make_reth(q, kWriteOnly, e + 2, 0, 0, 0, 0, true));
+  queue(make_ack(q, 0x102, kSynAck));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  const uint8_t want[] = {14, 5, 15, 7, 0};
+  ASSERT_EQ(task_log.size(), 5u);
+  ASSERT_EQ(cev_log.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    expect_task(i, false, i == 4 || i % 2 == 0 ? q : o, e + uint32_t(i / 2), kSynAck, uint32_t(i / 2 + 1));
+    expect_cev(i, kCevAck, i == 4 || i % 2 == 0 ? q : o, 0x100 + uint32_t(i / 2), 0);
+    EXPECT_EQ(unsigned(task_log[i].gen), unsigned(want[i])) << "task " << i;
+    EXPECT_EQ(unsigned(cev_log[i].gen), unsigned(want[i])) << "event " << i;
+  }
+  // held: the outputs of a WRITE, an ACK and a SEND wait in the placement stage (tasks and
+  // events stalled, the event and the SEND's CQE behind the task) while q is reset twice, all
+  // three packets taken and written back well before
+  add_mr({0x51, 0, kAccLocalWrite, 0x1000, 0x1000, 0x5000});
+  post_rwqe(q, {0xC0DE, 0x1000, 256, 0x51});
+  Knobs stall;
+  stall.task = stall.cev = 0;
+  queue(make_reth(q, kWriteOnly, e + 3, 0, 0, 0, 0, true));
+  queue(make_ack(q, 0x103, kSynAck));
+  queue(make(q, kSendOnly, e + 4, 32, true));
+  for (int i = 0; i < 300 && !(pending.empty() && w_x.empty() && dut->task_valid) && !HasFatalFailure(); ++i)
+    cycle(stall);
+  ASSERT_TRUE(pending.empty() && w_x.empty() && dut->task_valid) << "the SEND is not placed or the task not held";
+  for (int i = 0; i < 30 && !HasFatalFailure(); ++i) cycle(stall);
+  ASSERT_EQ(task_log.size(), 5u);
+  ASSERT_EQ(cev_log.size(), 5u);
+  ASSERT_TRUE(cqe_log.empty());
+  bump_gen(q);
+  cycle(stall);
+  bump_gen(q);             // 2
+  for (int i = 0; i < 10 && !HasFatalFailure(); ++i) cycle(stall);
+  drain();
+  queue(make_reth(q, kWriteOnly, e + 5, 0, 0, 0, 0, true));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 8u);
+  ASSERT_EQ(cev_log.size(), 6u);
+  ASSERT_EQ(cqe_log.size(), 1u);
+  expect_task(5, false, q, e + 3, kSynAck, 4);
+  expect_cev(5, kCevAck, q, 0x103, 0);
+  expect_task(6, false, q, e + 4, kSynAck, 5);
+  EXPECT_EQ(cqe_log[0].wr_id, 0xC0DEu);
+  EXPECT_EQ(cqe_log[0].status, 0);
+  EXPECT_EQ(unsigned(task_log[5].gen), 0u) << "a held task took its QP's new incarnation";
+  EXPECT_EQ(unsigned(cev_log[5].gen), 0u) << "a held event took its QP's new incarnation";
+  EXPECT_EQ(unsigned(task_log[6].gen), 0u) << "a held task took its QP's new incarnation";
+  EXPECT_EQ(unsigned(cqe_log[0].gen), 0u) << "a held CQE took its QP's new incarnation";
+  expect_task(7, false, q, e + 5, kSynAck, 6);
+  EXPECT_EQ(unsigned(task_log[7].gen), 2u);
+  EXPECT_EQ(stale_pulses, 0u);
+}
+
+// A qerr made for an earlier incarnation of its QP (the QP was reset after the completion
+// engine queued it) is taken with stale_drop high and does nothing else: no resync, flush CQE
+// or READ-context flush; the SEND in progress goes on into its receive WQE and the QP's READ
+// context stays. The same for a qerr that was live when offered and made stale by a reset
+// while a timer kick held it. A qerr beyond NUM_QPS whose incarnation differs from the entry
+// its low bits name is no stale drop. A qerr of the current incarnation then fails the QP.
+TEST_F(RxEngBench, StaleQerrDropped) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 4, e = 0x100;
+  bring_up(q, kQpsRts, 1, 0, 2, 0x77, e, kDefMinRnr, 0x400);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x41, 2, kAccLocalWrite, 0x2000, 0x1000, 0xA000});
+  for (uint64_t i = 0; i < 3; ++i) post_rwqe(q, {0xE100 + i, 0x2000, 1024, 0x41});
+  queue(make(q, kSendFirst, e, 256));
+  drain();
+  ASSERT_EQ(st[q].in_msg, 1);
+  ASSERT_EQ(rdc_alloc(q, 0x300, 0x301, 0x9000, 64), 0);   // a READ of q outstanding
+  gen_tab[q] = 3;
+  auto take = [&](const Knobs& k) {
+    for (int i = 0; i < 50 && hold_qerr && !HasFatalFailure(); ++i) cycle(k);
+    ASSERT_FALSE(hold_qerr) << "qerr not taken";
+    drain();
+  };
+  raise_qerr(q);
+  qerr_g = 2;              // one reset ago
+  take(Knobs{});
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(stale_qerrs, 1u);
+  EXPECT_EQ(stale_pulses, 1u);
+  // live when offered, held behind a timer kick while the QP is reset
+  Knobs stall;
+  stall.tk = 0;
+  queue(make_ack(q, 0x2FF, kSynAck));
+  for (int i = 0; i < 60 && !dut->tk_valid && !HasFatalFailure(); ++i) cycle(stall);
+  ASSERT_TRUE(dut->tk_valid) << "no timer kick";
+  raise_qerr(q);
+  for (int i = 0; i < 20 && !HasFatalFailure(); ++i) cycle(stall);
+  EXPECT_TRUE(hold_qerr);
+  bump_gen(q);             // 4
+  take(Knobs{});
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(stale_qerrs, 2u);
+  EXPECT_EQ(stale_pulses, 2u);
+  // beyond NUM_QPS
+  raise_qerr(kQps + 3);
+  qerr_g = uint8_t((gen_tab[3] + 1) & 15);
+  take(Knobs{});
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(stale_pulses, 2u);
+  EXPECT_FALSE(st[q].err);
+  EXPECT_TRUE(rs_log.empty());
+  EXPECT_TRUE(cqe_log.empty());
+  EXPECT_TRUE(ctx_any(q));
+  EXPECT_TRUE(rdc_hw[0].valid && rdc_hw[0].qpn == q) << "the READ context of QP " << q << " was freed";
+  // the receive side works on
+  queue(make(q, kSendLast, e + 1, 100, true));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cqe_log.size(), 1u);
+  EXPECT_EQ(cqe_log[0].wr_id, 0xE100u);
+  EXPECT_EQ(cqe_log[0].status, 0);
+  EXPECT_EQ(cqe_log[0].byte_len, 356u);
+  EXPECT_EQ(unsigned(cqe_log[0].gen), 4u);
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, q, e + 1, kSynAck, 1);
+  EXPECT_EQ(unsigned(task_log[0].gen), 4u);
+  ASSERT_EQ(cev_log.size(), 1u);
+  EXPECT_EQ(unsigned(cev_log[0].gen), 3u);   // the ACK, taken before the reset
+  // a qerr of the current incarnation fails the QP: hand-over, the posted WQEs flushed, the
+  // READ context freed
+  report_qerr(q);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(st[q].err);
+  ASSERT_EQ(rs_log.size(), 1u);
+  EXPECT_TRUE(rs_log[0].err);
+  EXPECT_EQ(rs_log[0].ci, 1);
+  ASSERT_EQ(cqe_log.size(), 3u);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(cqe_log[i].wr_id, 0xE100u + i);
+    EXPECT_EQ(cqe_log[i].status, kWcWrFlushErr);
+    EXPECT_EQ(unsigned(cqe_log[i].gen), 4u);
+  }
+  EXPECT_FALSE(rdc_hw[0].valid);
+  EXPECT_EQ(stale_pulses, 2u);
 }
 
 // ---------------------------------------------------------------- random traffic
@@ -3752,6 +4012,8 @@ TEST_F(RxEngRandom, RandomTraffic) {
     k.tk = rng.percent(15) ? unsigned(rng.range(3, 20)) : unsigned(rng.range(30, 100));
     k.lat = unsigned(rng.range(0, 8));
     k.qerr = unsigned(rng.range(0, 3));
+    k.stale = unsigned(rng.range(0, 40));
+    k.bump = unsigned(rng.range(0, 6));
     // now and then the send path is slow to end episodes: RNR waits end while they are open
     k.note = rng.percent(30) ? unsigned(rng.range(1, 4)) : unsigned(rng.range(5, 60));
     k.tmo = unsigned(rng.range(0, 3));
@@ -3779,6 +4041,13 @@ TEST_F(RxEngRandom, RandomTraffic) {
   std::printf("[bench] %llu qerr events, %zu hand-overs, %zu flush CQEs\n", (unsigned long long)qerrs, handovers,
               flushed);
   EXPECT_GT(qerrs, 20u);
+  std::printf("[bench] incarnations: %llu resets (%llu with answers, events or CQEs of the QP still to come out, %llu "
+              "of a QP whose qerr waited), %llu stale qerrs dropped\n",
+              (unsigned long long)bumps, (unsigned long long)bumps_queued, (unsigned long long)bumps_held_qerr,
+              (unsigned long long)stale_qerrs);
+  EXPECT_EQ(stale_pulses, stale_qerrs);
+  EXPECT_GT(bumps_queued, 100u);
+  EXPECT_GT(stale_qerrs, 50u);
   EXPECT_GT(handovers, 50u);
   EXPECT_GT(flushed, 50u);
   std::printf("[bench] %llu cycles, %llu records, %llu W beats (%llu bytes), %zu tasks, %zu CQEs, %zu events, %zu resyncs, "
