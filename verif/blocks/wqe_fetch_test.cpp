@@ -95,8 +95,9 @@
 // segments are not touched. Stop requests that act (StopRequestReportsForFlushing) are taken
 // like host stops once no turn of the QP is in flight, stop the QP for good and report CEV_LERR
 // (next PSN, producer index, WR_FLUSH_ERR) if the QP was not stopped yet or WQEs were posted
-// since its last report. DISABLED_ResetWhileAJobIsOffered shows the RTL withdrawing an offered
-// job when its QP is reset (a_job_hold fails; run with --gtest_also_run_disabled_tests).
+// since its last report. A packet job offered and not taken when its QP is reset stays offered
+// (a_job_hold) and may go, with the old incarnation (the TX ICRC stage drops its frame); the
+// rest of its segment is dropped; a READ request is dropped at once (ResetWhileAJobIsOffered).
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -156,6 +157,7 @@ struct Seg {
   uint64_t psn_u;  // the next packet's PSN, not wrapped
   uint64_t hi_u;   // the highest next PSN planned before it
   uint8_t gen = 0;  // the QP's incarnation when it was planned
+  bool offered = false;  // stale: its next packet was offered (not taken) when the QP was reset
 };
 struct Ev {
   uint8_t kind;
@@ -396,6 +398,9 @@ class WqeFetchBench : public ::testing::Test {
       ++stale_segs_n;
     }
     s.segs.clear();
+    // the cutter's head segment is the QP's oldest: a packet of it offered in the last cycle and
+    // not taken stays offered
+    if (held_last && held_q == q && !s.stale_segs.empty()) s.stale_segs.front().offered = true;
   }
   // The cutter dropped the segment at its head (gen_b_qpn's), planned for an earlier incarnation.
   void stale_segment(uint64_t c) {
@@ -1409,6 +1414,8 @@ class WqeFetchBench : public ::testing::Test {
     }
     mr_pipe[1] = mr_pipe[0];
     mr_pipe[0] = nm;
+    held_last = dut->job_valid && !dut->job_ready && kJob.get(dut->job, kOpcode) != kOpReadReq;
+    held_q = uint32_t(kJob.get(dut->job, kQpn));
     dut.tick();
   }
 
@@ -1706,13 +1713,29 @@ class WqeFetchBench : public ::testing::Test {
         s.jc_off = 0;
       }
     } else {
-      ASSERT_TRUE(s.stale_segs.empty()) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex
-                                        << kJob.get(j, kPsn) << std::dec << ") while " << s.stale_segs.size()
-                                        << " segments of its earlier incarnation are still to be dropped";
-      ASSERT_FALSE(s.segs.empty()) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex
-                                   << kJob.get(j, kPsn) << ") beyond what the started turns plan";
-      e = next_job(s);
-      pop_job(s, e);
+      if (!s.stale_segs.empty()) {
+        // only the packet offered when the QP was reset may still go; the rest of its segment,
+        // and the QP's later stale segments, are dropped
+        Seg& g = s.stale_segs.front();
+        ASSERT_TRUE(g.offered) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex << kJob.get(j, kPsn)
+                               << std::dec << ") while " << s.stale_segs.size()
+                               << " segments of its earlier incarnation are still to be dropped";
+        e = make_job(s, g);
+        g.offered = false;
+        g.e += e.len;
+        ++g.psn_u;
+        if (g.e >= g.end) {
+          s.stale_segs.pop_front();
+          --stale_segs_n;
+        }
+        ++s.planned;  // (reset_incarnation counted it as never sent)
+        ++held_stale_jobs;
+      } else {
+        ASSERT_FALSE(s.segs.empty()) << "cycle " << c << ": job for QP " << q << " (PSN 0x" << std::hex
+                                     << kJob.get(j, kPsn) << ") beyond what the started turns plan";
+        e = next_job(s);
+        pop_job(s, e);
+      }
     }
     idx = e.idx;
     const uint32_t psn = uint32_t(e.psn_u) & kPsnMask;
@@ -1965,6 +1988,9 @@ class WqeFetchBench : public ::testing::Test {
   size_t stale_segs_n = 0;                           // segments of every QP still to be dropped
   // segments, rewinds and stop requests of an earlier incarnation dropped; stop requests taken
   uint64_t seg_drops = 0, stale_rws = 0, stale_stops = 0, stops = 0;
+  bool held_last = false;        // last cycle a packet job (not a READ) was offered and not taken ...
+  uint32_t held_q = 0;           // ... of this QP
+  uint64_t held_stale_jobs = 0;  // such jobs of a QP reset since, taken
   std::vector<RdEntry> rd_table;
   std::deque<Rewind> rw_q;                           // rewinds to offer, in order
   bool rw_driven = false;                            // rw_q.front() is on the port
@@ -2366,11 +2392,16 @@ TEST_F(WqeFetchBench, StaleSegmentsDroppedWhole) {
   EXPECT_EQ(seg_drops, 4u);
 }
 
-// A QP reset while the first packet of its segment is offered to the TX queue, which does not
-// take it: the RTL's own rule (a_job_hold) is that an offered job stays, unchanged, until taken.
+// A QP reset while the first packet of its segment (a 3-packet WRITE) is offered to the TX
+// queue, which does not take it: the offered job stays, unchanged, until taken (a_job_hold),
+// and leaves with the old incarnation (the TX ICRC stage drops its frame); the rest of the
+// segment is dropped (stale_drop once), nothing else of the QP leaves. A READ request offered
+// when its QP is reset is dropped at once, its context never requested. A reset while a WRITE
+// leaves a packet a cycle stops it after the packet taken last.
 TEST_F(WqeFetchBench, ResetWhileAJobIsOffered) {
   SRNIC_BENCH_TRACE();
   auto_free = false;
+  log_jobs = true;
   reset();
   const uint32_t a = uint32_t(rng.below(kQps));
   configure(a, 1, 4, true);
@@ -2384,9 +2415,53 @@ TEST_F(WqeFetchBench, ResetWhileAJobIsOffered) {
   for (int i = 0; i < 20; ++i) cycle(k);
   dut.eval();
   ASSERT_TRUE(dut->job_valid) << "no job offered";
+  const uint64_t psn = kJob.get(dut->job, kPsn);
+  const uint8_t old = gen_tab[a];
   reset_incarnation(a);
-  for (int i = 0; i < 20 && !HasFatalFailure(); ++i) cycle(k);
-  EXPECT_EQ(dut.take_rtl_errors(), 0) << "an RTL assertion failed (see the %Error lines above)";
+  for (int i = 0; i < 20 && !HasFatalFailure(); ++i) {
+    cycle(k);
+    dut.eval();
+    ASSERT_TRUE(dut->job_valid && kJob.get(dut->job, kPsn) == psn) << "the offered job was withdrawn or changed";
+  }
+  k.job = 100;
+  settle();
+  ASSERT_EQ(job_log.size(), 1u) << "not one job (the one offered) after the reset";
+  EXPECT_EQ(job_log[0].j.gen, old);
+  EXPECT_EQ(job_log[0].j.opcode, 0x06) << "not the WRITE's first packet";
+  EXPECT_EQ(held_stale_jobs, 1u);
+  EXPECT_EQ(seg_drops, 1u) << "the rest of the segment was not dropped once";
+  // a READ request offered (its context ready, the TX queue not) when its QP is reset
+  ASSERT_TRUE(post(a, 0, kRead, 0, 1000));
+  ring = int(a);
+  k.job = 0;
+  run_until_planned(*this, a, k);
+  for (int i = 0; i < 20; ++i) cycle(k);
+  dut.eval();
+  ASSERT_TRUE(dut->job_valid && kJob.get(dut->job, kOpcode) == kOpReadReq) << "no READ request offered";
+  reset_incarnation(a);
+  k.job = 100;
+  settle();
+  EXPECT_EQ(job_log.size(), 1u) << "the READ request of the earlier incarnation left";
+  EXPECT_EQ(read_jobs, 0u);
+  EXPECT_TRUE(rd_table.empty()) << "a READ context for the dropped READ";
+  EXPECT_EQ(seg_drops, 2u);
+  // reset while an 8-packet WRITE leaves a packet a cycle: nothing after the packet taken last
+  ASSERT_TRUE(post(a, 0, kWrite, 0, 8 * 256));
+  ring = int(a);
+  k.job = 100;
+  const size_t n0 = job_log.size();
+  for (int i = 0; i < 500 && !HasFatalFailure(); ++i) {
+    cycle(k);
+    if (qps[a].fly_n == 0 && job_log.size() > n0 && job_log.back().cycle + 1 == dut.cycle() && !qps[a].segs.empty())
+      break;
+  }
+  const size_t sent = job_log.size() - n0;
+  ASSERT_TRUE(sent > 0 && sent < 8) << "the WRITE did not leave packet by packet";
+  reset_incarnation(a);
+  settle();
+  EXPECT_EQ(job_log.size(), n0 + sent) << "packets of the WRITE left after the reset";
+  EXPECT_EQ(seg_drops, 3u);
+  EXPECT_EQ(held_stale_jobs, 1u);
 }
 
 // One packet's budget and one WQE per turn: every message is sent a packet per turn and
