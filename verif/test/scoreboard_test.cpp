@@ -97,6 +97,10 @@ TEST(Scoreboard, MissingUnexpectedAndUnknown) {
   Scoreboard q(p);
   EXPECT_FALSE(q.on_completion(0, QueueKind::Send, cqe(1, WcStatus::Success, WcOpcode::RdmaWrite, 8, 0x77)));
   EXPECT_NE(q.first_mismatch().find("unknown QP"), std::string::npos);
+  // the first mismatch is kept, the last one is what a later check added
+  EXPECT_FALSE(q.finish());
+  EXPECT_NE(q.first_mismatch().find("unknown QP"), std::string::npos);
+  EXPECT_NE(q.last_mismatch().find("missing completion #0"), std::string::npos) << q.last_mismatch();
 }
 
 TEST(Scoreboard, MemoryMismatchNamesAddressValuesAndWriter) {

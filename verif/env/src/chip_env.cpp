@@ -479,7 +479,7 @@ void TrafficScoreboard::check() {
       env_.world().memory(h).read(img->pa, got.data(), got.size());
       const uint64_t before = sb_->mismatches();
       sb_->check_buffer(h, b, got.data(), got.size());
-      if (sb_->mismatches() != before) error("SB_MEMORY", sb_->first_mismatch());
+      if (sb_->mismatches() != before) error("SB_MEMORY", sb_->last_mismatch());
     }
   size_t listed = 0;
   for (const auto& [key, cnt] : exact_) {
@@ -499,7 +499,9 @@ void TrafficScoreboard::check() {
   }
   const uint64_t before = sb_->mismatches();
   sb_->finish();
-  if (sb_->mismatches() != before) error("SB_MISSING", sb_->first_mismatch());
+  // (the last of finish()'s reports, an earlier mismatch being reported already)
+  if (const uint64_t n = sb_->mismatches() - before)
+    error("SB_MISSING", sb_->last_mismatch() + (n > 1 ? " (and " + std::to_string(n - 1) + " more)" : ""));
 }
 
 void TrafficScoreboard::report() {

@@ -79,6 +79,7 @@ bool Scoreboard::settled(uint32_t host, uint32_t qpn, QueueKind kind) const {
 bool Scoreboard::fail(const std::string& msg) {
   ++mismatches_;
   if (first_.empty()) first_ = msg;
+  last_ = msg;
   return false;
 }
 

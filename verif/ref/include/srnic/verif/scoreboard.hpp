@@ -36,6 +36,7 @@ class Scoreboard {
 
   bool ok() const { return first_.empty(); }
   const std::string& first_mismatch() const { return first_; }
+  const std::string& last_mismatch() const { return last_; }
   uint64_t mismatches() const { return mismatches_; }
   uint64_t completion_matches() const { return completion_matches_; }
   uint64_t byte_matches() const { return byte_matches_; }
@@ -64,6 +65,7 @@ class Scoreboard {
   const Prediction& p_;
   std::map<std::tuple<uint32_t, uint32_t, QueueKind>, QueueState> queues_;
   std::string first_;
+  std::string last_;
   uint64_t mismatches_ = 0;
   uint64_t completion_matches_ = 0;
   uint64_t byte_matches_ = 0;
