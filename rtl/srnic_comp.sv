@@ -90,6 +90,8 @@ module srnic_comp #(
   output logic [15:0]       qerr_qpn,
   output logic [srnic_pkg::GEN_W-1:0] qerr_gen,
   input  wire logic         qerr_ready,
+  output logic              qerr_owed,     // a qerr waits to enter the qerr queue (owed_fifo)
+  output logic              stop_owed,     // a stop waits to enter the stop queue
   output logic              herr_done,     // a HERR event was taken (flush begun, qerr queued)
   // the answer to each retry episode, for the send path
   output logic              rw_valid,
@@ -252,6 +254,7 @@ module srnic_comp #(
   logic [RW-1:0] i_held;     // beats this event holds
   logic [15:0]   i_idx;      // next WQE to read
   logic [RW-1:0] i_left;     // WQEs still to read
+  logic          ow_init;    // the owed stop / qerr bits are being cleared after reset
   logic          h_qerr;     // the HERR moves the QP to ERR (it was not failed already)
   // the walk stage hands back an event whose whole run completed and that covers more
   logic          cont_valid, cont_take;
@@ -266,7 +269,7 @@ module srnic_comp #(
   assign gen_qpn   = ev_in.qpn[AW-1:0];
   wire   ev_stale  = ev_in.gen != gen_cur && ev_in.kind != srnic_pkg::CEV_HERR;
   wire   ev_take   = is == I_IDLE && !cont_valid && ev_valid && !ev_stale && !in_busy && sl_free &&
-                     resv <= BW'(FETCH_BEATS - MAX_RUN) && cfg_ready && st_ready;
+                     resv <= BW'(FETCH_BEATS - MAX_RUN) && cfg_ready && st_ready && !ow_init;
   assign stale_drop = is == I_IDLE && !cont_valid && ev_valid && ev_stale;
   assign ev_ready  = ev_take || stale_drop;
   assign rd_req    = ev_take;
@@ -414,22 +417,21 @@ module srnic_comp #(
   wire   cqe_needed = w_flags[srnic_abi_pkg::WQE_FLAG_SIGNALED] || w_error;
   wire   stop_needed = w_error && fatal && !at_bad && !flush;  // first failure on the wire
   wire   qerr_needed = at_bad || stop_needed;                  // the QP enters ERR
-  wire   ev_room  = (stop_in_ready || !stop_needed) && (qerr_in_ready || !qerr_needed);
   // A READ that fails or is flushed completes only while no response of its QP is in the RX
   // engine: the RX engine takes a reported failure (qerr) before its next packet and then
   // drops the QP's responses, so only a response taken before that can still be placing;
   // waiting for it means no byte of the READ lands after its CQE. The RX engine never waits
   // for this engine while it places, so the wait always ends.
   // The failure a CQE reports (qerr, stop) is pushed when the CQE is first offered, so the RX
-  // engine takes no packet between the offer and the failure; an offered CQE stays offered
-  // until it is taken (offered), whatever the FIFOs and the RX engine do meanwhile.
+  // engine takes no packet between the offer and the failure (it waits for qerr_valid and
+  // qerr_owed); an offered CQE stays offered until it is taken (offered).
   logic  offered;
   assign rx_rdq_qpn = ev.qpn[AW-1:0];
   wire   rd_hold  = w_read && w_error && rx_rd_busy && !offered;
-  wire   walk_go  = (!cqe_needed || cqe_ready) && (ev_room || offered) && !rd_hold;
+  wire   walk_go  = (!cqe_needed || cqe_ready) && !rd_hold;
   assign wq_pop   = (ws == W_WALK && wq_valid && w_complete && walk_go) ||
                     (ws == W_DRAIN && wq_valid);
-  assign cqe_valid = ws == W_WALK && wq_valid && w_complete && cqe_needed && (ev_room || offered) && !rd_hold;
+  assign cqe_valid = ws == W_WALK && wq_valid && w_complete && cqe_needed && !rd_hold;
   wire   first_offer = cqe_valid && !offered;
   always_comb begin
     cqe = '0;
@@ -486,19 +488,35 @@ module srnic_comp #(
   assign st_wr_qpn  = w_wb ? ev.qpn[AW-1:0] : i_ev.qpn[AW-1:0];
   assign st_wr_data = w_wb ? s : i_s;
 
-  // stop requests wait in a small FIFO; a walk that needs one when it is full waits
-  logic stop_push, stop_in_ready, qerr_push, qerr_in_ready;
-  wire  walk_qerr = first_offer && qerr_needed;
-  wire  herr_room = qerr_in_ready && !walk_qerr;
-  assign stop_push = first_offer && stop_needed;
-  assign qerr_push = walk_qerr || (is == I_HERR && h_qerr && herr_room);
-  assign herr_done = is == I_HERR && (!h_qerr || herr_room);
-  sync_fifo #(.WIDTH(16 + srnic_pkg::GEN_W), .DEPTH(16)) u_stop (
-    .clk, .rst, .s_data({ev.gen, 16'(ev.qpn)}), .s_valid(stop_push), .s_ready(stop_in_ready),
-    .m_data({stop_gen, stop_qpn}), .m_valid(stop_valid), .m_ready(stop_ready), .count());
-  sync_fifo #(.WIDTH(16 + srnic_pkg::GEN_W), .DEPTH(16)) u_qerr (
-    .clk, .rst, .s_data(walk_qerr ? {ev.gen, 16'(ev.qpn)} : {i_ev.gen, 16'(i_ev.qpn)}), .s_valid(qerr_push),
-    .s_ready(qerr_in_ready), .m_data({qerr_gen, qerr_qpn}), .m_valid(qerr_valid), .m_ready(qerr_ready), .count());
+  // Stops and qerrs never make the engine wait (decision 110): their consumers, the send path
+  // and the RX engine, may themselves wait for room in srnic_comp_coalesce, which only this
+  // engine drains. A QP gets at most one stop and one qerr per incarnation, so owed_fifo keeps
+  // what its 16-entry queues cannot take as one owed bit per QP and queue (with the
+  // incarnation) and sweeps it in when they have room. A HERR's qerr waits for a cycle in
+  // which the walk pushes nothing.
+  logic       walk_qerr, herr_push, ow_valid;
+  logic [1:0] ow_kinds, ow_m_valid, ow_m_ready, ow_pending;
+  logic [2*AW-1:0] ow_m_idx;
+  logic [2*srnic_pkg::GEN_W-1:0] ow_m_tag;
+  assign walk_qerr = first_offer && qerr_needed;
+  assign herr_push = is == I_HERR && h_qerr && !walk_qerr;
+  assign herr_done = is == I_HERR && (!h_qerr || herr_push);
+  assign ow_valid  = walk_qerr || herr_push;
+  assign ow_kinds  = walk_qerr ? {1'b1, stop_needed} : 2'b10;   // {qerr, stop}
+  owed_fifo #(.NUM(NUM_QPS), .K(2), .TAGW(srnic_pkg::GEN_W), .DEPTH(16), .LANES(NUM_QPS >= 32 ? 16 : NUM_QPS / 2)) u_owed (
+    .clk, .rst, .s_valid(ow_valid), .s_idx(walk_qerr ? ev.qpn[AW-1:0] : i_ev.qpn[AW-1:0]),
+    .s_tag(walk_qerr ? ev.gen : i_ev.gen), .s_kinds(ow_kinds),
+    .m_valid(ow_m_valid), .m_idx(ow_m_idx), .m_tag(ow_m_tag), .m_ready(ow_m_ready),
+    .pending(ow_pending), .init_busy(ow_init));
+  assign stop_valid = ow_m_valid[0];
+  assign stop_qpn   = 16'(ow_m_idx[0 +: AW]);
+  assign stop_gen   = ow_m_tag[0 +: srnic_pkg::GEN_W];
+  assign qerr_valid = ow_m_valid[1];
+  assign qerr_qpn   = 16'(ow_m_idx[AW +: AW]);
+  assign qerr_gen   = ow_m_tag[srnic_pkg::GEN_W +: srnic_pkg::GEN_W];
+  assign ow_m_ready = {qerr_ready, stop_ready};
+  assign qerr_owed  = ow_pending[1];
+  assign stop_owed  = ow_pending[0];
 
   // beats held: MAX_RUN taken with an event, the unused part returned when its run is
   // sized, the rest when it is written back

@@ -3,6 +3,7 @@ rtl/srnic_abi_pkg.sv
 rtl/srnic_pkg.sv
 rtl/lib/crc32_d512_pkg.sv
 rtl/lib/sync_fifo.sv
+rtl/lib/owed_fifo.sv
 rtl/lib/sdp_ram.sv
 rtl/lib/crc32_d512.sv
 rtl/srnic_qpc_ram.sv

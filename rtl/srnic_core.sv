@@ -107,7 +107,7 @@ module srnic_core #(
   logic cq_cmd_valid, cq_cmd_ready;
   srnic_pkg::cq_cmd_t cq_cmd;
   logic [NC-1:0] cnt_inc;
-  logic herr_valid, herr_ready, herr_done, qerr_valid;
+  logic herr_valid, herr_ready, herr_done, qerr_valid, qerr_owed;
   // DMA error responses and the fatal latch (decision 108)
   logic       fatal, rd_err, bresp_err;
   logic [3:0] rd_err_id;
@@ -133,7 +133,7 @@ module srnic_core #(
     .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
     .local_mac, .local_ip, .sched_burst, .sched_wqes, .tx_window, .timestamp,
     .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad, .db_sq_room,
-    .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid),
+    .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid || qerr_owed),
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
     .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc,
     .dma_rd_err(rd_err), .dma_rd_err_id(rd_err_id), .dma_rd_err_resp(rd_err_resp),
@@ -385,7 +385,7 @@ module srnic_core #(
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
-    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
+    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .qerr_owed, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
     .rack_valid, .rack_qpn, .rack_ready,
     .rdq_qpn(rx_rdq_qpn), .rdq_busy(rx_rd_busy),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
@@ -420,7 +420,7 @@ module srnic_core #(
     .ar_valid(rd_ar_valid[3]), .ar_addr(rd_ar_addr[192 +: 64]), .ar_len(rd_ar_len[24 +: 8]),
     .ar_ready(rd_ar_ready[3]), .r_valid(rd_r_valid[3]), .r_data(rd_r_data),
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn), .stop_gen(qp_stop_gen), .stop_ready(qp_stop_ready),
-    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rdq_qpn,
+    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .qerr_owed, .stop_owed(), .herr_done, .rw_valid, .rw, .rw_ready, .rx_rd_busy, .rx_rdq_qpn,
     .cqe_valid(scqe_valid), .cqe(scqe), .cqe_ready(scqe_ready), .walk_busy(busy_comp),
     .gen_qpn(gen_rd_qpn[7*AW +: AW]), .gen_cur(gen_rd[7*GW +: GW]), .stale_drop(stale_comp));
 

@@ -119,6 +119,8 @@ module srnic_rx_engine #(
   input  wire logic [15:0]  qerr_qpn,
   input  wire logic [srnic_pkg::GEN_W-1:0] qerr_gen,   // the incarnation it was made for
   output logic              qerr_ready,
+  // a qerr waits in the completion engine to enter the qerr queue: packets wait for it too
+  input  wire logic         qerr_owed,
   // go-back-N: a QP's retry episode was answered by the send path; a QP's local ACK timeout
   input  wire logic         note_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] note_qpn,
@@ -467,9 +469,10 @@ module srnic_rx_engine #(
   assign tmo_ready  = can_take && !qerr_valid && !note_valid && tmo_valid;
   assign rack_ready = can_take && !qerr_valid && !note_valid && !tmo_valid && rack_valid;
   wire   ev_take    = qerr_ready || note_ready || tmo_ready || rack_ready;   // an event that is not a packet
-  wire   idle_take  = can_take && meta_valid && !qerr_valid && !note_valid && !tmo_valid && !rack_valid;
+  wire   idle_take  = can_take && meta_valid && !qerr_valid && !qerr_owed && !note_valid && !tmo_valid &&
+                      !rack_valid;
   // READ responses in flight through the engine. With qerr taken first (idle_take waits for
-  // it), a response taken after a failure was reported is dropped; only ones taken before may
+  // it, and for one still owed in the completion engine), a response taken after a failure was reported is dropped; only ones taken before may
   // still be placing: the one being classified (from its take to its write-back) and those
   // in the placement stage.
   wire   meta_rdata = meta.opcode >= srnic_pkg::OP_READ_RESP_FIRST && meta.opcode <= srnic_pkg::OP_READ_RESP_ONLY;

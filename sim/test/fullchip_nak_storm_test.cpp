@@ -106,14 +106,13 @@ void nak_storm(NakStorm& t, int qps, int wrs_per_qp, bool hold_naks) {
 }
 
 TEST_F(NakStorm, FatalNaksOnManyQpsAllComplete) { nak_storm(*this, 192, 4, false); }
-// The NAKs of all QPs arrive back to back (host 1 held them behind a pause). This deadlocks
-// host 0 today (44 of 768 completions, RX_NAK 102 of 192 frames received): the completion
-// engine waits for room in its qerr (and stop) FIFO while the RX engine, which drains qerrs, and
-// the send path, which drains stops and then reports the QP's WQEs for flushing, both wait for
-// room in the coalescer's direct-event FIFO, which only the completion engine drains
-// (docs/architecture.md, "Errors and bad input"). Disabled until the fix lands; run it with
-// --gtest_also_run_disabled_tests.
-TEST_F(NakStorm, DISABLED_ABurstOfFatalNaksAllComplete) { nak_storm(*this, 192, 4, true); }
+// The NAKs of all QPs arrive back to back (host 1 held them behind a pause). This deadlocked
+// host 0 (44 of 768 completions, RX_NAK 102 of 192 frames received) while the completion
+// engine waited for room in its qerr and stop FIFOs: the RX engine, which drains qerrs, and
+// the send path, which drains stops and then reports the QP's WQEs for flushing, both waited
+// for room in the coalescer's direct-event FIFO, which only the completion engine drains. The
+// completion engine no longer waits for them (decision 110, owed_fifo).
+TEST_F(NakStorm, ABurstOfFatalNaksAllComplete) { nak_storm(*this, 192, 4, true); }
 
 }  // namespace
 }  // namespace srnic::sim

@@ -44,11 +44,15 @@
 // wait's end answered without a rewind).
 // QP failures: the first error CQE of a QP (the bad WQE's LERR status, a fatal NAK's status,
 // RETRY_EXC_ERR / RNR_RETRY_EXC_ERR; not the WR_FLUSH_ERR ones after it) must push its QPN
-// into the qerr FIFO in the cycle that CQE is taken, a NAK or exhausted retries also into
-// the stop FIFO. Both FIFOs are modelled: qerr_valid/stop_valid and the QPN are checked every
-// cycle, a failing CQE must not be offered while its FIFO holds 16 requests, and nothing
-// may be outstanding at a drain. qerr_ready is random per cycle and held low for long
-// stretches (across drains); QerrFullStallsCompletions fills the FIFO on purpose.
+// into the qerr queue in the cycle that CQE is first offered, a NAK or exhausted retries also
+// into the stop queue. The engine never waits for these queues (decision 110): a request that
+// finds its 16-entry FIFO full is owed and swept in later. Both queues are modelled: while no
+// request was pushed onto a full FIFO since the queue was last empty, qerr_valid/stop_valid and
+// the QPN are checked exactly every cycle (first in, first out); after such a push, every
+// request that comes out must be one pushed and not yet taken, and requests not yet out must
+// show as qerr_valid or qerr_owed (what the RX engine waits on). Nothing may be outstanding
+// at a drain. qerr_ready is random per cycle and held low for long stretches (across drains);
+// QerrFullNeverStallsCompletions fills the FIFO on purpose.
 // QPs that failed are reset through qp_cmd and reused; a configuration-only QP_MODIFY
 // (new send CQ, new retry attributes) keeps the completion state.
 // OverlongWqeAckedBeforeItsLocalError pins one ordering the random test avoids (see its
@@ -167,14 +171,38 @@ struct ReqFifo {
   struct Req {
     uint32_t qpn, gen;
     uint32_t ev_gen;  // the incarnation the request carries: its event's (stop_gen, qerr_gen)
+    // may never come out: a push that found the FIFO full replaced it (owed for an earlier
+    // incarnation) or merged with it (owed for the same one); see owed_fifo
+    bool optional = false;
   };
   struct Taken {
     uint32_t qpn;
     uint64_t cycle;
   };
   const char* name;
-  std::deque<Req> in;
+  std::deque<Req> in;        // pushed, not yet taken (the FIFO and what is owed)
   std::vector<Taken> taken;  // handshakes, in order
+  bool spilled = false;      // pushed onto a full FIFO since the queue was last empty
+  uint64_t spills = 0;       // pushes onto a full FIFO
+  // A push in a cycle that began with n requests outstanding: the FIFO held at most n, so
+  // with n < 16 it takes the push. Otherwise the push may be owed: an owed request of the
+  // same QP for another incarnation may be forgotten, and one for the same incarnation
+  // merged with this one.
+  void push(Req r, size_t n) {
+    if (n >= kReqDepth) {
+      spilled = true;
+      ++spills;
+      for (Req& o : in) {
+        if (o.qpn != r.qpn) continue;
+        if (o.ev_gen != r.ev_gen) o.optional = true;
+        else r.optional = true;
+      }
+    }
+    in.push_back(r);
+  }
+  size_t required() const {
+    return size_t(std::count_if(in.begin(), in.end(), [](const Req& o) { return !o.optional; }));
+  }
 };
 
 struct Qp {
@@ -1006,20 +1034,44 @@ class CompBench : public ::testing::Test {
   }
 
   // Checks a request port against its model (valid and QPN every cycle) and takes a handshake.
-  void req_port(ReqFifo& f, bool valid, uint32_t qpn, uint32_t gen, bool ready, uint64_t c) {
+  // owed: the engine's qerr_owed / stop_owed.
+  void req_port(ReqFifo& f, bool valid, uint32_t qpn, uint32_t gen, bool ready, bool owed_b, uint64_t c) {
+    const int owed = owed_b;
     ASSERT_FALSE(valid && f.in.empty()) << "cycle " << c << ": " << f.name << " request for QP " << qpn
                                         << " the reference does not expect";
-    ASSERT_EQ(valid, !f.in.empty()) << "cycle " << c << ": " << f.name << "_valid low with " << f.in.size()
-                                    << " requests pushed (next for QP " << f.in.front().qpn << ")";
+    ASSERT_FALSE(owed == 1 && !f.spilled) << "cycle " << c << ": " << f.name
+                                          << "_owed high though no request found the FIFO full";
+    ASSERT_FALSE(owed == 1 && f.in.empty()) << "cycle " << c << ": " << f.name << "_owed high with nothing pushed";
+    if (!f.spilled) {
+      ASSERT_EQ(valid, !f.in.empty()) << "cycle " << c << ": " << f.name << "_valid low with " << f.in.size()
+                                      << " requests pushed (next for QP " << f.in.front().qpn << ")";
+    } else {
+      ASSERT_TRUE(valid || owed == 1 || f.required() == 0)
+          << "cycle " << c << ": " << f.name << " has " << f.required() << " requests outstanding but neither valid nor owed";
+      if (!valid && owed == 0) {  // what is left was forgotten or merged
+        f.in.clear();
+        f.spilled = false;
+      }
+    }
     if (!valid) return;
-    ASSERT_EQ(qpn, f.in.front().qpn) << "cycle " << c << ": " << f.name << "_qpn (request "
-                                     << f.taken.size() << ")";
-    ASSERT_EQ(gen, f.in.front().ev_gen) << "cycle " << c << ": " << f.name << "_gen of QP " << qpn
-                                        << " (request " << f.taken.size() << "): its event's incarnation";
+    // in order unless a request was owed: then any outstanding one, the oldest that matches
+    // (one that must come out before one that may)
+    auto it = f.in.begin();
+    if (f.spilled) {
+      auto match = [&](const ReqFifo::Req& r) { return r.qpn == qpn && r.ev_gen == gen; };
+      it = std::find_if(f.in.begin(), f.in.end(), [&](const ReqFifo::Req& r) { return match(r) && !r.optional; });
+      if (it == f.in.end()) it = std::find_if(f.in.begin(), f.in.end(), match);
+      ASSERT_FALSE(it == f.in.end()) << "cycle " << c << ": " << f.name << " request for QP " << qpn << " gen "
+                                     << gen << " not outstanding (request " << f.taken.size() << ")";
+    }
+    ASSERT_EQ(qpn, it->qpn) << "cycle " << c << ": " << f.name << "_qpn (request " << f.taken.size() << ")";
+    ASSERT_EQ(gen, it->ev_gen) << "cycle " << c << ": " << f.name << "_gen of QP " << qpn << " (request "
+                               << f.taken.size() << "): its event's incarnation";
     if (!ready) return;
     f.taken.push_back({qpn, c});
-    if (&f == &stop_f && qps[qpn].gen == f.in.front().gen) qps[qpn].stopped = true;  // the send side stops
-    f.in.pop_front();
+    if (&f == &stop_f && qps[qpn].gen == it->gen) qps[qpn].stopped = true;  // the send side stops
+    f.in.erase(it);
+    if (f.in.empty()) f.spilled = false;
   }
 
   void cycle(const Knobs& k) {
@@ -1081,10 +1133,10 @@ class CompBench : public ::testing::Test {
           << "cycle " << c << ": QP " << bq << " has WQE reads or CQEs due but is not reported busy";
     }
 
-    // FIFO occupancy this cycle (a push is refused when full, whatever is popped)
+    // requests outstanding this cycle (a push finds the FIFO full, whatever is popped)
     const size_t qerr_n = qerr_f.in.size(), stop_n = stop_f.in.size();
-    req_port(qerr_f, dut->qerr_valid, dut->qerr_qpn, dut->qerr_gen, dut->qerr_ready, c);
-    req_port(stop_f, dut->stop_valid, dut->stop_qpn, dut->stop_gen, dut->stop_ready, c);
+    req_port(qerr_f, dut->qerr_valid, dut->qerr_qpn, dut->qerr_gen, dut->qerr_ready, int(dut->qerr_owed), c);
+    req_port(stop_f, dut->stop_valid, dut->stop_qpn, dut->stop_gen, dut->stop_ready, int(dut->stop_owed), c);
     if (HasFatalFailure()) return;
 
     if (dut->ar_valid && dut->ar_ready && manual) ar_expect.push_back({dut->ar_addr, unsigned(dut->ar_len) + 1, manual_q});
@@ -1113,20 +1165,8 @@ class CompBench : public ::testing::Test {
       ASSERT_FALSE(herr_x.empty()) << "cycle " << c << ": herr_done without a HERR event";
       const HerrX h = herr_x.front();
       herr_x.pop_front();
-      ASSERT_FALSE(h.qerr && qerr_n >= kReqDepth) << "cycle " << c << ": herr_done (qerr for QP " << h.qpn
-                                                  << ") while the qerr FIFO is full";
-      if (h.qerr) qerr_f.in.push_back({h.qpn, h.gen, h.ev_gen});
+      if (h.qerr) qerr_f.push({h.qpn, h.gen, h.ev_gen}, qerr_n);
       ++herr_dones;
-    }
-    if (!cqe_expect.empty() && cqe_expect.front().qerr && qerr_n >= kReqDepth) ++qerr_full_waits;
-    if (offer) {
-      // a CQE's first offer pushes its requests: not while their FIFO is full
-      const Cqe& e = *offer;
-      const bool qerr_full = !e.offered && e.qerr && qerr_n >= kReqDepth;
-      const bool stop_full = !e.offered && e.stop && stop_n >= kReqDepth;
-      ASSERT_FALSE(dut->cqe_valid && (qerr_full || stop_full))
-          << "cycle " << c << ": CQE of QP " << e.qpn << " wqe " << e.idx << " (a failure) offered while the "
-          << (qerr_full ? "qerr" : "stop") << " FIFO is full";
     }
     if (offer) {
       // the failure a CQE reports is pushed when it is first offered (it then stays offered)
@@ -1134,10 +1174,10 @@ class CompBench : public ::testing::Test {
       if (!e.offered) {
         e.offered = true;
         if (e.qerr) {
-          qerr_f.in.push_back({e.qpn, e.gen, e.gen & 15});
+          qerr_f.push({e.qpn, e.gen, e.gen & 15}, qerr_n);
           qerr_cqe_cycles.push_back(c);
         }
-        if (e.stop) stop_f.in.push_back({e.qpn, e.gen, e.gen & 15});
+        if (e.stop) stop_f.push({e.qpn, e.gen, e.gen & 15}, stop_n);
       }
     }
     if (dut->cqe_valid && dut->cqe_ready) take_cqe(c);
@@ -1287,7 +1327,7 @@ class CompBench : public ::testing::Test {
       held = !final && dut.cycle() < qhold_until;
       const bool idle = events.empty() && !holding && ar_expect.empty() && rbeats.empty() && cqe_expect.empty() &&
                         herr_x.empty() && rw_expect.empty() &&
-                        stop_f.in.empty() && (qerr_f.in.empty() || held);
+                        stop_f.required() == 0 && (qerr_f.required() == 0 || held);
       quiet = idle ? quiet + 1 : 0;
       if (quiet > 20) break;
       if (events.empty()) k.ev = 0;
@@ -1299,9 +1339,10 @@ class CompBench : public ::testing::Test {
     EXPECT_TRUE(cqe_expect.empty()) << cqe_expect.size() << " CQEs never made";
     EXPECT_TRUE(rw_expect.empty()) << rw_expect.size() << " retry answers never made (next for QP "
                                    << (rw_expect.empty() ? 0 : rw_expect.front().qpn) << ")";
-    EXPECT_TRUE(stop_f.in.empty()) << stop_f.in.size() << " stop requests never taken";
-    EXPECT_TRUE(qerr_f.in.empty() || held) << qerr_f.in.size() << " qerr requests never taken (next for QP "
-                                           << qerr_f.in.front().qpn << ")";
+    EXPECT_EQ(stop_f.required(), 0u) << " stop requests never taken";
+    EXPECT_TRUE(qerr_f.required() == 0 || held) << qerr_f.required() << " qerr requests never taken (next for QP "
+                                                << qerr_f.in.front().qpn << ")";
+
     EXPECT_FALSE(dut.rtl_error());
   }
 
@@ -1371,11 +1412,11 @@ class CompBench : public ::testing::Test {
                 u(end_st.after_acks), u(end_st.run_end), u(end_st.refused), u(end_st.flushing), u(end_st.none),
                 u(late_sent));
     std::printf("[bench] %llu events, %llu WQE reads, %llu CQEs (%llu failed: %llu flushed, %llu retries exhausted), "
-                "%zu qerr and %zu stop requests, %llu qerr holds, %llu cycles a failure waited on a full qerr FIFO\n",
+                "%zu qerr and %zu stop requests, %llu qerr holds, %llu qerr and %llu stop requests owed (FIFO full)\n",
                 (unsigned long long)n_events, (unsigned long long)reads, (unsigned long long)cqes,
                 (unsigned long long)failed_cqes, (unsigned long long)flush_cqes, (unsigned long long)exc_cqes,
                 qerr_f.taken.size(), stop_f.taken.size(), (unsigned long long)qholds,
-                (unsigned long long)qerr_full_waits);
+                (unsigned long long)qerr_f.spills, (unsigned long long)stop_f.spills);
   }
 
   struct Ev {
@@ -1422,7 +1463,7 @@ class CompBench : public ::testing::Test {
     uint64_t applied = 0, none = 0, refused = 0, flushing = 0, run_end = 0;
     uint64_t idle = 0, bad = 0, unposted = 0, no_retry = 0, after_acks = 0;
   } end_st;
-  uint64_t qholds = 0, qerr_full_waits = 0;
+  uint64_t qholds = 0;
   std::vector<Cqe> cqe_log;  // CQEs taken (equal to the reference's)
   std::deque<HerrX> herr_x;  // accepted HERR events waiting for herr_done
   uint64_t herr_seq_expect = 0, herr_dones = 0, herrs_sent = 0;
@@ -1507,7 +1548,7 @@ TEST_F(CompBench, RandomTrafficRetries) {
 }
 
 // Many QPs fail while qerr_ready is low for thousands of cycles at a time (holds outlast
-// drains): the FIFO fills and failures wait for it, other completions behind them too.
+// drains): the FIFO fills, the failures beyond it are owed and swept in once it has room.
 TEST_F(CompBench, RandomTrafficQerrHeldLow) {
   SRNIC_BENCH_TRACE();
   Knobs k;
@@ -1520,7 +1561,7 @@ TEST_F(CompBench, RandomTrafficQerrHeldLow) {
   EXPECT_EQ(stale_dropped, stale_sent);
   EXPECT_GT(herr_dones, 5u);
   EXPECT_GT(qerr_f.taken.size(), 40u);
-  EXPECT_GT(qerr_full_waits, 0u) << "the qerr FIFO never filled";
+  EXPECT_GT(qerr_f.spills, 0u) << "no qerr request found the FIFO full";
 }
 
 // A malformed WQE (length > 2^31, MTU 256) whose predecessor's ACK is processed before its
@@ -1583,12 +1624,10 @@ TEST_F(CompBench, OverlongWqeAckedBeforeItsLocalError) {
 
 // qerr_ready stays low while 16 QPs fail (fatal NAK, refused WQE, retries exhausted on a
 // READ in turn): their CQEs come out and fill the qerr FIFO. A 17th failure (on a QP reset and
-// reused where the bench has only 16) must then wait with its failing CQE. The event behind
-// it (an ACK of another QP) is taken and its WQEs read (the issue stage does not wait for
-// the walk), but its completion waits behind the stalled walk (walks are in read order);
-// once qerr_ready rises every request comes out in failure order and the stalled
-// completions follow.
-TEST_F(CompBench, QerrFullStallsCompletions) {
+// reused where the bench has only 16) must not wait (decision 110): its failing CQE comes out,
+// its qerr is owed (qerr_owed), and the ACK of another QP behind it completes too. Once
+// qerr_ready rises every request comes out in failure order, the owed one swept in last.
+TEST_F(CompBench, QerrFullNeverStallsCompletions) {
   SRNIC_BENCH_TRACE();
   reset();
   auto_events = false;
@@ -1680,15 +1719,15 @@ TEST_F(CompBench, QerrFullStallsCompletions) {
   k.cqe = 100;
   for (int i = 0; i < 600 && !HasFatalFailure(); ++i) cycle(k);
   ASSERT_FALSE(HasFatalFailure());
-  ASSERT_FALSE(cqe_expect.empty());
-  EXPECT_EQ(cqe_expect.front().qpn, q17);
-  EXPECT_TRUE(cqe_expect.front().qerr) << "the 17th failing CQE came out while the qerr FIFO was full";
-  EXPECT_EQ(qerr_cqe_cycles.size(), 16u);
-  EXPECT_TRUE(events.empty()) << "the ACK behind the stalled failure was not taken: the issue stage waits for the walk";
-  EXPECT_TRUE(std::none_of(ar_expect.begin(), ar_expect.end(), [&](const Ar& a) { return a.q == other; }))
-      << "the WQE read of the ACK behind the stalled failure was not made";
-  EXPECT_FALSE(find_cqe(other) == cqe_expect.end()) << "the ACK's CQE overtook the stalled failure";
-  EXPECT_GT(qerr_full_waits, 500u);
+  EXPECT_TRUE(cqe_expect.empty()) << cqe_expect.size() << " CQEs waited for the full qerr FIFO (next of QP "
+                                  << (cqe_expect.empty() ? 0 : cqe_expect.front().qpn) << ")";
+  EXPECT_EQ(qerr_cqe_cycles.size(), 17u);
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(qps[other].ci, 1u) << "the ACK behind the 17th failure never completed its WQE";
+  EXPECT_TRUE(dut->qerr_owed) << "the 17th qerr is not shown as owed";
+  EXPECT_EQ(qerr_f.in.size(), 17u);
+  EXPECT_EQ(qerr_f.spills, 1u);
+  EXPECT_TRUE(qerr_f.taken.empty());
 
   qerr_low = false;  // the RX engine takes requests again, at random
   drain(true);
@@ -1696,7 +1735,8 @@ TEST_F(CompBench, QerrFullStallsCompletions) {
   ASSERT_EQ(qerr_f.taken.size(), order.size());
   for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(qerr_f.taken[i].qpn, order[i]) << "qerr request " << i;
   ASSERT_EQ(qerr_cqe_cycles.size(), 17u);
-  EXPECT_GT(qerr_cqe_cycles[16], qerr_f.taken[0].cycle) << "the 17th failure completed before the FIFO had room";
+  EXPECT_LT(qerr_cqe_cycles[16], qerr_f.taken[0].cycle) << "the 17th failure waited for room in the FIFO";
+  EXPECT_FALSE(dut->qerr_owed);
   EXPECT_EQ(qps[other].ci, 1u) << "the ACK behind it never completed its WQE";
 }
 

@@ -305,7 +305,8 @@ struct Counts {
 struct Stats {
   uint64_t retries[4] = {}, kicks = 0, stops = 0, race_clears = 0, anyctx_clears = 0, rwp_drops = 0,
            rwp_naks = 0, stale = 0, dup_rd = 0, dup_rd_drop = 0, tmo_ignored = 0, notes = 0, kick_holds = 0,
-           bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0, racks = 0, rack_ignored = 0;
+           bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0, racks = 0, rack_ignored = 0,
+           owed_holds = 0;  // cycles a record waited for a qerr owed in the completion engine
   // episodes that kept READ contexts (none frees them); rcv: ACKs beyond a READ and sequence NAKs that
   // only acknowledge, READ responses dropped, in-order progress clearing it; implied NAKs for
   // a READ response beyond a READ that got none of its responses
@@ -341,6 +342,7 @@ struct Knobs {
   unsigned lat_min = 0;  // MR answers take at least this many cycles more
   unsigned bump = 0;     // per mille: some QP's incarnation advances (the host reset it)
   unsigned stale = 0;    // percent of qerr events made for an earlier incarnation of their QP
+  unsigned owed = 0;     // per mille: a qerr is owed in the completion engine for 1..40 cycles (qerr_owed)
 };
 
 class RxEngBench : public ::testing::Test {
@@ -357,7 +359,8 @@ class RxEngBench : public ::testing::Test {
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
     dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
     dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
-    dut->rack_valid = 0;
+    dut->rack_valid = dut->qerr_owed = 0;
+    owed_until = 0;
     dut->qerr_gen = dut->gen_a = dut->gen_b = 0;
     dut.reset();
   }
@@ -413,7 +416,7 @@ class RxEngBench : public ::testing::Test {
     // nothing else is offered meanwhile (held events are offered again afterwards)
     dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = dut->qerr_valid = 0;
     dut->snd_valid = dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = 0;
-    dut->rack_valid = 0;
+    dut->rack_valid = dut->qerr_owed = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {
@@ -1316,6 +1319,10 @@ class RxEngBench : public ::testing::Test {
       }
     }
     dut->qerr_valid = hold_qerr;
+    // a qerr owed in the completion engine (not yet in its queue) holds records back too
+    if (c >= owed_until && rng.below(1000) < k.owed) owed_until = c + rng.range(1, 40);
+    const bool owed = c < owed_until;
+    dut->qerr_owed = owed;
     dut->qerr_qpn = qerr_q;
     dut->qerr_gen = hold_qerr ? qerr_g : uint8_t(rng.below(16));
     dut->note_valid = hold_note;
@@ -1370,6 +1377,8 @@ class RxEngBench : public ::testing::Test {
     ASSERT_TRUE(!t_note || (hold_note && !hold_qerr)) << at << "note taken without note_valid or before a qerr";
     ASSERT_TRUE(!t_tmo || (hold_tmo && !hold_qerr && !hold_note)) << at << "timeout taken before a qerr or note";
     ASSERT_TRUE(!t_meta || (hold_meta && !hold_qerr && !hold_note && !hold_tmo && !hold_rack)) << at << "record taken before an event";
+    ASSERT_TRUE(!t_meta || !owed) << at << "record taken while a qerr is owed (qerr_owed)";
+    stats.owed_holds += hold_meta && owed;
     if (dut->tk_valid) {
       ASSERT_FALSE(t_meta || t_qerr || t_note || t_tmo || t_rack)
           << at << "a " << (t_meta ? "record" : t_qerr ? "qerr" : t_note ? "note" : t_tmo ? "timeout" : "re-ACK")
@@ -1894,6 +1903,7 @@ class RxEngBench : public ::testing::Test {
   uint64_t ctx_flushes = 0;     // READ-context flushes by QP_MODIFY
   bool hold_qerr = false, hold_note = false, hold_tmo = false, note_rewind = false, hold_rack = false;
   bool tmo_rnr = false;  // the expiry offered is an RNR wait's end
+  uint64_t owed_until = 0;  // qerr_owed is driven high until this cycle
   uint32_t qerr_q = 0, note_q = 0, tmo_q = 0, rack_q = 0;
   uint8_t qerr_g = 0;                 // the incarnation the qerr offered was made for
   std::vector<uint8_t> gen_tab;       // srnic_qp_gen: each QP's incarnation
@@ -4020,6 +4030,7 @@ TEST_F(RxEngRandom, RandomTraffic) {
     k.rack = unsigned(rng.range(0, 3));
     k.rnr = unsigned(rng.range(0, 60));
     k.snd = rng.percent(30) ? 0 : unsigned(rng.range(1, 25));
+    k.owed = rng.percent(50) ? 0 : unsigned(rng.range(1, 8));
     short_gap = unsigned(rng.range(0, 15));
     cur_wlat = unsigned(rng.range(0, 30));
     for (int i = 0; i < 3000 && !HasFatalFailure(); ++i) {
@@ -4115,6 +4126,8 @@ TEST_F(RxEngRandom, RandomTraffic) {
   EXPECT_GT(stats.race_clears, 20u);
   EXPECT_GT(stats.anyctx_clears, 10u);
   EXPECT_GT(stats.kick_holds, 1000u);
+  std::printf("[bench] %llu cycles a record waited for an owed qerr\n", u(stats.owed_holds));
+  EXPECT_GT(stats.owed_holds, 100u);
 }
 
 }  // namespace
