@@ -13,7 +13,13 @@
 // The ACK queue goes first at every packet boundary (between two READ response packets too),
 // so an ACK/NAK queued before a READ of its QP also leaves before that READ's responses. Which
 // QPs have tasks in the ordered queue is kept in a small table (TRACK QPs, with the number of
-// their tasks there); a READ of another QP waits in the stage while the table is full.
+// their tasks there). A task of another QP that finds the table full is not held up: it enters
+// the ordered queue marked as untracked (ovf) and is counted in one of OVF_BUCKETS buckets by
+// the low bits of its QPN; an ACK/NAK whose bucket counts untracked tasks goes to the ordered
+// queue too, so no answer passes an earlier one of its QP (QPs sharing the bucket wait with it;
+// a bucket, not a bit per QP, keeps this off the per-QP budget). The stage waits only for room
+// in the queue its task goes to; before, a READ of a 17th QP waited there for a table slot and
+// held up every QP's ACKs behind it, and with them the RX engine and the RX buffer.
 //
 // ACK coalescing: a task enters through a one-entry stage in front of the queues. A plain ACK
 // (not a NAK) for the QP whose plain ACK sits in the stage replaces it (ACKs are cumulative:
@@ -34,6 +40,7 @@ module srnic_resp_tx #(
   parameter int DEPTH  = 256,   // ordered queue (tasks)
   parameter int ADEPTH = 32,    // ACK queue (tasks)
   parameter int TRACK  = 16,    // QPs with tasks in the ordered queue
+  parameter int OVF_BUCKETS = 64, // counters of untracked tasks, by QPN modulo OVF_BUCKETS
   parameter int NUM_QPS = 16384 // QPs that may be owed an ACK
 ) (
   input  wire logic  clk,
@@ -57,7 +64,9 @@ module srnic_resp_tx #(
   localparam int TW = $clog2(TRACK);
   localparam int AW = $clog2(NUM_QPS);
   localparam int ACW = $clog2(ADEPTH + 1);
+  localparam int BW = $clog2(OVF_BUCKETS);
   initial if ((1 << TW) != TRACK) $fatal(1, "srnic_resp_tx: TRACK must be a power of two");
+  initial if ((1 << BW) != OVF_BUCKETS || OVF_BUCKETS < 2) $fatal(1, "srnic_resp_tx: OVF_BUCKETS must be a power of two >= 2");
 
   srnic_pkg::resp_task_t t, stage;
   typedef struct packed {      // what the ACK queue keeps of a task
@@ -72,6 +81,8 @@ module srnic_resp_tx #(
     a_in.gen = stage.gen; a_in.qpn = stage.qpn; a_in.psn = stage.psn; a_in.syndrome = stage.syndrome; a_in.msn = stage.msn;
   end
   logic       t_valid, t_pop, a_valid, a_pop, stage_valid, q_ready, aq_ready;
+  logic       t_ovf;               // the ordered queue's head is untracked (entered with the table full)
+  logic [CW-1:0] ovf_cnt [OVF_BUCKETS];   // untracked tasks in the ordered queue, per bucket
 
   // ------------------------------------------------------------ QPs in the ordered queue
   logic [TRACK-1:0] tr_used;
@@ -88,10 +99,13 @@ module srnic_resp_tx #(
       if (tr_used[i] && tr_qpn[i] == t.qpn) pop_idx = TW'(i);
     end
   end
-  // where the staged task goes: the ordered queue (a READ, or its QP has tasks there), else
-  // the ACK queue
-  wire to_ord = stage.is_read || st_hit;
-  wire push_o = stage_valid && to_ord && q_ready && (st_hit || st_free);
+  // where the staged task goes: the ordered queue (a READ, its QP has tasks there, or untracked
+  // tasks are there), else the ACK queue; with no table slot for its QP it goes untracked
+  wire [BW-1:0] st_bkt = stage.qpn[BW-1:0];
+  wire [CW-1:0] st_bkt_cnt = ovf_cnt[st_bkt];
+  wire to_ord = stage.is_read || st_hit || st_bkt_cnt != '0;
+  wire push_o = stage_valid && to_ord && q_ready;
+  wire ovf_in = !st_hit && !st_free;
   wire push_a = stage_valid && !to_ord && aq_ready;
   wire push   = push_o || push_a;
 
@@ -108,9 +122,17 @@ module srnic_resp_tx #(
     if (s_valid && take) stage <= s_task;
   end
   logic [ACW-1:0] aq_count;
-  sync_fifo #(.WIDTH($bits(t)), .DEPTH(DEPTH)) u_q (
-    .clk, .rst, .s_data(stage), .s_valid(push_o), .s_ready(q_ready),
-    .m_data(t), .m_valid(t_valid), .m_ready(t_pop), .count());
+  sync_fifo #(.WIDTH($bits(t) + 1), .DEPTH(DEPTH)) u_q (
+    .clk, .rst, .s_data({ovf_in, stage}), .s_valid(push_o), .s_ready(q_ready),
+    .m_data({t_ovf, t}), .m_valid(t_valid), .m_ready(t_pop), .count());
+  wire [BW-1:0] t_bkt = t.qpn[BW-1:0];
+  wire [CW-1:0] t_bkt_cnt = ovf_cnt[t_bkt];
+  always_ff @(posedge clk) begin
+    for (int b = 0; b < OVF_BUCKETS; b++) begin
+      if (rst) ovf_cnt[b] <= '0;
+      else ovf_cnt[b] <= ovf_cnt[b] + CW'(push_o && ovf_in && st_bkt == BW'(b)) - CW'(t_pop && t_ovf && t_bkt == BW'(b));
+    end
+  end
   sync_fifo #(.WIDTH($bits(a)), .DEPTH(ADEPTH)) u_aq (
     .clk, .rst, .s_data(a_in), .s_valid(push_a), .s_ready(aq_ready),
     .m_data(a), .m_valid(a_valid), .m_ready(a_pop), .count(aq_count));
@@ -153,10 +175,10 @@ module srnic_resp_tx #(
     else begin
       for (int i = 0; i < TRACK; i++) begin
         if (push_o && st_hit && st_idx == TW'(i)) begin
-          if (!(t_pop && pop_idx == TW'(i))) tr_cnt[i] <= tr_cnt[i] + CW'(1);
-        end else if (push_o && !st_hit && st_fidx == TW'(i)) begin
+          if (!(t_pop && !t_ovf && pop_idx == TW'(i))) tr_cnt[i] <= tr_cnt[i] + CW'(1);
+        end else if (push_o && !st_hit && st_free && st_fidx == TW'(i)) begin
           tr_used[i] <= 1'b1; tr_qpn[i] <= stage.qpn; tr_cnt[i] <= CW'(1);
-        end else if (t_pop && pop_idx == TW'(i)) begin
+        end else if (t_pop && !t_ovf && pop_idx == TW'(i)) begin
           tr_cnt[i] <= tr_cnt[i] - CW'(1);
           if (tr_cnt[i] == CW'(1)) tr_used[i] <= 1'b0;
         end
@@ -248,8 +270,14 @@ module srnic_resp_tx #(
     for (int i = 0; i < TRACK; i++) if (tr_used[i] && tr_qpn[i] == t.qpn) head_tracked = 1'b1;
   end
   a_head_tracked: assert property (@(posedge clk) disable iff (rst)
-    t_valid |-> head_tracked)
+    t_valid && !t_ovf |-> head_tracked)
     else $error("srnic_resp_tx: the ordered queue's head QP %0d is not in the QP table", t.qpn);
+  a_ovf_count: assert property (@(posedge clk) disable iff (rst)
+    t_valid && t_ovf |-> t_bkt_cnt != '0)
+    else $error("srnic_resp_tx: an untracked task in the ordered queue is not counted");
+  a_ack_queue_alone: assert property (@(posedge clk) disable iff (rst)
+    push_a |-> st_bkt_cnt == '0 && !st_hit)
+    else $error("srnic_resp_tx: an ACK/NAK entered the ACK queue while its QP or an untracked task of its bucket was in the ordered queue");
   a_owed_fifo: assert property (@(posedge clk) disable iff (rst)
     ow_push |-> u_owed.s_ready)
     else $error("srnic_resp_tx: the owed-ACK FIFO overflowed (a QP in it twice)");
