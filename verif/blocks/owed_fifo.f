@@ -1,0 +1,3 @@
+// owed_fifo bench
+rtl/lib/sync_fifo.sv
+rtl/lib/owed_fifo.sv
