@@ -150,7 +150,7 @@ struct Pkt {
   uint64_t snd_at = 0;
   uint64_t offer_at = 0;   // not offered before this cycle
   std::vector<uint8_t> pay;
-  uint64_t serial = 0;     // queued order (the beats of a packet carry it)
+  uint64_t serial = 0;     // queued order (the beats of a packet carry it); flush records too
   bool fetched = false;
   RWqe wqe;
 };
@@ -624,6 +624,9 @@ class RxEngBench : public ::testing::Test {
       p.fetched = true;
       p.snd_mode = kSndNone;
       p.wqe = ring[q][fi[q] & 255];
+      // queued order too (it has no beats): its take must not make the beats of the packets
+      // taken before it look untaken (rd_beats_due)
+      p.serial = ++serials;
       ++fi[q];
       wqe_fifo.push_back({p.wqe, dut.cycle() + rng.below(cur_wlat + 1)});
       pending.push_back(std::move(p));
