@@ -7,16 +7,23 @@
 // indices to a row, one row per cycle) and moves an owed index into its queue once that queue
 // has room, one per cycle. So the producer is never held up, whatever the consumers do, and
 // the storage is bounded by NUM x (K + TAGW) bits, provided each index is pushed at most once
-// per queue and tag until it has been popped: a second push of an owed (index, queue, tag)
-// merges into the bit; one of the same index that is already in the FIFO is queued again.
-// The tags are incarnations: a push of an index owed with another tag replaces the tag and
-// forgets what was owed under the old one (work for an earlier incarnation is stale).
+// per queue and tag until it has been popped. A second push of an (index, queue, tag) that is
+// owed merges into the bit if that queue is still full; if it has room, the push is queued and
+// the owed bit still comes out too (twice). The tags are incarnations: a push that finds a
+// queue full, for an index owed under another tag, replaces the tag and forgets what was owed
+// under the old one; a push that every queue it names takes at once leaves owed bits of an older
+// tag as they are, and they come out later. Consumers therefore drop stale tags themselves.
 //
 // Order: a queue's FIFO keeps push order; an index that was owed comes out after those
 // pushed while it waited, and owed indices come out in sweep order. pending[k] says an index
 // of queue k is owed (not yet in its FIFO): a consumer that must see every entry pushed
 // before it acts (the RX engine with the completion engine's qerrs) waits for
 // !m_valid[k] && !pending[k].
+//
+// The sweep stalls in a cycle with a push that needs an owed bit, and a queue takes no swept
+// index in a cycle it takes a push: a producer that keeps a queue full and pushes to it every
+// cycle holds owed indices of the other queues back (the completion engine pushes once per
+// failing CQE, never in consecutive cycles for long).
 //
 // After reset the owed bits are cleared, one row per cycle (NUM / LANES cycles, init_busy);
 // a push in that time goes to its FIFOs or, if one is full, is lost (asserted).
