@@ -178,7 +178,10 @@ module srnic_core #(
   logic          s_valid, s_ready, done_valid, done_more, done_ready, db_overflow;
   logic [AW-1:0] s_qpn, done_qpn;
   // go-back-N between the completion engine, the send path, the RX engine and the timers
-  logic          rw_valid, rw_ready, note_valid, note_ready;
+  logic          rw_valid, rw_ready, note_valid, note_ready, note_owed, f_note_valid;
+  logic [AW-1:0] f_note_qpn;
+  logic [GW-1:0] f_note_gen;
+  logic          note_gen;    // the low bit of the note's incarnation
   logic          kick_valid, kick_ready, rnr_valid, rnr_ready, tmo_valid, tmo_rnr, tmo_ready, rdc_rw_flush;
   logic [AW-1:0] note_qpn, kick_qpn, rnr_qpn, tmo_qpn, rdc_rw_flush_qpn;
   logic          stale_valid, stale_ready;
@@ -250,7 +253,8 @@ module srnic_core #(
     .stop_valid(qp_stop_valid), .stop_qpn(qp_stop_qpn[AW-1:0]), .stop_gen(qp_stop_gen), .stop_ready(qp_stop_ready),
     .hstop_valid(herr_valid), .hstop_qpn(herr_qpn), .hstop_ready(herr_ready),
     .rw_valid, .rw, .rw_ready,
-    .note_valid, .note_qpn, .note_ready, .kick_valid, .kick_qpn, .kick_ready,
+    .note_valid(f_note_valid), .note_qpn(f_note_qpn), .note_gen(f_note_gen), .note_ready(1'b1),
+    .kick_valid, .kick_qpn, .kick_ready,
     .rnr_valid, .rnr_qpn, .rnr_code, .rnr_ready, .rdc_rw_flush, .rdc_rw_flush_qpn,
     .stale_valid, .stale_qpn, .stale_ready,
     .done_valid, .done_qpn, .done_more, .done_ready,
@@ -268,6 +272,18 @@ module srnic_core #(
     .gen_b_qpn(gen_rd_qpn[1*AW +: AW]), .gen_b(gen_rd[1*GW +: GW]),
     .gen_c_qpn(gen_rd_qpn[2*AW +: AW]), .gen_c(gen_rd[2*GW +: GW]),
     .gen_d_qpn(gen_rd_qpn[3*AW +: AW]), .gen_d(gen_rd[3*GW +: GW]), .stale_drop(stale_fetch));
+  // The send path never waits to pass an answer on (decision 112): the RX engine may be waiting
+  // for room in the completion path that only the completion engine drains, while the
+  // completion engine waits for the send path to take its next answer. A QP has one retry
+  // episode at a time, so one note per QP is outstanding at most: owed_fifo keeps what its
+  // 4 entries cannot take as one bit per QP (and the incarnation's low bit) and sweeps it in.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_note_gen = ^f_note_gen[GW-1:1];
+  /* verilator lint_on UNUSEDSIGNAL */
+  owed_fifo #(.NUM(NUM_QPS), .K(1), .TAGW(1), .DEPTH(4), .LANES(NUM_QPS >= 32 ? 16 : NUM_QPS / 2)) u_note (
+    .clk, .rst, .s_valid(f_note_valid), .s_idx(f_note_qpn), .s_tag(f_note_gen[0]), .s_kinds(1'b1),
+    .m_valid(note_valid), .m_idx(note_qpn), .m_tag(note_gen), .m_ready(note_ready), .pending(note_owed),
+    .init_busy());
 
   // outstanding READ contexts (requester)
   logic        rdc_valid, rdc_ready, rdc_lk_valid, rdc_lk_rsp, rdc_lk_hit, rdc_free_valid, rdc_flush_valid;
@@ -385,7 +401,8 @@ module srnic_core #(
     .mr_va(mr_va[64 +: 64]), .mr_len(mr_len[32 +: 32]), .mr_rsp(mr_rsp[1]), .mr_ok(mr_ok[1]),
     .mr_pa(mr_pa[64 +: 64]),
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
-    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .qerr_owed, .note_valid, .note_qpn, .note_ready, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
+    .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .qerr_owed, .note_valid, .note_qpn, .note_gen,
+    .note_ready, .note_owed, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
     .rack_valid, .rack_qpn, .rack_ready,
     .rdq_qpn(rx_rdq_qpn), .rdq_busy(rx_rd_busy),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),

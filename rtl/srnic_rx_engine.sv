@@ -124,7 +124,10 @@ module srnic_rx_engine #(
   // go-back-N: a QP's retry episode was answered by the send path; a QP's local ACK timeout
   input  wire logic         note_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] note_qpn,
+  input  wire logic         note_gen,    // the low bit of the incarnation it was made for
   output logic              note_ready,
+  // a note waits in the core's note queue to be offered (owed_fifo): packets wait for it too
+  input  wire logic         note_owed,
   input  wire logic         tmo_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] tmo_qpn,
   input  wire logic         tmo_rnr,      // not a timeout: the QP's RNR wait ended
@@ -213,8 +216,9 @@ module srnic_rx_engine #(
   output logic              busy_cls,
   output logic              busy_place,
   // QP incarnations (srnic_qp_gen, decision 109): a for the QP of the packet or event in hand
-  // (stamped on the answers and completion events it makes), b for a qerr, which is dropped if
-  // it was made for an earlier incarnation (stale_drop)
+  // (stamped on the answers and completion events it makes), b for a qerr, or a note when no
+  // qerr is offered, which is dropped if it was made for an earlier incarnation (stale_drop; a
+  // note carries the incarnation's low bit, decision 112)
   output logic [$clog2(NUM_QPS)-1:0] gen_a_qpn,
   input  wire logic [srnic_pkg::GEN_W-1:0] gen_a,
   output logic [$clog2(NUM_QPS)-1:0] gen_b_qpn,
@@ -469,7 +473,7 @@ module srnic_rx_engine #(
   assign tmo_ready  = can_take && !qerr_valid && !note_valid && tmo_valid;
   assign rack_ready = can_take && !qerr_valid && !note_valid && !tmo_valid && rack_valid;
   wire   ev_take    = qerr_ready || note_ready || tmo_ready || rack_ready;   // an event that is not a packet
-  wire   idle_take  = can_take && meta_valid && !qerr_valid && !qerr_owed && !note_valid && !tmo_valid &&
+  wire   idle_take  = can_take && meta_valid && !qerr_valid && !qerr_owed && !note_valid && !note_owed && !tmo_valid &&
                       !rack_valid;
   // READ responses in flight through the engine. With qerr taken first (idle_take waits for
   // it, and for one still owed in the completion engine), a response taken after a failure was reported is dropped; only ones taken before may
@@ -487,11 +491,12 @@ module srnic_rx_engine #(
   end
 `endif
   assign meta_ready = idle_take;
-  assign gen_b_qpn  = qerr_qpn[AW-1:0];
+  assign gen_b_qpn  = qerr_valid ? qerr_qpn[AW-1:0] : note_qpn;
   wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS && qerr_gen == gen_b;
-  assign stale_drop = qerr_ready && {16'd0, qerr_qpn} < NUM_QPS && qerr_gen != gen_b;
+  wire   note_ok    = note_gen == gen_b[0];
+  assign stale_drop = (qerr_ready && {16'd0, qerr_qpn} < NUM_QPS && qerr_gen != gen_b) || (note_ready && !note_ok);
   assign rd_req     = (idle_take && !meta.drop && {8'd0, meta.dqpn} < NUM_QPS) || (qerr_ready && qerr_ok) ||
-                      note_ready || tmo_ready || rack_ready;
+                      (note_ready && note_ok) || tmo_ready || rack_ready;
   assign rd_qpn     = qerr_ready ? qerr_qpn[AW-1:0] : note_ready ? note_qpn : tmo_ready ? tmo_qpn :
                       rack_ready ? rack_qpn : meta.dqpn[AW-1:0];
 
@@ -689,7 +694,7 @@ module srnic_rx_engine #(
             wqe_owed <= 1'b0;
             nbeats <= '0;
             qpn <= rd_qpn;
-            est <= (!qerr_ready || qerr_ok) ? E_READ : E_IDLE;
+            est <= ((!qerr_ready || qerr_ok) && (!note_ready || note_ok)) ? E_READ : E_IDLE;
           end else if (idle_take) begin
             m <= meta;
             is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0; is_rack <= 1'b0;

@@ -90,6 +90,7 @@ module srnic_wqe_fetch #(
   // (scheduler), its RNR wait starts (timers), its READ contexts are dropped
   output logic                            note_valid,
   output logic [$clog2(NUM_QPS)-1:0]      note_qpn,
+  output logic [srnic_pkg::GEN_W-1:0]     note_gen,   // the incarnation of the answer
   input  wire logic                       note_ready,
   output logic                            kick_valid,
   output logic [$clog2(NUM_QPS)-1:0]      kick_qpn,
@@ -781,6 +782,7 @@ module srnic_wqe_fetch #(
     end else if (rwa_take) rwa_v <= 1'b0;
   end
   assign note_qpn   = iss_qpn;
+  assign note_gen   = iss_rwd.gen;
   assign rnr_valid  = misc_ok && rw_park && !seg_busy_a && note_ready;
   assign rnr_qpn    = iss_qpn;
   assign rnr_code   = iss_rwd.code;

@@ -359,8 +359,8 @@ class RxEngBench : public ::testing::Test {
     dut->resync_ready = dut->aw_ready = dut->w_ready = dut->task_ready = dut->cev_ready = 0;
     dut->rdc_lk_rsp = dut->cqe_ready = dut->qerr_valid = dut->snd_valid = 0;
     dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = dut->rdc_bq_hit = dut->rdc_bq_any = 0;
-    dut->rack_valid = dut->qerr_owed = 0;
-    owed_until = 0;
+    dut->rack_valid = dut->qerr_owed = dut->note_owed = dut->note_gen = 0;
+    owed_until = nowed_until = 0;
     dut->qerr_gen = dut->gen_a = dut->gen_b = 0;
     dut.reset();
   }
@@ -416,7 +416,7 @@ class RxEngBench : public ::testing::Test {
     // nothing else is offered meanwhile (held events are offered again afterwards)
     dut->meta_valid = dut->d_valid = dut->mr_rsp = dut->wqe_valid = dut->rdc_lk_rsp = dut->qerr_valid = 0;
     dut->snd_valid = dut->note_valid = dut->tmo_valid = dut->tmo_rnr = dut->tk_ready = 0;
-    dut->rack_valid = dut->qerr_owed = 0;
+    dut->rack_valid = dut->qerr_owed = dut->note_owed = 0;
     dut->qp_cmd_valid = 1;
     int i = 0;
     for (; i < kCmdWait; ++i) {
@@ -1308,6 +1308,8 @@ class RxEngBench : public ::testing::Test {
         note_q = uint32_t(rng.below(kQps));
         note_rewind = false;
       }
+      // a note made for an earlier incarnation (it carries the low bit) is dropped
+      if (hold_note) note_g = uint8_t((gen_tab[note_q] ^ (rng.percent(k.stale) ? 1u : 0u)) & 1u);
     }
     if (!hold_tmo && rng.below(1000) < k.tmo) {
       hold_tmo = true;
@@ -1326,10 +1328,15 @@ class RxEngBench : public ::testing::Test {
     if (c >= owed_until && rng.below(1000) < k.owed) owed_until = c + rng.range(1, 40);
     const bool owed = c < owed_until;
     dut->qerr_owed = owed;
+    // likewise a note owed in the core's note queue
+    if (c >= nowed_until && rng.below(1000) < k.owed) nowed_until = c + rng.range(1, 40);
+    const bool nowed = c < nowed_until;
+    dut->note_owed = nowed;
     dut->qerr_qpn = qerr_q;
     dut->qerr_gen = hold_qerr ? qerr_g : uint8_t(rng.below(16));
     dut->note_valid = hold_note;
     dut->note_qpn = note_q;
+    dut->note_gen = hold_note ? note_g : uint8_t(rng.below(2));
     dut->tmo_valid = hold_tmo;
     dut->tmo_qpn = tmo_q;
     dut->tmo_rnr = hold_tmo ? tmo_rnr : rng.below(2);  // random while no expiry is offered
@@ -1381,6 +1388,7 @@ class RxEngBench : public ::testing::Test {
     ASSERT_TRUE(!t_tmo || (hold_tmo && !hold_qerr && !hold_note)) << at << "timeout taken before a qerr or note";
     ASSERT_TRUE(!t_meta || (hold_meta && !hold_qerr && !hold_note && !hold_tmo && !hold_rack)) << at << "record taken before an event";
     ASSERT_TRUE(!t_meta || !owed) << at << "record taken while a qerr is owed (qerr_owed)";
+    ASSERT_TRUE(!t_meta || !nowed) << at << "record taken while a note is owed (note_owed)";
     stats.owed_holds += hold_meta && owed;
     if (dut->tk_valid) {
       ASSERT_FALSE(t_meta || t_qerr || t_note || t_tmo || t_rack)
@@ -1426,7 +1434,8 @@ class RxEngBench : public ::testing::Test {
     }
     // a qerr made for an earlier incarnation of its QP is taken and dropped, nothing else
     const bool qerr_stale = t_qerr && qerr_q < kQps && qerr_g != gen_tab[qerr_q];
-    EXPECT_EQ(bool(dut->stale_drop), qerr_stale)
+    const bool note_stale = t_note && note_g != (gen_tab[note_q] & 1u);
+    EXPECT_EQ(bool(dut->stale_drop), qerr_stale || note_stale)
         << at << "stale_drop" << (t_qerr ? " (qerr of QP " + std::to_string(qerr_q) + " for incarnation " +
                                               std::to_string(qerr_g) + ", current " +
                                               std::to_string(qerr_q < kQps ? gen_tab[qerr_q] : 0) + ")"
@@ -1441,7 +1450,8 @@ class RxEngBench : public ::testing::Test {
       hold_qerr = false;
     }
     if (t_note) {
-      predict_note(note_q, note_rewind);
+      if (note_stale) ++stale_notes;
+      else predict_note(note_q, note_rewind);
       stamp(-1);
       take_log.push_back({kTakeNote, note_q, c});
       hold_note = false;
@@ -1755,6 +1765,7 @@ class RxEngBench : public ::testing::Test {
   void note(uint32_t q, bool rewind = false) {
     hold_note = true;
     note_q = q;
+    note_g = uint8_t(gen_tab[q] & 1u);
     note_rewind = rewind;
     for (int i = 0; i < 200 && hold_note && !HasFatalFailure(); ++i) cycle(Knobs{});
     ASSERT_FALSE(hold_note) << "note for QP " << q << " not taken";
@@ -1910,7 +1921,9 @@ class RxEngBench : public ::testing::Test {
   uint32_t qerr_q = 0, note_q = 0, tmo_q = 0, rack_q = 0;
   uint8_t qerr_g = 0;                 // the incarnation the qerr offered was made for
   std::vector<uint8_t> gen_tab;       // srnic_qp_gen: each QP's incarnation
-  uint64_t bumps = 0, stale_qerrs = 0, stale_pulses = 0;
+  uint64_t bumps = 0, stale_qerrs = 0, stale_pulses = 0, stale_notes = 0;
+  uint8_t note_g = 0;            // the low bit of the incarnation the note offered was made for
+  uint64_t nowed_until = 0;      // note_owed is driven high until this cycle
   uint64_t bumps_queued = 0;          // resets of a QP with tasks or events still to come out
   uint64_t bumps_held_qerr = 0;       // resets of a QP whose qerr (live until then) was waiting
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
@@ -3347,6 +3360,7 @@ TEST_F(RxEngBench, NothingTakenWhileKickWaits) {
   raise_qerr(o);
   hold_note = true;
   note_q = q;
+  note_g = uint8_t(gen_tab[q] & 1u);
   note_rewind = false;
   hold_tmo = true;
   tmo_q = o;
@@ -4059,7 +4073,9 @@ TEST_F(RxEngRandom, RandomTraffic) {
               "of a QP whose qerr waited), %llu stale qerrs dropped\n",
               (unsigned long long)bumps, (unsigned long long)bumps_queued, (unsigned long long)bumps_held_qerr,
               (unsigned long long)stale_qerrs);
-  EXPECT_EQ(stale_pulses, stale_qerrs);
+  EXPECT_EQ(stale_pulses, stale_qerrs + stale_notes);
+  std::printf("[bench] %llu stale notes dropped\n", (unsigned long long)stale_notes);
+  EXPECT_GT(stale_notes, 0u);
   EXPECT_GT(bumps_queued, 100u);
   EXPECT_GT(stale_qerrs, 50u);
   EXPECT_GT(handovers, 50u);

@@ -201,6 +201,7 @@ struct Pending {
   uint16_t ci = 0;  // the WQE the send state moved to
   bool move = false;
   uint64_t psn_u = 0;  // where it moved to: every PSN before it is done (the window's una)
+  uint8_t gen = 0;     // the rewind's incarnation (note_gen)
 };
 // a WQE the reference started in a turn, with the send state before it (what the turn rolls
 // back to when the DUT ends the turn in front of it)
@@ -1313,6 +1314,7 @@ class WqeFetchBench : public ::testing::Test {
       }
       const bool kick = !s.park && (move || (rw.up && park0));
       pend = Pending{true, rw.up, rw.q, true, kick, applies && rw.rnr, applies, rw.code, c, rw.ci, move, rw.psn_u};
+      pend.gen = rw.gen;
       if (applies) ++rw_applied;
       ++rw_taken;
     }
@@ -1624,6 +1626,7 @@ class WqeFetchBench : public ::testing::Test {
                            std::to_string(pend.taken);
     ASSERT_TRUE(note) << at << ": kick/rnr/flush without its note";
     EXPECT_EQ(unsigned(dut->note_qpn), pend.q) << at << ": note QPN";
+    EXPECT_EQ(unsigned(dut->note_gen), unsigned(pend.gen)) << at << ": note incarnation";
     EXPECT_EQ(kick, pend.kick) << at << ": kick";
     EXPECT_EQ(rnr, pend.rnr) << at << ": rnr";
     EXPECT_EQ(flush, pend.flush) << at << ": rdc_rw_flush";
