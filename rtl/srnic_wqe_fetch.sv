@@ -1032,6 +1032,29 @@ module srnic_wqe_fetch #(
   a_wait_for_turns: assert property (@(posedge clk) disable iff (rst)
     rd_req && (take_stop || take_hstop || take_rw) |-> !fl_any_i)
     else $error("srnic_wqe_fetch: stop or rewind of QP %0d read while a turn of it is in flight", sel_qpn);
+  // a request packet whose PSN the QP sent before is marked resend (TX_RETRANSMIT counts it,
+  // and the RX engine's highest PSN sent must not move back): a shadow of the highest PSN
+  // emitted per QP, forgotten when a command sets the send state
+  logic [23:0] sh_hi [NUM_QPS];
+  logic [NUM_QPS-1:0] sh_v;
+  wire         sh_v_e  = sh_v[job.qpn[AW-1:0]];
+  wire  [23:0] sh_hi_e = sh_hi[job.qpn[AW-1:0]];
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      /* verilator lint_off WIDTHCONCAT */
+      sh_v <= '0;
+      /* verilator lint_on WIDTHCONCAT */
+    end else begin
+      if (emit && (!sh_v_e || !srnic_pkg::psn_gt(sh_hi_e, e_psn + 24'd1))) begin
+        sh_v[job.qpn[AW-1:0]] <= 1'b1; sh_hi[job.qpn[AW-1:0]] <= e_psn + 24'd1;
+      end
+      if (st_go) sh_v[qp_cmd.qpn[AW-1:0]] <= 1'b0;
+    end
+  end
+  a_resend_marked: assert property (@(posedge clk) disable iff (rst)
+    emit && sh_v_e && srnic_pkg::psn_gt(sh_hi_e, e_psn) |-> job.resend)
+    else $error("srnic_wqe_fetch: QP %0d sent PSN %0h again unmarked (sent up to %0h before; psn_hi %0h)",
+                job.qpn, e_psn, sh_hi_e, sg.psn_hi);
   a_read_with_ctx: assert property (@(posedge clk) disable iff (rst)
     job_valid && job_ready && e_read |-> rdc_valid && rdc_ready)
     else $error("srnic_wqe_fetch: READ request sent without its READ context");

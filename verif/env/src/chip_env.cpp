@@ -1149,6 +1149,20 @@ void ChipEnv::check() {
                            " copies the link made towards it and the " + std::to_string(resent) +
                            " requests its peer resent");
   }
+  // TX_RETRANSMIT counts the request packets whose PSN the QP sent before: exactly those the
+  // scheduler checker sees leave with a PSN below the highest one it saw (go-back-N, RNR
+  // retries, partial re-reads). A resend the send path takes for a new packet also moves the
+  // RX engine's highest PSN sent backwards.
+  for (uint32_t h = 0; h < 2; ++h) {
+    const HostAgent& a = *hosts_[h];
+    if (a.counters.empty()) continue;
+    const uint64_t rtl = a.counters[size_t(abi::CNT_TX_RETRANSMIT)];
+    const uint64_t seen = sched_.stats().resent_by[h];
+    if (rtl != seen)
+      error("COUNTER", "host " + std::to_string(h) + " counted " + std::to_string(rtl) +
+                           " request packets resent (TX_RETRANSMIT), but " + std::to_string(seen) +
+                           " left with a PSN it had sent before");
+  }
   if (cfg_.require_resend && !hosts_[0]->counters.empty()) {
     if (!forced_lost_)
       error("LOSSY", "no request frame of host 0 was lost on purpose (fewer than 3 request frames?)");

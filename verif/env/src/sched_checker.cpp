@@ -287,6 +287,7 @@ void SchedChecker::on_request_sent(uint32_t h, uint32_t qpn, Qp& q, const Msg& m
   }
   if (!roce::psn_ge(m.psn, q.psn_hi)) {  // go-back-N or an RNR retry: sent before
     ++st_.resent;
+    ++st_.resent_by[h & 1];
     return;
   }
   uint32_t end = roce::psn_add(m.psn, 1);

@@ -114,6 +114,7 @@ class SchedChecker : public ChipTaps {
     uint64_t waits = 0;            // waits measured (a rung WQE read)
     uint64_t messages = 0;         // request messages started for the first time, matched to WQEs
     uint64_t resent = 0;           // request packets sent again (PSN not beyond the highest)
+    uint64_t resent_by[2] = {0, 0};  // the same, by sending host (TX_RETRANSMIT counts these)
     uint64_t unsent_in_error = 0;  // WQEs passed over with an error CQE
     uint64_t held = 0;             // new request packets that left before the read of their WQE
                                    // was complete on the bus (judged once it was)
