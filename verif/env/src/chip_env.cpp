@@ -1056,6 +1056,11 @@ bool ChipEnv::host_errs() {
 
 void ChipEnv::tick() {
   if (traffic_done_) return;
+  const uint64_t tx_frames = hosts_[0]->tx.stats().frames + hosts_[1]->tx.stats().frames;
+  if (tx_frames != tx_frames_seen_) {
+    tx_frames_seen_ = tx_frames;
+    last_tx_cycle_ = cycle();
+  }
   const bool errs_done = host_errs();
   bool posted = true;
   for (uint32_t h = 0; h < 2; ++h)
@@ -1064,12 +1069,41 @@ void ChipEnv::tick() {
   // Relaxed queues (after an error) end once no completion has come for a while.
   if (sb_.has_relaxed() && cycle() - std::max(sb_.last_completion_cycle(), last_post_cycle_) < cfg_.quiet_cycles)
     return;
+  // Every completion is in, yet a QP may still have a PSN no answer covered: an unsignaled
+  // last WR whose tail packet or ACK the link lost. The NIC is still at work (its ACK timeout
+  // will resend); end the run after that, so that every resend is checked and the counters
+  // are not read in the middle of a retry.
+  if (!unanswered_qps().empty()) return;
+  // ... and a go-back-N episode goes on to the end of what it rewound over even when the first
+  // duplicate ACK completes every WR (the resent packets below the ACKed PSN still leave): end
+  // the run once neither NIC has sent a frame for a while.
+  if (cycle() - last_tx_cycle_ < kWireQuietCycles) return;
   traffic_done_ = true;
   drop_objection();
 }
 
+// Host QPs with a PSN sent and not answered on the wire (SchedChecker::unanswered), as
+// "host H QP 0xQPN from PSN 0xP", leaving out the QPs of a plan that fails a QP on purpose
+// (a bad WR, exhausted receives, a host's move to ERR: the peer's requests may go unanswered
+// until its retries run out, which the relaxed queues wait for).
+std::vector<std::string> ChipEnv::unanswered_qps() const {
+  std::vector<std::string> out;
+  for (uint32_t h = 0; h < 2; ++h)
+    for (const auto& [qpn, psn] : sched_.unanswered(h)) {
+      bool exempt = false;
+      for (uint32_t q = 0; q < plan_.qps.size() && q < layout_[h].qpn.size(); ++q)
+        if (layout_[h].qpn[q] == qpn) {
+          const QpPlan& p = plan_.qps[q];
+          exempt = p.bad_side0 || p.exhaust_side0 || p.host_err;
+        }
+      if (!exempt) out.push_back("host " + std::to_string(h) + " QP " + hex(qpn) + " from PSN " + hex(psn));
+    }
+  return out;
+}
+
 void ChipEnv::end_of_run() {
   if (!traffic_done_) {
+    for (const std::string& q : unanswered_qps()) info("HANG", q + " not answered", uvm::verbosity::kLow);
     // Hang diagnostics: where each NIC stands on its interfaces.
     for (uint32_t h = 0; h < 2; ++h) {
       const sim::Top& t = world_->top(h);
@@ -1149,19 +1183,27 @@ void ChipEnv::check() {
                            " copies the link made towards it and the " + std::to_string(resent) +
                            " requests its peer resent");
   }
-  // TX_RETRANSMIT counts the request packets whose PSN the QP sent before: exactly those the
-  // scheduler checker sees leave with a PSN below the highest one it saw (go-back-N, RNR
-  // retries, partial re-reads). A resend the send path takes for a new packet also moves the
-  // RX engine's highest PSN sent backwards.
+  // The counters read at the end against what the monitors on the same ports saw. The run ends
+  // only when no QP has a PSN unanswered and the wire has been quiet for the drain, so the two
+  // agree exactly; a difference is a counter that misses frames, or a NIC still sending while
+  // the counters were read (a retry after the end: see tick()).
+  //   TX_FRAMES, RX_FRAMES  every frame the port took from the NIC / gave it
+  //   TX_RETRANSMIT         the request packets whose PSN the QP sent before: exactly those the
+  //                         scheduler checker sees leave with a PSN below the highest one it saw
+  //                         (go-back-N, RNR retries, partial re-reads)
   for (uint32_t h = 0; h < 2; ++h) {
     const HostAgent& a = *hosts_[h];
     if (a.counters.empty()) continue;
-    const uint64_t rtl = a.counters[size_t(abi::CNT_TX_RETRANSMIT)];
-    const uint64_t seen = sched_.stats().resent_by[h];
-    if (rtl != seen)
-      error("COUNTER", "host " + std::to_string(h) + " counted " + std::to_string(rtl) +
-                           " request packets resent (TX_RETRANSMIT), but " + std::to_string(seen) +
-                           " left with a PSN it had sent before");
+    const std::pair<int, uint64_t> seen[] = {{abi::CNT_TX_FRAMES, a.tx.stats().frames},
+                                             {abi::CNT_RX_FRAMES, a.rx.stats().frames},
+                                             {abi::CNT_TX_RETRANSMIT, sched_.stats().resent_by[h]}};
+    for (const auto& [idx, want] : seen)
+      if (a.counters[size_t(idx)] != want)
+        error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
+                             std::to_string(a.counters[size_t(idx)]) + ", but its port's monitors saw " +
+                             std::to_string(want) +
+                             (idx == abi::CNT_TX_RETRANSMIT ? " request packets leave with a PSN sent before"
+                                                            : " frames"));
   }
   if (cfg_.require_resend && !hosts_[0]->counters.empty()) {
     if (!forced_lost_)

@@ -200,6 +200,14 @@ void SchedChecker::refresh_busy(Host& hs, Qp& q) {
   q.busy = busy;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> SchedChecker::unanswered(uint32_t h) const {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& [qpn, q] : host_[h & 1].qps)
+    if (q.state == abi::QPS_RTS && !q.failed && q.psn_valid && roce::psn_lt(q.acked, q.psn_hi))
+      out.emplace_back(qpn, q.acked);
+  return out;
+}
+
 bool SchedChecker::waiting(const Qp& q) {
   return q.state == abi::QPS_RTS && !q.failed && q.next_fetch < q.rung;
 }

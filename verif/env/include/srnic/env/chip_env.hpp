@@ -319,6 +319,8 @@ class ChipEnv : public uvm::Component {
   bool in_edge_ = false;
   int rtl_errors_ = 0;   // RTL assertion failures reported so far
   uint64_t last_post_cycle_ = 0;
+  static constexpr uint64_t kWireQuietCycles = 3000;  // end of traffic: no frame sent for 10 us
+  uint64_t tx_frames_seen_ = 0, last_tx_cycle_ = 0;   // frames both NICs sent, the cycle of the last
   uint32_t burst_posts_ = 0;
   std::vector<uint64_t> herr_due_;   // per plan QP: cycle of its host-driven ERR (0: not yet known)
   std::vector<bool> herr_done_;
@@ -326,6 +328,7 @@ class ChipEnv : public uvm::Component {
   std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
   double loss_[2] = {0, 0};             // loss probability per sending host
   bool plan_fails_qp() const;           // some QP of the plan fails on purpose
+  std::vector<std::string> unanswered_qps() const;  // QPs the NIC still owes a retry (see tick())
   double lossless_cable_ns_ = 0;        // the cable the RX buffer's pause headroom covers (build())
   bool forced_lost_ = false;            // EnvConfig::require_resend: the frame lost on purpose
   uint64_t requests_seen_ = 0;          // host 0's request frames so far (require_resend)

@@ -104,6 +104,10 @@ class SchedChecker : public ChipTaps {
   void poll(uint64_t now);
   // The wait bound of host h's QPs with n QPs busy, in cycles.
   uint64_t wait_bound(uint32_t h, uint32_t n) const;
+  // Host h's QPs in RTS and not failed that sent a PSN no answer on the wire has covered yet
+  // (the NIC still owes them an ACK timeout or a retry): QPN and the oldest such PSN (`acked`).
+  // The environment does not end a run while one is left: the NIC is still at work.
+  std::vector<std::pair<uint32_t, uint32_t>> unanswered(uint32_t h) const;
 
   struct Stats {
     uint64_t doorbells = 0;        // SQ doorbells to QPs in RTS
