@@ -1191,7 +1191,7 @@ void ChipEnv::check() {
   //   TX_RETRANSMIT         the request packets whose PSN the QP sent before: exactly those the
   //                         scheduler checker sees leave with a PSN below the highest one it saw
   //                         (go-back-N, RNR retries, partial re-reads)
-  for (uint32_t h = 0; h < 2; ++h) {
+  for (uint32_t h = 0; h < 2 && traffic_done_; ++h) {  // (after a hang the NIC may still send)
     const HostAgent& a = *hosts_[h];
     if (a.counters.empty()) continue;
     const std::pair<int, uint64_t> seen[] = {{abi::CNT_TX_FRAMES, a.tx.stats().frames},
