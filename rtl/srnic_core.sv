@@ -261,7 +261,7 @@ module srnic_core #(
     .qp_cmd_valid(qp_cmd_valid[0]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[0]),
     .db_valid(db_sq), .db_qpn(db_index), .db_pi(db_value),
     .ar_valid(wf_ar_valid), .ar_addr(wf_ar_addr), .ar_len(wf_ar_len), .ar_qpn(wf_ar_qpn), .ar_idx(wf_ar_idx),
-    .ar_pi(wf_ar_pi), .ar_log_sq(wf_ar_log_sq), .ar_ready(wf_ar_ready), .r_valid(wf_r_valid), .r_data(wf_r_data),
+    .ar_pi(wf_ar_pi), .ar_log_sq(wf_ar_log_sq), .ar_una(), .ar_ready(wf_ar_ready), .r_valid(wf_r_valid), .r_data(wf_r_data),
     .mr_req(mr_req[0]), .mr_key(mr_key[0 +: 32]), .mr_access(mr_access[0 +: 4]), .mr_pd(mr_pd[0 +: 32]), .mr_va(mr_va[0 +: 64]),
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,

@@ -32,7 +32,15 @@
 // is emitted (jobs in the packetizer leave before any resent packet, with their PSNs), its
 // READ contexts are dropped (the READs at or after the rewind PSN are requested again), and
 // the send state moves back to WQE ci, offset off, PSN psn. Jobs whose PSN is below the
-// highest PSN sent so far (psn_hi) are marked resend. A READ resumed inside its range is
+// highest PSN sent so far (psn_hi) are marked resend. A resend passes over what is already
+// acknowledged (decision 113): the packets of a SEND or WRITE before the QP's una (read at
+// issue) are not sent again, except the WQE's last packet: the WQE goes on at una
+// (MIDDLE/LAST), or with its last packet alone if all of it is before una (the ACK that
+// packet draws completes the WQE; the completion engine keeps no ACK that came while a READ
+// before it was open). A timeout rewinds to the start of the oldest incomplete WQE and an
+// episode may outlive the ACK that completes its WQEs; without this one lost tail ACK resent
+// the whole message. READs are re-requested as the rewind says.
+// A READ resumed inside its range is
 // requested for the rest only (partial re-read: PSN, remote address and length advanced). An
 // RNR answer parks the QP (turns end without work) without moving the send state (drained and
 // its READ contexts dropped like a rewind) and starts its RNR wait; where to resume is decided
@@ -127,6 +135,9 @@ module srnic_wqe_fetch #(
   output logic [15:0]                     ar_idx,
   output logic [15:0]                     ar_pi,
   output logic [3:0]                      ar_log_sq,
+  // the QP's oldest unacknowledged PSN this turn plans with (a resend passes over the
+  // packets before it); for benches and traces
+  output logic [23:0]                     ar_una,
   input  wire logic                       ar_ready,
   input  wire logic                       r_valid,
   input  wire logic [511:0]               r_data,
@@ -498,6 +509,7 @@ module srnic_wqe_fetch #(
   assign ar_idx    = a_base;
   assign ar_pi     = a_pi;
   assign ar_log_sq = a_cfg.log_sq;
+  assign ar_una    = a_una;
   assign ar_len    = {4'd0, a_n[3:0]} - 8'd1;
   wire   flush_push = a_valid && a_flush && ctx_ready && (iss_stop || (done_ready && !dq_valid));
   assign ctx_push  = (ar_valid && ar_ready) || flush_push;
@@ -630,6 +642,16 @@ module srnic_wqe_fetch #(
   wire [31:0] seg_cost = (w_is_read || seg_len < 32'd64) ? 32'd64 : seg_len;
   wire        out_of_budget = seg_cost >= budget;
   wire        win_fill = seg_npk >= wleft;    // this segment fills the window
+  // acknowledged already (a resend behind una): packets of the WQE left, those before una
+  wire [31:0] rem_np_raw = (remain + {19'd0, mtu_b} - 32'd1) >> mtu_l2;
+  wire [23:0] rem_npk  = (remain == 32'd0) ? 24'd1 : rem_np_raw[23:0];
+  // (never the WQE's last packet: the completion engine keeps no ACK beyond an open READ, so
+  // a WQE behind one completes only on an ACK that comes after the READ's responses)
+  wire        sk_on    = !w_is_read && srnic_pkg::psn_gt(cur.psn_hi, cur.psn) && srnic_pkg::psn_gt(t.una, cur.psn) &&
+                         rem_npk > 24'd1;
+  wire [23:0] sk_una   = t.una - cur.psn;
+  wire [23:0] sk_n     = (sk_una < rem_npk) ? sk_una : rem_npk - 24'd1;
+  wire [31:0] sk_off   = {8'd0, sk_n} << mtu_l2;   // (below remain)
 
   // segment record for the emit stage
   typedef struct packed {
@@ -867,8 +889,12 @@ module srnic_wqe_fetch #(
         end
         P_MR: if (mr_rsp) begin
           w_pa <= mr_pa;
-          if (mr_ok) pst <= P_SEG;
-          else begin lerr_status <= srnic_abi_pkg::WC_LOC_PROT_ERR; pst <= P_LERR; end
+          if (!mr_ok) begin
+            lerr_status <= srnic_abi_pkg::WC_LOC_PROT_ERR; pst <= P_LERR;
+          end else begin
+            if (sk_on) begin cur.off <= cur.off + sk_off; cur.psn <= cur.psn + sk_n; end
+            pst <= P_SEG;
+          end
         end
         P_SEG: if (seg_ready) begin
           cur.psn <= cur.psn + seg_npk;
@@ -986,7 +1012,7 @@ module srnic_wqe_fetch #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, e_np_raw, e_llen[31:13], iss_rwd};
+  wire unused_ok = ^{st_rsp_v, qp_cmd, db_qpn, wq_data, t, np_raw, rem_np_raw, e_np_raw, e_llen[31:13], iss_rwd};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS

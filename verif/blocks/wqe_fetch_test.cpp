@@ -581,7 +581,9 @@ class WqeFetchBench : public ::testing::Test {
   // Plans a turn of q from the reference state and the producer index pi read at hand-out, in
   // the cycle the DUT decides it (no turn of q in flight): its WQE read, the jobs of every
   // segment it plans, done_more.
-  Turn plan(uint32_t q, uint16_t pi) {
+  // una: the QP's oldest unacknowledged PSN the DUT's turn plans with (ar_una): a resend passes
+  // over the packets of a SEND or WRITE before it, never the WQE's last packet.
+  Turn plan(uint32_t q, uint16_t pi, uint32_t una) {
     Qp& s = qps[q];
     Turn t{q, s.ci, false, 0, 0};
     const uint16_t avail = uint16_t(pi - s.ci);
@@ -659,6 +661,15 @@ class WqeFetchBench : public ::testing::Test {
       const bool rd = w.op == kRead;
       s.rec.steps.push_back({s.ci, rd, s.off == 0 && !w.planned, ignored, s.off, s.psn_u, s.hi_u, s.planned});
       if (rd) ++s.rd_busy;
+      const uint32_t behind = (una - uint32_t(s.psn_u)) & kPsnMask;
+      const uint32_t left = npk_of(w.len - s.off, m);
+      if (!rd && s.hi_u > s.psn_u && behind != 0 && behind < 0x800000u && left > 1) {  // (resending only)
+        const uint32_t n = std::min(behind, left - 1);  // never the last packet
+        s.off += n * m;
+        s.psn_u += n;
+        if (behind >= left) ++skipped_wqes;  // all of it before una: its last packet alone
+        else ++skipped_inside;
+      }
       const uint32_t remain = w.len - s.off;
       const uint32_t bud_pk = uint32_t((uint64_t(budget) + m - 1) / m * m);
       const uint32_t seg = rd ? remain : std::min(remain, bud_pk);
@@ -1178,7 +1189,7 @@ class WqeFetchBench : public ::testing::Test {
       } else {
         ASSERT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << q
                               << ": WQE read while a turn of the QP is in flight (TURNS_PER_QP 1)";
-        const Turn t = plan(q, s.pi_seen);
+        const Turn t = plan(q, s.pi_seen, uint32_t(dut->ar_una));
         ASSERT_TRUE(t.work) << "cycle " << c << " QP " << q << ": WQE read for a turn without work (ci " << t.ci0
                             << ", producer index read " << s.pi_seen << ")";
         ASSERT_EQ(uint64_t(dut->ar_addr), t.addr) << "cycle " << c << " QP " << q << ": WQE read address";
@@ -1537,7 +1548,7 @@ class WqeFetchBench : public ::testing::Test {
       ++held_turns;
       return true;
     }
-    const Turn t = plan(q, s.pi_seen);
+    const Turn t = plan(q, s.pi_seen, uint32_t(s.psn_u) & kPsnMask);  // (no WQE read: no resend to pass over)
     if (t.work)
       ADD_FAILURE() << "cycle " << c << " QP " << q << ": a turn with work (" << t.n << " WQEs from " << t.ci0
                     << ") ended without a WQE read";
@@ -1918,12 +1929,14 @@ class WqeFetchBench : public ::testing::Test {
                 (unsigned long long)stale_rws, (unsigned long long)stale_stops);
     std::printf("[bench] %llu rewinds (%llu applied), %llu notes, %llu kicks, %llu unparks (%llu stray), %llu READ "
                 "contexts dropped, %llu jobs (%llu resent, %llu inside a message, %llu partial re-reads), %llu parked "
-                "turns, %llu WQEs acknowledged, %llu reused slots reported\n",
+                "turns, %llu WQEs acknowledged, %llu reused slots reported, %llu resends of a WQE's last packet alone (the "
+                "rest acknowledged), %llu resends begun at una inside a WQE\n",
                 (unsigned long long)rw_taken, (unsigned long long)rw_applied, (unsigned long long)notes,
                 (unsigned long long)kicks, (unsigned long long)unparks, (unsigned long long)stray_unparks,
                 (unsigned long long)rd_flushed, (unsigned long long)jobs, (unsigned long long)resent,
                 (unsigned long long)resumed_mid, (unsigned long long)partial_reads, (unsigned long long)parked_turns,
-                (unsigned long long)acked, (unsigned long long)stale_reports);
+                (unsigned long long)acked, (unsigned long long)stale_reports, (unsigned long long)skipped_wqes,
+                (unsigned long long)skipped_inside);
   }
 
   struct Beat {
@@ -2021,6 +2034,7 @@ class WqeFetchBench : public ::testing::Test {
   uint64_t last_free_cycle = 0, last_fenced_cycle = 0;
   uint64_t rw_taken = 0, rw_applied = 0, notes = 0, kicks = 0, unparks = 0, rd_flushed = 0, acked = 0;
   uint64_t resent = 0, partial_reads = 0, resumed_mid = 0, parked_turns = 0, stray_unparks = 0, flushes = 0;
+  uint64_t skipped_wqes = 0, skipped_inside = 0;  // resends of a WQE's last packet alone (the rest acknowledged), or begun at una inside one
   uint64_t stale_reports = 0;
   uint64_t last_end = 0;
   uint32_t last_end_q = 0;
@@ -2687,6 +2701,53 @@ TEST_F(WqeFetchRewindBench, ResendContinuesMessagesAtTheirPsns) {
   const size_t n3 = job_log.size();
   send(kWrite, 1);
   expect_jobs(n3, {{0x0A, 0x000006, false}});
+}
+
+// A timeout rewinds to the start of the oldest incomplete WQE, however much of it is
+// acknowledged; the resend passes over what is, but never a WQE's last packet. A SEND of 6
+// packets, a WRITE of 3 and a READ of 2 responses sent whole; a rewind into the SEND's fifth
+// packet (a NAK there: everything before it acknowledged), then one to the SEND's start: both
+// resend from the fifth packet (MIDDLE, payload 1 KiB in), then the WRITE whole and the READ.
+// A rewind into the WRITE's last packet, then one to the SEND's start again: the SEND's last
+// packet alone, the WRITE's LAST, the READ requested again whole (a READ is re-requested where
+// the rewind says). A WQE posted after them is not marked resend.
+TEST_F(WqeFetchRewindBench, ResendPassesOverWhatIsAcknowledged) {
+  SRNIC_BENCH_TRACE();
+  rd_hold = 100000;  // the READ's responses never arrive
+  start();
+  send(kSend, 6 * 256);
+  send(kWrite, 3 * 256);
+  send(kRead, 2 * 256);
+  const uint64_t f = wqe_at(qps[q], 0).first_u;
+  const Wqe& w0 = wqe_at(qps[q], 0);
+  const std::vector<std::tuple<uint8_t, uint32_t, bool>> from_fifth = {
+      {0x01, uint32_t(f + 4), true}, {0x02, uint32_t(f + 5), true}, {0x06, uint32_t(f + 6), true},
+      {0x07, uint32_t(f + 7), true}, {0x08, uint32_t(f + 8), true}, {kOpReadReq, uint32_t(f + 9), true}};
+  ASSERT_EQ(job_log.size(), 10u);
+  size_t n = job_log.size();
+  rewind(0, 4);
+  settle();
+  expect_jobs(n, from_fifth);
+  n = job_log.size();
+  rewind(0, 0);
+  settle();
+  ASSERT_EQ(notes, 2u);
+  expect_jobs(n, from_fifth);
+  EXPECT_EQ(job_log[n].j.pay_addr, translate(w0.lkey, w0.laddr) + 1024);
+  EXPECT_EQ(skipped_inside, 1u);
+  rewind(1, 2);
+  settle();
+  n = job_log.size();
+  rewind(0, 0);
+  settle();
+  ASSERT_EQ(notes, 4u);
+  expect_jobs(n, {{0x02, uint32_t(f + 5), true}, {0x08, uint32_t(f + 8), true}, {kOpReadReq, uint32_t(f + 9), true}});
+  EXPECT_EQ(job_log[n].j.pay_addr, translate(w0.lkey, w0.laddr) + 5 * 256);
+  EXPECT_EQ(skipped_wqes, 1u);
+  EXPECT_EQ(skipped_inside, 2u);  // the first rewind's SEND, the WRITE here
+  n = job_log.size();
+  send(kWrite, 10);
+  expect_jobs(n, {{0x0A, uint32_t(f + 11), false}});
 }
 
 // A READ of 5 responses rewound to its fourth response: the request asks for the rest only
