@@ -158,7 +158,7 @@ void SchedChecker::update_stall(Qp& q, uint64_t t, uint64_t rnr_until) {
   if (fence && !q.fenced) ++st_.fence_stalls;
   q.fenced = fence;
   // the window is full on the wire: the NIC gives the QP no turn until an answer moves it
-  const bool wfull = q.win && q.psn_valid && roce::psn_diff(q.psn_hi, q.acked_lo) >= int32_t(q.win);
+  const bool wfull = q.win && q.psn_valid && roce::psn_diff(q.psn_hi, q.acked_win) >= int32_t(q.win);
   if (wfull && !q.win_full) ++st_.window_stalls;
   q.win_full = wfull;
   const bool stalled = fence || wfull || t < q.rnr_until;
@@ -437,17 +437,20 @@ bool SchedChecker::start_message(uint32_t h, uint32_t qpn, Qp& q, const Msg& m, 
 
 // A response received for one of h's requester QPs. Two bounds on the NIC's oldest
 // unacknowledged PSN (una): `acked`, at or beyond it (every answer counted, in or out of order),
-// judges the in-flight cap, so that a packet the NIC may send is never a violation; `acked_lo`,
-// at or before it (READ responses in PSN order only, ACKs not past a READ still open), judges a
-// full window, so that the clock stops whenever the NIC may be waiting for credit. The NIC takes
-// READ responses in order only (one beyond a gap is dropped and a re-read requested) and an ACK
-// during a retry episode may move una past a READ being re-read; neither bound has to follow
-// the episodes.
+// judges the in-flight cap, so that a packet the NIC may send is never a violation; `acked_win`,
+// at or before it (ACKs not past a READ still open, a READ's last response in PSN order: the
+// NIC's window counts a READ done only at its last response, not at the ones before it),
+// judges a full window, so that the clock stops whenever the NIC may be waiting for credit.
+// `acked_lo` is where READ responses count as in order (every in-order response moves it). The
+// NIC takes READ responses in order only (one beyond a gap is dropped and a re-read requested)
+// and an ACK during a retry episode may move una past a READ being re-read; neither bound has
+// to follow the episodes.
 void SchedChecker::on_response(Host& hs, Qp& q, const Msg& m) {
   if (!q.psn_valid || !roce::psn_lt(m.psn, q.psn_hi)) return;  // the NIC drops responses to PSNs never sent
-  const auto ack = [&q](uint32_t next, bool lo) {
+  const auto ack = [&q](uint32_t next, bool lo, bool win) {
     if (roce::psn_gt(next, q.acked)) q.acked = next;
     if (lo && roce::psn_gt(next, q.acked_lo)) q.acked_lo = next;
+    if (win && roce::psn_gt(next, q.acked_win)) q.acked_win = next;
   };
   // the first PSN of the oldest READ not answered in order in full
   uint32_t rd_first = 0;
@@ -467,19 +470,19 @@ void SchedChecker::on_response(Host& hs, Qp& q, const Msg& m) {
         // only an acknowledgement: acked_lo stops at the READ (or at its in-order responses)
         const uint32_t next = roce::psn_add(m.psn, 1);
         const bool past_read = rd_open && roce::psn_gt(next, rd_first);
-        ack(past_read ? rd_first : next, true);
-        ack(next, false);
+        ack(past_read ? rd_first : next, true, true);
+        ack(next, false, false);
         break;
       }
       case roce::AckType::RnrNak: {
         ++st_.rnr_naks;
-        ack(m.psn, true);
+        ack(m.psn, true, true);
         const double ns = 1000.0 * roce::rnr_timer_us(roce::aeth_value(m.syndrome)) + cfg_.rnr_sweep_ns;
         rnr_until = m.cycle + static_cast<uint64_t>(ns * cfg_.clock_mhz / 1000.0);
         break;
       }
       case roce::AckType::Nak:
-        ack(m.psn, true);
+        ack(m.psn, true, true);
         if (roce::aeth_value(m.syndrome) != uint8_t(roce::NakCode::PsnSequenceError)) q.failed = true;
         break;
       default: break;
@@ -488,7 +491,8 @@ void SchedChecker::on_response(Host& hs, Qp& q, const Msg& m) {
     // in order: at the oldest PSN not answered, or at the first PSN of the oldest open READ (a
     // READ response also answers the requests before it, whose ACK may have been lost)
     const bool in_order = roce::psn_le(m.psn, q.acked_lo) || (rd_open && m.psn == rd_first);
-    ack(roce::psn_add(m.psn, 1), in_order);
+    const bool last = m.info->position == roce::Position::Last || m.info->position == roce::Position::Only;
+    ack(roce::psn_add(m.psn, 1), in_order, in_order && last);
     if (!in_order) {
       ++st_.responses_out_of_order;
     } else {
@@ -667,7 +671,7 @@ void SchedChecker::apply_command(uint32_t h, const CsrCommand::Cmd& c, uint64_t 
     set_ring(h, false, c.index, le(p + 40, 8), uint64_t(q.sq_entries) * 64);
     if (state == abi::QPS_RTS && q.state != abi::QPS_RTS) {
       q.psn_valid = true;
-      q.next_psn = q.psn_hi = q.acked = q.acked_lo = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
+      q.next_psn = q.psn_hi = q.acked = q.acked_lo = q.acked_win = uint32_t(le(p + 16, 4)) & roce::kPsnMask;
       q.win = window(hs);
       restart_clock(hs, q, t);
     }

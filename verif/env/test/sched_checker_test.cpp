@@ -588,6 +588,39 @@ TEST(SchedChecker, ReadResponsesBeyondAGapKeepTheWindowShut) {
   }
 }
 
+// The NIC's window counts a READ done only at its last response: a READ of 4 responses with a
+// window of 2 whose last response is lost keeps the window full until the timer's re-read is
+// answered, although its first three responses came in order, so the clock of the next WQE
+// stays stopped meanwhile. With the last response there the window opens at once and the same
+// late read is a violation.
+TEST(SchedChecker, ReadWithoutItsLastResponseKeepsTheWindowShut) {
+  for (const bool lost : {true, false}) {
+    SchedCheckConfig cfg;
+    cfg.tx_window = 2;
+    Bench b(16, kPsn, cfg);
+    b.post(0, Wqe{abi::WR_READ, 4 * kMtu, 0x9000});
+    b.post(1, write(100, 0x1000));
+    b.doorbell(2, 1000);
+    b.read(0, 1, 1100);
+    const uint32_t next = b.send(0, kPsn, 1500);
+    b.rx(Bench::frame(op::kRcReadResponseFirst, kQpn, kPsn, kMtu), 1600);
+    b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 1, kMtu), 1610);
+    b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 2, kMtu), 1620);
+    if (!lost) b.rx(Bench::frame(op::kRcReadResponseLast, kQpn, next - 1, kMtu), 1630);
+    const uint64_t late = 1500 + 3 * b.chk.wait_bound(0, 1);
+    b.chk.poll(late);
+    if (lost) {  // the timer fires: a re-read from the last response, answered
+      b.send(0, kPsn, late + 10);
+      b.rx(Bench::frame(op::kRcReadResponseLast, kQpn, next - 1, kMtu), late + 100);
+    }
+    b.read(1, 1, late + 200);
+    b.send(1, next, late + 300);
+    b.ack(next, late + 400);
+    b.chk.check();
+    EXPECT_EQ(b.errors("SCHED_WAIT"), lost ? 0u : 1u) << b.log();
+  }
+}
+
 TEST(SchedChecker, WqeReadTwiceIsAllowed) {
   Bench b;
   for (uint64_t i = 0; i < 4; ++i) b.post(i, write(100 + uint32_t(i), 0x1000 * (i + 1)));

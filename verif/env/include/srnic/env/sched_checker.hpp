@@ -182,7 +182,8 @@ class SchedChecker : public ChipTaps {
     uint32_t next_psn = 0;            // PSN the next new message starts at
     uint32_t psn_hi = 0;              // PSNs before it were sent
     uint32_t acked = 0;               // at or beyond the NIC's una: PSNs before it were answered
-    uint32_t acked_lo = 0;            // at or before the NIC's una (see on_response)
+    uint32_t acked_lo = 0;            // READ responses up to it arrived in order (see on_response)
+    uint32_t acked_win = 0;           // at or before the NIC's una (see on_response)
     std::deque<std::pair<uint32_t, uint64_t>> reads;  // READs sent and not answered: last PSN, WQE
     bool rd_seen = false;             // a READ's last response arrived,
     uint32_t rd_last = 0;             // the latest at this PSN
