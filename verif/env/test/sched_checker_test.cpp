@@ -551,6 +551,16 @@ TEST(SchedChecker, FullWindowStopsTheClockWhileItLasts) {
   }
 }
 
+// A READ of 4 responses (WQE 0) sent at 1500, a WRITE (WQE 1) rung with it and not read yet.
+// Returns the PSN after the READ.
+uint32_t read_sent_write_behind(Bench& b) {
+  b.post(0, Wqe{abi::WR_READ, 4 * kMtu, 0x9000});
+  b.post(1, write(100, 0x1000));
+  b.doorbell(2, 1000);
+  b.read(0, 1, 1100);
+  return b.send(0, kPsn, 1500);
+}
+
 // The requester drops READ responses beyond a gap (the first response lost) and waits for its
 // timer with the window still full: those responses answer nothing and the clock stays stopped
 // until the re-read's responses come in order. With every response in order the window opens
@@ -560,11 +570,7 @@ TEST(SchedChecker, ReadResponsesBeyondAGapKeepTheWindowShut) {
     SchedCheckConfig cfg;
     cfg.tx_window = 2;
     Bench b(16, kPsn, cfg);
-    b.post(0, Wqe{abi::WR_READ, 4 * kMtu, 0x9000});
-    b.post(1, write(100, 0x1000));
-    b.doorbell(2, 1000);
-    b.read(0, 1, 1100);
-    const uint32_t next = b.send(0, kPsn, 1500);  // 4 responses: the window (2) is full
+    const uint32_t next = read_sent_write_behind(b);  // 4 responses: the window (2) is full
     if (!gap) b.rx(Bench::frame(op::kRcReadResponseFirst, kQpn, kPsn, kMtu), 1600);
     b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 1, kMtu), 1610);
     b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 2, kMtu), 1620);
@@ -598,11 +604,7 @@ TEST(SchedChecker, ReadWithoutItsLastResponseKeepsTheWindowShut) {
     SchedCheckConfig cfg;
     cfg.tx_window = 2;
     Bench b(16, kPsn, cfg);
-    b.post(0, Wqe{abi::WR_READ, 4 * kMtu, 0x9000});
-    b.post(1, write(100, 0x1000));
-    b.doorbell(2, 1000);
-    b.read(0, 1, 1100);
-    const uint32_t next = b.send(0, kPsn, 1500);
+    const uint32_t next = read_sent_write_behind(b);
     b.rx(Bench::frame(op::kRcReadResponseFirst, kQpn, kPsn, kMtu), 1600);
     b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 1, kMtu), 1610);
     b.rx(Bench::frame(op::kRcReadResponseMiddle, kQpn, kPsn + 2, kMtu), 1620);

@@ -40,7 +40,8 @@
 // waits on its peer, which only the wire shows: an RNR wait (from an RNR NAK received, for the
 // NAK's timer plus one sweep of srnic_timer, rnr_sweep), a fence (a fenced WQE read and not
 // started behind a READ of the QP not answered yet) and a full window (TX_WINDOW packets or
-// more sent beyond the oldest PSN not answered on the wire). Loss recovery needs no other
+// more sent beyond the oldest PSN not answered on the wire, a READ counting as unanswered
+// until its last response, as the NIC's window counts it). Loss recovery needs no other
 // exemption: a QP with WQEs to read and room in its window is not waiting for a timeout. The wait is judged when the
 // WQE is read and every poll_cycles while it is not.
 //
