@@ -118,6 +118,7 @@ module srnic_core #(
   localparam int GEN_PORTS = 9;   // fetch a..d, TX ICRC, RX engine a..b, completion engine, CQ writer
   logic                    gen_bump_valid;
   logic [AW-1:0]           gen_bump_qpn;
+  logic                    cqw_drain_busy;   // the CQ writer writes what it took before a QP reset
   logic [GEN_PORTS*AW-1:0] gen_rd_qpn;
   logic [GEN_PORTS*GW-1:0] gen_rd;
   logic                    stale_fetch, stale_comp, stale_rx, stale_tx, stale_cq;
@@ -133,7 +134,7 @@ module srnic_core #(
     .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
     .local_mac, .local_ip, .sched_burst, .sched_wqes, .tx_window, .timestamp,
     .db_sq_valid(db_sq), .db_rq_valid(db_rq), .db_cq_valid(db_cq), .db_index, .db_value, .db_bad, .db_sq_room,
-    .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid || qerr_owed),
+    .herr_valid, .herr_qpn, .herr_ready, .herr_done, .qerr_busy(qerr_valid || qerr_owed), .cqw_drain_busy,
     .qp_cmd_valid, .qp_cmd_ready, .qp_cmd, .mr_cmd_valid, .mr_cmd_index, .mr_cmd,
     .cq_cmd_valid, .cq_cmd_ready, .cq_cmd, .cnt_inc,
     .dma_rd_err(rd_err), .dma_rd_err_id(rd_err_id), .dma_rd_err_resp(rd_err_resp),
@@ -488,6 +489,7 @@ module srnic_core #(
     .aw_valid(cq_aw_valid), .aw_addr(cq_aw_addr), .aw_len(cq_aw_len), .aw_ready(wr_aw_ready[1]),
     .w_valid(cq_w_valid), .w_data(cq_w_data), .w_strb(cq_w_strb), .w_last(cq_w_last), .w_ready(wr_w_ready[1]),
     .irq_valid, .irq_vector, .irq_ready, .cnt_overflow(cq_overflow),
+    .drain_req(gen_bump_valid), .drain_busy(cqw_drain_busy),
     .gen_qpn(cq_gen_qpn), .gen_cur(gen_rd[8*GW +: GW]), .stale_drop(stale_cq));
   assign gen_rd_qpn[8*AW +: AW] = cq_gen_qpn[AW-1:0];
 

@@ -16,6 +16,12 @@
 // a write whose CQ differs from the pending interrupt's waits until that one is taken.
 // A CQE request made for an earlier incarnation of its QP (decision 109: the host reset the QP
 // since) is taken and dropped, so no completion of a reset QP reaches its CQ after the reset.
+// A CQE taken before the reset is written before the reset command completes (decision 115):
+// drain_req (the reset's incarnation advance) stops taking until the check stage and the
+// output FIFO are empty (at most two CQEs, each waiting only for the write channel); requests
+// still offered meanwhile wait, and those of the reset QP are stale by then. drain_busy: a CQE
+// taken is still in the pipeline, or a drain goes on (registers only: the CSR may look at it
+// in the cycle of its own drain_req).
 `default_nettype none
 module srnic_cq_writer #(
   parameter int NUM_CQS = 1024
@@ -48,6 +54,9 @@ module srnic_cq_writer #(
   output logic [15:0]       irq_vector,
   input  wire logic         irq_ready,
   output logic              cnt_overflow,
+  // a QP reset (decision 115): write what was taken, take nothing new meanwhile
+  input  wire logic         drain_req,
+  output logic              drain_busy,     // a CQE taken is not written yet, or a drain goes on
   // QP incarnations (srnic_qp_gen): gen_cur answers gen_qpn, the QP of the request offered
   output logic [srnic_pkg::QPN_W-1:0] gen_qpn,
   input  wire logic [srnic_pkg::GEN_W-1:0] gen_cur,
@@ -72,8 +81,10 @@ module srnic_cq_writer #(
   assign sel_req  = pick_b ? b_req : a_req;
   assign gen_qpn  = sel_req.qpn;
   wire      sel_stale = sel_req.gen != gen_cur;
-  wire      take   = (a_valid || b_valid) && !cq_cmd_valid && room && !sel_stale;
+  logic     draining;
+  wire      take   = (a_valid || b_valid) && !cq_cmd_valid && room && !sel_stale && !drain_req && !draining;
   assign stale_drop = (a_valid || b_valid) && !cq_cmd_valid && sel_stale;
+  assign drain_busy = draining || s1_v || of_count != 2'd0;
   assign a_ready = (take || stale_drop) && !pick_b;
   assign b_ready = (take || stale_drop) && pick_b;
   wire [15:0] sel_cqn = pick_b ? b_req.cqn : a_req.cqn;
@@ -155,8 +166,10 @@ module srnic_cq_writer #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      s1_v <= 1'b0; rr <= 1'b0; irq_valid <= 1'b0; aw_done <= 1'b0; fw_v <= 1'b0;
+      s1_v <= 1'b0; rr <= 1'b0; irq_valid <= 1'b0; aw_done <= 1'b0; fw_v <= 1'b0; draining <= 1'b0;
     end else begin
+      if (drain_req) draining <= 1'b1;
+      else if (draining && !s1_v && of_count == 2'd0) draining <= 1'b0;
       s1_v <= take;
       if (take) begin r <= sel_req; rr <= !pick_b; end
       else if (stale_drop) rr <= !pick_b;
@@ -194,6 +207,9 @@ module srnic_cq_writer #(
   a_ring_not_overfull: assert property (@(posedge clk) disable iff (rst)
     s1_v && cqn_ok && valid |-> 16'(pi_now - ci_q) <= size)
     else $error("srnic_cq_writer: CQ %0d holds %0d entries, more than its size %0d", r.cqn, pi_now - ci_q, size);
+  a_drain_takes_none: assert property (@(posedge clk) disable iff (rst)
+    draining |-> !take)
+    else $error("srnic_cq_writer: a CQE taken while a QP reset drains the pipeline");
   a_write_in_ring: assert property (@(posedge clk) disable iff (rst)
     of_push |-> ((addr - base) >> 5) < (64'd1 << log_s))
     else $error("srnic_cq_writer: CQE address outside its ring");

@@ -20,7 +20,9 @@
 // channel, response code and AXI ID until reset; `fatal` tells the write mux and the TX ICRC
 // stage to let nothing more out from the next cycle on.
 // A QP_MODIFY to RESET, once every consumer has taken it, advances the QP's incarnation
-// (gen_bump_*, srnic_qp_gen, decision 109).
+// (gen_bump_*, srnic_qp_gen, decision 109), and stays busy until the CQ writer has written the
+// CQEs it took before (cqw_drain_busy, decision 115): no CQE of the QP's old life reaches a CQ
+// after the command completes.
 `default_nettype none
 module srnic_csr #(
   parameter int NUM_QPS = 16384,
@@ -69,6 +71,7 @@ module srnic_csr #(
   input  wire logic        herr_ready,
   input  wire logic        herr_done,
   input  wire logic        qerr_busy,
+  input  wire logic        cqw_drain_busy,   // the CQ writer holds CQEs it took (or drains after a QP reset)
   // commands
   output logic [N_QPC_CONSUMERS-1:0] qp_cmd_valid,   // per consumer, until it takes the command
   input  wire logic [N_QPC_CONSUMERS-1:0] qp_cmd_ready,
@@ -124,7 +127,7 @@ module srnic_csr #(
                    (!cmd_reg || cst == C_IDLE);
 
   // ---------------------------------------------------------------- commands
-  typedef enum logic [2:0] {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT} cstate_e;
+  typedef enum logic [2:0] {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT, C_CQDRAIN} cstate_e;
   cstate_e cst;
   logic [7:0]  cmd_op;
   logic [23:0] cmd_idx;
@@ -313,9 +316,11 @@ module srnic_csr #(
           taken <= taken_now;
           if (cmd_done) begin
             if (to_err) cst <= C_HSTOP;
+            else if (gen_bump_valid && cqw_drain_busy) cst <= C_CQDRAIN;
             else begin cst <= C_IDLE; cmd_busy <= 1'b0; end
           end
         end
+        C_CQDRAIN: if (!cqw_drain_busy) begin cst <= C_IDLE; cmd_busy <= 1'b0; end
         C_HSTOP: if (herr_ready) cst <= C_HWAIT;
         C_HWAIT: if (herr_done) begin cst <= C_IDLE; cmd_busy <= 1'b0; end
         default: ;
@@ -359,7 +364,7 @@ module srnic_csr #(
 `ifndef SYNTHESIS
   // Assertions (verilator --assert): AXI4-Lite response rules, command handshakes.
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
-    cst inside {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT})
+    cst inside {C_IDLE, C_STATE_RD, C_ISSUE, C_HSTOP, C_HWAIT, C_CQDRAIN})
     else $error("srnic_csr: illegal command state %0d", cst);
   a_herr_hold: assert property (@(posedge clk) disable iff (rst)
     herr_valid && !herr_ready |=> herr_valid && $stable(herr_qpn))

@@ -545,10 +545,10 @@ const PcieToNic& PcieHost::drive_pins(uint64_t cycle) {
   drv_.bid = drv_.bvalid ? bq_.front().id : 0;
   drv_.bresp = drv_.bvalid ? bq_.front().resp : 0;
   drv_.arready = !free_slots_.empty();
-  drv_.awready = aw_.size() < cfg_.aw_queue_depth;
+  drv_.awready = aw_.size() < cfg_.aw_queue_depth && !hold_writes_;
   const bool credit = posted_waiting_ <= cfg_.max_posted_bytes;
   if (!credit) ++stats_.w_backpressure_cycles;
-  drv_.wready = credit && w_unassigned_ < kMaxUnassignedWBeats;
+  drv_.wready = credit && w_unassigned_ < kMaxUnassignedWBeats && !hold_writes_;
 
   if (!mmio_busy_ && !mmio_q_.empty()) {
     const MmioOp& op = mmio_q_.front();

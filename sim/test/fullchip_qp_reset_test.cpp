@@ -157,5 +157,49 @@ TEST_F(QpReset, QueuedReadResponsesOfAResetQpNeverLeave) {
   EXPECT_GT(host[0].dev->read_counter(abi::CNT_STALE_DROP), 0u) << "nothing was dropped as stale";
 }
 
+// A CQE the CQ writer has already taken when the host resets its QP is written before the reset
+// command returns (decision 115): the host library then discards it with the QP's other old
+// CQEs, and the QP's next life never polls a completion of its old one. Host 1 receives a SEND;
+// from the cycle its NIC offers the receive CQE's write (AW into the receive CQ's ring) the
+// host bridge grants no write credit for 20 us (PcieHost::hold_writes), and host 1 resets the
+// QP meanwhile.
+TEST_F(QpReset, CqeTakenBeforeAResetIsWrittenBeforeTheResetReturns) {
+  const uint64_t ring = host[1].rcq->base();
+  double held_at = -1, release_at = 0;
+  world->set_observer([&](uint64_t) {
+    const Top& t = world->top(1);
+    if (held_at < 0 && t.m_axi_awvalid && t.m_axi_awaddr >= ring && t.m_axi_awaddr < ring + 64 * 32) {
+      held_at = world->now_ns();
+      release_at = held_at + 20000;
+      world->pcie(1).hold_writes(true);
+    }
+    if (held_at >= 0 && release_at > 0 && world->now_ns() >= release_at) {
+      world->pcie(1).hold_writes(false);
+      release_at = 0;
+    }
+  });
+  sw::Sge sge{host[1].buf + 0x2000, 4096, host[1].mr->lkey()};
+  sw::RecvWr rwr;
+  rwr.wr_id = 0x51;
+  rwr.sg_list = &sge;
+  rwr.num_sge = 1;
+  ASSERT_EQ(host[1].qps[0]->post_recv(&rwr), 0);
+  post(0, 0, sw::WrOpcode::Send, 0x50, 0x0, 256);
+  for (int i = 0; i < 200000 && held_at < 0; ++i) world->step();
+  ASSERT_GE(held_at, 0) << "host 1 never wrote its receive CQE";
+  sw::QpAttr r;
+  r.qp_state = sw::QpState::Reset;
+  host[1].qps[0]->modify(r, sw::QpAttrMask::State);
+  const double returned = world->now_ns();
+  run_us(40);  // the hold is over, everything written
+  EXPECT_EQ(release_at, 0) << "the hold never ended";
+  sw::WorkCompletion wc{};
+  const int n = host[1].rcq->poll_cq(1, &wc);
+  EXPECT_EQ(n, 0) << "after its reset the QP polled wr_id 0x" << std::hex << wc.wr_id << std::dec
+                  << ", a receive of its old life (the reset returned " << (returned - held_at) / 1000
+                  << " us after the CQE's write was held, the hold lasted 20 us)";
+  EXPECT_GE(returned - held_at, 20000.0) << "the reset returned while the CQE's write was held";
+}
+
 }  // namespace
 }  // namespace srnic::sim

@@ -112,10 +112,19 @@ class CqWriterBench : public ::testing::Test {
   }
 
   // The host resets QP q: its incarnation advances, seen by gen_cur from the next settle on.
+  // A QP reset: its incarnation advances, and in the next cycle drain_req asks the writer to
+  // write what it took (decision 115).
   void reset_qp(uint16_t q) {
     gen_tab[q] = uint8_t((gen_tab[q] + 1) & 15);
     ++resets;
+    drain_pending = true;
   }
+  // drain (decision 115): drain_req goes with the cycle after reset_qp; from then on no current
+  // request is taken until drain_busy falls, drain_busy stays up while a CQE taken before is
+  // still to be written or dropped, and falls one cycle after the last of them
+  bool drain_pending = false, drain_on = false;
+  int drain_empty = 0;
+  uint64_t drains = 0, drain_cycles = 0;
 
   // Settles the model's outputs, answering gen_cur for gen_qpn in the same cycle.
   void settle() {
@@ -180,9 +189,21 @@ class CqWriterBench : public ::testing::Test {
     dut->w_ready = rng.percent(p_w);
     dut->irq_ready = rng.percent(p_irq);
     dut->timestamp = ts;
+    dut->drain_req = drain_pending;
     settle();
     if (HasFatalFailure()) return;
     const uint64_t c = dut.cycle();
+    if (drain_on) {
+      ++drain_cycles;
+      drain_empty = expect.empty() ? drain_empty + 1 : 0;
+      if (!expect.empty())
+        EXPECT_TRUE(dut->drain_busy) << "cycle " << c << ": drain_busy fell with " << expect.size()
+                                     << " CQEs taken before the QP reset still to be written";
+      // (nothing taken since the reset: every CQE expected was taken before it)
+      if (drain_empty >= 2) EXPECT_FALSE(dut->drain_busy) << "cycle " << c << ": drain_busy stays up, nothing left";
+      if (!dut->drain_busy) drain_on = false;
+    }
+    const bool draining = drain_on || drain_pending;
 
     // the request the round-robin offers: b when a is idle or a was taken last
     const bool any = req_hold[0] || req_hold[1];
@@ -215,6 +236,7 @@ class CqWriterBench : public ::testing::Test {
         ++stale_drops;
       } else {
         EXPECT_FALSE(cmd_hold) << "cycle " << c << ": request taken while a CQ_WRITE waits";
+        EXPECT_FALSE(draining) << "cycle " << c << ": request taken while a QP reset drains the writer";
         Expected e{false, r, 0, false};
         if (r.cqn < kCqs) {
           Cq& q = cqs[r.cqn];
@@ -280,6 +302,12 @@ class CqWriterBench : public ::testing::Test {
       ++cmds;
     }
     if (db && db_cqn < kCqs) cqs[db_cqn].ci = db_ci;
+    if (drain_pending) {
+      drain_pending = false;
+      drain_on = true;
+      drain_empty = 0;
+      ++drains;
+    }
     dut.tick();
     ++ts;
   }
@@ -349,7 +377,8 @@ class CqWriterBench : public ::testing::Test {
   // Runs with the bus ready until every request is taken and every CQE written, then a little more.
   void drain() {
     for (int i = 0; i < 2000 && !idle() && going(); ++i) cycle(0, 0, 0, 100, 100, 100);
-    ASSERT_TRUE(idle()) << "requests or CQEs left";
+    ASSERT_TRUE(idle()) << "requests or CQEs left: held a " << req_hold[0] << " b " << req_hold[1] << ", fed "
+                        << feed[0].size() << "+" << feed[1].size() << ", CQEs expected " << expect.size();
     for (int i = 0; i < 20 && going(); ++i) cycle(0, 0, 0, 100, 100, 100);
   }
 
@@ -626,6 +655,44 @@ TEST_F(CqWriterBench, StaleRequestsDrainWhileTheBusStalls) {
   EXPECT_EQ(stale_drops, 17u);
   EXPECT_EQ(ring_log.back().qpn, y);
   EXPECT_EQ(ring_log.back().addr, 0x40000u + 2 * 32) << "the drops moved the producer index";
+}
+
+// A QP reset with the writer full and the write channel stalled (two CQEs taken, a third
+// waiting on the same port): drain_busy rises, no current request is taken while it is up (the
+// third, and one on the other port), the two are written once the bus moves, drain_busy falls
+// the cycle after the last write, and then the waiting requests are taken.
+TEST_F(CqWriterBench, ResetDrainsWhatWasTakenFirst) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  setup_cqs(1);
+  set_cq(hot[0], 0x60000, 10);
+  const std::vector<uint16_t> qp = distinct_qps(2);
+  const uint16_t x = qp[0], y = qp[1], cq = uint16_t(hot[0]);
+  for (int i = 0; i < 2; ++i) feed[0].push_back(req_for(x, cq));
+  feed[0].push_back(req_for(y, cq));
+  for (int i = 0; i < 20 && going(); ++i) cycle(0, 0, 0, 0, 0, 100);
+  ASSERT_EQ(taken[0], 2u);
+  ASSERT_EQ(writes, 0u);
+  feed[1].push_back(req_for(y, cq));
+  reset_qp(x);
+  for (int i = 0; i < 50 && going(); ++i) cycle(0, 0, 0, 0, 0, 100);
+  EXPECT_TRUE(dut->drain_busy) << "drain_busy is not up while the two CQEs wait for the bus";
+  EXPECT_EQ(taken[0], 2u) << "a request was taken while the writer drains";
+  EXPECT_EQ(taken[1], 0u) << "a request was taken while the writer drains";
+  const uint64_t c0 = dut.cycle();
+  uint64_t fell = 0;
+  uint64_t w_at_fall = 0;
+  while (going() && dut.cycle() - c0 < 100 && (drain_on || taken[0] + taken[1] < 4)) {
+    cycle(0, 0, 0, 100, 100, 100);
+    if (!fell && !drain_on) {
+      fell = dut.cycle();
+      w_at_fall = writes;
+    }
+  }
+  EXPECT_EQ(w_at_fall, 2u) << "drain_busy fell before the CQEs taken before the reset were written";
+  EXPECT_EQ(taken[0] + taken[1], 4u) << "the waiting requests were not taken after the drain";
+  EXPECT_EQ(drains, 1u);
+  drain();
 }
 
 // A port whose requests are all stale keeps its round-robin turns, and the other port's

@@ -88,6 +88,8 @@ class CsrBench : public ::testing::Test {
     dut->herr_ready = rng.percent(herr_ready_pct);
     dut->herr_done = herr_wait == 1;
     dut->qerr_busy = qerr_busy;
+    dut->cqw_drain_busy = cqw_busy;
+    if (dut->gen_bump_valid) ++gen_bumps;
     dut.eval();
     const uint64_t c = dut.cycle();
 
@@ -424,6 +426,8 @@ class CsrBench : public ::testing::Test {
   int herr_done_max = 20;     // herr_done 1..herr_done_max cycles after the handshake
   int herr_wait = 0;
   bool qerr_busy = false, qerr_busy_prev = false, qp_valid_prev = false;
+  bool cqw_busy = false;   // the CQ writer drains after a QP reset (cqw_drain_busy)
+  unsigned gen_bumps = 0;  // incarnation advances (gen_bump_valid cycles)
   bool herr_was_stalled = false, herr_seen_valid = false;
   uint32_t herr_stalled_qpn = 0;
   std::vector<uint32_t> herr_qpns;
@@ -729,6 +733,36 @@ TEST_F(CsrBench, QpModifyWaitsForQerr) {
     EXPECT_EQ(st, 0u);
     EXPECT_EQ(qp_issues, 1u);
     check_qp_decode(qpn, c);
+    prev_state[qpn] = c.state;
+  }
+}
+
+// A QP_MODIFY to RESET advances the QP's incarnation and then stays busy while the CQ writer
+// drains (cqw_drain_busy, decision 115), however long; a QP_MODIFY to another state does not
+// wait for it.
+TEST_F(CsrBench, QpResetWaitsForTheCqWriterDrain) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int rep = 0; rep < 10; ++rep) {
+    const uint32_t qpn = uint32_t(rng.below(kQps));
+    const bool to_reset = rep % 2 == 0;
+    const abi::QpContext c = random_ctx(to_reset ? abi::QPS_RESET : abi::QPS_INIT);
+    stage(&c);
+    clear_cmd_monitors();
+    const unsigned bumps0 = gen_bumps;
+    cqw_busy = true;
+    axi_write(abi::REG_CMD, uint32_t(abi::CMD_QP_MODIFY) << 24 | qpn);
+    const int hold = int(rng.range(20, 300));
+    for (int i = 0; i < hold; ++i) cycle();
+    EXPECT_EQ(qp_issues, 1u) << "rep " << rep;
+    EXPECT_EQ(gen_bumps - bumps0, to_reset ? 1u : 0u) << "rep " << rep;
+    EXPECT_EQ(axi_read(abi::REG_CMD_STATUS), to_reset ? 1u : 0u)
+        << "rep " << rep << (to_reset ? ": a QP reset completed while the CQ writer drains"
+                                      : ": a QP_MODIFY to INIT waited for the CQ writer");
+    cqw_busy = false;
+    uint32_t st = 1;
+    for (int i = 0; i < 50 && (st & 1); ++i) st = axi_read(abi::REG_CMD_STATUS);
+    EXPECT_EQ(st, 0u) << "rep " << rep << ": still busy after the drain";
     prev_state[qpn] = c.state;
   }
 }

@@ -207,6 +207,9 @@ class PcieHost {
   void set_errors(const PcieErrorInjection& errors);
   void set_violation_handler(ViolationHandler h) { viol_.set_handler(std::move(h)); }
   uint64_t violations() const { return viol_.count(); }
+  // Write-credit starvation (a host bridge that stops granting posted credit): while held,
+  // AWREADY and WREADY stay low; the NIC's writes wait, reads and MMIO go on.
+  void hold_writes(bool on) { hold_writes_ = on; }
 
   const PcieStats& stats() const { return stats_; }
   // AR handshake to first R handshake, ns.
@@ -313,6 +316,7 @@ class PcieHost {
   PcieToNic drv_;
   PcieFromNic prev_;
   bool ar_stall_ = false, aw_stall_ = false, w_stall_ = false;
+  bool hold_writes_ = false;
 
   double up_free_ = 0, down_free_ = 0;
   uint64_t useq_ = 0;
