@@ -541,15 +541,6 @@ TEST(DoorbellStorm, NoDoorbellIsDropped) {
 // ERR in the middle of its traffic, then resets and connects again.
 using QpControl = BadInput;
 
-void post_recv(BadInput& t, int h, int q, uint64_t wr_id, uint64_t off, uint32_t len) {
-  sw::Sge sge{t.host[h].buf + off, len, t.host[h].mr->lkey()};
-  sw::RecvWr wr;
-  wr.wr_id = wr_id;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  ASSERT_EQ(t.host[h].qps[size_t(q)]->post_recv(&wr), 0);
-}
-
 sw::WorkCompletion wait_cq(BadInput& t, sw::CompletionQueue& cq, const char* what) {
   sw::WorkCompletion wc{};
   for (int i = 0; i < 400000; ++i) {
@@ -572,7 +563,7 @@ std::vector<uint8_t> mem(BadInput& t, int h, uint64_t off, uint32_t len) {
 // READ fetched.
 uint32_t read_then_send(BadInput& t, unsigned send_flags) {
   constexpr uint32_t kLen = 16384;
-  post_recv(t, 1, 0, 0x300, 0x8000, kLen);
+  t.post_recv(1, 0, 0x300, 0x8000, kLen);
   t.post(0, 0, sw::WrOpcode::RdmaRead, 0x301, 0x2000, kLen, 0x0, sw::SendFlags::Signaled);
   t.post(0, 0, sw::WrOpcode::Send, 0x302, 0x2000, kLen, 0, send_flags | sw::SendFlags::Signaled);
   for (uint64_t id = 0x301; id <= 0x302; ++id) {
@@ -627,8 +618,8 @@ TEST_F(QpControl, FenceIgnoresReadsOfOtherQps) {
 // again with new PSNs while stale responses of the old connection may still arrive: new
 // traffic works and nothing stale lands.
 TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
-  for (int i = 0; i < 2; ++i) post_recv(*this, 1, 0, 0x400 + uint64_t(i), 0x8000 + uint64_t(i) * 0x800, 0x800);
-  for (int i = 0; i < 3; ++i) post_recv(*this, 0, 0, 0x410 + uint64_t(i), 0xC000 + uint64_t(i) * 0x400, 0x400);
+  for (int i = 0; i < 2; ++i) post_recv(1, 0, 0x400 + uint64_t(i), 0x8000 + uint64_t(i) * 0x800, 0x800);
+  for (int i = 0; i < 3; ++i) post_recv(0, 0, 0x410 + uint64_t(i), 0xC000 + uint64_t(i) * 0x400, 0x400);
   post(0, 0, sw::WrOpcode::RdmaWrite, 0x420, 0x0, 16384, 0x0, sw::SendFlags::Signaled);
   post(0, 0, sw::WrOpcode::RdmaRead, 0x421, 0x4000, 16384, 0x4000, sw::SendFlags::Signaled);
   post(0, 0, sw::WrOpcode::Send, 0x422, 0x0, 2048, 0, sw::SendFlags::Signaled);
@@ -677,7 +668,7 @@ TEST_F(QpControl, HostDrivenErrFlushesAndTheQpReconnects) {
   }
   for (int h = 0; h < 2; ++h) connect(h, 0, 0xFFFFF8);   // PSNs wrap during the new traffic
   const std::vector<uint8_t> old_read_target = mem(*this, 0, 0x4000, 16384);
-  post_recv(*this, 1, 0, 0x440, 0x8000, 0x2000);
+  post_recv(1, 0, 0x440, 0x8000, 0x2000);
   post(0, 0, sw::WrOpcode::RdmaWrite, 0x441, 0x8000, 3072, 0xB000, sw::SendFlags::Signaled);
   post(0, 0, sw::WrOpcode::RdmaRead, 0x442, 0x9000, 8192, 0x6000, sw::SendFlags::Signaled);
   post(0, 0, sw::WrOpcode::Send, 0x443, 0x0, 0x2000, 0, sw::SendFlags::Signaled);
@@ -762,7 +753,7 @@ TEST_F(BadInput, RnrRetryForeverWaitsForTheReceive) {
     EXPECT_GE(nak_t[i] - nak_t[i - 1], 10240.0) << "RNR retry " << i << " came before the RNR timer (10.24 us)";
   EXPECT_GE(counter(0, abi::CNT_RNR_WAIT), 3u);
   EXPECT_EQ(counter(0, abi::CNT_ACK_TIMEOUT), 0u);
-  post_recv(*this, 1, 0, 0x611, 0x8000, 1024);
+  post_recv(1, 0, 0x611, 0x8000, 1024);
   const sw::WorkCompletion wc = wait_send_completion();
   EXPECT_EQ(wc.wr_id, 0x610u);
   EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);

@@ -181,12 +181,7 @@ TEST_F(PcieError, ReceiveWqeReadErrorPlacesNothing) {
   r.channel = PcieErrorRule::Channel::Read;
   r.nth = next_read();  // the receive WQE's read (a prefetch, or when the SEND arrives)
   arm(r);
-  sw::Sge rsge{host[0].buf + 0x1000, 4096, host[0].mr->lkey()};
-  sw::RecvWr rwr;
-  rwr.wr_id = 11;
-  rwr.sg_list = &rsge;
-  rwr.num_sge = 1;
-  ASSERT_EQ(host[0].qps[0]->post_recv(&rwr), 0);
+  post_recv(0, 0, 11, 0x1000, 4096);
   post(1, 0, sw::WrOpcode::Send, 12, 0x3000, 1024);
   const sw::NicStatus st = wait_fatal();
   EXPECT_EQ(st.axi_id, 2) << "receive WQE reads use AXI ID 2";

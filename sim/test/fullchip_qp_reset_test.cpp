@@ -178,12 +178,7 @@ TEST_F(QpReset, CqeTakenBeforeAResetIsWrittenBeforeTheResetReturns) {
       release_at = 0;
     }
   });
-  sw::Sge sge{host[1].buf + 0x2000, 4096, host[1].mr->lkey()};
-  sw::RecvWr rwr;
-  rwr.wr_id = 0x51;
-  rwr.sg_list = &sge;
-  rwr.num_sge = 1;
-  ASSERT_EQ(host[1].qps[0]->post_recv(&rwr), 0);
+  post_recv(1, 0, 0x51, 0x2000, 4096);
   post(0, 0, sw::WrOpcode::Send, 0x50, 0x0, 256);
   for (int i = 0; i < 200000 && held_at < 0; ++i) world->step();
   ASSERT_GE(held_at, 0) << "host 1 never wrote its receive CQE";

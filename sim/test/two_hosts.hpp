@@ -143,6 +143,16 @@ class TwoHosts : public ::testing::Test {
     ASSERT_EQ(host[h].qps[size_t(q)]->post_send(&wr), 0);
   }
 
+  // Posts one receive on host h's QP q: bytes [loff, loff + len) of its buffer.
+  void post_recv(int h, int q, uint64_t wr_id, uint64_t loff, uint32_t len) {
+    sw::Sge sge{host[h].buf + loff, len, host[h].mr->lkey()};
+    sw::RecvWr wr;
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    ASSERT_EQ(host[h].qps[size_t(q)]->post_recv(&wr), 0);
+  }
+
   std::unique_ptr<World> world;
   HostSide host[2];
 

@@ -1073,7 +1073,7 @@ void ChipEnv::tick() {
   // last WR whose tail packet or ACK the link lost. The NIC is still at work (its ACK timeout
   // will resend); end the run after that, so that every resend is checked and the counters
   // are not read in the middle of a retry.
-  if (!unanswered_qps().empty()) return;
+  if (!unanswered_qps(true).empty()) return;
   // ... and a go-back-N episode goes on to the end of what it rewound over even when the first
   // duplicate ACK completes every WR (the resent packets below the ACKed PSN still leave): end
   // the run once neither NIC has sent a frame for a while.
@@ -1086,7 +1086,7 @@ void ChipEnv::tick() {
 // "host H QP 0xQPN from PSN 0xP", leaving out the QPs of a plan that fails a QP on purpose
 // (a bad WR, exhausted receives, a host's move to ERR: the peer's requests may go unanswered
 // until its retries run out, which the relaxed queues wait for).
-std::vector<std::string> ChipEnv::unanswered_qps() const {
+std::vector<std::string> ChipEnv::unanswered_qps(bool first_only) const {
   std::vector<std::string> out;
   for (uint32_t h = 0; h < 2; ++h)
     for (const auto& [qpn, psn] : sched_.unanswered(h)) {
@@ -1096,7 +1096,9 @@ std::vector<std::string> ChipEnv::unanswered_qps() const {
           const QpPlan& p = plan_.qps[q];
           exempt = p.bad_side0 || p.exhaust_side0 || p.host_err;
         }
-      if (!exempt) out.push_back("host " + std::to_string(h) + " QP " + hex(qpn) + " from PSN " + hex(psn));
+      if (exempt) continue;
+      out.push_back("host " + std::to_string(h) + " QP " + hex(qpn) + " from PSN " + hex(psn));
+      if (first_only) return out;
     }
   return out;
 }

@@ -328,7 +328,8 @@ class ChipEnv : public uvm::Component {
   std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
   double loss_[2] = {0, 0};             // loss probability per sending host
   bool plan_fails_qp() const;           // some QP of the plan fails on purpose
-  std::vector<std::string> unanswered_qps() const;  // QPs the NIC still owes a retry (see tick())
+  // QPs the NIC still owes a retry (see tick()); first_only: stop at the first
+  std::vector<std::string> unanswered_qps(bool first_only = false) const;
   double lossless_cable_ns_ = 0;        // the cable the RX buffer's pause headroom covers (build())
   bool forced_lost_ = false;            // EnvConfig::require_resend: the frame lost on purpose
   uint64_t requests_seen_ = 0;          // host 0's request frames so far (require_resend)
