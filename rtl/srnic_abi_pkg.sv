@@ -24,7 +24,7 @@ package srnic_abi_pkg;
   localparam logic [15:0] REG_CMD         = 16'h0240;
   localparam logic [15:0] REG_CMD_STATUS  = 16'h0244;
   localparam logic [15:0] REG_CNT_BASE    = 16'h0400;
-  localparam int          NUM_COUNTERS    = 35;
+  localparam int          NUM_COUNTERS    = 36;
   localparam logic [31:0] ID_VALUE        = 32'h53524E43;
   localparam logic [31:0] VERSION_VALUE   = 32'h00010000;
   localparam int          CMD_BYTES       = 64;
@@ -66,6 +66,7 @@ package srnic_abi_pkg;
   localparam int          CNT_PCIE_RD_ERR        = 32;
   localparam int          CNT_PCIE_WR_ERR        = 33;
   localparam int          CNT_STALE_DROP         = 34;
+  localparam int          CNT_RESP_NO_ROOM       = 35;
   // command opcodes (REG_CMD[31:24])
   localparam logic [7:0]  CMD_QP_MODIFY = 8'd1;
   localparam logic [7:0]  CMD_MR_WRITE  = 8'd2;

@@ -323,12 +323,12 @@ module srnic_core #(
   srnic_pkg::tx_job_t rsp_job;
   logic    task_valid, task_ready;
   srnic_pkg::resp_task_t task_q;
-  logic          rack_valid, rack_ready, ack_deferred;
+  logic          rack_valid, rack_ready, ack_deferred, resv_room, resv_take, resv_rel;
   logic [AW-1:0] rack_qpn;
   srnic_resp_tx #(.NUM_QPS(NUM_QPS)) u_resp (
     .clk, .rst, .s_valid(task_valid), .s_task(task_q), .s_ready(task_ready),
     .job_valid(rsp_job_valid), .job(rsp_job), .job_ready(rsp_job_ready), .sent_ack, .sent_nak,
-    .rack_valid, .rack_qpn, .rack_ready, .ack_deferred);
+    .rack_valid, .rack_qpn, .rack_ready, .ack_deferred, .resv_room, .resv_take, .resv_rel);
 
   logic [511:0] pk_tdata;
   logic [63:0]  pk_tkeep;
@@ -369,7 +369,7 @@ module srnic_core #(
   logic [AW-1:0] rdc_lk_qpn;
   logic      rcqe_valid, rcqe_ready, scqe_valid, scqe_ready;
   srnic_pkg::cqe_req_t  rcqe, scqe;
-  logic      cnt_drop_qp, cnt_dup, cnt_psn_err, cnt_access_err, cnt_rx_nak;
+  logic      cnt_drop_qp, cnt_dup, cnt_psn_err, cnt_access_err, cnt_rx_nak, cnt_no_room;
   logic      rx_aw_valid, rx_w_valid, rx_w_last;
   logic [63:0] rx_aw_addr, rx_w_strb;
   logic [7:0]  rx_aw_len;
@@ -404,7 +404,7 @@ module srnic_core #(
     .wqe_valid, .wqe_data, .wqe_pop, .resync_valid, .resync_ready, .resync_qpn, .resync_ci, .resync_err,
     .qerr_valid, .qerr_qpn, .qerr_gen, .qerr_ready, .qerr_owed, .note_valid, .note_qpn, .note_gen,
     .note_ready, .note_owed, .tmo_valid, .tmo_qpn, .tmo_rnr, .tmo_ready,
-    .rack_valid, .rack_qpn, .rack_ready,
+    .rack_valid, .rack_qpn, .rack_ready, .resv_room, .resv_take, .resv_rel,
     .rdq_qpn(rx_rdq_qpn), .rdq_busy(rx_rd_busy),
     .aw_valid(rx_aw_valid), .aw_addr(rx_aw_addr), .aw_len(rx_aw_len), .aw_ready(wr_aw_ready[0]),
     .w_valid(rx_w_valid), .w_data(rx_w_data), .w_strb(rx_w_strb), .w_last(rx_w_last), .w_ready(wr_w_ready[0]),
@@ -419,7 +419,7 @@ module srnic_core #(
     .cqe_valid(rcqe_valid), .cqe(rcqe), .cqe_ready(rcqe_ready),
     .snd_valid, .snd_qpn(req_job.qpn[AW-1:0]), .snd_next,
     .tk_valid(rxk_valid), .tk_qpn(rxk_qpn), .tk_stop(rxk_stop), .tk_ready(rxk_ready),
-    .cnt_drop_qp, .cnt_dup, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak, .busy_cls, .busy_place,
+    .cnt_drop_qp, .cnt_dup, .cnt_no_room, .cnt_psn_err, .cnt_access_err, .cnt_rx_nak, .busy_cls, .busy_place,
     .gen_a_qpn(gen_rd_qpn[5*AW +: AW]), .gen_a(gen_rd[5*GW +: GW]),
     .gen_b_qpn(gen_rd_qpn[6*AW +: AW]), .gen_b(gen_rd[6*GW +: GW]), .stale_drop(stale_rx));
   assign rd_ar_len[16 +: 8] = 8'd0;
@@ -540,6 +540,7 @@ module srnic_core #(
     cnt_inc[srnic_abi_pkg::CNT_TX_WINDOW_WAIT]    = win_wait;
     cnt_inc[srnic_abi_pkg::CNT_PCIE_RD_ERR]       = rd_err;
     cnt_inc[srnic_abi_pkg::CNT_PCIE_WR_ERR]       = bresp_err;
+    cnt_inc[srnic_abi_pkg::CNT_RESP_NO_ROOM]      = cnt_no_room;
     cnt_inc[srnic_abi_pkg::CNT_STALE_DROP]        = stale_fetch || stale_comp || stale_rx || stale_tx || stale_cq;
   end
   /* verilator lint_off UNUSEDSIGNAL */

@@ -169,6 +169,12 @@ package srnic_pkg;
     logic [31:0]      len;       // READ: bytes
     logic [2:0]       mtu;       // ibv_mtu code 1..5
   } resp_task_t;
+  // A responder answer that can be dropped and regenerated later from the responder's state
+  // (a plain ACK: ePSN - 1; a NAK PSN sequence error: ePSN while nak_sent). READ responses,
+  // RNR NAKs and fatal NAKs cannot: they hold a reservation in srnic_resp_tx (decision 116).
+  function automatic logic resp_deferrable(input logic is_read, input logic [7:0] syn);
+    resp_deferrable = !is_read && (syn == AETH_ACK || syn == AETH_NAK_PSN);
+  endfunction
 
   // Events for the completion engine.
   typedef enum logic [2:0] {

@@ -34,13 +34,33 @@
 // So the RX engine never waits for room for a plain ACK. Before, plain ACKs of more QPs than the
 // queues hold filled them behind a paused link; the RX engine then stopped, its RX buffer
 // filled, and two NICs pausing each other stayed paused for ever (a 100 us pause storm with
-// bidirectional small messages on 193 QPs). NAKs and READs still wait for room.
+// bidirectional small messages on 193 QPs).
+//
+// Nothing waits (decision 116): s_ready is always 1. Two kinds of answer:
+//   deferrable: a plain ACK or a NAK PSN sequence error. The responder's state regenerates it
+//     (ePSN - 1 as an ACK; ePSN as a NAK while the QP's nak_sent is set), so one with no room
+//     is dropped and its QP owed, as above. A staged deferrable task that cannot move is
+//     evicted (its QP owed) when a task that cannot be deferred arrives.
+//   reserved: a READ, an RNR NAK or a fatal NAK (state cannot regenerate it). The RX engine
+//     takes a request packet only while the ordered queue has a free slot that no one holds
+//     (resv_room), and reserves that slot at the take (resv_take); the packet gives it back
+//     at its write-back if its answer is deferrable or none (resv_rel), else its task brings
+//     it here. A reserved task never waits in the stage: it enters the ACK queue if its QP
+//     may and there is room, else the ordered queue, where its slot is. Deferrable tasks use
+//     the ordered queue only while RESV_HEAD slots stay free beyond the reservations, so a
+//     queue filled by ACKs does not refuse request packets.
+// So the RX engine never waits for this block, whatever the link does: before, a READ arriving
+// while the stage held an ACK for a full ACK queue waited there, the RX engine and then its RX
+// buffer behind it, and two NICs pausing each other stayed paused for ever. A request packet
+// the RX engine refuses for lack of room is dropped unexecuted (counter RESP_NO_ROOM); the
+// requester resends it after a NAK for a later packet, or after its timer.
 `default_nettype none
 module srnic_resp_tx #(
   parameter int DEPTH  = 256,   // ordered queue (tasks)
   parameter int ADEPTH = 32,    // ACK queue (tasks)
   parameter int TRACK  = 16,    // QPs with tasks in the ordered queue
   parameter int OVF_BUCKETS = 64, // counters of untracked tasks, by QPN modulo OVF_BUCKETS
+  parameter int RESV_HEAD = 8,  // ordered-queue slots deferrable tasks leave free (at most DEPTH / 4)
   parameter int NUM_QPS = 16384 // QPs that may be owed an ACK
 ) (
   input  wire logic  clk,
@@ -57,7 +77,11 @@ module srnic_resp_tx #(
   output logic       rack_valid,
   output logic [$clog2(NUM_QPS)-1:0] rack_qpn,
   input  wire logic  rack_ready,
-  output logic       ack_deferred    // a plain ACK was deferred (counter ACK_DEFERRED)
+  output logic       ack_deferred,   // a deferrable answer was deferred (counter ACK_DEFERRED)
+  // ordered-queue reservations of the RX engine (see the header)
+  output logic       resv_room,      // a request packet may be taken (a slot is free)
+  input  wire logic  resv_take,      // a request packet was taken: one slot reserved
+  input  wire logic  resv_rel        // a taken packet's answer needs no slot: one released
 );
   localparam int QW = srnic_pkg::QPN_W;
   localparam int CW = $clog2(DEPTH + 1);
@@ -65,6 +89,8 @@ module srnic_resp_tx #(
   localparam int AW = $clog2(NUM_QPS);
   localparam int ACW = $clog2(ADEPTH + 1);
   localparam int BW = $clog2(OVF_BUCKETS);
+  localparam int HEAD = (RESV_HEAD < DEPTH / 4) ? RESV_HEAD : DEPTH / 4;
+  initial if (DEPTH < 4) $fatal(1, "srnic_resp_tx: DEPTH must be at least 4");
   initial if ((1 << TW) != TRACK) $fatal(1, "srnic_resp_tx: TRACK must be a power of two");
   initial if ((1 << BW) != OVF_BUCKETS || OVF_BUCKETS < 2) $fatal(1, "srnic_resp_tx: OVF_BUCKETS must be a power of two >= 2");
 
@@ -103,28 +129,43 @@ module srnic_resp_tx #(
   // tasks are there), else the ACK queue; with no table slot for its QP it goes untracked
   wire [BW-1:0] st_bkt = stage.qpn[BW-1:0];
   wire [CW-1:0] st_bkt_cnt = ovf_cnt[st_bkt];
-  wire to_ord = stage.is_read || st_hit || st_bkt_cnt != '0;
-  wire push_o = stage_valid && to_ord && q_ready;
+  // ordered-queue slots: in the queue (q_count) and reserved by the RX engine (resv)
+  logic [CW-1:0] q_count, resv;
+  wire [31:0] q_held  = 32'(q_count) + 32'(resv);
+  assign resv_room    = q_held < DEPTH;
+  wire   q_room_def   = q_held + 32'(resv_take) + HEAD < DEPTH;
+  wire st_def = srnic_pkg::resp_deferrable(stage.is_read, stage.syndrome);
+  // a reserved task goes to the ordered queue when the ACK queue has no room for it
+  wire to_ord = stage.is_read || st_hit || st_bkt_cnt != '0 || (!st_def && !aq_ready);
+  wire push_o = stage_valid && to_ord && (st_def ? q_room_def : q_ready);
   wire ovf_in = !st_hit && !st_free;
   wire push_a = stage_valid && !to_ord && aq_ready;
   wire push   = push_o || push_a;
 
+  wire  s_def = srnic_pkg::resp_deferrable(s_task.is_read, s_task.syndrome);
   wire  s_ack = !s_task.is_read && s_task.syndrome == srnic_pkg::AETH_ACK;
   wire  merge = stage_valid && !stage.is_read && stage.syndrome == srnic_pkg::AETH_ACK && s_ack &&
                 stage.qpn == s_task.qpn;
   wire  take  = !stage_valid || push || merge;   // the task enters the stage
-  assign s_ready = take || s_ack;                // a plain ACK that cannot is deferred
-  wire  defer = s_valid && s_ack && !take;
+  // a task that cannot enter is deferred if it may be; a reserved one evicts the staged task
+  // instead (which is then deferrable: a reserved staged task always moves)
+  wire  defer = s_valid && !take && s_def;
+  wire  evict = s_valid && !take && !s_def;
+  assign s_ready = 1'b1;
   always_ff @(posedge clk) begin
     if (rst) stage_valid <= 1'b0;
-    else if (s_valid && take) stage_valid <= 1'b1;
+    else if (s_valid) stage_valid <= 1'b1;   // taken, or the staged task stays
     else if (push) stage_valid <= 1'b0;
-    if (s_valid && take) stage <= s_task;
+    if (s_valid && (take || evict)) stage <= s_task;
+  end
+  always_ff @(posedge clk) begin
+    if (rst) resv <= '0;
+    else resv <= resv + CW'(resv_take) - CW'(resv_rel) - CW'(push && !st_def);
   end
   logic [ACW-1:0] aq_count;
   sync_fifo #(.WIDTH($bits(t) + 1), .DEPTH(DEPTH)) u_q (
     .clk, .rst, .s_data({ovf_in, stage}), .s_valid(push_o), .s_ready(q_ready),
-    .m_data({t_ovf, t}), .m_valid(t_valid), .m_ready(t_pop), .count());
+    .m_data({t_ovf, t}), .m_valid(t_valid), .m_ready(t_pop), .count(q_count));
   wire [BW-1:0] t_bkt = t.qpn[BW-1:0];
   wire [CW-1:0] t_bkt_cnt = ovf_cnt[t_bkt];
   always_ff @(posedge clk) begin
@@ -141,11 +182,11 @@ module srnic_resp_tx #(
   logic [NUM_QPS-1:0] owed;         // the QP is in the owed FIFO
   logic [AW-1:0]      ow_head;
   logic               ow_valid, rack_pend;
-  wire  [AW-1:0]      d_qpn   = s_task.qpn[AW-1:0];
+  wire  [AW-1:0]      d_qpn   = evict ? stage.qpn[AW-1:0] : s_task.qpn[AW-1:0];
   wire                ow_pop  = rack_valid && rack_ready;
-  // a QP popped in this cycle may be owed again at once (its new ACK came after the event)
-  wire                ow_push = defer && (!owed[d_qpn] || (ow_pop && rack_qpn == d_qpn));
-  assign ack_deferred = defer;
+  // a QP popped in this cycle may be owed again at once (its new answer came after the event)
+  wire                ow_push = (defer || evict) && (!owed[d_qpn] || (ow_pop && rack_qpn == d_qpn));
+  assign ack_deferred = defer || evict;
   sync_fifo #(.WIDTH(AW), .DEPTH(NUM_QPS)) u_owed (
     .clk, .rst, .s_data(d_qpn), .s_valid(ow_push), .s_ready(),
     .m_data(ow_head), .m_valid(ow_valid), .m_ready(ow_pop), .count());
@@ -159,9 +200,10 @@ module srnic_resp_tx #(
       if (ow_push) owed[d_qpn] <= 1'b1;
     end
   end
-  // An owed QP is offered while the ACK queue has room for its answer; the offer is held until
-  // the RX engine takes it (if the room is gone by then, the answer is deferred again).
-  wire room = 32'(aq_count) + 32'd2 <= ADEPTH;
+  // An owed QP is offered while both queues have room for its answer (it goes to the ordered
+  // queue if its QP has tasks there); the offer is held until the RX engine takes it (if the
+  // room is gone by then, the answer is deferred again).
+  wire room = 32'(aq_count) + 32'd2 <= ADEPTH && q_held + HEAD + 2 <= DEPTH;
   always_ff @(posedge clk) begin
     if (rst) rack_pend <= 1'b0;
     else if (ow_pop) rack_pend <= 1'b0;
@@ -284,9 +326,19 @@ module srnic_resp_tx #(
   a_rack_hold: assert property (@(posedge clk) disable iff (rst)
     rack_valid && !rack_ready |=> rack_valid && $stable(rack_qpn))
     else $error("srnic_resp_tx: re-ACK event withdrawn or changed before it was taken");
-  a_defer_plain: assert property (@(posedge clk) disable iff (rst)
-    defer |-> s_ack)
-    else $error("srnic_resp_tx: a NAK or READ task was deferred");
+  a_defer_deferrable: assert property (@(posedge clk) disable iff (rst)
+    defer |-> s_def)
+    else $error("srnic_resp_tx: a READ, RNR or fatal NAK task was deferred");
+  a_evict_deferrable: assert property (@(posedge clk) disable iff (rst)
+    evict |-> stage_valid && st_def)
+    else $error("srnic_resp_tx: a staged READ, RNR or fatal NAK task was evicted");
+  a_reserved_moves: assert property (@(posedge clk) disable iff (rst)
+    stage_valid && !st_def |-> push)
+    else $error("srnic_resp_tx: a READ, RNR or fatal NAK task of QP %0d found no room (reservation broken)", stage.qpn);
+  a_resv_bound: assert property (@(posedge clk) disable iff (rst)
+    q_held <= DEPTH && 32'(resv) + 32'(resv_take) >= 32'(resv_rel) + 32'(push && !st_def) &&
+    !(resv_take && !resv_room))
+    else $error("srnic_resp_tx: ordered-queue reservations out of balance (%0d queued, %0d reserved)", q_count, resv);
   a_ack_not_ordered: assert property (@(posedge clk) disable iff (rst)
     push_a |-> !st_hit && !stage.is_read)
     else $error("srnic_resp_tx: a task of QP %0d passed its ordered tasks", stage.qpn);

@@ -132,10 +132,17 @@ module srnic_rx_engine #(
   input  wire logic [$clog2(NUM_QPS)-1:0] tmo_qpn,
   input  wire logic         tmo_rnr,      // not a timeout: the QP's RNR wait ended
   output logic              tmo_ready,
-  // re-ACK events (srnic_resp_tx, decision 106): answer the QP with a plain ACK from its state
+  // re-ACK events (srnic_resp_tx, decisions 106, 116): answer the QP from its state (a plain
+  // ACK of ePSN - 1, or a NAK PSN sequence error of ePSN while nak_sent)
   input  wire logic         rack_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] rack_qpn,
   output logic              rack_ready,
+  // responder queue reservations (srnic_resp_tx, decision 116): a request packet is taken
+  // with a slot reserved for an answer that cannot be regenerated (READ, RNR or fatal NAK);
+  // without a free slot it is dropped unexecuted
+  input  wire logic         resv_room,
+  output logic              resv_take,
+  output logic              resv_rel,
   // is a READ response of rdq_qpn being taken, classified or placed (from its take until its
   // payload is written; combinational): srnic_comp holds that QP's failed and flushed READ
   // completions meanwhile
@@ -208,6 +215,7 @@ module srnic_rx_engine #(
   // counters
   output logic              cnt_drop_qp,
   output logic              cnt_dup,
+  output logic              cnt_no_room,   // a request dropped unexecuted: no responder queue slot
   output logic              cnt_psn_err,
   output logic              cnt_access_err,
   output logic              cnt_rx_nak,
@@ -458,6 +466,8 @@ module srnic_rx_engine #(
   logic        err0;        // the receive side was in error when the packet started
   logic        acc_fail;    // WRITE ONLY with immediate, bad R_Key: its receive WQE completes in error
   wire         err_new = s.err && !err0;   // this packet moved it there: hand over
+  logic        resv_q;      // the packet holds a responder queue reservation
+  logic        no_room;     // a request packet taken without one: dropped unexecuted
 
 
 
@@ -488,9 +498,17 @@ module srnic_rx_engine #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && rd_req && !(cfg_ready && st_ready)) $error("srnic_rx_engine: state read refused in E_IDLE");
+    // an answer that cannot be regenerated comes only from a packet holding a reservation
+    if (!rst && est == E_WB && ack && !srnic_pkg::resp_deferrable(rd_task, ack_syn) && !resv_q)
+      $error("srnic_rx_engine: QP %0d: a READ, RNR or fatal NAK answer without a responder queue reservation", qpn);
   end
 `endif
   assign meta_ready = idle_take;
+  wire   meta_req   = !meta.drop && {8'd0, meta.dqpn} < NUM_QPS && !meta.rq_flush &&
+                      meta.opcode < srnic_pkg::OP_READ_RESP_FIRST;
+  assign resv_take  = idle_take && meta_req && resv_room;
+  // at the write-back the slot goes back unless the answer is one that holds it
+  assign resv_rel   = est == E_WB && resv_q && !(ack && !srnic_pkg::resp_deferrable(rd_task, ack_syn));
   assign gen_b_qpn  = qerr_valid ? qerr_qpn[AW-1:0] : note_qpn;
   wire   qerr_ok    = {16'd0, qerr_qpn} < NUM_QPS && qerr_gen == gen_b;
   wire   note_ok    = note_gen == gen_b[0];
@@ -509,7 +527,7 @@ module srnic_rx_engine #(
   // (the branch order of E_CLASSIFY below). The check is asked for in E_CLASSIFY itself, so
   // its answer comes a cycle earlier than from a request made in E_MR; a_cls_mr holds this
   // condition to the branches that go to E_MR.
-  wire cls_req  = !is_ev && !m.rq_flush && !is_resp && qp_rx_ok && !s.err;
+  wire cls_req  = !is_ev && !m.rq_flush && !is_resp && qp_rx_ok && !s.err && !no_room;
   wire cls_rkey = (is_rreq || (is_write && is_first)) && acc_ok && len_ok && m.reth_len != 32'd0;
   wire cls_mr   = est == E_CLASSIFY && cls_req && cls_rkey &&
                   ((psn_dup && is_rreq) ||
@@ -593,8 +611,9 @@ module srnic_rx_engine #(
   wire   cls_pkt        = est == E_CLASSIFY && !is_ev && !m.rq_flush;   // classifying a packet
   assign cnt_drop_qp    = (idle_take && !meta.drop && {8'd0, meta.dqpn} >= NUM_QPS) ||
                           (cls_pkt && (is_resp ? !qp_tx_ok : !qp_rx_ok));
-  assign cnt_dup        = cls_pkt && !is_resp && qp_rx_ok && !s.err && psn_dup;
-  assign cnt_psn_err    = (cls_pkt && !is_resp && qp_rx_ok && !s.err && !psn_ok && !psn_dup) ||
+  assign cnt_dup        = cls_pkt && !is_resp && qp_rx_ok && !s.err && !no_room && psn_dup;
+  assign cnt_no_room    = cls_pkt && !is_resp && qp_rx_ok && !s.err && no_room;
+  assign cnt_psn_err    = (cls_pkt && !is_resp && qp_rx_ok && !s.err && !no_room && !psn_ok && !psn_dup) ||
                           (cls_pkt && is_resp && qp_tx_ok && rsp_ghost) ||        // never sent
                           (est == E_RDLK && rdc_lk_rsp && !rdc_lk_hit);           // no READ there
   assign cnt_access_err = est == E_MR && mr_rsp && !mr_ok;
@@ -678,7 +697,7 @@ module srnic_rx_engine #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      est <= E_IDLE; nbeats <= '0; tk_valid <= 1'b0; snd_seen <= 1'b0;
+      est <= E_IDLE; nbeats <= '0; tk_valid <= 1'b0; snd_seen <= 1'b0; resv_q <= 1'b0; no_room <= 1'b0;
     end else begin
       if (tk_valid && tk_ready) tk_valid <= 1'b0;
       if (snd_now) snd_seen <= 1'b1;
@@ -691,6 +710,7 @@ module srnic_rx_engine #(
             m <= '0;
             is_qerr <= qerr_ready; is_note <= note_ready; is_tmo <= tmo_ready; is_rnr_end <= tmo_rnr;
             is_rack <= rack_ready;
+            resv_q <= 1'b0; no_room <= 1'b0;
             wqe_owed <= 1'b0;
             nbeats <= '0;
             qpn <= rd_qpn;
@@ -698,6 +718,7 @@ module srnic_rx_engine #(
           end else if (idle_take) begin
             m <= meta;
             is_qerr <= 1'b0; is_note <= 1'b0; is_tmo <= 1'b0; is_rack <= 1'b0;
+            resv_q <= resv_take; no_room <= meta_req && !resv_room;
             wqe_owed <= meta.rq_fetched;
             nbeats <= meta.nbeats;
             qpn <= meta.dqpn[AW-1:0];
@@ -743,10 +764,13 @@ module srnic_rx_engine #(
               est <= E_WB;
             end
           end else if (is_rack) begin
-            // a deferred plain ACK: acknowledge what the responder has now (ePSN - 1, MSN), as
-            // for a duplicate request; nothing for a QP not receiving or in error
+            // a deferred answer: what the responder's state says now: a NAK PSN sequence error
+            // of ePSN while one is outstanding (nak_sent), else a plain ACK of ePSN - 1 with the
+            // MSN, as for a duplicate request; nothing for a QP not receiving or in error
             if (qp_rx_ok && !s.err) begin
-              ack <= 1'b1; ack_psn <= s.epsn - 24'd1; ack_syn <= srnic_pkg::AETH_ACK;
+              ack <= 1'b1;
+              ack_psn <= s.nak_sent ? s.epsn : s.epsn - 24'd1;
+              ack_syn <= s.nak_sent ? srnic_pkg::AETH_NAK_PSN : srnic_pkg::AETH_ACK;
             end
             est <= E_WB;
           end else if (m.rq_flush) begin
@@ -843,6 +867,8 @@ module srnic_rx_engine #(
             end
           end else if (!qp_rx_ok || s.err) begin
             est <= E_WB;
+          end else if (no_room) begin
+            est <= E_WB;                // no responder queue slot: dropped unexecuted (counted)
           end else if (psn_dup && is_rreq) begin
             // duplicate READ: executed again from its own PSN after the access checks (the
             // requester lost responses); a READ the checks refuse is dropped silently

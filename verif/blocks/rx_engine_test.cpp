@@ -300,12 +300,13 @@ struct TakeX {
   uint64_t cyc;
 };
 struct Counts {
-  uint64_t drop_qp = 0, dup = 0, psn_err = 0, access_err = 0, rx_nak = 0;
+  uint64_t drop_qp = 0, dup = 0, psn_err = 0, access_err = 0, rx_nak = 0, no_room = 0;
 };
 struct Stats {
   uint64_t retries[4] = {}, kicks = 0, stops = 0, race_clears = 0, anyctx_clears = 0, rwp_drops = 0,
            rwp_naks = 0, stale = 0, dup_rd = 0, dup_rd_drop = 0, tmo_ignored = 0, notes = 0, kick_holds = 0,
            bq_implied = 0, ack_inside = 0, ghosts = 0, rd_kicks = 0, rd_stops = 0, racks = 0, rack_ignored = 0,
+           rack_naks = 0, resv_takes = 0, resv_rels = 0, resv_tasks = 0,
            owed_holds = 0;  // cycles a record waited for a qerr owed in the completion engine
   // episodes that kept READ contexts (none frees them); rcv: ACKs beyond a READ and sequence NAKs that
   // only acknowledge, READ responses dropped, in-order progress clearing it; implied NAKs for
@@ -343,6 +344,7 @@ struct Knobs {
   unsigned bump = 0;     // per mille: some QP's incarnation advances (the host reset it)
   unsigned stale = 0;    // percent of qerr events made for an earlier incarnation of their QP
   unsigned owed = 0;     // per mille: a qerr is owed in the completion engine for 1..40 cycles (qerr_owed)
+  unsigned room = 100;   // percent: srnic_resp_tx has a free slot for a request packet (resv_room)
 };
 
 class RxEngBench : public ::testing::Test {
@@ -690,7 +692,7 @@ class RxEngBench : public ::testing::Test {
   uint8_t rnr_syn(uint32_t q) const { return uint8_t(0x20 | (cfg[q].min_rnr & 31)); }
 
   // Predicts everything the engine does for the record taken now.
-  void predict(const Pkt& p) {
+  void predict(const Pkt& p, bool no_room) {
     ++records;
     if (p.f[kRmDrop]) return;
     const uint32_t q = uint32_t(p.f[kRmDqpn]);
@@ -704,7 +706,7 @@ class RxEngBench : public ::testing::Test {
     }
     bool owed = p.fetched;
     const bool err0 = st[q].err;
-    respond(p, q, owed);
+    respond(p, q, owed, no_room);
     if (st[q].err && !err0) rs_x.push_back({q, st[q].rq_ci, true});  // hand-over to the flush
     else if (owed && !st[q].err) rs_x.push_back({q, st[q].rq_ci, false});  // WQE dropped, fetch index back
   }
@@ -773,15 +775,21 @@ class RxEngBench : public ::testing::Test {
     ASSERT_TRUE(snd_value(q, now, nxt)) << "bench: QP " << q << " in RTS without a next send PSN";
     retry(q, kRtTimeout, nxt, 0);
   }
-  // A re-ACK event (a plain ACK srnic_resp_tx deferred): a plain ACK of what the responder has
-  // now, ePSN - 1 and the MSN, for a QP receiving (RTR, RTS) and not in error; else nothing.
+  // A re-ACK event (an answer srnic_resp_tx deferred): what the responder's state says now, a
+  // NAK PSN sequence error of ePSN while one is outstanding (nak_sent), else a plain ACK of
+  // ePSN - 1 and the MSN, for a QP receiving (RTR, RTS) and not in error; else nothing.
   void predict_rack(uint32_t q) {
     if ((cfg[q].state != kQpsRtr && cfg[q].state != kQpsRts) || st[q].err) {
       ++stats.rack_ignored;
       return;
     }
     ++stats.racks;
-    task(false, q, st[q].epsn - 1, kSynAck);
+    if (st[q].nak_sent) {
+      ++stats.rack_naks;
+      task(false, q, st[q].epsn, kSynPsn);
+    } else {
+      task(false, q, st[q].epsn - 1, kSynAck);
+    }
   }
   void rnr_end_retry(uint32_t q) {
     uint32_t nxt = 0;
@@ -789,7 +797,7 @@ class RxEngBench : public ::testing::Test {
     retry(q, kRtTimeout, nxt, kRtcRnrEnd);
   }
 
-  void respond(const Pkt& p, uint32_t q, bool& owed) {
+  void respond(const Pkt& p, uint32_t q, bool& owed, bool no_room) {
     const Cfg& c = cfg[q];
     St& s = st[q];
     const uint8_t op = uint8_t(p.f[kRmOpcode]);
@@ -806,6 +814,11 @@ class RxEngBench : public ::testing::Test {
       return;
     }
     if (s.err) return;
+    if (no_room) {
+      // taken without a responder queue slot (resv_room 0): dropped unexecuted, counted
+      ++exp_cnt.no_room;
+      return;
+    }
     const bool rreq = op == kReadReq, wr = op_write(op), sd = op_send(op);
     const bool first = op_first(op), last = op_last(op), imm = op_imm(op);
     const uint32_t d = (psn - s.epsn) & kMask;
@@ -1288,6 +1301,7 @@ class RxEngBench : public ::testing::Test {
     dut->aw_ready = rng.percent(k.aw);
     dut->w_ready = rng.percent(k.w);
     dut->task_ready = rng.percent(k.task);
+    dut->resv_room = rng.percent(k.room);
     dut->cev_ready = rng.percent(k.cev);
     dut->cqe_ready = rng.percent(k.cqe);
     dut->resync_ready = rng.percent(k.rs);
@@ -1469,12 +1483,20 @@ class RxEngBench : public ::testing::Test {
       hold_rack = false;
     }
     if (HasFatalFailure()) return;
+    // a request packet is taken with a responder queue reservation when there is room
+    // (resv_take), without one (dropped unexecuted) when there is none
+    const bool t_req = hold_meta && t_meta && !pending.front().f[kRmDrop] && pending.front().f[kRmDqpn] < kQps &&
+                       !pending.front().f[kRmRqFlush] && !op_resp(uint8_t(pending.front().f[kRmOpcode]));
+    ASSERT_EQ(int(dut->resv_take), int(t_req && dut->resv_room)) << at << "resv_take";
+    stats.resv_takes += dut->resv_take;
+    stats.resv_rels += dut->resv_rel;
+    ASSERT_LE(stats.resv_rels + stats.resv_tasks, stats.resv_takes) << at << "a reservation released that was not taken";
     if (hold_meta && t_meta) {
       const Pkt& p = pending.front();
       taken_serial = p.serial;
       take_log.push_back({kTakePkt, uint32_t(p.f[kRmDqpn]), c});
       if (p.f[kRmDqpn] < kQps && !p.f[kRmDrop]) last_pkt_q = uint32_t(p.f[kRmDqpn]);
-      predict(p);
+      predict(p, t_req && !dut->resv_room);
       stamp(take_rdq);
       pending.pop_front();
       hold_meta = false;
@@ -1589,6 +1611,12 @@ class RxEngBench : public ::testing::Test {
       task_x.pop_front();
       const auto& t = dut->task_out;
       const std::string w = at + "task " + std::to_string(task_log.size()) + " QP " + std::to_string(e.qpn) + ": ";
+      // a READ, RNR NAK or fatal NAK brings its packet's reservation to srnic_resp_tx
+      const uint64_t syn = kRespTask.get(t, kRtSyndrome);
+      if (kRespTask.get(t, kRtIsRead) || (syn != kSynAck && syn != kSynPsn)) {
+        ++stats.resv_tasks;
+        ASSERT_LE(stats.resv_rels + stats.resv_tasks, stats.resv_takes) << w << "a READ, RNR or fatal NAK task without a reservation";
+      }
       EXPECT_EQ(kRespTask.get(t, kRtIsRead), uint64_t(e.rd)) << w << "is_read";
       EXPECT_EQ(kRespTask.get(t, kRtQpn), e.qpn) << w << "qpn";
       EXPECT_EQ(kRespTask.get(t, kRtPsn), e.psn) << w << "psn";
@@ -1701,6 +1729,7 @@ class RxEngBench : public ::testing::Test {
     act_cnt.psn_err += dut->cnt_psn_err;
     act_cnt.access_err += dut->cnt_access_err;
     act_cnt.rx_nak += dut->cnt_rx_nak;
+    act_cnt.no_room += dut->cnt_no_room;
     // a reset of some QP: never the one of the packet or event taken last (it may not have
     // reached its write-back, where its incarnation is read)
     if (k.bump && rng.below(1000) < k.bump) {
@@ -1747,6 +1776,9 @@ class RxEngBench : public ::testing::Test {
     EXPECT_EQ(act_cnt.psn_err, exp_cnt.psn_err) << "cnt_psn_err";
     EXPECT_EQ(act_cnt.access_err, exp_cnt.access_err) << "cnt_access_err";
     EXPECT_EQ(act_cnt.rx_nak, exp_cnt.rx_nak) << "cnt_rx_nak";
+    EXPECT_EQ(act_cnt.no_room, exp_cnt.no_room) << "cnt_no_room";
+    // every reservation taken went back, at the packet's write-back or with its task
+    EXPECT_EQ(stats.resv_rels + stats.resv_tasks, stats.resv_takes) << "responder queue reservations left held";
     for (int i = 0; i < kRdEntries; ++i) {
       const RdCtx &a = rdc[size_t(i)], &b = rdc_hw[size_t(i)];
       EXPECT_EQ(a.valid, b.valid) << "READ context " << i << " (QP " << a.qpn << ") freed by the engine: "
@@ -2401,6 +2433,80 @@ TEST_F(RxEngBench, ReAckAnswersWithTheResponderState) {
   expect_task(4, false, q, e + 1, kSynAck, 2);
   EXPECT_EQ(stats.racks, 2u);
   EXPECT_EQ(stats.rack_ignored, 2u);
+}
+
+// A re-ACK event for a QP whose NAK PSN sequence error is outstanding (decision 116: NAKs of
+// that kind are deferrable too) is answered with that NAK again, of the ePSN, not with an ACK
+// that would leave the requester waiting for its timer; once the missing PSN arrives, with a
+// plain ACK again.
+TEST_F(RxEngBench, ReAckRepeatsAnOutstandingSequenceNak) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 3, e = 0x700;
+  bring_up(q, kQpsRts, 2, kAccRemoteWrite, 4, 0, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x51, 4, kAccRemoteWrite, 0x8000, 0x1000, 0x4'0000ull});
+  queue(make_reth(q, kWriteOnly, e + 2, 16, 0x8000, 0x51, 16, true));   // a gap: NAK of e
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 1u);
+  expect_task(0, false, q, e, kSynPsn, 0);
+  hold_rack = true;
+  rack_q = q;
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 2u);
+  expect_task(1, false, q, e, kSynPsn, 0);
+  queue(make_reth(q, kWriteOnly, e, 16, 0x8000, 0x51, 16, true));
+  drain();
+  hold_rack = true;
+  rack_q = q;
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 4u);
+  expect_task(2, false, q, e, kSynAck, 1);
+  expect_task(3, false, q, e, kSynAck, 1);
+  EXPECT_EQ(stats.rack_naks, 1u);
+}
+
+// Responder queue reservations (decision 116): a request packet taken while srnic_resp_tx has
+// no free slot (resv_room 0) is dropped unexecuted and counted (cnt_no_room): no MR check, no
+// payload, no answer, its receive WQE given back, the ePSN unchanged, so the same request
+// executes when it comes again with room; every packet taken with room holds a reservation
+// (resv_take) that goes back at its write-back (resv_rel) unless its answer is a READ, RNR or
+// fatal NAK, which brings it to srnic_resp_tx.
+TEST_F(RxEngBench, RequestWithoutRoomDroppedUnexecuted) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const uint32_t q = 2, e = 0x300;
+  bring_up(q, kQpsRts, 1, kAccRemoteRead | kAccRemoteWrite, 3, 0, e);
+  ASSERT_FALSE(HasFatalFailure());
+  add_mr({0x41, 3, kAccRemoteRead | kAccRemoteWrite, 0, 0x10000, 0x10'0000ull});
+  Knobs none;
+  none.room = 0;
+  queue(make_reth(q, kReadReq, e, 0, 0x40, 0x41, 0x100, false));
+  queue(make_reth(q, kWriteOnly, e, 16, 0x80, 0x41, 16, true));
+  drain(none);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(task_log.size(), 0u) << "a request taken without room was answered";
+  EXPECT_EQ(n_mr, 0u);
+  EXPECT_EQ(w_bytes, 0u);
+  EXPECT_EQ(act_cnt.no_room, 2u);
+  EXPECT_EQ(stats.resv_takes, 0u);
+  EXPECT_EQ(st[q].epsn, e);
+  queue(make_reth(q, kReadReq, e, 0, 0x40, 0x41, 0x100, false));            // READ: holds its slot
+  queue(make_reth(q, kWriteOnly, e + 1, 16, 0x80, 0x41, 16, true));         // ACK: gives it back
+  queue(make_reth(q, kWriteOnly, e + 2, 16, 0x80, 0x99, 16, true));         // bad R_Key: fatal NAK
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(task_log.size(), 3u);
+  expect_task(0, true, q, e, kSynAck, 1);
+  expect_task(1, false, q, e + 1, kSynAck, 2);
+  expect_task(2, false, q, e + 2, kSynAcc, 2);
+  EXPECT_EQ(stats.resv_takes, 3u);
+  EXPECT_EQ(stats.resv_rels, 1u);
+  EXPECT_EQ(stats.resv_tasks, 2u);
+  EXPECT_EQ(act_cnt.no_room, 2u);
 }
 
 // Requester: responses for PSNs the QP never sent (at or after the next send PSN the send
@@ -4045,6 +4151,8 @@ TEST_F(RxEngRandom, RandomTraffic) {
     k.note = rng.percent(30) ? unsigned(rng.range(1, 4)) : unsigned(rng.range(5, 60));
     k.tmo = unsigned(rng.range(0, 3));
     k.rack = unsigned(rng.range(0, 3));
+    // now and then srnic_resp_tx has no slot for some request packets (dropped unexecuted)
+    k.room = rng.percent(70) ? 100 : unsigned(rng.range(60, 99));
     k.rnr = unsigned(rng.range(0, 60));
     k.snd = rng.percent(30) ? 0 : unsigned(rng.range(1, 25));
     k.owed = rng.percent(50) ? 0 : unsigned(rng.range(1, 8));
@@ -4075,6 +4183,10 @@ TEST_F(RxEngRandom, RandomTraffic) {
               (unsigned long long)stale_qerrs);
   EXPECT_EQ(stale_pulses, stale_qerrs + stale_notes);
   std::printf("[bench] %llu stale notes dropped\n", (unsigned long long)stale_notes);
+  std::printf("[bench] responder queue: %llu reservations taken, %llu given back at the write-back, %llu brought by "
+              "READ/RNR/fatal NAK tasks; %llu requests dropped without room; %llu re-ACKs answered with a sequence NAK\n",
+              (unsigned long long)stats.resv_takes, (unsigned long long)stats.resv_rels,
+              (unsigned long long)stats.resv_tasks, (unsigned long long)act_cnt.no_room, (unsigned long long)stats.rack_naks);
   EXPECT_GT(stale_notes, 0u);
   EXPECT_GT(bumps_queued, 100u);
   EXPECT_GT(stale_qerrs, 50u);

@@ -71,11 +71,12 @@ constexpr int CNT_WQE_CACHE_PREFETCH = 27;  // `cached` build only: WQE cache pr
 constexpr int CNT_WQE_CACHE_PF_DROP  = 28;  // `cached` build only: WQE cache prefetches dropped because the prefetch queue was full
 constexpr int CNT_WQE_CACHE_EVICT    = 29;  // `cached` build only: valid WQE cache lines replaced
 constexpr int CNT_TX_WINDOW_WAIT     = 30;  // times a QP's send side stopped because its in-flight window (TX_WINDOW) was full, until an acknowledgement moved its oldest unacknowledged PSN
-constexpr int CNT_ACK_DEFERRED       = 31;  // plain ACKs the responder's queues had no room for: dropped, their QP marked as owed an ACK, which the RX engine sends later from the responder's state (decision 106)
+constexpr int CNT_ACK_DEFERRED       = 31;  // ACKs and NAK PSN sequence errors the responder's queues had no room for: dropped, their QP marked as owed an answer, which the RX engine sends later from the responder's state (decisions 106, 116)
 constexpr int CNT_PCIE_RD_ERR        = 32;  // DMA read beats answered with SLVERR or DECERR (the first makes the NIC fatal: NIC_STATUS)
 constexpr int CNT_PCIE_WR_ERR        = 33;  // DMA write bursts answered with SLVERR or DECERR (the first makes the NIC fatal: NIC_STATUS)
 constexpr int CNT_STALE_DROP         = 34;  // cycles in which work queued for an earlier incarnation of a QP (a send segment, a frame, a completion event, a rewind, a stop or error request) was dropped because the host had reset the QP since (decision 109)
-constexpr int NUM_COUNTERS           = 35;
+constexpr int CNT_RESP_NO_ROOM       = 35;  // request packets dropped unexecuted because the responder's ordered queue had no free slot for a READ, RNR or fatal NAK answer they might need; the requester resends them (decision 116)
+constexpr int NUM_COUNTERS           = 36;
 
 // Counter name without the CNT_ prefix, or nullptr for an index out of range.
 constexpr const char* counter_name(int idx) {
@@ -115,6 +116,7 @@ constexpr const char* counter_name(int idx) {
     case 32: return "PCIE_RD_ERR";
     case 33: return "PCIE_WR_ERR";
     case 34: return "STALE_DROP";
+    case 35: return "RESP_NO_ROOM";
     default: return nullptr;
   }
 }

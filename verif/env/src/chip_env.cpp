@@ -1167,7 +1167,8 @@ void ChipEnv::check() {
     info("LINK", "host " + std::to_string(h) + ": " + std::to_string(world_->link(0).pause_requests(int(h))) +
                      " pause requests, " + std::to_string(a.counters[size_t(abi::CNT_RX_FRAMES)]) + " frames received, " +
                      std::to_string(a.counters[size_t(abi::CNT_RX_DROP_OVERFLOW)]) + " dropped for lack of RX buffer, " +
-                     std::to_string(a.counters[size_t(abi::CNT_ACK_DEFERRED)]) + " ACKs deferred",
+                     std::to_string(a.counters[size_t(abi::CNT_ACK_DEFERRED)]) + " answers deferred, " +
+                     std::to_string(a.counters[size_t(abi::CNT_RESP_NO_ROOM)]) + " requests refused for lack of responder queue room",
          uvm::verbosity::kLow);
   }
   // Every duplicate request a responder sees is a copy the wire made or a request resent:
@@ -1223,6 +1224,16 @@ void ChipEnv::check() {
                             " frames for lack of RX buffer (RX_DROP_OVERFLOW) on a paused link with a " +
                             std::to_string(int(cfg_.link_delay_ns)) + " ns cable (the headroom covers " +
                             std::to_string(int(lossless_cable_ns_)) + " ns)");
+  }
+  // Between two srnic NICs the responder's ordered queue never runs out of slots: a requester has
+  // at most 64 READs outstanding (its READ contexts) and the queue keeps 256 - 8 slots for READ,
+  // RNR and fatal NAK answers (decision 116), so no request may be refused for lack of room.
+  for (uint32_t h = 0; h < 2; ++h) {
+    const HostAgent& a = *hosts_[h];
+    if (a.counters.empty() || expected_counters[h].count(abi::CNT_RESP_NO_ROOM)) continue;
+    if (const uint64_t n = a.counters[size_t(abi::CNT_RESP_NO_ROOM)])
+      error("NO_ROOM", "host " + std::to_string(h) + " refused " + std::to_string(n) +
+                           " request packets for lack of room in its responder queue (RESP_NO_ROOM)");
   }
   if (world_->violations())
     error("BUS", std::to_string(world_->violations()) + " PCIe/Ethernet bus-rule violation(s) reported by the models");
