@@ -5,21 +5,24 @@
 // Per-QP order, not one FIFO for the NIC. A QP's answers must leave in PSN order (an ACK that
 // overtook the READ responses before it would be an implied NAK at the requester), but answers
 // of different QPs need not wait for each other: with one FIFO, an ACK waited behind every READ
-// response queued before it, of any QP, and a long READ (megabytes, a millisecond on the wire)
-// delayed every other QP's ACKs past its local ACK timeout. So there are two queues:
+// response queued before it, of any QP, and a long READ (megabytes, a millisecond on the wire;
+// up to 2 GiB, 170 ms) delayed every other QP's answers. So there are two queues:
 //   ordered queue: every READ, and every ACK/NAK of a QP that has a task in this queue (a
 //                  READ being answered or waiting, or an ACK/NAK queued behind one);
 //   ACK queue:     the ACKs/NAKs of every other QP.
 // The ACK queue goes first at every packet boundary (between two READ response packets too),
-// so an ACK/NAK queued before a READ of its QP also leaves before that READ's responses. Which
-// QPs have tasks in the ordered queue is kept in a small table (TRACK QPs, with the number of
-// their tasks there). A task of another QP that finds the table full is not held up: it enters
-// the ordered queue marked as untracked (ovf) and is counted in one of OVF_BUCKETS buckets by
-// the low bits of its QPN; an ACK/NAK whose bucket counts untracked tasks goes to the ordered
-// queue too, so no answer passes an earlier one of its QP (QPs sharing the bucket wait with it;
-// a bucket, not a bit per QP, keeps this off the per-QP budget). The stage waits only for room
-// in the queue its task goes to; before, a READ of a 17th QP waited there for a table slot and
-// held up every QP's ACKs behind it, and with them the RX engine and the RX buffer.
+// so an ACK/NAK queued before a READ of its QP also leaves before that READ's responses.
+//
+// The ordered queue is one buffer of DEPTH tasks holding TRACK + 1 linked lists (decision
+// 117): one per QP of a small table (TRACK QPs), and one shared list for the tasks of QPs that
+// found the table full (untracked). Each list is served in its order; the lists take turns one
+// packet at a time (round robin), so READ responses of different QPs interleave: a long READ
+// of one QP takes its share of the link, not all of it, and every other QP's answers keep
+// going. An untracked task is counted in one of OVF_BUCKETS buckets by the low bits of its
+// QPN, and every later task of that bucket (ACK/NAK too, or a QP that would find a free table
+// slot) joins the shared list behind it, so no answer passes an earlier one of its QP (QPs
+// sharing the bucket wait with it; a bucket, not a bit per QP, keeps this off the per-QP
+// budget). A QP's tasks are therefore always in one list.
 //
 // ACK coalescing: a task enters through a one-entry stage in front of the queues. A plain ACK
 // (not a NAK) for the QP whose plain ACK sits in the stage replaces it (ACKs are cumulative:
@@ -94,7 +97,12 @@ module srnic_resp_tx #(
   initial if ((1 << TW) != TRACK) $fatal(1, "srnic_resp_tx: TRACK must be a power of two");
   initial if ((1 << BW) != OVF_BUCKETS || OVF_BUCKETS < 2) $fatal(1, "srnic_resp_tx: OVF_BUCKETS must be a power of two >= 2");
 
-  srnic_pkg::resp_task_t t, stage;
+  localparam int L  = TRACK + 1;          // lists: 0..TRACK-1 per tracked QP, TRACK untracked
+  localparam int LW = $clog2(L);
+  localparam int PW = $clog2(DEPTH);
+  initial if ((1 << PW) != DEPTH) $fatal(1, "srnic_resp_tx: DEPTH must be a power of two");
+
+  srnic_pkg::resp_task_t t, stage;         // t: the head task of the list being served
   typedef struct packed {      // what the ACK queue keeps of a task
     logic [srnic_pkg::GEN_W-1:0] gen;
     logic [QW-1:0] qpn;
@@ -107,22 +115,29 @@ module srnic_resp_tx #(
     a_in.gen = stage.gen; a_in.qpn = stage.qpn; a_in.psn = stage.psn; a_in.syndrome = stage.syndrome; a_in.msn = stage.msn;
   end
   logic       t_valid, t_pop, a_valid, a_pop, stage_valid, q_ready, aq_ready;
-  logic       t_ovf;               // the ordered queue's head is untracked (entered with the table full)
   logic [CW-1:0] ovf_cnt [OVF_BUCKETS];   // untracked tasks in the ordered queue, per bucket
 
-  // ------------------------------------------------------------ QPs in the ordered queue
+  // ------------------------------------------------------------ the ordered queue's lists
+  srnic_pkg::resp_task_t buf_t [DEPTH];    // task entries
+  logic [PW-1:0]    buf_nxt [DEPTH];       // next entry of the same list
+  logic [DEPTH-1:0] buf_used;
+  logic [PW-1:0]    l_head [L], l_tail [L];
+  logic [CW-1:0]    l_cnt  [L];
+  logic [31:0]      l_off  [L];            // bytes of the list's head READ already sent
+  logic [23:0]      l_poff [L];            // its response packets already sent
+  logic [LW-1:0]    cur;                   // the list whose head is offered
+  logic [CW-1:0]    q_count;               // entries in use
+
+  // ------------------------------------------------------------ QPs with a list
   logic [TRACK-1:0] tr_used;
   logic [QW-1:0]    tr_qpn [TRACK];
-  logic [CW-1:0]    tr_cnt [TRACK];
   logic             st_hit, st_free;      // the staged task's QP is in the table / a free slot
   logic [TW-1:0]    st_idx, st_fidx;
-  logic [TW-1:0]    pop_idx;              // the table slot of the ordered queue's head
   always_comb begin
-    st_hit = 1'b0; st_idx = '0; st_free = 1'b0; st_fidx = '0; pop_idx = '0;
+    st_hit = 1'b0; st_idx = '0; st_free = 1'b0; st_fidx = '0;
     for (int i = TRACK - 1; i >= 0; i--) begin
       if (tr_used[i] && tr_qpn[i] == stage.qpn) begin st_hit = 1'b1; st_idx = TW'(i); end
       if (!tr_used[i]) begin st_free = 1'b1; st_fidx = TW'(i); end
-      if (tr_used[i] && tr_qpn[i] == t.qpn) pop_idx = TW'(i);
     end
   end
   // where the staged task goes: the ordered queue (a READ, its QP has tasks there, or untracked
@@ -130,7 +145,7 @@ module srnic_resp_tx #(
   wire [BW-1:0] st_bkt = stage.qpn[BW-1:0];
   wire [CW-1:0] st_bkt_cnt = ovf_cnt[st_bkt];
   // ordered-queue slots: in the queue (q_count) and reserved by the RX engine (resv)
-  logic [CW-1:0] q_count, resv;
+  logic [CW-1:0] resv;
   wire [31:0] q_held  = 32'(q_count) + 32'(resv);
   assign resv_room    = q_held < DEPTH;
   wire   q_room_def   = q_held + 32'(resv_take) + HEAD < DEPTH;
@@ -138,7 +153,9 @@ module srnic_resp_tx #(
   // a reserved task goes to the ordered queue when the ACK queue has no room for it
   wire to_ord = stage.is_read || st_hit || st_bkt_cnt != '0 || (!st_def && !aq_ready);
   wire push_o = stage_valid && to_ord && (st_def ? q_room_def : q_ready);
-  wire ovf_in = !st_hit && !st_free;
+  // untracked: no table slot, or earlier untracked tasks of its bucket (it goes behind them)
+  wire ovf_in = !st_hit && (!st_free || st_bkt_cnt != '0);
+  wire [LW-1:0] push_l = ovf_in ? LW'(TRACK) : st_hit ? LW'(st_idx) : LW'(st_fidx);
   wire push_a = stage_valid && !to_ord && aq_ready;
   wire push   = push_o || push_a;
 
@@ -163,15 +180,45 @@ module srnic_resp_tx #(
     else resv <= resv + CW'(resv_take) - CW'(resv_rel) - CW'(push && !st_def);
   end
   logic [ACW-1:0] aq_count;
-  sync_fifo #(.WIDTH($bits(t) + 1), .DEPTH(DEPTH)) u_q (
-    .clk, .rst, .s_data({ovf_in, stage}), .s_valid(push_o), .s_ready(q_ready),
-    .m_data({t_ovf, t}), .m_valid(t_valid), .m_ready(t_pop), .count(q_count));
-  wire [BW-1:0] t_bkt = t.qpn[BW-1:0];
+  // a free entry (the lowest), one push and one pop per cycle
+  logic [PW-1:0] fr_idx;
+  always_comb begin
+    fr_idx = '0;
+    for (int e = DEPTH - 1; e >= 0; e--) if (!buf_used[e]) fr_idx = PW'(e);
+  end
+  assign q_ready = q_count != CW'(DEPTH);
+  wire [PW-1:0] pop_e   = l_head[cur];
+  wire          pop_ovf = cur == LW'(TRACK);
+  wire [BW-1:0] t_bkt   = t.qpn[BW-1:0];
   wire [CW-1:0] t_bkt_cnt = ovf_cnt[t_bkt];
+  always_ff @(posedge clk) begin
+    if (push_o) begin
+      buf_t[fr_idx] <= stage;
+      if (l_cnt[push_l] != '0 && !(t_pop && cur == push_l && l_cnt[push_l] == CW'(1)))
+        buf_nxt[l_tail[push_l]] <= fr_idx;
+    end
+    if (rst) begin
+      buf_used <= '0; q_count <= '0;
+      for (int k = 0; k < L; k++) l_cnt[k] <= '0;
+    end else begin
+      q_count <= q_count + CW'(push_o) - CW'(t_pop);
+      if (t_pop) buf_used[pop_e] <= 1'b0;
+      if (push_o) buf_used[fr_idx] <= 1'b1;
+      for (int k = 0; k < L; k++) begin
+        l_cnt[k] <= l_cnt[k] + CW'(push_o && push_l == LW'(k)) - CW'(t_pop && cur == LW'(k));
+        // the head moves on at a pop; an empty list (or one emptied now) gets the new entry
+        if (push_o && push_l == LW'(k) && (l_cnt[k] == '0 || (t_pop && cur == LW'(k) && l_cnt[k] == CW'(1))))
+          l_head[k] <= fr_idx;
+        else if (t_pop && cur == LW'(k))
+          l_head[k] <= buf_nxt[l_head[k]];
+        if (push_o && push_l == LW'(k)) l_tail[k] <= fr_idx;
+      end
+    end
+  end
   always_ff @(posedge clk) begin
     for (int b = 0; b < OVF_BUCKETS; b++) begin
       if (rst) ovf_cnt[b] <= '0;
-      else ovf_cnt[b] <= ovf_cnt[b] + CW'(push_o && ovf_in && st_bkt == BW'(b)) - CW'(t_pop && t_ovf && t_bkt == BW'(b));
+      else ovf_cnt[b] <= ovf_cnt[b] + CW'(push_o && ovf_in && st_bkt == BW'(b)) - CW'(t_pop && pop_ovf && t_bkt == BW'(b));
     end
   end
   sync_fifo #(.WIDTH($bits(a)), .DEPTH(ADEPTH)) u_aq (
@@ -212,33 +259,48 @@ module srnic_resp_tx #(
   assign rack_valid = rack_pend && ow_valid;
   assign rack_qpn   = ow_head;
 
+  // a table slot is taken by the first task of its QP and freed when its list empties
   always_ff @(posedge clk) begin
     if (rst) tr_used <= '0;
     else begin
       for (int i = 0; i < TRACK; i++) begin
-        if (push_o && st_hit && st_idx == TW'(i)) begin
-          if (!(t_pop && !t_ovf && pop_idx == TW'(i))) tr_cnt[i] <= tr_cnt[i] + CW'(1);
-        end else if (push_o && !st_hit && st_free && st_fidx == TW'(i)) begin
-          tr_used[i] <= 1'b1; tr_qpn[i] <= stage.qpn; tr_cnt[i] <= CW'(1);
-        end else if (t_pop && !t_ovf && pop_idx == TW'(i)) begin
-          tr_cnt[i] <= tr_cnt[i] - CW'(1);
-          if (tr_cnt[i] == CW'(1)) tr_used[i] <= 1'b0;
+        if (push_o && !ovf_in && !st_hit && st_fidx == TW'(i)) begin
+          tr_used[i] <= 1'b1; tr_qpn[i] <= stage.qpn;
+        end else if (t_pop && cur == LW'(i) && l_cnt[i] == CW'(1) && !(push_o && push_l == LW'(i))) begin
+          tr_used[i] <= 1'b0;
         end
       end
     end
   end
 
   // ------------------------------------------------------------ packets
-  logic [31:0] off;        // bytes of the current READ already sent
-  logic [23:0] psn_off;
+  // The ACK queue goes first at every packet boundary; then the lists take turns, one packet
+  // each (rr: the list after the one served last). A job offered and not taken stays offered
+  // (lock_t holds a list's job against an ACK or another list's task that arrives meanwhile).
+  logic          lock_t;
+  logic [LW-1:0] rr, lock_l, pick, pick_hi, pick_lo;
+  logic          pick_v, hi_v;
+  always_comb begin
+    // the first non-empty list at or after rr, else the first one
+    pick_hi = '0; pick_lo = '0; hi_v = 1'b0; pick_v = 1'b0;
+    for (int k = L - 1; k >= 0; k--) begin
+      if (l_cnt[k] != '0) begin
+        pick_lo = LW'(k); pick_v = 1'b1;
+        if (LW'(k) >= rr) begin pick_hi = LW'(k); hi_v = 1'b1; end
+      end
+    end
+    pick = hi_v ? pick_hi : pick_lo;
+  end
+  assign cur     = lock_t ? lock_l : pick;
+  assign t_valid = lock_t || pick_v;
+  assign t       = buf_t[l_head[cur]];
+  wire  [31:0] off     = l_off[cur];
+  wire  [23:0] psn_off = l_poff[cur];
   wire  [12:0] mtu_b   = srnic_pkg::mtu_bytes(t.mtu);
   wire  [31:0] remain  = t.len - off;
   wire         is_last = remain <= {19'd0, mtu_b};
   wire         is_first = off == 32'd0;
   wire  [12:0] plen    = is_last ? remain[12:0] : mtu_b;
-  // The ACK queue goes first at every packet boundary; a job offered and not taken stays
-  // offered (lock_t holds an ordered-queue job against an ACK that arrives meanwhile).
-  logic        lock_t;
   wire         use_a   = a_valid && !lock_t;
 
   always_comb begin
@@ -279,15 +341,21 @@ module srnic_resp_tx #(
   assign sent_nak = fire && ack_job && syn_cls != 2'b00;
 
   always_ff @(posedge clk) begin
-    if (rst) lock_t <= 1'b0;
-    else lock_t <= job_valid && !job_ready && !use_a;
+    if (rst) begin
+      lock_t <= 1'b0; lock_l <= '0; rr <= '0;
+    end else begin
+      lock_t <= job_valid && !job_ready && !use_a;
+      lock_l <= cur;
+      if (fire_t) rr <= (cur == LW'(L - 1)) ? '0 : cur + LW'(1);
+    end
   end
+  // READ segmentation, per list (the list's head READ)
   always_ff @(posedge clk) begin
     if (rst) begin
-      off <= '0; psn_off <= '0;
+      for (int k = 0; k < L; k++) begin l_off[k] <= '0; l_poff[k] <= '0; end
     end else if (fire_t && t.is_read) begin
-      if (is_last) begin off <= '0; psn_off <= '0; end
-      else begin off <= off + {19'd0, plen}; psn_off <= psn_off + 24'd1; end
+      if (is_last) begin l_off[cur] <= '0; l_poff[cur] <= '0; end
+      else begin l_off[cur] <= off + {19'd0, plen}; l_poff[cur] <= psn_off + 24'd1; end
     end
   end
 
@@ -309,14 +377,24 @@ module srnic_resp_tx #(
   logic head_tracked;
   always_comb begin
     head_tracked = 1'b0;
-    for (int i = 0; i < TRACK; i++) if (tr_used[i] && tr_qpn[i] == t.qpn) head_tracked = 1'b1;
+    for (int i = 0; i < TRACK; i++) if (cur == LW'(i) && tr_used[i] && tr_qpn[i] == t.qpn) head_tracked = 1'b1;
   end
   a_head_tracked: assert property (@(posedge clk) disable iff (rst)
-    t_valid && !t_ovf |-> head_tracked)
-    else $error("srnic_resp_tx: the ordered queue's head QP %0d is not in the QP table", t.qpn);
+    t_valid && cur != LW'(TRACK) |-> head_tracked)
+    else $error("srnic_resp_tx: list %0d's head QP %0d is not the QP of its table slot", cur, t.qpn);
   a_ovf_count: assert property (@(posedge clk) disable iff (rst)
-    t_valid && t_ovf |-> t_bkt_cnt != '0)
+    t_valid && cur == LW'(TRACK) |-> t_bkt_cnt != '0)
     else $error("srnic_resp_tx: an untracked task in the ordered queue is not counted");
+  logic [31:0] cnt_sum;
+  logic        slot_bad;
+  always_comb begin
+    cnt_sum = '0; slot_bad = 1'b0;
+    for (int k = 0; k < L; k++) cnt_sum = cnt_sum + 32'(l_cnt[k]);
+    for (int i = 0; i < TRACK; i++) slot_bad = slot_bad || (tr_used[i] != (l_cnt[i] != '0));
+  end
+  a_list_counts: assert property (@(posedge clk) disable iff (rst)
+    cnt_sum == 32'(q_count) && !slot_bad)
+    else $error("srnic_resp_tx: list counts (%0d) disagree with the entries in use (%0d), or a table slot with its list", cnt_sum, q_count);
   a_ack_queue_alone: assert property (@(posedge clk) disable iff (rst)
     push_a |-> st_bkt_cnt == '0 && !st_hit)
     else $error("srnic_resp_tx: an ACK/NAK entered the ACK queue while its QP or an untracked task of its bucket was in the ordered queue");

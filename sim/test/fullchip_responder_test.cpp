@@ -134,10 +134,9 @@ TEST_F(Responder, APausedTransmitterNeverStopsTheReceivePath) {
   EXPECT_EQ(host[1].dev->read_counter(abi::CNT_REWIND), 0u) << "a request was resent on a lossless link";
 }
 
-// Host 1 READs 48 KiB on QP 0, then 1 KiB on QP 1, while host 0's transmitter is paused: both
-// READs wait in host 0's responder. When the pause ends, QP 1's response must not wait for all
-// 48 responses of QP 0: the responder serves the QPs' READs a packet at a time in turn (decision
-// 117). Before, one ordered queue sent a READ's responses to the end before the next task of
+// Host 1 READs 48 KiB on QP 0, then 1 KiB on QP 1, while host 0's transmitter is paused. QP 1's
+// response must not wait for all 48 responses of QP 0: the responder serves the QPs' READs a
+// packet at a time in turn (decision 117). Before, one ordered queue sent a READ's responses to the end before the next task of
 // any QP, so a 2 GiB READ held every other QP's READ responses for 170 ms.
 TEST_F(Responder, ReadsOfTwoQpsShareTheLink) {
   pause_host0(true);
@@ -162,7 +161,9 @@ TEST_F(Responder, ReadsOfTwoQpsShareTheLink) {
   while (at < order.size() && order[at] != q1) ++at;
   std::string seq;
   for (size_t i = 0; i < order.size() && i < 12; ++i) seq += order[i] == q1 ? '1' : '0';
-  EXPECT_LE(at, 2u) << "QP 1's READ response left as response " << at << " of 49, after QP 0's (first 12: " << seq
+  // (host 0's MAC takes frames into its TX FIFO while paused, so QP 0's first responses leave
+  // the NIC before QP 1's READ request has arrived; from then on the two share the link)
+  EXPECT_LE(at, 8u) << "QP 1's READ response left as response " << at << " of 49, after QP 0's (first 12: " << seq
                     << ")";
 }
 
