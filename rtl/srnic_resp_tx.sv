@@ -51,7 +51,9 @@
 //     it here. A reserved task never waits in the stage: it enters the ACK queue if its QP
 //     may and there is room, else the ordered queue, where its slot is. Deferrable tasks use
 //     the ordered queue only while RESV_HEAD slots stay free beyond the reservations, so a
-//     queue filled by ACKs does not refuse request packets.
+//     queue filled by ACKs does not refuse request packets: READ tasks keep their slots while
+//     the link is paused, and a srnic peer has up to 63 READs outstanding (RESV_HEAD 8 let
+//     ACKs of QPs with lists fill 247 slots, and the READs behind them ran out of room).
 // So the RX engine never waits for this block, whatever the link does: before, a READ arriving
 // while the stage held an ACK for a full ACK queue waited there, the RX engine and then its RX
 // buffer behind it, and two NICs pausing each other stayed paused for ever. A request packet
@@ -63,7 +65,7 @@ module srnic_resp_tx #(
   parameter int ADEPTH = 32,    // ACK queue (tasks)
   parameter int TRACK  = 16,    // QPs with tasks in the ordered queue
   parameter int OVF_BUCKETS = 64, // counters of untracked tasks, by QPN modulo OVF_BUCKETS
-  parameter int RESV_HEAD = 8,  // ordered-queue slots deferrable tasks leave free (at most DEPTH / 4)
+  parameter int RESV_HEAD = 96, // ordered-queue slots deferrable tasks leave free (at most DEPTH / 2)
   parameter int NUM_QPS = 16384 // QPs that may be owed an ACK
 ) (
   input  wire logic  clk,
@@ -92,7 +94,7 @@ module srnic_resp_tx #(
   localparam int AW = $clog2(NUM_QPS);
   localparam int ACW = $clog2(ADEPTH + 1);
   localparam int BW = $clog2(OVF_BUCKETS);
-  localparam int HEAD = (RESV_HEAD < DEPTH / 4) ? RESV_HEAD : DEPTH / 4;
+  localparam int HEAD = (RESV_HEAD < DEPTH / 2) ? RESV_HEAD : DEPTH / 2;
   initial if (DEPTH < 4) $fatal(1, "srnic_resp_tx: DEPTH must be at least 4");
   initial if ((1 << TW) != TRACK) $fatal(1, "srnic_resp_tx: TRACK must be a power of two");
   initial if ((1 << BW) != OVF_BUCKETS || OVF_BUCKETS < 2) $fatal(1, "srnic_resp_tx: OVF_BUCKETS must be a power of two >= 2");

@@ -44,7 +44,7 @@
 #define BENCH_OVF_BUCKETS 64  // the module's default
 #endif
 #ifndef BENCH_RESV_HEAD
-#define BENCH_RESV_HEAD 8  // the module's default
+#define BENCH_RESV_HEAD 96  // the module's default
 #endif
 
 namespace srnic::verif::blocks {
@@ -56,7 +56,7 @@ constexpr uint8_t kOpReadFirst = 0x0D, kOpReadMiddle = 0x0E, kOpReadLast = 0x0F,
                   kOpAck = 0x11, kAethAck = 0x1F, kNakSeq = 0x60;
 constexpr unsigned kDepth = BENCH_DEPTH, kAdepth = BENCH_ADEPTH;
 // ordered-queue slots deferrable tasks leave free beyond queued and reserved ones
-constexpr unsigned kHead = BENCH_RESV_HEAD < BENCH_DEPTH / 4 ? BENCH_RESV_HEAD : BENCH_DEPTH / 4;
+constexpr unsigned kHead = BENCH_RESV_HEAD < BENCH_DEPTH / 2 ? BENCH_RESV_HEAD : BENCH_DEPTH / 2;
 
 struct Task {
   bool is_read;
@@ -774,7 +774,7 @@ TEST_F(RespTxBench, ReadEvictsStagedAck) {
   EXPECT_FALSE(dut.rtl_error());
 }
 
-// Deferrable tasks leave HEAD (min(RESV_HEAD, DEPTH / 4)) ordered-queue slots free beyond the
+// Deferrable tasks leave HEAD (min(RESV_HEAD, DEPTH / 2)) ordered-queue slots free beyond the
 // queued and reserved ones; re-ACK events wait for HEAD + 2 free. READs of QP 1 fill the queue
 // to DEPTH - HEAD - 1: an ACK of QP 1 (its READs are queued: it must follow them) still
 // enters, a NAK behind it waits in the stage, an ACK behind that is deferred, and QP 1 is not
