@@ -13,6 +13,7 @@
 
 #include SRNIC_SIM_TOP_HEADER
 #include "sim_backend.hpp"
+#include "tx_frames.hpp"
 #include "two_hosts.hpp"
 #include "srnic/abi.hpp"
 #include "srnic/sim/world.hpp"
@@ -25,40 +26,15 @@ constexpr uint64_t kMac[2] = {0x020000000001ull, 0x020000000002ull};
 constexpr uint32_t kIp[2] = {0x0A000001u, 0x0A000002u};
 uint8_t init_byte(int h, uint64_t off) { return uint8_t(off * 5 + uint64_t(h) * 29 + 3); }
 
-struct WireFrame {
-  double t;
-  uint8_t opcode;
-  uint32_t dqpn, psn;
-};
-
 class QpReset : public TwoHosts {
  public:
   QpReset() : TwoHosts({{kMac[0], kMac[1]}, {kIp[0], kIp[1]}, 31, &init_byte}) {}
 
   void SetUp() override {
     TwoHosts::SetUp();
-    // every RoCE frame host 0's NIC hands to its MAC (the frame's first beat, when taken): BTH
-    // opcode, destination QP, PSN. Frames the MAC already holds are beyond the NIC.
-    world->set_observer([this](uint64_t) {
-      const Top& t = world->top(0);
-      if (!(t.m_axis_tx_tvalid && t.m_axis_tx_tready)) return;
-      if (!in_frame) {
-        uint8_t b[64];
-        wide_to_bytes(t.m_axis_tx_tdata, b);
-        auto be24 = [&](size_t o) { return uint32_t(b[o]) << 16 | uint32_t(b[o + 1]) << 8 | b[o + 2]; };
-        if (b[12] == 0x08 && b[13] == 0x00 && b[23] == 17 && (uint32_t(b[36]) << 8 | b[37]) == 4791)
-          sent.push_back({world->now_ns(), b[42], be24(47), be24(51)});
-      }
-      in_frame = !t.m_axis_tx_tlast;
-    });
+    wire.watch(*world, 0);   // every RoCE frame host 0's NIC hands to its MAC
   }
 
-  void run_us(double us) {
-    const double end = world->now_ns() + us * 1000;
-    while (world->now_ns() < end) world->step();
-  }
-  // Host 1 asks host 0's transmitter to stop (on) or resume.
-  void pause_host0(bool on) { world->link(0).set_pause(1, on, world->now_ns()); }
 
   void reset_and_reconnect(int q, uint32_t psn0) {
     for (int h = 0; h < 2; ++h) {
@@ -88,13 +64,12 @@ class QpReset : public TwoHosts {
   // Frames host 0 sent to QPN dqpn from time t on whose PSN lies outside [lo, lo + n).
   std::vector<WireFrame> stale_since(double t, uint32_t dqpn, uint32_t lo, uint32_t n) const {
     std::vector<WireFrame> out;
-    for (const WireFrame& f : sent)
+    for (const WireFrame& f : wire.frames)
       if (f.t >= t && f.dqpn == dqpn && ((f.psn - lo) & 0xFFFFFF) >= n) out.push_back(f);
     return out;
   }
 
-  std::vector<WireFrame> sent;
-  bool in_frame = false;
+  TxFrameLog wire;
 };
 
 std::string describe(const std::vector<WireFrame>& v) {
@@ -114,7 +89,7 @@ TEST_F(QpReset, QueuedRequestsOfAResetQpNeverLeave) {
   for (int i = 0; i < 4; ++i)
     post(0, 0, sw::WrOpcode::RdmaWrite, 0x10 + uint64_t(i), 0x4000 * uint64_t(i), 16384, 0x4000 * uint64_t(i));
   run_us(40);
-  const size_t before = sent.size();
+  const size_t before = wire.frames.size();
   reset_and_reconnect(0, 0x5000);
   const double t_reset = world->now_ns();
   pause_host0(false);

@@ -11,6 +11,7 @@
 
 #include SRNIC_SIM_TOP_HEADER
 #include "sim_backend.hpp"
+#include "tx_frames.hpp"
 #include "two_hosts.hpp"
 #include "srnic/abi.hpp"
 #include "srnic/sim/world.hpp"
@@ -25,39 +26,15 @@ uint8_t init_byte(int h, uint64_t off) { return uint8_t(off * 7 + uint64_t(h) * 
 
 constexpr uint8_t kReadRespFirst = 0x0D, kReadRespOnly = 0x10;
 
-struct TxFrame {
-  double t;
-  uint8_t opcode;
-  uint32_t dqpn, psn;
-};
-
 class Responder : public TwoHosts {
  public:
   Responder() : TwoHosts({{kMac[0], kMac[1]}, {kIp[0], kIp[1]}, 47, &init_byte}) {}
 
   void SetUp() override {
     TwoHosts::SetUp();
-    // every RoCE frame host 0's NIC hands to its MAC (first beat): BTH opcode, destination QP, PSN
-    world->set_observer([this](uint64_t) {
-      const Top& t = world->top(0);
-      if (!(t.m_axis_tx_tvalid && t.m_axis_tx_tready)) return;
-      if (!in_frame) {
-        uint8_t b[64];
-        wide_to_bytes(t.m_axis_tx_tdata, b);
-        auto be24 = [&](size_t o) { return uint32_t(b[o]) << 16 | uint32_t(b[o + 1]) << 8 | b[o + 2]; };
-        if (b[12] == 0x08 && b[13] == 0x00 && b[23] == 17 && (uint32_t(b[36]) << 8 | b[37]) == 4791)
-          sent.push_back({world->now_ns(), b[42], be24(47), be24(51)});
-      }
-      in_frame = !t.m_axis_tx_tlast;
-    });
+    wire.watch(*world, 0);   // every RoCE frame host 0's NIC hands to its MAC
   }
 
-  void run_us(double us) {
-    const double end = world->now_ns() + us * 1000;
-    while (world->now_ns() < end) world->step();
-  }
-  // Host 1 asks host 0's transmitter to stop (on) or resume.
-  void pause_host0(bool on) { world->link(0).set_pause(1, on, world->now_ns()); }
 
   // Polls host h's send CQ until n completions came (or a bound of simulated time passes).
   std::vector<sw::WorkCompletion> wait_n(int h, size_t n, double max_us) {
@@ -77,8 +54,7 @@ class Responder : public TwoHosts {
     return v;
   }
 
-  std::vector<TxFrame> sent;
-  bool in_frame = false;
+  TxFrameLog wire;
 };
 
 // While host 0's transmitter is paused, host 1 posts 10 WRITEs and then one READ of 64 bytes on
@@ -153,7 +129,7 @@ TEST_F(Responder, ReadsOfTwoQpsShareTheLink) {
   EXPECT_EQ(mem(1, 0xC000, 1024), mem(0, 0x1000, 1024));
   const uint32_t q0 = host[1].qps[0]->qp_num(), q1 = host[1].qps[1]->qp_num();
   std::vector<uint32_t> order;   // destination QPs of host 0's READ responses, in wire order
-  for (const TxFrame& f : sent)
+  for (const WireFrame& f : wire.frames)
     if (f.opcode >= kReadRespFirst && f.opcode <= kReadRespOnly && (f.dqpn == q0 || f.dqpn == q1))
       order.push_back(f.dqpn);
   ASSERT_EQ(order.size(), 49u) << "48 responses of QP 0 and one of QP 1";

@@ -143,6 +143,14 @@ class TwoHosts : public ::testing::Test {
     ASSERT_EQ(host[h].qps[size_t(q)]->post_send(&wr), 0);
   }
 
+  // Steps the world for us microseconds of simulated time.
+  void run_us(double us) {
+    const double end = world->now_ns() + us * 1000;
+    while (world->now_ns() < end) world->step();
+  }
+  // Host 1 asks host 0's transmitter to stop (on) or resume (the link partner's flow control).
+  void pause_host0(bool on) { world->link(0).set_pause(1, on, world->now_ns()); }
+
   // Posts one receive on host h's QP q: bytes [loff, loff + len) of its buffer.
   void post_recv(int h, int q, uint64_t wr_id, uint64_t loff, uint32_t len) {
     sw::Sge sge{host[h].buf + loff, len, host[h].mr->lkey()};
