@@ -447,20 +447,22 @@ module srnic_core #(
   // the send path (rnr_*), the RX engine's restart/stop on an accepted response (rxk_*), and a
   // restart for every request packet leaving the send path (tkx_*, a FIFO the send path
   // waits on when full). The RX engine's stop is STOP_ACK: an RNR wait is never cancelled by
-  // a response. Expiries go to the RX engine as retry episodes (a local ACK timeout, or the
+  // a response; its restart is RENEW: a response never arms a stopped timer (one that
+  // acknowledges nothing new, a copy or one the ACK of everything overtook, would otherwise
+  // start a timeout for a QP with nothing outstanding). Expiries go to the RX engine as retry episodes (a local ACK timeout, or the
   // end of an RNR wait, whose answer unparks the QP: decision 48). The send path's reports of
   // a reused WQE slot (stale_*, decision 49) take the same way as an RNR wait's end, before
   // the expiries. QP_MODIFY sets the QP's timeout attribute and stops its timer.
   logic          tm_kick_valid, tm_kick_ready, tm_fire_valid, tm_fire_ready, tm_fire_rnr;
   logic [AW-1:0] tm_kick_qpn, tm_fire_qpn;
-  logic [1:0]    tm_kick_kind;
+  logic [2:0]    tm_kick_kind;
   sync_fifo #(.WIDTH(AW), .DEPTH(4)) u_tkq (
     .clk, .rst, .s_data(req_job.qpn[AW-1:0]), .s_valid(req_job_valid && req_job_ready), .s_ready(tkx_room),
     .m_data(tkx_qpn), .m_valid(tkx_valid), .m_ready(tkx_ready), .count());
   assign req_job_ready = req_pkt_ready && tkx_room;
   assign tm_kick_valid = rnr_valid || rxk_valid || tkx_valid;
   assign tm_kick_qpn   = rnr_valid ? rnr_qpn : rxk_valid ? rxk_qpn : tkx_qpn;
-  assign tm_kick_kind  = rnr_valid ? 2'd1 : (rxk_valid && rxk_stop) ? 2'd3 : 2'd0;
+  assign tm_kick_kind  = rnr_valid ? 3'd1 : rxk_valid ? (rxk_stop ? 3'd3 : 3'd4) : 3'd0;
   assign rnr_ready     = tm_kick_ready;
   assign rxk_ready     = tm_kick_ready && !rnr_valid;
   assign tkx_ready     = tm_kick_ready && !rnr_valid && !rxk_valid;

@@ -66,6 +66,10 @@
 // takes the slot first (kick_ready low then).
 //   RESTART: RNR entry unchanged; else attr = 0 -> OFF, else ACK with E = attr + 2.
 //   RNR:     RNR with E from the code (replaces an ACK timer).
+//   RENEW:   ACK entry restarted (E = attr + 2); OFF and RNR entries unchanged. An accepted
+//            response renews: a response arms nothing, so one that acknowledges nothing new (a
+//            copy, or one overtaken by the ACK of everything) never starts the timer of a QP
+//            with nothing outstanding (every request packet RESTARTs it as it leaves).
 //   STOP:    OFF.          STOP_ACK: RNR entry unchanged; else OFF.
 //   cfg:     attr = cfg_timeout, OFF.
 // Fires go through a FIFO of FIRE_DEPTH; the sweeper reads an entry only when the FIFO
@@ -89,10 +93,11 @@ module srnic_timer #(
   input  wire logic [$clog2(NUM_QPS)-1:0] cfg_qpn,
   input  wire logic [4:0]                 cfg_timeout,
   output logic                            cfg_ready,
-  // kicks: 0 RESTART, 1 RNR (kick_rnr = RNR timer code), 2 STOP, 3 STOP_ACK (an ACK timer only)
+  // kicks: 0 RESTART, 1 RNR (kick_rnr = RNR timer code), 2 STOP, 3 STOP_ACK (an ACK timer
+  // only), 4 RENEW (an ACK timer that runs)
   input  wire logic                       kick_valid,
   input  wire logic [$clog2(NUM_QPS)-1:0] kick_qpn,
-  input  wire logic [1:0]                 kick_kind,
+  input  wire logic [2:0]                 kick_kind,
   input  wire logic [4:0]                 kick_rnr,
   output logic                            kick_ready,
   // expiries: fire_rnr 1 = an RNR wait ended, 0 = the local ACK timeout expired
@@ -118,7 +123,7 @@ module srnic_timer #(
              SWEEP_UNITS, WIN);
   end
 
-  localparam logic [1:0] K_RESTART = 2'd0, K_RNR = 2'd1, K_STOP = 2'd2, K_STOP_ACK = 2'd3;
+  localparam logic [2:0] K_RESTART = 3'd0, K_RNR = 3'd1, K_STOP = 3'd2, K_STOP_ACK = 3'd3, K_RENEW = 3'd4;
   localparam logic [1:0] M_OFF = 2'd0, M_ACK = 2'd1, M_RNR = 2'd2;
 
   typedef struct packed {
@@ -183,7 +188,7 @@ module srnic_timer #(
   wire          acc      = acc_cfg || (kick_valid && kick_ready);
   wire [AW-1:0] acc_qpn  = acc_cfg ? cfg_qpn : kick_qpn;
   logic          op_v, op_cfg;
-  logic [1:0]    op_kind;
+  logic [2:0]    op_kind;
   logic [4:0]    op_arg;     // cfg: timeout attribute; kick: RNR code
   logic [AW-1:0] op_qpn;
   always_ff @(posedge clk) begin
@@ -255,6 +260,10 @@ module srnic_timer #(
         end
         K_RNR: begin
           op_w.mode = M_RNR; op_w.g = op_g; op_w.dl = op_dl;
+        end
+        K_RENEW: begin
+          op_we = cur.mode == M_ACK;                    // OFF stays off, an RNR wait untouched
+          op_w.g = op_g; op_w.dl = op_dl; op_w.mode = M_ACK;
         end
         K_STOP: ;
         K_STOP_ACK: if (cur.mode == M_RNR) op_we = 1'b0;  // an RNR wait is not touched

@@ -154,6 +154,51 @@ TEST_F(Hostile, AckBeyondTheWritesSentCompletesOnlyThoseSent) {
   expect_counters(0, {{abi::CNT_RX_PSN_ERR, 1}});
 }
 
+// A copy of an old ACK (one the link duplicated, or one the ACK of everything overtook)
+// arriving after everything sent is acknowledged acknowledges nothing: it must leave the QP's
+// local ACK timer stopped. Before the timer's RENEW kick every accepted ACK restarted the timer,
+// so the copy armed it for a QP with nothing outstanding and it expired a timeout later
+// (cr_bidir_small_lossy --seed 2551318084: a held-back ACK arrived after the ACK of the QP's
+// last WRITE, and a timeout episode read its WQEs ~100 us later; a WR posted meanwhile would
+// have been resent and charged a retry). The timer must still catch a real loss afterwards,
+// also when stale ACKs arrive while it runs.
+TEST_F(Hostile, AStaleAckNeverArmsTheTimer) {
+  retry.timeout = 1;  // 8.2 us
+  for (int h = 0; h < 2; ++h) {
+    sw::QpAttr r;
+    r.qp_state = sw::QpState::Reset;
+    host[h].qps[0]->modify(r, sw::QpAttrMask::State);
+  }
+  for (int h = 0; h < 2; ++h) connect(h, 0);
+  expect_write_works(0, 1, 0, 0x1000);        // PSNs kPsn0, +1 (2 KiB at MTU 1024)
+  expect_write_works(0, 2, 0x800, 0x1800);    // PSNs +2, +3: their ACK stops the timer
+  const uint32_t tmo = counter(0, abi::CNT_ACK_TIMEOUT), resent = counter(0, abi::CNT_TX_RETRANSMIT);
+  forge(1, response(0, 0x11, kPsn0 + 1, roce::kCreditInvalid, 0));  // the first WRITE's ACK again
+  forge(1, response(0, 0x11, kPsn0 + 3, roce::kCreditInvalid, 0));  // and the last one's
+  forge(1, response(0, 0x11, kPsn0 + 1, roce::kCreditInvalid, 0));
+  // a timeout (8.2 us) plus three sweeps of every QP's timer (2 x 16384 cycles each)
+  run(3 * 2 * 16384 + 4000);
+  EXPECT_EQ(counter(0, abi::CNT_ACK_TIMEOUT), tmo) << "a stale ACK started a timeout with nothing outstanding";
+  EXPECT_EQ(counter(0, abi::CNT_TX_RETRANSMIT), resent) << "a request was resent with nothing lost";
+  // The ACK of the next WRITE is lost once; stale ACKs arrive while its timer runs: the timeout
+  // still resends it, and it completes.
+  srnic::sim::DropRule lose;
+  lose.dir = 1;
+  lose.op_lo = lose.op_hi = 0x11;
+  lose.psn_lo = lose.psn_hi = kPsn0 + 5;
+  lose.nth = 1;
+  world->link(0).set_drop_rules({lose});
+  write(0, 3, 0x1000, 2048, 0x2000);          // PSNs +4, +5
+  run(1500);
+  forge(1, response(0, 0x11, kPsn0 + 1, roce::kCreditInvalid, 0));
+  sw::WorkCompletion wc{};
+  ASSERT_TRUE(completion(wc)) << "the WRITE whose ACK was lost never completed";
+  EXPECT_EQ(wc.wr_id, 3u);
+  EXPECT_EQ(wc.status, sw::WcStatus::Success) << sw::to_string(wc.status);
+  EXPECT_EQ(counter(0, abi::CNT_ACK_TIMEOUT), tmo + 1) << "the lost ACK was not recovered by one timeout";
+  EXPECT_GE(counter(0, abi::CNT_TX_RETRANSMIT), resent + 1);
+}
+
 TEST_F(Hostile, NakForAPsnNeverSentIsIgnored) {
   forge(1, response(0, 0x11, kPsn0 + 40, roce::make_nak_syndrome(roce::NakCode::RemoteAccessError), 0));
   sw::WorkCompletion wc{};

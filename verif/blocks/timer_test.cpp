@@ -19,7 +19,8 @@
 // timeout 0, directed races of a kick or cfg accepted 4 and 2 cycles before, in, and 2
 // cycles after the cycle the sweeper decides the QP, a fire FIFO held full much longer
 // than the stamp window, the duration of every RNR code and ACK timeout measured through
-// the earliest of many phase-shifted expiries, and STOP_ACK leaving RNR waits alone.
+// the earliest of many phase-shifted expiries, STOP_ACK leaving RNR waits alone, and RENEW
+// restarting a running ACK timer only (never arming a stopped one, never touching an RNR wait).
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -42,7 +43,7 @@ constexpr int kShortAck = kFull ? 3 : 5;
 constexpr int kShortRnr = kFull ? 3 : 9;
 
 enum Mode { kOff = 0, kAck = 1, kRnr = 2 };
-enum Kind { kRestart = 0, kRnrKick = 1, kStop = 2, kStopAck = 3 };
+enum Kind { kRestart = 0, kRnrKick = 1, kStop = 2, kStopAck = 3, kRenew = 4 };
 
 // RNR NAK timer codes (roce-protocol.md 4.1) in ns; the IB time unit is 1024 ns.
 constexpr uint64_t kRnrNs[32] = {
@@ -261,6 +262,9 @@ class TimerBench : public ::testing::Test {
         if (m.mode == kRnr) break;  // an RNR wait is not touched
         set_off(q);
         break;
+      case kRenew:
+        if (m.mode == kAck) arm(c, q, kAck, ack_exp(attr[size_t(q)]));  // OFF and RNR unchanged
+        break;
       default:
         break;
     }
@@ -328,7 +332,7 @@ class TimerBench : public ::testing::Test {
     r.valid = true;
     r.qpn = hot[rng.below(hot.size())];
     const uint64_t x = rng.below(100);
-    r.kind = x < 50 ? kRestart : x < 75 ? kRnrKick : x < 88 ? kStop : kStopAck;
+    r.kind = x < 40 ? kRestart : x < 55 ? kRenew : x < 75 ? kRnrKick : x < 88 ? kStop : kStopAck;
     r.arg = rng.percent(95) ? int(rng.range(1, kShortRnr)) : int(rng.below(32));
     return r;
   }
@@ -762,6 +766,43 @@ TEST_F(TimerBench, StopAckLeavesRnrWait) {
   const auto f = decisions_of(10, k_rnr);
   ASSERT_EQ(f.size(), 1u) << "the RNR wait did not fire once after STOP_ACK";
   EXPECT_TRUE(f[0].rnr);
+}
+
+// RENEW (kind 4, what an accepted response sends) postpones a running ACK timer like RESTART,
+// but never arms a stopped one and never touches an RNR wait: renewed for several sweeps, an
+// OFF entry stays silent (a response that acknowledges nothing new must not start a timeout
+// for a QP with nothing outstanding), an RNR wait fires as an RNR wait at its own time, and a
+// running ACK timer fires once, a duration after the last RENEW.
+TEST_F(TimerBench, RenewRestartsOnlyARunningAckTimer) {
+  SRNIC_BENCH_TRACE();
+  start();
+  if (HasFatalFailure()) return;
+  const int off_q = 3, rnr_q = kQps / 2, ack_q = kQps - 1, stopped_q = 7;
+  for (int q : {off_q, rnr_q, ack_q, stopped_q}) send_cfg(q, 1);
+  const uint64_t d = dur_cycles(ack_exp(1));
+  const uint64_t k_rnr = send_kick(rnr_q, kRnrKick, 2);
+  const uint64_t first = send_kick(ack_q, kRestart);
+  send_kick(stopped_q, kRestart);
+  send_kick(stopped_q, kStopAck);  // everything acknowledged: then a late copy of an ACK
+  uint64_t last = first;
+  while (dut.cycle() < first + 2 * kSweep + 6 * d && !HasFatalFailure()) {
+    idle(d / 2);
+    for (int q : {off_q, stopped_q}) send_kick(q, kRenew);
+    if (tm[size_t(rnr_q)].mode == kRnr) send_kick(rnr_q, kRenew);
+    last = send_kick(ack_q, kRenew);
+  }
+  EXPECT_TRUE(decisions_of(ack_q, first).empty()) << "a renewed ACK timer fired";
+  settle();
+  EXPECT_TRUE(decisions_of(off_q, 0).empty()) << "RENEW armed a QP whose timer never ran";
+  EXPECT_TRUE(decisions_of(stopped_q, 0).empty()) << "RENEW armed a stopped ACK timer";
+  const auto r = decisions_of(rnr_q, k_rnr);
+  ASSERT_EQ(r.size(), 1u) << "the RNR wait did not fire once";
+  EXPECT_TRUE(r[0].rnr) << "RENEW turned the RNR wait into an ACK timer";
+  EXPECT_LE(r[0].cycle, k_rnr + late_cycles(rnr_exp(2)) + frozen_total) << "RENEW postponed the RNR wait";
+  const auto f = decisions_of(ack_q, first);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].rnr);
+  EXPECT_GE(f[0].cycle, last + d);
 }
 
 }  // namespace
