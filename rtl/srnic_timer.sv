@@ -62,8 +62,9 @@
 // by the decision (a kick accepted before the decision wins, the sweeper never fires from
 // a stale copy nor overwrites the kick), and an op accepted in the cycle the sweeper
 // decides its QP sees the decision's write (the decision comes first: a RESTART on an RNR
-// entry that fires in that cycle starts the ACK timer). Kicks: one every 2 cycles; cfg
-// takes the slot first (kick_ready low then).
+// entry that fires in that cycle starts the ACK timer). Kicks: one every 2 cycles; a cfg
+// taken takes the slot (kick_ready low then); a cfg waiting for its QP's offered fire
+// (below) leaves the slot to the kicks.
 //   RESTART: RNR entry unchanged; else attr = 0 -> OFF, else ACK with E = attr + 2.
 //   RNR:     RNR with E from the code (replaces an ACK timer).
 //   RENEW:   ACK entry restarted (E = attr + 2); OFF and RNR entries unchanged. An accepted
@@ -71,12 +72,12 @@
 //            copy, or one overtaken by the ACK of everything) never starts the timer of a QP
 //            with nothing outstanding (every request packet RESTARTs it as it leaves).
 //   STOP:    OFF.          STOP_ACK: RNR entry unchanged; else OFF.
-//   cfg:     attr = cfg_timeout, OFF.
-// Fires go through a FIFO of FIRE_DEPTH; the sweeper reads an entry only when the FIFO
-// has room for its possible fire (nothing else pushes between the read and the decision),
+//   cfg:     attr = cfg_timeout, OFF; the QP's fires not yet taken are cancelled.
+// Fires go through a FIFO of FIRE_DEPTH; the sweeper reads an entry only when the FIFO has
+// room for its possible fire (nothing else pushes between the read and the decision),
 // otherwise it waits and `now` stands still for that slot: no expiry is skipped, and the
 // waiting delays every running timer by the same time instead of letting deadlines pass
-// unseen.
+// unseen. A cfg also cancels the QP's fires in the FIFO (see the FIFO below).
 // After reset the RAM is cleared, one word per cycle (NUM_QPS cycles, cfg and kicks not
 // ready meanwhile): every entry OFF with attribute 0, so a QP never configured never fires.
 // The signals marked verilator public_flat_rd (phase, sweeper position and decision, fire
@@ -150,14 +151,52 @@ module srnic_timer #(
     end
   end
 
-  // ---- fire FIFO
+  // ---- fire FIFO: FIRE_DEPTH entries in order, the head in entry 0. A cfg of a QP (every
+  // QP_MODIFY, a reset included) stops its timer and also cancels its expiries decided and not
+  // yet taken, one pushed in the cycle the cfg is taken included: a cancelled entry keeps its
+  // place and leaves unseen when it reaches the head. A fire already offered is not withdrawn:
+  // a cfg of the head's QP waits until the head is taken (kicks are not held up meanwhile). So
+  // every expiry of a QP reaches the RX engine before the QP_MODIFY is done, or never: none of
+  // a QP's earlier incarnation acts after the QP was reset (decision 119).
   logic          push /*verilator public_flat_rd*/;      // the sweeper fires this cycle
   logic          push_rnr /*verilator public_flat_rd*/;
   logic          fifo_room;
   logic [AW-1:0] sw_qpn /*verilator public_flat_rd*/;    // entry the sweeper reads / decides
-  sync_fifo #(.WIDTH(AW + 1), .DEPTH(FIRE_DEPTH)) u_fire (
-    .clk, .rst, .s_data({sw_qpn, push_rnr}), .s_valid(push), .s_ready(fifo_room),
-    .m_data({fire_qpn, fire_rnr}), .m_valid(fire_valid), .m_ready(fire_ready), .count());
+  localparam int FN_W = $clog2(FIRE_DEPTH + 1);
+  logic [AW-1:0] fq_qpn  [FIRE_DEPTH];
+  logic          fq_rnr  [FIRE_DEPTH];
+  logic          fq_live [FIRE_DEPTH];
+  logic [FN_W-1:0] fq_n;                                 // entries held (live or cancelled)
+  wire           cfg_acc  = cfg_valid && cfg_ready;
+  assign fire_valid = fq_n != '0 && fq_live[0];
+  assign fire_qpn   = fq_qpn[0];
+  assign fire_rnr   = fq_rnr[0];
+  assign fifo_room  = fq_n != FN_W'(FIRE_DEPTH);
+  wire           fq_pop   = fq_n != '0 && (!fq_live[0] || (fire_valid && fire_ready));
+  wire [FN_W-1:0] fq_tail = fq_n - FN_W'(fq_pop);        // where a push goes
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      fq_n <= '0;
+      for (int i = 0; i < FIRE_DEPTH; i++) fq_live[i] <= 1'b0;
+    end else begin
+      for (int i = 0; i < FIRE_DEPTH; i++) begin
+        // shift on a pop, then cancel by the cfg, then the push
+        if (fq_pop && i + 1 < FIRE_DEPTH) begin
+          fq_qpn[i]  <= fq_qpn[i + 1];
+          fq_rnr[i]  <= fq_rnr[i + 1];
+          fq_live[i] <= fq_live[i + 1] && !(cfg_acc && fq_qpn[i + 1] == cfg_qpn);
+        end else begin
+          fq_live[i] <= fq_live[i] && !(cfg_acc && fq_qpn[i] == cfg_qpn);
+        end
+        if (push && FN_W'(i) == fq_tail) begin
+          fq_qpn[i]  <= sw_qpn;
+          fq_rnr[i]  <= push_rnr;
+          fq_live[i] <= !(cfg_acc && cfg_qpn == sw_qpn);
+        end
+      end
+      fq_n <= fq_tail + FN_W'(push);
+    end
+  end
 
   // ---- time: `now` advances one unit every CYC_PER_UNIT cycles while the sweeper runs.
   // It stands still for both cycles of a sweeper slot skipped for want of FIFO room.
@@ -181,21 +220,21 @@ module srnic_timer #(
     end
   end
 
-  // ---- op slot (odd cycles): cfg first, then a kick
-  assign cfg_ready  = !init && ph;
-  assign kick_ready = !init && ph && !cfg_valid;
-  wire          acc_cfg  = cfg_valid && cfg_ready;
-  wire          acc      = acc_cfg || (kick_valid && kick_ready);
-  wire [AW-1:0] acc_qpn  = acc_cfg ? cfg_qpn : kick_qpn;
+  // ---- op slot (odd cycles): cfg first (unless it waits for the offered fire of its QP),
+  // then a kick
+  assign cfg_ready  = !init && ph && !(fire_valid && fire_qpn == cfg_qpn);
+  assign kick_ready = !init && ph && !cfg_acc;
+  wire          acc      = cfg_acc || (kick_valid && kick_ready);
+  wire [AW-1:0] acc_qpn  = cfg_acc ? cfg_qpn : kick_qpn;
   logic          op_v, op_cfg;
   logic [2:0]    op_kind;
   logic [4:0]    op_arg;     // cfg: timeout attribute; kick: RNR code
   logic [AW-1:0] op_qpn;
   always_ff @(posedge clk) begin
     op_v    <= !rst && acc;
-    op_cfg  <= acc_cfg;
+    op_cfg  <= cfg_acc;
     op_kind <= kick_kind;
-    op_arg  <= acc_cfg ? cfg_timeout : kick_rnr;
+    op_arg  <= cfg_acc ? cfg_timeout : kick_rnr;
     op_qpn  <= acc_qpn;
   end
 
@@ -262,7 +301,7 @@ module srnic_timer #(
           op_w.mode = M_RNR; op_w.g = op_g; op_w.dl = op_dl;
         end
         K_RENEW: begin
-          op_we = cur.mode == M_ACK;                    // OFF stays off, an RNR wait untouched
+          if (cur.mode != M_ACK) op_we = 1'b0;          // OFF stays off, an RNR wait untouched
           op_w.g = op_g; op_w.dl = op_dl; op_w.mode = M_ACK;
         end
         K_STOP: ;
@@ -289,6 +328,9 @@ module srnic_timer #(
   a_fire_hold: assert property (@(posedge clk) disable iff (rst)
     fire_valid && !fire_ready |=> fire_valid && $stable(fire_qpn) && $stable(fire_rnr))
     else $error("srnic_timer: fire withdrawn or changed before it was taken");
+  a_no_cfg_of_offered: assert property (@(posedge clk) disable iff (rst)
+    cfg_acc |-> !(fire_valid && fire_qpn == cfg_qpn))
+    else $error("srnic_timer: cfg of QP %0d taken while its fire is offered", cfg_qpn);
   a_push_room: assert property (@(posedge clk) disable iff (rst)
     push |-> fifo_room)
     else $error("srnic_timer: fire for QP %0d pushed into a full FIFO", sw_qpn);

@@ -20,7 +20,8 @@
 // cycles after the cycle the sweeper decides the QP, a fire FIFO held full much longer
 // than the stamp window, the duration of every RNR code and ACK timeout measured through
 // the earliest of many phase-shifted expiries, STOP_ACK leaving RNR waits alone, and RENEW
-// restarting a running ACK timer only (never arming a stopped one, never touching an RNR wait).
+// restarting a running ACK timer only (never arming a stopped one, never touching an RNR wait),
+// and a cfg cancelling its QP's fires not yet taken (waiting for one already offered).
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -75,6 +76,7 @@ struct Timer {
 struct Fire {
   int qpn;
   bool rnr;
+  bool live;          // false: cancelled by a cfg of its QP (leaves the FIFO unseen)
   uint64_t cycle;     // decision (push) cycle
   uint64_t kick;      // cycle of the kick that armed it
   uint64_t nr_push;   // held-back cycles counted up to the push
@@ -142,9 +144,10 @@ class TimerBench : public ::testing::Test {
     const uint64_t c = dut.cycle();
     const bool full = fifo.size() == kFifoDepth;
 
-    // fire outputs: a FWFT FIFO of the decided expiries
-    ASSERT_EQ(bool(t.fire_valid), !fifo.empty()) << "cycle " << c << ": fire_valid vs " << fifo.size()
-                                                  << " decided expiries not taken";
+    // fire outputs: a FWFT FIFO of the decided expiries; a cancelled head leaves unseen
+    ASSERT_EQ(bool(t.fire_valid), !fifo.empty() && fifo.front().live)
+        << "cycle " << c << ": fire_valid vs " << fifo.size() << " decided expiries not taken"
+        << (fifo.empty() || fifo.front().live ? "" : " (the head cancelled)");
     if (t.fire_valid) {
       const Fire& f = fifo.front();
       ASSERT_EQ(int(t.fire_qpn), f.qpn) << "cycle " << c << ": fire out of order";
@@ -158,6 +161,8 @@ class TimerBench : public ::testing::Test {
       }
     }
     const bool take = t.fire_valid && t.fire_ready;
+    if (take) ++n_taken;
+    const bool pop = !fifo.empty() && (!fifo.front().live || take);
     if (t.fire_valid && !t.fire_ready) ++nr_total;
 
     // the timer clock stands still only while the fire FIFO is (or just was) full
@@ -182,8 +187,27 @@ class TimerBench : public ::testing::Test {
       ASSERT_LE(c - last_slot, 1u) << "cycle " << c << ": no kick slot for two cycles";
     }
     ASSERT_FALSE(acc_cfg && acc_kick) << "cycle " << c << ": cfg and kick taken in one cycle";
+    // a cfg waits only for its QP's fire that is offered (not withdrawn), and then leaves the
+    // slot to a kick
+    if (dut_ready_seen && cfg.valid && sig().srnic_timer__DOT__ph) {
+      const bool offered = t.fire_valid && int(t.fire_qpn) == cfg.qpn;
+      ASSERT_EQ(bool(t.cfg_ready), !offered) << "cycle " << c << ": cfg of QP " << cfg.qpn
+                                             << (offered ? " taken while its fire is offered" : " not taken");
+      if (offered) ++n_cfg_waits;
+    }
+    const bool push = sig().srnic_timer__DOT__push;
     if (acc_cfg) {
       apply_cfg(cfg.qpn, cfg.arg);
+      // the QP's fires not yet taken are cancelled, the one pushed in this cycle included
+      for (size_t i = take ? 1 : 0; i < fifo.size(); ++i)
+        if (fifo[i].qpn == cfg.qpn && fifo[i].live) {
+          fifo[i].live = false;
+          ++n_cancelled;
+        }
+      if (push && last_fire.qpn == cfg.qpn) {
+        last_fire.live = false;
+        ++n_cancelled;
+      }
       cfg.valid = false;
     }
     if (acc_kick) {
@@ -191,11 +215,11 @@ class TimerBench : public ::testing::Test {
       kick.valid = false;
     }
 
-    if (take) {
+    if (pop) {
       fifo.pop_front();
       head_seen = false;
     }
-    if (sig().srnic_timer__DOT__push) fifo.push_back(last_fire);
+    if (push) fifo.push_back(last_fire);
     ASSERT_LE(fifo.size(), kFifoDepth) << "cycle " << c;
     full_prev = full;
 
@@ -215,7 +239,7 @@ class TimerBench : public ::testing::Test {
     ASSERT_LE(d, late_cycles(m.e) + stood) << "cycle " << c << ": QP " << q << " fired late: kick at " << m.k
                                            << ", 2^" << m.e << " units, clock stood " << stood;
     min_late_margin = std::min<int64_t>(min_late_margin, int64_t(late_cycles(m.e) + stood) - int64_t(d));
-    last_fire = Fire{q, rnr, c, m.k, nr_total};
+    last_fire = Fire{q, rnr, true, c, m.k, nr_total};
     fires.push_back(last_fire);
     ++(rnr ? n_rnr_fires : n_ack_fires);
     set_off(q);
@@ -385,6 +409,7 @@ class TimerBench : public ::testing::Test {
   uint64_t last_slot = 0;
   int n_running = 0;  // reference timers not off
   uint64_t n_kicks = 0, n_cfgs = 0, n_ack_fires = 0, n_rnr_fires = 0, n_near_sweeper = 0;
+  uint64_t n_cancelled = 0, n_cfg_waits = 0, n_taken = 0;  // fires a cfg cancelled; cycles a cfg waited for its fire
   int64_t min_late_margin = INT64_MAX;
 };
 
@@ -448,11 +473,12 @@ TEST_F(TimerBench, RandomSmallHotSet) {
   if (HasFatalFailure()) return;
   stop_long(kFull ? 200000 : 20000);
   settle();
-  std::printf("[bench] %llu cycles, %llu kicks (%llu near the sweeper), %llu cfg, %llu ACK / %llu RNR fires, "
-              "clock stood %llu cycles, min late margin %lld\n",
+  std::printf("[bench] %llu cycles, %llu kicks (%llu near the sweeper), %llu cfg, %llu ACK / %llu RNR fires "
+              "(%llu cancelled by a cfg, %llu cycles a cfg waited for its offered fire), clock stood %llu cycles, "
+              "min late margin %lld\n",
               (unsigned long long)dut.cycle(), (unsigned long long)n_kicks, (unsigned long long)n_near_sweeper, (unsigned long long)n_cfgs,
-              (unsigned long long)n_ack_fires, (unsigned long long)n_rnr_fires,
-              (unsigned long long)frozen_total, (long long)min_late_margin);
+              (unsigned long long)n_ack_fires, (unsigned long long)n_rnr_fires, (unsigned long long)n_cancelled,
+              (unsigned long long)n_cfg_waits, (unsigned long long)frozen_total, (long long)min_late_margin);
   EXPECT_GT(n_ack_fires, kFull ? 20u : 300u);
   EXPECT_GT(n_rnr_fires, kFull ? 20u : 300u);
   EXPECT_GT(n_near_sweeper, kFull ? 0u : 1000u);
@@ -803,6 +829,44 @@ TEST_F(TimerBench, RenewRestartsOnlyARunningAckTimer) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_FALSE(f[0].rnr);
   EXPECT_GE(f[0].cycle, last + d);
+}
+
+// A cfg (every QP_MODIFY, a reset among them) cancels its QP's expiries decided and not yet
+// taken, so none of a QP's earlier incarnation reaches the RX engine after a reset: with the
+// consumer holding the fires back, three QPs fire; cfgs of the second and third leave only the
+// head to be offered. A cfg of the QP whose fire is offered waits until that fire is taken (an
+// offered fire is never withdrawn) and kicks are taken meanwhile; then the cancelled entries
+// leave unseen.
+TEST_F(TimerBench, CfgCancelsPendingFires) {
+  SRNIC_BENCH_TRACE();
+  start();
+  if (HasFatalFailure()) return;
+  const int qs[3] = {2, kQps / 2, kQps - 3};
+  for (int q : qs) send_cfg(q, 1);
+  ready = false;
+  for (int q : qs) send_kick(q, kRestart);
+  for (uint64_t i = 0; i < 4 * kSweep + late_cycles(ack_exp(1)) && fifo.size() < 3 && !HasFatalFailure(); ++i)
+    step();
+  ASSERT_EQ(fifo.size(), 3u) << "the three timers did not fire";
+  const int head = fifo[0].qpn, second = fifo[1].qpn, third = fifo[2].qpn;
+  send_cfg(second, 1);
+  send_cfg(third, 0);
+  EXPECT_EQ(n_cancelled, 2u) << "cfgs of QPs with fires waiting behind the head";
+  EXPECT_EQ(fifo.size(), 3u) << "cancelled entries keep their places";
+  cfg = Req{true, head, 0, 1};
+  idle(16);
+  EXPECT_TRUE(cfg.valid) << "the cfg of the QP whose fire is offered was taken";
+  EXPECT_GE(n_cfg_waits, 8u);
+  send_kick(second, kRestart);  // a kick is taken while the cfg waits
+  EXPECT_TRUE(cfg.valid);
+  const uint64_t taken = n_taken;
+  ready = true;
+  idle(8);
+  EXPECT_FALSE(cfg.valid) << "the cfg was not taken after the fire was";
+  EXPECT_EQ(n_taken, taken + 1) << "only the head's fire may be taken";
+  EXPECT_TRUE(fifo.empty()) << "the cancelled entries did not leave";
+  settle();
+  EXPECT_EQ(dut.take_rtl_errors(), 0);
 }
 
 }  // namespace
