@@ -199,7 +199,7 @@ module srnic_core #(
   logic    req_job_valid, req_job_ready, req_pkt_ready, bad_wqe, lerr_valid, lerr_ready;
   logic    qp_stop_valid, qp_stop_ready;
   logic    rdc_qa_busy, rdc_qb_busy;
-  logic [6:0] rdc_n_free;
+  logic [6:0] rdc_n_free, rdc_qb_cnt, rdc_freed;
   logic [AW-1:0] rdc_qa_qpn, rdc_qb_qpn;
   logic [15:0] qp_stop_qpn;
   logic [GW-1:0] qp_stop_gen, qerr_gen;
@@ -267,6 +267,7 @@ module srnic_core #(
     .mr_len(mr_len[0 +: 32]), .mr_rsp(mr_rsp[0]), .mr_ok(mr_ok[0]), .mr_pa(mr_pa[0 +: 64]),
     .rdc_valid, .rdc_ready, .rdc_first, .rdc_last, .rdc_pa, .rdc_mtu, .rdc_last_len,
     .rdc_qa_qpn, .rdc_qa_busy, .rdc_qb_qpn, .rdc_qb_busy, .rdc_free({1'b0, rdc_n_free}),
+    .rdc_qb_cnt, .rdc_freed, .qp_reset_valid(gen_bump_valid), .qp_reset_qpn(gen_bump_qpn),
     .job_valid(req_job_valid), .job(req_job), .job_ready(req_job_ready), .bad_wqe,
     .lerr_valid, .lerr, .lerr_ready, .turn_end, .turn_drop, .turn_qpn(), .win_wait,
     .gen_a_qpn(gen_rd_qpn[0*AW +: AW]), .gen_a(gen_rd[0*GW +: GW]),
@@ -316,8 +317,8 @@ module srnic_core #(
     .bq_qpn(rdc_bq_qpn), .bq_psn(rdc_bq_psn), .bq_hit(rdc_bq_hit), .bq_any(rdc_bq_any),
     .flush_valid(rdc_flush_valid), .flush_qpn(qp_cmd.qpn[AW-1:0]),
     .qerr_flush_valid(rdc_qerr_flush_valid), .qerr_flush_qpn(rdc_qerr_flush_qpn),
-    .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy),
-    .n_free(rdc_n_free));
+    .qa_qpn(rdc_qa_qpn), .qa_busy(rdc_qa_busy), .qb_qpn(rdc_qb_qpn), .qb_busy(rdc_qb_busy), .qb_cnt(rdc_qb_cnt),
+    .n_free(rdc_n_free), .n_freed(rdc_freed));
 
   logic    rsp_job_valid, rsp_job_ready, sent_ack, sent_nak;
   srnic_pkg::tx_job_t rsp_job;

@@ -15,7 +15,8 @@
 // Lookups answer two cycles after the request. A read port gives an entry by its index,
 // combinationally (the RX engine keeps only the index of the READ whose responses it is
 // placing, not a copy of the entry). Two query ports tell, combinationally,
-// whether a QP has any entry (the send path's fence check); a third whether a QP has a READ
+// whether a QP has any entry (the send path's fence check; the second also counts them, for
+// the send path's per-QP share); a third whether a QP has a READ
 // that ends before a given PSN (the RX engine's implied NAK: an ACK or NAK beyond it means
 // its responses were lost), and whether that QP has any entry at all.
 `default_nettype none
@@ -70,13 +71,16 @@ module srnic_rd_ctx #(
   output logic                     qa_busy,
   input  wire logic [QPN_BITS-1:0] qb_qpn,
   output logic                     qb_busy,
+  output logic [$clog2(ENTRIES):0] qb_cnt,    // entries of qb_qpn (the send path's share)
   // implied-NAK query: does bq_qpn have a READ whose last PSN is before bq_psn
   input  wire logic [QPN_BITS-1:0] bq_qpn,
   input  wire logic [23:0]         bq_psn,
   output logic                     bq_hit,
   output logic                     bq_any,    // bq_qpn has any entry (its timer may not stop)
   // free entries, registered: the count of one cycle earlier (an insert shows a cycle late)
-  output logic [$clog2(ENTRIES):0] n_free
+  output logic [$clog2(ENTRIES):0] n_free,
+  // entries freed at the last clock edge (a free, a flush): the send path's wake-ups
+  output logic [$clog2(ENTRIES):0] n_freed
 );
   localparam int IW = $clog2(ENTRIES);
   logic [ENTRIES-1:0] valid;
@@ -103,12 +107,20 @@ module srnic_rd_ctx #(
     for (int i = 0; i < ENTRIES; i++) free_cnt = free_cnt + CW'(!valid[i]);
   end
   always_ff @(posedge clk) n_free <= rst ? '0 : free_cnt;
+  // an entry freed at an edge is not inserted again at the same edge (an insert takes a free one)
+  logic [ENTRIES-1:0] valid_q;
+  always_ff @(posedge clk) valid_q <= rst ? '0 : valid;
+  always_comb begin
+    n_freed = '0;
+    for (int i = 0; i < ENTRIES; i++) n_freed = n_freed + CW'(valid_q[i] && !valid[i]);
+  end
 
   always_comb begin
-    qa_busy = 1'b0; qb_busy = 1'b0; bq_hit = 1'b0; bq_any = 1'b0;
+    qa_busy = 1'b0; qb_busy = 1'b0; bq_hit = 1'b0; bq_any = 1'b0; qb_cnt = '0;
     for (int i = 0; i < ENTRIES; i++) begin
       if (valid[i] && qpn_m[i] == qa_qpn) qa_busy = 1'b1;
       if (valid[i] && qpn_m[i] == qb_qpn) qb_busy = 1'b1;
+      qb_cnt = qb_cnt + CW'(valid[i] && qpn_m[i] == qb_qpn);
       if (valid[i] && qpn_m[i] == bq_qpn && srnic_pkg::psn_gt(bq_psn, last_m[i])) bq_hit = 1'b1;
       if (valid[i] && qpn_m[i] == bq_qpn) bq_any = 1'b1;
     end

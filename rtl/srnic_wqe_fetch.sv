@@ -55,13 +55,23 @@
 // without reading WQEs and asks srnic_tx_window to kick the QP when una moves (or at once if it
 // moved since it was read). AckReq also goes on every W/4-th PSN (power of two, at most 64), so
 // a responder that acknowledges only on AckReq keeps the window open.
+// READ contexts (decision 120): a READ is planned only with a context reserved for it. A QP
+// is always granted RD_SHARE of srnic_rd_ctx's contexts (held or reserved) and takes more only
+// while RD_RESERVE more stay free, so QPs whose peers answer slowly, or never (timeout 0),
+// cannot take them all, and one busy QP still uses most of them. A turn that finds no context
+// for its READ stops in front of it and the QP joins a wait list: until it is woken (one
+// wake-up per freed context, and while contexts are free one every 256 cycles) its turns end
+// in the issue stage without a WQE read, instead of re-reading its WQEs every turn.
 // Issue, plan and emit stages overlap across QPs (turns of different QPs in flight), and
 // WQE data space is reserved before each read so the shared AXI R channel never stalls.
 `default_nettype none
 module srnic_wqe_fetch #(
   parameter int NUM_QPS      = 16384,
   parameter int MAX_TURNS    = 8,     // turns in flight (ring), a power of two
-  parameter int TURNS_PER_QP = 4      // turns of one QP in flight, 1..MAX_TURNS
+  parameter int TURNS_PER_QP = 4,     // turns of one QP in flight, 1..MAX_TURNS
+  parameter int RD_SHARE     = 16,    // READ contexts a QP is always granted (of srnic_rd_ctx's 64)
+  parameter int RD_RESERVE   = 16,    // beyond its share a QP leaves this many contexts free
+  parameter int CW_DEPTH     = 64     // QPs waiting for a READ context, a power of two
 ) (
   input  wire logic                       clk,
   input  wire logic                       rst,
@@ -165,6 +175,11 @@ module srnic_wqe_fetch #(
   output logic [$clog2(NUM_QPS)-1:0]      rdc_qb_qpn,
   input  wire logic                       rdc_qb_busy,
   input  wire logic [7:0]                 rdc_free,      // free READ contexts, one cycle late
+  input  wire logic [6:0]                 rdc_qb_cnt,    // READ contexts rdc_qb_qpn holds
+  input  wire logic [6:0]                 rdc_freed,     // READ contexts freed at the last edge
+  // a QP reset (the incarnation advances): the QP leaves the READ context wait list
+  input  wire logic                       qp_reset_valid,
+  input  wire logic [$clog2(NUM_QPS)-1:0] qp_reset_qpn,
   // packet jobs
   output logic                            job_valid,
   output srnic_pkg::tx_job_t              job,
@@ -476,8 +491,12 @@ module srnic_wqe_fetch #(
   // window full: a turn that starts from the send state (not a read-ahead turn: the plan stage
   // cuts those) ends here and waits for credit (srnic_tx_window kicks the QP)
   wire a_wfull  = win_on && !a_spec && win_room(a_st_cur.psn, a_una, win_pk) == 24'd0;
-  wire a_wwait  = !a_lk && a_go && !a_fence && a_wfull;
-  wire a_work = a_lk || (a_go && !a_fence && !a_wfull);
+  // waiting for a READ context (on the wait list): the turn ends here without a WQE read and
+  // the QP is not queued again; the list wakes it
+  logic cw_mem_a;
+  wire a_cwait  = !a_lk && a_go && !a_fence && cw_mem_a;
+  wire a_wwait  = !a_lk && a_go && !a_fence && !a_cwait && a_wfull;
+  wire a_work = a_lk || (a_go && !a_fence && !a_cwait && !a_wfull);
   // a stopped QP with WQEs posted since its last report: tell the completion engine, which
   // flushes them (a turn without a WQE read); a host stop always reports
   wire a_flush = !iss_rw && !a_hold && !a_lk &&
@@ -694,10 +713,12 @@ module srnic_wqe_fetch #(
   wire sq_push = seg_push;
   wire sq_pop  = seg_pop;
   logic [4:0] rd_resv;     // READs planned, not yet in srnic_rd_ctx: each has a context reserved
+  logic [4:0] rd_resv_p;   // ... of them, the plan stage's QP's
   always_comb begin
-    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0; seg_busy_a = 1'b0; rd_resv = '0;
+    rdq_busy_a = 1'b0; rdq_busy_p = 1'b0; seg_busy_a = 1'b0; rd_resv = '0; rd_resv_p = '0;
     for (int i = 0; i < 16; i++) begin
       rd_resv = rd_resv + 5'(sq_v[i] && sq_rd[i]);
+      rd_resv_p = rd_resv_p + 5'(sq_v[i] && sq_rd[i] && sq_qpn[i] == t.qpn);
       if (sq_v[i] && sq_rd[i] && sq_qpn[i] == iss_qpn) rdq_busy_a = 1'b1;
       if (sq_v[i] && sq_rd[i] && sq_qpn[i] == t.qpn) rdq_busy_p = 1'b1;
       if (sq_v[i] && sq_qpn[i] == iss_qpn) seg_busy_a = 1'b1;
@@ -740,9 +761,14 @@ module srnic_wqe_fetch #(
   // rewind's drain, while the contexts it waits for may be freed only by that rewind. The free
   // count is one cycle late (an insert of the previous cycle is no longer reserved but not yet
   // counted), hence the one context of margin. Without room the turn ends in front of the READ
-  // and the QP is requeued, like at a fence.
+  // and the QP waits for a context (the wait list, below).
   wire rdc_room    = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2;
-  wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !stale_now && !rdc_room;
+  // A QP's share (decision 120): RD_SHARE contexts, held in srnic_rd_ctx (exact: an insert shows
+  // in rdc_qb_cnt at the edge it leaves rd_resv_p) or reserved by planned READs; more only while
+  // RD_RESERVE contexts stay free beyond the margin
+  wire rdc_spare   = {1'b0, rdc_free} >= 9'(rd_resv) + 9'd2 + 9'(RD_RESERVE);
+  wire qp_room     = 8'(rdc_qb_cnt) + 8'(rd_resv_p) < 8'(RD_SHARE) || rdc_spare;
+  wire ctx_short   = rd_now && !wqe_bad_now && !fence_now && !stale_now && (!rdc_room || !qp_room);
   // the window is full: stop in front of the WQE; the QP is requeued and waits for credit
   wire win_short   = win_on && wleft == 24'd0 && !wqe_bad_now && !fence_now && !stale_now;
   assign wq_pop = (pst == P_WQE || pst == P_DRAIN || pst == P_SKIP) && wq_valid;
@@ -778,8 +804,16 @@ module srnic_wqe_fetch #(
   // a WQE read (a stopped QP's flush report) has no younger turns and does not kick.
   wire p_done = pst == P_END;
   logic t_stale;             // this turn found a newer WQE in a slot: the QP parks
+  logic t_cwait;             // this turn stopped in front of a READ for want of a context
   wire p_early = cur.ci != t.fs + {12'd0, t.n} || cur.off != 32'd0 || cur.err || cur.park || cur.fwait;
-  wire p_kick  = p_done && !t.stop && t.n != 4'd0 && p_early && !cur.park && (cur.ci != t.pi || cur.off != 32'd0);
+  // A turn that stopped for want of a READ context is not kicked: the QP joins the wait list
+  // (below) and is woken when a context is freed, unless one is there for it by now (the turn
+  // decided on a count a free may have changed since) or the list is full (kicked as before).
+  logic cw_full, cw_mem_p;
+  wire p_cwq   = p_done && t_cwait && !t.stop && !cur.park && !(rdc_room && qp_room) && (!cw_full || cw_mem_p);
+  wire p_cw    = p_cwq && !cw_mem_p;
+  wire p_kick  = p_done && !t.stop && t.n != 4'd0 && p_early && !cur.park && (cur.ci != t.pi || cur.off != 32'd0) &&
+                 !p_cwq;
   wire p_go    = t.stop || ((!p_kick || kick_ready) && (!t_stale || stale_ready));
   assign p_wr  = p_done && p_go;
   assign doom_ev = p_wr && !t.stop && p_early;
@@ -810,9 +844,63 @@ module srnic_wqe_fetch #(
   assign rnr_code   = iss_rwd.code;
   // the window's kicks (credit came back) take the port when neither of these wants it
   wire   k_mine     = p_kick || (misc_ok && rw_kick && !rw_wait && note_ready);
-  assign kick_valid = k_mine || wk_valid;
-  assign kick_qpn   = p_kick ? t.qpn : k_mine ? iss_qpn : wk_qpn;
+  logic  cw_wake;
+  logic [AW-1:0] cw_qpn;
+  assign kick_valid = k_mine || wk_valid || cw_wake;
+  assign kick_qpn   = p_kick ? t.qpn : k_mine ? iss_qpn : wk_valid ? wk_qpn : cw_qpn;
   assign wk_ready   = kick_ready && !k_mine;
+
+  // READ context waits (decision 120): the QPs whose turn stopped in front of a READ for want
+  // of a context, in order (CW_DEPTH entries, each a QPN and a live bit). A freed context earns
+  // one wake-up: the oldest waiter leaves the list and is kicked (queued again like at a
+  // doorbell); its next turn reads its WQEs and plans the READ, or joins the list again at the
+  // tail. While a QP is on the list its turns (a doorbell's) end in the issue stage without a
+  // WQE read. Credits are dropped while nobody waits. While contexts are free one waiter is
+  // also woken every 256 cycles, so a QP waiting for its own share (another QP's free woke
+  // another waiter) is not left waiting while contexts are free. A rewind applied to a waiting
+  // QP (which kicks or parks it) and a QP reset take it off the list (its entry dies in place
+  // and is dropped unseen at the head).
+  localparam int CWW = $clog2(CW_DEPTH);
+  logic [AW-1:0]       cw_q [CW_DEPTH];
+  logic [CW_DEPTH-1:0] cw_v, cw_m_a, cw_m_p, cw_m_r;
+  logic [CWW-1:0]      cw_hp, cw_tp;
+  logic [CWW:0]        cw_n;
+  logic [6:0]          cw_cred;
+  logic [7:0]          cw_tick;
+  logic                cw_poll;
+  always_comb
+    for (int i = 0; i < CW_DEPTH; i++) begin
+      cw_m_a[i] = cw_v[i] && cw_q[i] == iss_qpn;
+      cw_m_p[i] = cw_v[i] && cw_q[i] == t.qpn;
+      cw_m_r[i] = cw_v[i] && cw_q[i] == qp_reset_qpn;
+    end
+  assign cw_mem_a = |cw_m_a;
+  assign cw_mem_p = |cw_m_p;
+  assign cw_full  = cw_n == (CWW+1)'(CW_DEPTH);
+  wire   cw_any   = cw_n != '0;
+  assign cw_qpn   = cw_q[cw_hp];
+  assign cw_wake  = cw_any && cw_v[cw_hp] && (cw_cred != 7'd0 || cw_poll);
+  wire   cw_wpop  = cw_wake && kick_ready && !k_mine && !wk_valid;
+  wire   cw_pop   = cw_wpop || (cw_any && !cw_v[cw_hp]);
+  wire   cw_push  = p_wr && p_cw;
+  wire   cw_unrw  = rw_go && rw_apply;       // the rewind kicks or parks the QP (iss_qpn)
+  wire [7:0] cw_cred_sum = 8'(cw_cred) + 8'(rdc_freed) - 8'(cw_wpop && cw_cred != 7'd0);
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      cw_v <= '0; cw_hp <= '0; cw_tp <= '0; cw_n <= '0;
+      cw_cred <= '0; cw_tick <= '0; cw_poll <= 1'b0;
+    end else begin
+      for (int i = 0; i < CW_DEPTH; i++)
+        if ((cw_unrw && cw_m_a[i]) || (qp_reset_valid && cw_m_r[i])) cw_v[i] <= 1'b0;
+      if (cw_pop) begin cw_v[cw_hp] <= 1'b0; cw_hp <= cw_hp + CWW'(1); end
+      if (cw_push) begin cw_q[cw_tp] <= t.qpn; cw_v[cw_tp] <= 1'b1; cw_tp <= cw_tp + CWW'(1); end
+      cw_n <= cw_n + (CWW+1)'(cw_push) - (CWW+1)'(cw_pop);
+      cw_tick <= cw_tick + 8'd1;
+      cw_poll <= cw_any && (cw_poll || (cw_tick == 8'hFF && rdc_room)) && !(cw_wpop && cw_cred == 7'd0);
+      if (!cw_any && !cw_push) cw_cred <= '0;
+      else cw_cred <= (cw_cred_sum > 8'd64) ? 7'd64 : cw_cred_sum[6:0];
+    end
+  end
   assign rdc_rw_flush     = rw_go && rw_apply;
   assign rdc_rw_flush_qpn = iss_qpn;
   // The issue stage lets its turn go: pushed into the ring, a rewind applied (written back),
@@ -820,7 +908,7 @@ module srnic_wqe_fetch #(
   wire i_wr = idle_done && iss_rw && rw_go;
   // queued again: WQEs beyond the ones read, or waiting (fence, turns of the QP in flight)
   wire i_more = ctx_push ? (ctx_in.n != 4'd0 && a_base + {12'd0, a_n[3:0]} != a_pi)
-                         : (a_hold || (a_go && a_fence));
+                         : (a_hold || (a_go && a_fence));   // (a_cwait: the wait list wakes it)
   // a turn that waits for credit ends once srnic_tx_window has taken the wait
   wire   idle_end = idle_done && (!a_wwait || wwait_ready);
   assign wwait_valid = a_valid && a_sched && idle_done && a_wwait && done_ready && !dq_valid;
@@ -855,7 +943,7 @@ module srnic_wqe_fetch #(
         P_IDLE: if (ctx_valid) begin
           t <= ctx; cur <= ctx.st; budget <= sched_burst; taken_n <= '0; t_doom <= ctx_doom;
           wleft <= win_room(ctx.st.psn, ctx.una, win_pk);
-          cur.fwait <= 1'b0; t_stale <= 1'b0;
+          cur.fwait <= 1'b0; t_stale <= 1'b0; t_cwait <= 1'b0;
           lerr_status <= srnic_abi_pkg::WC_WR_FLUSH_ERR;
           // a doomed turn's WQEs are dropped unread; a stopped QP reports new WQEs to flush
           pst <= ctx_doom ? (ctx.n == 4'd0 ? P_IDLE : P_SKIP) : ctx.st.err ? P_LERR : P_WQE;
@@ -879,8 +967,10 @@ module srnic_wqe_fetch #(
             cur.fwait <= 1'b1;
             pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
           end else if (ctx_short || win_short) begin
-            // stop in front of the WQE: no READ context to reserve, or the window is full; the
-            // QP is requeued (kicked) and, if its window is still full then, waits for credit
+            // stop in front of the WQE: the window is full (the QP is requeued (kicked) and,
+            // if its window is still full then, waits for credit), or no READ context to
+            // reserve (the QP waits for one: p_cw)
+            t_cwait <= ctx_short && !win_short;
             pst <= (taken_n + 4'd1 == t.n) ? P_END : P_DRAIN;
           end else if (wqe_bad_now) begin
             lerr_status <= srnic_abi_pkg::WC_LOC_QP_OP_ERR;
@@ -1045,6 +1135,17 @@ module srnic_wqe_fetch #(
   a_read_ctx_reserved: assert property (@(posedge clk) disable iff (rst)
     9'(rd_resv) <= {1'b0, rdc_free} + 9'd1)
     else $error("srnic_wqe_fetch: %0d READs planned with %0d READ contexts free", rd_resv, rdc_free);
+  a_read_share: assert property (@(posedge clk) disable iff (rst)
+    sq_push && w_is_read |-> 8'(rdc_qb_cnt) + 8'(rd_resv_p) < 8'(RD_SHARE) ||
+                             {1'b0, rdc_free} + 9'd1 >= 9'(rd_resv) + 9'd2 + 9'(RD_RESERVE))
+    else $error("srnic_wqe_fetch: QP %0d plans a READ holding %0d + %0d contexts (share %0d)",
+                t.qpn, rdc_qb_cnt, rd_resv_p, RD_SHARE);
+  a_cwait_once: assert property (@(posedge clk) disable iff (rst)
+    cw_push |-> !p_kick && !cw_full)
+    else $error("srnic_wqe_fetch: QP %0d both kicked and put on the READ context wait list", t.qpn);
+  a_cwait_no_read: assert property (@(posedge clk) disable iff (rst)
+    ctx_push && !a_lk && ctx_in.n != 4'd0 && !a_spec |-> !cw_mem_a)
+    else $error("srnic_wqe_fetch: QP %0d read its WQEs while waiting for a READ context", iss_qpn);
   // a turn that is not doomed starts where the QP's send state stands: every turn before it
   // of the same QP planned all the WQEs it read (otherwise it would have doomed this one)
   a_turn_chain: assert property (@(posedge clk) disable iff (rst)

@@ -16,8 +16,11 @@
 // bq_any iff bq_qpn has any valid entry (whatever bq_psn), after inserts, frees, stale frees
 // and each kind of flush. n_free, every cycle: the free entries of the table as it stood in the
 // previous cycle (0 in the first cycle after reset), whatever inserted, freed or flushed them.
+// qb_cnt, every cycle: the valid entries of qb_qpn as the table stands this cycle (the send
+// path's per-QP share); n_freed: the entries freed (free or any flush) at the last edge.
 // The read port, every cycle at a random index: valid as the table stands this cycle, and a
 // live entry's QPN, address, PSN range, MTU and last-response length.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -59,22 +62,25 @@ struct RdCtxModel {
   uint32_t lk1_qpn = 0, lk1_psn = 0;
   Answer out;      // what the outputs show this cycle
   int n_free = 0;  // what n_free shows this cycle
+  int n_freed = 0; // what n_freed shows this cycle: entries freed at the last edge
 
   void reset() {
     for (auto& e : t) e.valid = false;
     lk1 = false;
     out = {};
     n_free = 0;
+    n_freed = 0;
   }
   int free_slot() const {
     for (int i = 0; i < kEntries; ++i)
       if (!t[size_t(i)].valid) return i;
     return -1;
   }
-  bool busy(uint32_t qpn) const {
-    for (const auto& e : t)
-      if (e.valid && e.qpn == qpn) return true;
-    return false;
+  bool busy(uint32_t qpn) const { return count(qpn) > 0; }
+  int count(uint32_t qpn) const {
+    int n = 0;
+    for (const auto& e : t) n += e.valid && e.qpn == qpn;
+    return n;
   }
   int used() const {
     int n = 0;
@@ -116,6 +122,8 @@ struct RdCtxModel {
     lk1_qpn = lk_qpn;
     lk1_psn = lk_psn;
     const int slot = free_slot();
+    std::vector<bool> was(kEntries);
+    for (int i = 0; i < kEntries; ++i) was[size_t(i)] = t[size_t(i)].valid;
     if (fr && t[size_t(fr_idx)].qpn == fr_qpn) t[size_t(fr_idx)].valid = false;
     if (rwf)
       for (auto& e : t)
@@ -126,6 +134,8 @@ struct RdCtxModel {
     if (qfl)
       for (auto& e : t)
         if (e.qpn == qfl_qpn) e.valid = false;
+    n_freed = 0;
+    for (int i = 0; i < kEntries; ++i) n_freed += was[size_t(i)] && !t[size_t(i)].valid;
     if (ins && slot >= 0 && !fl && !qfl && !rwf) {
       t[size_t(slot)] = ie;
       t[size_t(slot)].valid = true;
@@ -207,6 +217,10 @@ class RdCtxBench : public ::testing::Test {
       ASSERT_EQ(b, model.busy(qq[k])) << "cycle " << c << ": query port " << (k ? "b" : "a") << " QPN " << qq[k];
       ++(b ? busy_yes : busy_no);
     }
+    ASSERT_EQ(int(dut->qb_cnt), model.count(qq[1])) << "cycle " << c << ": entries of QPN " << qq[1] << " (qb_cnt)";
+    max_qb_cnt = std::max(max_qb_cnt, int(dut->qb_cnt));
+    ASSERT_EQ(int(dut->n_freed), model.n_freed) << "cycle " << c << ": entries freed at the last edge";
+    max_freed = std::max(max_freed, int(dut->n_freed));
     const bool bq = model.before(qq[2], bpsn);
     ASSERT_EQ(bool(dut->bq_hit), bq) << "cycle " << c << ": implied-NAK query QPN " << qq[2] << " PSN 0x" << std::hex
                                      << bpsn << " (" << describe(qq[2]) << ")";
@@ -309,7 +323,8 @@ class RdCtxBench : public ::testing::Test {
   uint64_t any_yes = 0, any_no = 0, bq_any_psn_only = 0;
   uint64_t rx_live = 0;  // cycles the read port named a live entry (its fields checked)
   uint64_t frees = 0, stale_frees = 0;  // frees of valid entries naming their QP / another QP
-  std::vector<uint64_t> n_free_seen = std::vector<uint64_t>(kEntries + 1);  // cycles n_free showed each count
+  std::vector<uint64_t> n_free_seen = std::vector<uint64_t>(kEntries + 1);
+  int max_qb_cnt = 0, max_freed = 0;  // the largest counts the two outputs showed  // cycles n_free showed each count
   int force_query = -1;                 // all three query ports ask for this QPN (-1: random)
   int64_t force_bq_psn = -1;            // the implied-NAK query asks for this PSN (-1: random)
 };
@@ -427,6 +442,31 @@ TEST_F(RdCtxBench, FlushRemovesOnlyThatQp) {
   for (const auto& a : all) hit_expect += a.qpn != 2;
   EXPECT_EQ(hits, uint64_t(hit_expect));
   EXPECT_EQ(model.used(), hit_expect);
+}
+
+// qb_cnt follows one QP's entries up to three quarters of the table (in the full build 48,
+// beyond the send path's share of 16), and n_freed counts what one edge freed: a single free,
+// then a flush of all the other entries of that QP at once.
+TEST_F(RdCtxBench, ShareCountAndFreedCount) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  const int n5 = kEntries - kEntries / 4;
+  force_query = 5;
+  for (int i = 0; i < kEntries; ++i) {
+    const Entry e = make(i < n5 ? 5 : 9, 2);
+    step(true, e, false, 0, 0);
+    advance(e);
+  }
+  idle(2);
+  EXPECT_EQ(max_qb_cnt, n5) << "qb_cnt never showed QP 5's entries";
+  step(false, Entry{}, false, 0, 0, true, 0);  // entry 0 (QP 5) freed
+  idle(2);
+  EXPECT_EQ(max_freed, 1);
+  step(false, Entry{}, false, 0, 0, false, 0, true, 5);  // QP 5 reset: the rest at one edge
+  idle(2);
+  EXPECT_EQ(max_freed, n5 - 1) << "a flush of QP 5's entries";
+  EXPECT_EQ(model.used(), kEntries - n5);
+  force_query = -1;
 }
 
 TEST_F(RdCtxBench, ResetFlushAndErrorFlushTogether) {

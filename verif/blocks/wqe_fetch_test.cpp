@@ -19,8 +19,9 @@
 //   waiting for a fence or for the turn in flight); the turn's end in the plan stage
 //   (turn_end, in ring order) and its kick (exactly when it ended early, i.e. not at the end
 //   of the WQEs it read or at a fence, and has work left: consumer index != producer index
-//   read, or inside a WQE; fed to the bench's scheduler like a doorbell); and the packet jobs
-//   the turn plans. No turn is ever doomed (turn_drop).
+//   read, or inside a WQE; fed to the bench's scheduler like a doorbell; a stop in front of a
+//   READ for want of a context: see Context waits below); and the packet jobs the turn plans.
+//   No turn is ever doomed (turn_drop).
 // - TURNS_PER_QP 4 (block_wqe_fetch_t4, WqeFetchTurnsBench): a reference of each QP's stream
 //   of packets that does not depend on turn boundaries (see there). The turn reference's
 //   tests are skipped in that build.
@@ -56,32 +57,55 @@
 // (applied RNR: the QP is parked; its turns end without work until an unpark, which kicks
 // it), rdc_rw_flush (applied: the bench drops the QP's READ contexts). Ring slots are
 // freed only when the bench acknowledges WQEs (never at or after a pending rewind's WQE).
-// The kick port carries rewind kicks and plan kicks: a kick in a turn_end cycle is the plan
-// stage's (a rewind ends only in a cycle without a plan turn end offered:
-// RewindBesideTurnEndNotesOnce, UnparkBesideTurnEndKicksOnce). The random tests with rewinds
-// have no host stops.
-// READ contexts (srnic_rd_ctx's n_free, the plan stage's reservation): the bench's table has
-// rd_cap entries (64 as in srnic_core, more than the tests that keep it ever hold: there the
-// rule does not trigger; a few tests ask for 2..10); rdc_ready only while an entry is free,
-// rdc_free the free count of the previous cycle. A WQE the plan stage starts asks the MR table
-// (mr_req), so the MR requests belong, in order, to the turn at the plan stage's head (turns
-// in ring order) and name its WQEs (key, address, length, rights checked). The reference plans
-// each turn at its WQE read, keeping the send state before each WQE it starts; when the turn
-// ends (turn_end) after fewer MR requests than the reference starts, the first WQE left out
-// must be a READ (the DUT stopped in front of it for want of a context, and kicks the QP) and
-// the reference rolls the turn back to the state before it (send state, planned segments, READs
-// outstanding, fence stop). Checked from what the ports show: at each READ's MR request rdc_free
-// >= (READs whose MR request was seen and whose context insert was not) + 2; each stop in front
-// of a READ had a cycle, after the turn's previous MR request, the READ's WQE beat and the
-// plan stage's previous turn end, with rdc_free below that + 2 (no needless stop); no READ request waits
-// for a context (rdc_valid never with the table full); every READ is sent in the end (settle).
+// The kick port carries rewind kicks, plan kicks and context wake-ups: a kick of the turn's QP
+// in a turn_end cycle is the plan stage's if the turn kicks (a rewind ends only in a cycle
+// without a plan turn end offered: RewindBesideTurnEndNotesOnce, UnparkBesideTurnEndKicksOnce),
+// a kick in a note cycle the rewind's if it kicks; any other is a wake-up. The random tests with
+// rewinds have no host stops.
+// READ contexts (decision 120: srnic_rd_ctx's n_free, qb_cnt and n_freed; the plan stage's
+// reservation and each QP's share): the bench's table has rd_cap entries (64 as in srnic_core; a
+// few tests ask for 2..10); rdc_ready only while an entry is free, rdc_free the free count of
+// the previous cycle, rdc_qb_cnt the entries of rdc_qb_qpn (the plan stage's QP) in this cycle,
+// rdc_freed the entries that left the table at the last edge (frees, rewind flushes, QP resets).
+// A WQE the plan stage starts asks the MR table (mr_req), so the MR requests belong, in order,
+// to the turn at the plan stage's head (turns in ring order) and name its WQEs (key, address,
+// length, rights checked). The reference plans each turn at its WQE read, keeping the send state
+// before each WQE it starts; when the turn ends (turn_end) after fewer MR requests than the
+// reference starts, the first WQE left out must be a READ (the DUT stopped in front of it for
+// want of a context) and the reference rolls the turn back to the state before it (send state,
+// planned segments, READs outstanding, fence stop). Checked from what the ports show: at each
+// READ's MR request rdc_free >= (READs whose MR request was seen and whose context insert was
+// not) + 2 (global room) and the QP's entries + its READs started and not inserted < 16
+// (RD_SHARE: share room); each stop in front of a READ had a cycle, after the turn's previous
+// MR request, the READ's WQE beat and the plan stage's previous turn end, without global room
+// or without the QP's share room (no needless stop); no READ request waits for a context
+// (rdc_valid never with the table full); every READ is sent in the end (settle).
+// Context waits (turn reference; the bench keeps the DUT's wait FIFO of 64 and its wake-up
+// credits): a turn that stopped in front of a READ is kicked at its end only if the room is back
+// by then (both rules, in the cycle of its turn_end) or 64 QPs wait; else its QP joins the
+// waiters, unkicked. Every other kick is told apart: the plan stage's (a turn end that kicks), a
+// rewind's (with its note), srnic_tx_window's (window tests) or a wake-up, which must name the
+// oldest waiter. Credits: each entry that left the table (rdc_freed) earns one, at most 64 are
+// kept, all are dropped in a cycle with nobody waiting and nobody joining; a wake-up uses one if
+// any is held, else it is a poll, which needs a cycle with global room since the last poll (and
+// there is at most one per 64 cycles). Liveness, to the cycle: while QPs wait and a credit is
+// held, or global room has held in each of the last 64 cycles without a poll among them, the
+// oldest waiter must be woken in every cycle the kick port is free for it (kick_ready, no plan
+// kick, no kicking rewind pending). Hence a waiter with k waiters ahead is woken within k + 1
+// free kick-port cycles once k + 1 contexts have been freed, and while contexts are free within
+// 64 (k + 1) cycles plus those the port is busy; and nobody waits at the end (settle). The
+// stream reference cannot tell a stop in front of a READ from a turn that ends before one: there
+// a wake-up must be of a QP whose turn ended unkicked without room and in front of a posted READ
+// and that was not woken since, and settle also waits until no wake-up has come for 140 cycles
+// of global room (the wait FIFO drained).
 // In-flight cap (tx_window, WqeFetchWindowBench, all three builds, stream reference): the bench
 // plays the acknowledgements (ack port) and checks every job against its own oldest
 // unacknowledged PSN (PSN - una < W, a READ by its first PSN), AckReq (the packet at una + W - 1,
 // every (psn & m) == m, m + 1 the largest power of two <= W/4 in 1..64), win_wait (after a turn
-// ended without a WQE read and without more work) and srnic_tx_window's kicks (only for such
-// QPs; fed to the scheduler like doorbells). Without a window win_wait never pulses and such
-// kicks never come.
+// ended without a WQE read and without more work) and srnic_tx_window's kicks (of such QPs;
+// fed to the scheduler like doorbells; a kick of another QP that is neither the plan stage's
+// nor a rewind's must be a READ context wake-up). Without a window win_wait never pulses and
+// such kicks never come.
 // Incarnations (srnic_qp_gen, decision 109): the bench holds every QP's incarnation (random at
 // the start) and answers the four read ports (gen_a..gen_d for gen_a_qpn..gen_d_qpn)
 // combinationally each cycle. Every job must carry the incarnation its segment was planned in,
@@ -125,6 +149,9 @@ constexpr uint32_t kPsnMask = 0xFFFFFF;
 constexpr uint8_t kFence = 1;  // WQE_FLAG_FENCE
 constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcLocQpOpErr = 2;
 constexpr uint8_t kOpReadReq = 0x0C;
+// READ contexts (srnic_wqe_fetch's RD_SHARE and CW_DEPTH, as srnic_core has them): the contexts
+// a QP holds at most, the QPs the wait FIFO holds, the poll period while contexts are free
+constexpr unsigned kRdShare = 16, kCwDepth = 64, kPoll = 64;
 
 struct Wqe {
   uint8_t op, flags;
@@ -264,6 +291,13 @@ struct Qp {
   // work turn is in flight (the outstanding count must not reach 0 under a turn)
   int rd_busy = 0, free_ok = 0;
   bool fwait = false;
+  // READ contexts: READs started (MR request) and not yet in the table (the DUT's reservations
+  // of the QP), the last cycle the plan stage's QP was this one and its share had no room (its
+  // entries + those READs >= RD_SHARE); stream reference: turns that may have left the QP
+  // waiting for a context and were not matched by a wake-up yet
+  unsigned rd_resv = 0;
+  uint64_t share_short = 0;
+  int cw_cands = 0;
   uint64_t reads = 0;  // WQE reads of the QP
   // stopped (host stop, or a refused WQE): no more work, new WQEs reported for flushing
   bool err = false;
@@ -318,17 +352,26 @@ class WqeFetchBench : public ::testing::Test {
     ack_q.clear();
     ack_driven = false;
     rdc_free_next = 0;  // srnic_rd_ctx shows 0 free in the cycle after reset
+    dut->rdc_qb_cnt = dut->rdc_freed = 0;
+    rd_gone = 0;
+    cw.clear();  // the wait FIFO, its credits and the poll start empty
+    cw_cred = 0;
+    room_run = 0;
+    room_seen = poll_popped = false;
     dut->sched_burst = burst;
     dut->sched_wqes = wqes_per_turn;
     dut.reset();
+    reset_c = dut.cycle();
   }
 
   void configure(uint32_t q, int mtu, int log_sq, bool rts, int64_t psn = -1) {
     Qp& s = qps[q];
     s = Qp{};
     // a QP reset frees the QP's READ contexts (srnic_rd_ctx flush)
+    const size_t held0 = rd_table.size();
     rd_table.erase(std::remove_if(rd_table.begin(), rd_table.end(), [&](const RdEntry& e) { return e.q == q; }),
                    rd_table.end());
+    rd_gone += unsigned(held0 - rd_table.size());
     s.mtu = mtu;
     s.log_sq = log_sq;
     s.rts = rts;
@@ -355,13 +398,17 @@ class WqeFetchBench : public ::testing::Test {
     put(kCInitIdx, 1);
     put(kCInitSqPsn, 1);
     dut->qp_cmd_valid = 1;
+    dut->kick_ready = 0;  // (no kick may go unseen meanwhile: the context waits' model)
     int i = 0;
     for (; i < kCmdWait; ++i) {  // the context RAMs clear themselves after reset
       drive_rdc_free();
       dut.eval();
       answer_gens();
+      drive_rdc_queries();
       dut.eval();
       const bool rdy = dut->qp_cmd_ready;
+      if (dut->turn_end) ADD_FAILURE() << "bench: a turn ended while QP " << q << " was configured";
+      cw_cycle_end(dut.cycle());
       dut.tick();
       if (rdy) break;
     }
@@ -415,7 +462,9 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_NE(g.gen, gen_tab[q]) << "cycle " << c << " QP " << q << ": segment of the current incarnation dropped";
     if (g.w.op == kRead) {  // its context was reserved at its MR request, and it held back fences
       EXPECT_GT(rd_resv, 0u) << "cycle " << c;
+      EXPECT_GT(s.rd_resv, 0u) << "cycle " << c << " QP " << q;
       if (rd_resv > 0) --rd_resv;
+      if (s.rd_resv > 0) --s.rd_resv;
       --s.rd_busy;
     }
     ++seg_drops;
@@ -695,16 +744,68 @@ class WqeFetchBench : public ::testing::Test {
 
   // ------------------------------------------------------------ READ context reservation
   // srnic_rd_ctx's n_free: the free entries of the table as it stood in the previous cycle
-  // (frees of this cycle are applied before, inserts and flushes after the call).
+  // (frees of this cycle are applied before, inserts and flushes after the call); n_freed: the
+  // entries that left it at the last edge (this cycle's frees, the last cycle's flushes and QP
+  // resets).
   void drive_rdc_free() {
     dut->rdc_free = uint8_t(rdc_free_next);
     rdc_free_next = unsigned(rd_cap - rd_table.size());
+    freed_now = rd_gone;
+    dut->rdc_freed = uint8_t(freed_now);
+    rd_gone = 0;
+  }
+  unsigned held_by(uint32_t q) const {
+    unsigned n = 0;
+    for (const RdEntry& e : rd_table) n += e.q == q;
+    return n;
+  }
+  // srnic_rd_ctx's combinational answers for the query QPNs (registers, settled by an eval):
+  // READs outstanding (fence), the entries of the plan stage's QP (its share). Also what the
+  // DUT decides on in this cycle, as it begins: global room (rdc_free covers the READs started
+  // and not in the table + 2), the plan stage's QP with its entries and its READs started and
+  // not in the table, the wait FIFO and its credits; the last cycles without room.
+  void drive_rdc_queries() {
+    const uint64_t c = dut.cycle();
+    dut->rdc_qa_busy = rd_has(dut->rdc_qa_qpn);
+    dut->rdc_qb_busy = rd_has(dut->rdc_qb_qpn);
+    pq0 = uint32_t(dut->rdc_qb_qpn);
+    p_held0 = held_by(pq0);
+    dut->rdc_qb_cnt = uint8_t(p_held0);
+    p_resv0 = qps[pq0].rd_resv;
+    resv0 = rd_resv;
+    room0 = unsigned(dut->rdc_free) >= resv0 + 2;
+    cw_n0 = cw.size();
+    cred0 = cw_cred;
+    pend_kick0 = pend.active && pend.kick;
+    if (!room0) last_short = c;
+    if (p_held0 + p_resv0 >= kRdShare) qps[pq0].share_short = c;
+  }
+  // the plan stage's QP q has room for a READ in this cycle: both rules
+  bool room_for(uint32_t q) const { return room0 && q == pq0 && p_held0 + p_resv0 < kRdShare; }
+
+  // A READ of q started (its MR request): a context must be there for it (global room):
+  // rdc_free, a cycle late, must cover the READs started and not yet in the table, this one, and
+  // one inserted in the previous cycle (not yet counted); and q's share must have room: the
+  // entries q holds and q's READs started and not yet in the table, fewer than RD_SHARE (the
+  // cycle's values as it began, before this cycle's inserts and drops).
+  void read_started(uint32_t q, const std::string& at) {
+    EXPECT_GE(unsigned(dut->rdc_free), resv0 + 2)
+        << at << ": READ started with " << resv0 << " READs started and not in the table and "
+        << unsigned(dut->rdc_free) << " contexts free (a cycle ago)";
+    EXPECT_EQ(pq0, q) << at << ": rdc_qb_qpn is not the plan stage's QP";
+    EXPECT_LT(p_held0 + p_resv0, kRdShare) << at << ": READ started with the QP holding " << p_held0
+                                           << " contexts and " << p_resv0 << " READs started and not in "
+                                           << "the table (its share: " << kRdShare << ")";
+    Qp& s = qps[q];
+    ++rd_resv;
+    ++s.rd_resv;
+    max_share = std::max(max_share, held_by(q) + s.rd_resv);
+    ++ctx_checks;
   }
 
   // An MR request: the next WQE of the turn in the plan stage (turns reach the plan stage in
-  // ring order; each WQE a turn starts asks once). A READ must have a context for it:
-  // rdc_free, a cycle late, must cover the READs started and not yet in the table, this one,
-  // and one inserted in the previous cycle (not yet counted).
+  // ring order; each WQE a turn starts asks once). A READ must have a context for it and room
+  // in its QP's share (read_started).
   void mr_request(uint64_t c) {
     ASSERT_TRUE(!flight.empty() && flight.front().kind == kFlWork)
         << "cycle " << c << ": MR request without a turn with a WQE read in the plan stage";
@@ -721,13 +822,7 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_EQ(uint64_t(dut->mr_va), w.laddr) << at << ": MR request";
     EXPECT_EQ(uint32_t(dut->mr_len), w.len) << at << ": MR request";
     EXPECT_EQ(unsigned(dut->mr_access), st.read ? 1u : 0u) << at << ": MR request rights";
-    if (st.read) {
-      EXPECT_GE(unsigned(dut->rdc_free), rd_resv + 2)
-          << at << ": READ started with " << rd_resv << " READs started and not in the table and "
-          << unsigned(dut->rdc_free) << " contexts free (a cycle ago)";
-      ++rd_resv;
-      ++ctx_checks;
-    }
+    if (st.read) read_started(q, at);
     ++r.mr;
     r.last_mr = c;
   }
@@ -756,7 +851,7 @@ class WqeFetchBench : public ::testing::Test {
   // the QP's first, or the one of its last MR request (continued after a turn ended inside
   // it, or read again after a stop in front of a READ), or the next; one posted and not yet
   // sent whole. Key, address, length and rights are the WQE's; a READ has a context reserved
-  // (as in mr_request).
+  // and room in its QP's share (as in mr_request).
   void mr_request_stream(uint64_t c) {
     const uint32_t q = dut->turn_qpn;
     ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
@@ -778,13 +873,7 @@ class WqeFetchBench : public ::testing::Test {
                            << "; next packet: WQE " << s.jc_idx << ", posted up to " << s.pi;
     const bool rd = wqe_at(s, idx).op == kRead;
     EXPECT_EQ(unsigned(dut->mr_access), rd ? 1u : 0u) << at << " rights";
-    if (rd) {
-      EXPECT_GE(unsigned(dut->rdc_free), rd_resv + 2)
-          << at << ": READ started with " << rd_resv << " READs started and not in the table and "
-          << unsigned(dut->rdc_free) << " contexts free (a cycle ago)";
-      ++rd_resv;
-      ++ctx_checks;
-    }
+    if (rd) read_started(q, at);
     s.mr_any = true;
     s.mr_last = idx;
   }
@@ -792,13 +881,15 @@ class WqeFetchBench : public ::testing::Test {
   // The end of q's work turn in the plan stage (turn_end; `from`: the cycle after the plan
   // stage's previous turn end). If the DUT started fewer WQEs than the reference, it must have
   // stopped in front of a READ for want of a context: the reference rolls back to the state
-  // before that READ. The stop must have been needed: in some cycle since the DUT could have
-  // looked at the READ (after the turn's previous MR request, the READ's WQE beat, and the
-  // plan stage's previous turn end) rdc_free was below the READs started and not in the
-  // table + 2.
-  void end_turn(uint32_t q, uint64_t c, uint64_t from) {
+  // before that READ, and cstop is set. The stop must have been needed: in some cycle since
+  // the DUT could have looked at the READ (after the turn's previous MR request, the READ's WQE
+  // beat, and the plan stage's previous turn end) rdc_free was below the READs started and not
+  // in the table + 2, or q's share had no room (q the plan stage's QP, its entries and its READs
+  // started and not in the table at least RD_SHARE).
+  void end_turn(uint32_t q, uint64_t c, uint64_t from, bool& cstop) {
     Qp& s = qps[q];
     TurnRec& r = s.rec;
+    cstop = false;
     if (r.mr == r.steps.size()) return;
     const Step& st = r.steps[r.mr];
     const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) + ": turn ended after " +
@@ -807,11 +898,15 @@ class WqeFetchBench : public ::testing::Test {
     ASSERT_TRUE(st.read) << at << " (not a READ)";
     from = std::max(from, r.beat_at.at(r.mr) + 1);
     if (r.mr > 0) from = std::max(from, r.last_mr + 1);
-    if (last_short < from)
-      ADD_FAILURE() << at << " (a READ) although rdc_free covered the READs started and not in the table + 2 in "
-                    << "every cycle since " << from;
+    const bool global = last_short >= from, share = s.share_short >= from;
+    if (!global && !share)
+      ADD_FAILURE() << at << " (a READ) although rdc_free covered the READs started and not in the table + 2 and "
+                    << "the QP's share had room in every cycle since " << from;
     rollback(s, r.mr);
     ++ctx_stops;
+    if (share) ++share_stops;
+    if (!share) ++global_stops;
+    cstop = true;
   }
 
   // The reference state of q's turn as it was before it started steps[k].
@@ -878,6 +973,7 @@ class WqeFetchBench : public ::testing::Test {
         if (e.real) mark_done(s, e.idx);  // its responses are in
         --s.rd_busy;
         ++rd_frees;
+        ++rd_gone;
         last_free_cycle = c;
         rd_table.erase(rd_table.begin() + long(i));
       } else {
@@ -1084,9 +1180,9 @@ class WqeFetchBench : public ::testing::Test {
     dut->hstop_qpn = hstop_q.empty() ? 0 : hstop_q.front();
     if (win_mode) drive_window(k);
     dut.eval();
-    // fence queries (combinational in srnic_rd_ctx; the query QPNs are registers), incarnations
-    dut->rdc_qa_busy = rd_has(dut->rdc_qa_qpn);
-    dut->rdc_qb_busy = rd_has(dut->rdc_qb_qpn);
+    // READ context queries (combinational in srnic_rd_ctx; the query QPNs are registers),
+    // incarnations
+    drive_rdc_queries();
     answer_gens();
     dut.eval();
 
@@ -1138,7 +1234,6 @@ class WqeFetchBench : public ::testing::Test {
       ar_wqes = wqes_per_turn;
     }
     if (dut->ar_valid && dut->ar_ready) ar_wait = false;
-    if (dut->rdc_free < rd_resv + 2) last_short = c;
     // a READ at the emit stage's head never waits for a context: every READ started has one
     if (dut->rdc_valid && rd_table.size() >= rd_cap) {
       ADD_FAILURE() << "cycle " << c << ": a READ request waits for a context (" << rd_table.size() << " of "
@@ -1249,9 +1344,15 @@ class WqeFetchBench : public ::testing::Test {
     if (HasFatalFailure()) return;
     if (dut->rdc_valid && dut->rdc_ready && !fire) ADD_FAILURE() << "cycle " << c << ": READ context without its job";
     if (dut->rdc_valid && dut->rdc_ready) {
+      const uint32_t jq = uint32_t(kJob.get(dut->job, kQpn));
       EXPECT_GT(rd_resv, 0u) << "cycle " << c << ": READ context without a READ started";
       if (rd_resv > 0) --rd_resv;
-      rd_table.push_back({uint32_t(kJob.get(dut->job, kQpn)), c + rng.range(1, rd_hold), true, job_idx});
+      if (jq < uint32_t(kQps)) {
+        EXPECT_GT(qps[jq].rd_resv, 0u) << "cycle " << c << ": READ context of QP " << jq
+                                       << " without a READ of it started";
+        if (qps[jq].rd_resv > 0) --qps[jq].rd_resv;
+      }
+      rd_table.push_back({jq, c + rng.range(1, rd_hold), true, job_idx});
     }
     // host stop: the reference stops the QP with the state as of now (no turn of it is in
     // flight: the stop waits at the input until then); the stop is pushed into the turn ring
@@ -1376,8 +1477,9 @@ class WqeFetchBench : public ::testing::Test {
       s.pending = false;
       ++turns_done;
     }
-    // kicks of srnic_tx_window (credit came back)
-    win_kick(c);
+    // this cycle's kick: srnic_tx_window's (credit came back), a context wake-up, or (below) a
+    // rewind's or the plan stage's
+    kick_port(c);
     if (HasFatalFailure()) return;
     // the end of a rewind: note, kick, rnr and flush together, as expected
     end_of_pending(c);
@@ -1429,6 +1531,7 @@ class WqeFetchBench : public ::testing::Test {
     mr_pipe[0] = nm;
     held_last = dut->job_valid && !dut->job_ready && kJob.get(dut->job, kOpcode) != kOpReadReq;
     held_q = uint32_t(kJob.get(dut->job, kQpn));
+    cw_cycle_end(c);
     dut.tick();
   }
 
@@ -1518,24 +1621,113 @@ class WqeFetchBench : public ::testing::Test {
     std::snprintf(b, sizeof b, "%06x", unsigned(psn & kPsnMask));
     return b;
   }
-  // A kick that is srnic_tx_window's (its kick goes out when the plan stage's and a rewind's
-  // do not: a kick of another QP than the plan stage's turn end, or one with neither a turn
-  // end nor a rewind ending). Only a QP whose last turn ended without a WQE read or more work
-  // waits for credit (or is kicked at once: an acknowledgement came after its state read).
-  void win_kick(uint64_t c) {
-    wkick_now = false;
+  // This cycle's kick (kick_valid and kick_ready) by its cause, in the DUT's order of priority:
+  // a kick of the ending turn's QP in a turn_end cycle is the plan stage's (end_of_plan; turn
+  // reference: unless the turn does not kick, then it is a wake-up of that QP); in a note cycle
+  // (never beside a turn end) the rewind's if it kicks; srnic_tx_window's for a QP waiting for
+  // credit (window tests: its last turn ended without a WQE read or more work, or it was kicked
+  // at once: an acknowledgement came after its state read); any other kick is a context
+  // wake-up (wake).
+  void kick_port(uint64_t c) {
+    kick_by = kNoKick;
     if (!(dut->kick_valid && dut->kick_ready)) return;
-    if (dut->turn_end ? uint32_t(dut->kick_qpn) == uint32_t(dut->turn_qpn) : pend.active) return;
     const uint32_t q = dut->kick_qpn;
     ASSERT_LT(q, uint32_t(kQps)) << "cycle " << c;
-    ASSERT_TRUE(win_mode) << "cycle " << c << ": kick of QP " << q << " without a turn end or a rewind";
+    if (dut->turn_end && q == uint32_t(dut->turn_qpn)) {
+      kick_by = kByTurn;
+      return;
+    }
+    if (!dut->turn_end && dut->note_valid && dut->note_ready && pend.active && pend.kick) {
+      kick_by = kByRewind;
+      return;
+    }
     Qp& s = qps[q];
-    ASSERT_TRUE(s.armed) << "cycle " << c << ": window kick of QP " << q
-                         << ", whose last turn did not end waiting for credit";
-    s.armed = false;
-    wkick_now = true;
-    ++win_kicks;
+    if (win_mode && s.armed) {
+      s.armed = false;
+      kick_by = kByWindow;
+      ++win_kicks;
+      doorbell_kick(q);
+      return;
+    }
+    kick_by = kByWake;
+    wake(c, q);
+  }
+
+  // ------------------------------------------------------------ READ context waits
+  // A wake-up of q (the wait FIFO's head is kicked). Turn reference: q is the oldest waiter; the
+  // wake-up uses a credit if one is held, else it is a poll: there was a cycle with global room
+  // since the last poll, and there are no more polls than one per 64 cycles. Stream reference:
+  // a turn of q may have left it waiting (cw_cands). Either way q is queued like at a doorbell.
+  void wake(uint64_t c, uint32_t q) {
+    Qp& s = qps[q];
+    const std::string at = "cycle " + std::to_string(c) + ": kick of QP " + std::to_string(q);
+    last_wake_c = c;
+    last_wake_q = q;
+    ++cw_wakes;
+    if (stream) {
+      ASSERT_GT(s.cw_cands, 0) << at << ", neither a turn end's, a rewind's" << (win_mode ? ", a window's" : "")
+                               << " nor a READ context wake-up's (no turn of the QP ended unkicked in front of a "
+                               << "READ without room since its last wake-up)";
+      --s.cw_cands;
+    } else {
+      ASSERT_FALSE(cw.empty()) << at << ", neither a turn end's nor a rewind's, and no QP waits for a READ context";
+      const CwWait w = cw.front();
+      EXPECT_EQ(q, w.q) << at << ": a READ context wake-up, but the oldest waiter is QP " << w.q << " (waiting since "
+                        << "cycle " << w.at << ")";
+      cw.pop_front();
+      cw_pop_now = true;
+      max_cw_wait = std::max(max_cw_wait, c - w.at);
+      if (cred0 > 0) {
+        cw_cred_pop = true;
+        ++cw_wakes_cred;
+      } else {
+        EXPECT_TRUE(room_seen && (!poll_popped || last_room_c > last_poll_pop))
+            << at << ": a READ context wake-up without a credit (no context freed since the last was used), and no "
+            << "cycle with contexts free since the last poll wake-up (cycle " << last_poll_pop << ")";
+        ++cw_wakes_poll;
+        EXPECT_LE(cw_wakes_poll, (c - reset_c) / kPoll + 1)
+            << at << ": " << cw_wakes_poll << " poll wake-ups in " << c - reset_c << " cycles (one per " << kPoll
+            << ")";
+        poll_popped = true;
+        last_poll_pop = c;
+      }
+    }
     doorbell_kick(q);
+  }
+  // q's turn stopped in front of a READ for want of a context and ends now without a kick: q
+  // joins the waiters.
+  void cw_join(uint64_t c, uint32_t q) {
+    EXPECT_LT(cw_n0, size_t(kCwDepth)) << "bench: a waiter joined a full wait FIFO";
+    cw.push_back({q, c});
+    cw_push_now = true;
+    ++cw_joins;
+    max_cw = std::max(max_cw, cw.size());
+  }
+  // The end of a cycle for the context waits (turn reference): a wake-up owed (a credit held, or
+  // a poll due: global room in each of the last 64 cycles and no poll wake-up among them) while
+  // QPs wait must have been made if the kick port was free for it (kick_ready, no plan kick, no
+  // kicking rewind pending: its kick comes first); then the credits of the next cycle: + the
+  // contexts freed at the last edge, - the one used, at most 64, none while nobody waits or
+  // joins. For both references: the run of cycles with global room.
+  void cw_cycle_end(uint64_t c) {
+    if (!stream) {
+      const bool poll_due = room_run >= kPoll && (!poll_popped || last_poll_pop + kPoll < c);
+      const bool owed = cw_n0 > 0 && (cred0 > 0 || poll_due);
+      if (owed && dut->kick_ready && !plan_kick_now && !pend_kick0 && !cw_pop_now && !HasFatalFailure())
+        FAIL() << "cycle " << c << ": QP " << cw.front().q << " waits for a READ context (since cycle "
+               << cw.front().at << ", " << cw_n0 << " waiting) and is not woken though "
+               << (cred0 > 0 ? std::to_string(cred0) + " credits (contexts freed) are held"
+                             : "contexts have been free for " + std::to_string(room_run) + " cycles")
+               << " and the kick port is free";
+      if (cw_n0 == 0 && !cw_push_now) cw_cred = 0;
+      else cw_cred = std::min(kCwDepth, cred0 + freed_now - (cw_cred_pop ? 1u : 0u));
+    }
+    room_run = room0 ? room_run + 1 : 0;
+    if (room0) {
+      room_seen = true;
+      last_room_c = c;
+    }
+    cw_push_now = cw_pop_now = cw_cred_pop = plan_kick_now = false;
   }
 
   // The issue stage ends q's scheduler turn without a WQE read (turn reference): decided now.
@@ -1559,12 +1751,23 @@ class WqeFetchBench : public ::testing::Test {
     return t.more;
   }
 
+  // stream reference: q's next WQE to plan (after the one of its last MR request, or its first)
+  // is posted and a READ
+  bool next_is_read(Qp& s) {
+    const uint16_t i = s.mr_any ? uint16_t(s.mr_last + 1) : s.jc_idx;
+    if (uint16_t(i - s.jc_idx) >= uint16_t(s.pi - s.jc_idx)) return false;
+    return wqe_at(s, i).op == kRead;
+  }
+
   // turn_end (a turn left the plan stage, its send state written back: the cycle of its kick
   // and its reused-slot report) and turn_drop (a doomed turn's last WQE beat dropped unread).
-  // The turn reference checks the ring order, the READ-context rollback and the kick rule.
+  // The turn reference checks the ring order, the READ-context rollback and the kick rule: a
+  // turn that stopped in front of a READ for want of a context is kicked only if the room is
+  // back in this cycle (global and the QP's share) or the wait FIFO is full, else its QP waits;
+  // a kick of the QP beside a turn end that does not kick is a wake-up (of an earlier wait).
   void end_of_plan(uint64_t c) {
     const bool t_end = dut->turn_end, t_drop = dut->turn_drop;
-    const bool kick = dut->kick_valid && dut->kick_ready && t_end && !wkick_now;
+    const bool kick = kick_by == kByTurn;  // (of the ending turn's QP)
     const bool stale = dut->stale_valid && dut->stale_ready;
     if (stale && !t_end) ADD_FAILURE() << "cycle " << c << ": reused-slot report without its turn end";
     if (!t_end && !t_drop) return;
@@ -1578,10 +1781,7 @@ class WqeFetchBench : public ::testing::Test {
     plan_from = c + 1;
     if (t_end) ++turn_ends;
     if (t_drop) ++turn_drops;
-    if (kick) {
-      EXPECT_EQ(unsigned(dut->kick_qpn), q) << "cycle " << c << ": plan kick QPN";
-      ++plan_kicks;
-    }
+    bool plan_kick = kick;
     if (!stream) {
       EXPECT_FALSE(t_drop) << "cycle " << c << " QP " << q << ": a doomed turn dropped (TURNS_PER_QP 1)";
       ASSERT_TRUE(!flight.empty() && flight.front().q == q)
@@ -1589,19 +1789,36 @@ class WqeFetchBench : public ::testing::Test {
       const Flight f = flight.front();
       flight.pop_front();
       if (f.kind == kFlWork) {
-        end_turn(q, c, from);
+        bool cstop = false;
+        end_turn(q, c, from, cstop);
         if (HasFatalFailure()) return;
         const TurnRec& r = s.rec;
         // ended early: not every WQE read was planned to its end (budget, READ context), a fence
         // stop, a refused WQE or a reused slot; then the QP is kicked if work is left (after a
         // refused WQE: WQEs to report for flushing), unless parked at a reused slot (the
-        // answer to the report kicks it)
+        // answer to the report kicks it) or waiting for a READ context
         const bool early = s.ci != uint16_t(r.ci0 + r.n) || s.off != 0 || r.fence_stop || r.bad || r.stale;
-        const bool want = early && !r.stale && (s.ci != r.pi || s.off != 0);
-        EXPECT_EQ(kick, want) << "cycle " << c << " QP " << q << ": plan kick at the turn end (WQEs " << r.ci0 << ".."
-                              << r.ci0 + r.n - 1 << " read, producer index read " << r.pi << ", now at WQE " << s.ci
-                              << " offset " << s.off << (r.fence_stop ? ", fence stop" : "")
-                              << (r.stale ? ", reused slot" : "") << ")";
+        bool want = early && !r.stale && (s.ci != r.pi || s.off != 0);
+        const bool room = room_for(q), full = cw_n0 >= kCwDepth;
+        if (cstop) want = room || full;
+        const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) +
+                               ": plan kick at the turn end (WQEs " + std::to_string(r.ci0) + ".." +
+                               std::to_string(r.ci0 + r.n - 1) + " read, producer index read " +
+                               std::to_string(r.pi) + ", now at WQE " + std::to_string(s.ci) + " offset " +
+                               std::to_string(s.off) + (r.fence_stop ? ", fence stop" : "") +
+                               (r.stale ? ", reused slot" : "") +
+                               (cstop ? std::string(", stopped in front of a READ for want of a context; room now: ") +
+                                            (room ? "yes" : "no") + ", " + std::to_string(cw_n0) + " waiting"
+                                      : std::string()) + ")";
+        if (want) {
+          EXPECT_TRUE(kick) << at;
+        } else if (kick) {
+          plan_kick = false;
+          wake(c, q);  // (the turn does not kick: an earlier wait of the QP ends)
+          if (HasFatalFailure()) return;
+        }
+        if (cstop && !want) cw_join(c, q);
+        if (cstop && want) ++(room ? cw_room_kicks : cw_full_kicks);
         EXPECT_EQ(stale, r.stale) << "cycle " << c << " QP " << q << ": reused-slot report";
         if (stale) {
           EXPECT_EQ(unsigned(dut->stale_qpn), q) << "cycle " << c << ": reused-slot report QPN";
@@ -1612,20 +1829,30 @@ class WqeFetchBench : public ::testing::Test {
         --s.open;
       } else {
         EXPECT_TRUE(t_end) << "cycle " << c << " QP " << q;
-        EXPECT_FALSE(kick) << "cycle " << c << " QP " << q << ": kick at the end of a " << (f.kind == kFlStop ? "host stop" : "flush report");
         EXPECT_FALSE(stale) << "cycle " << c << " QP " << q;
+        if (kick) {  // (a host stop or flush report does not kick: a wake-up of the QP)
+          plan_kick = false;
+          wake(c, q);
+          if (HasFatalFailure()) return;
+        }
       }
     } else {
       EXPECT_FALSE(stale) << "cycle " << c << ": reused-slot report without reused slots";
+      // a turn that ends unkicked in front of a posted READ without room may leave the QP waiting
+      if (t_end && !kick && !room_for(q) && next_is_read(s)) ++s.cw_cands;
     }
-    if (kick) doorbell_kick(q);
+    if (plan_kick) {
+      ++plan_kicks;
+      plan_kick_now = true;
+      doorbell_kick(q);
+    }
   }
 
   // Checks note, kick, rnr and rdc_rw_flush this cycle against the rewind taken.
   void end_of_pending(uint64_t c) {
     // (a kick in a turn_end cycle is the plan stage's)
     const bool note = dut->note_valid && dut->note_ready,
-               kick = dut->kick_valid && dut->kick_ready && !dut->turn_end && !wkick_now;
+               kick = kick_by == kByRewind;
     const bool rnr = dut->rnr_valid && dut->rnr_ready, flush = dut->rdc_rw_flush;
     if (!note && !kick && !rnr && !flush) return;
     ASSERT_TRUE(pend.active) << "cycle " << c << ": note " << note << " kick " << kick << " rnr " << rnr << " flush "
@@ -1663,6 +1890,7 @@ class WqeFetchBench : public ::testing::Test {
         if (rd_table[i].q == pend.q) {
           --s.rd_busy;
           ++rd_flushed;
+          ++rd_gone;
           rd_table.erase(rd_table.begin() + long(i));
         } else {
           ++i;
@@ -1827,7 +2055,8 @@ class WqeFetchBench : public ::testing::Test {
       cycle(k);
       bool quiet = ready_q.empty() && !handing && hstop_q.empty() && stop_q.empty() && stale_segs_n == 0 &&
                    rw_q.empty() && !pend.active &&
-                   (up_q.empty() || hold_unparks) && !iss_on && done_exp.empty() && flight.empty() && ack_q.empty();
+                   (up_q.empty() || hold_unparks) && !iss_on && done_exp.empty() && flight.empty() && ack_q.empty() &&
+                   cw.empty() && (!stream || (room_run > 140 && dut.cycle() - last_wake_c > 140));
       for (uint32_t q : hot) {
         const Qp& s = qps[q];
         quiet = quiet && !s.active && s.fly_n == 0 && s.segs.empty() && (!stream || s.err || s.jc_idx == s.pi) &&
@@ -1850,6 +2079,12 @@ class WqeFetchBench : public ::testing::Test {
         EXPECT_EQ(s.ci, s.pi) << "QP " << q << ": posted WQEs never planned";
       }
     }
+    if (!cw.empty())
+      ADD_FAILURE() << cw.size() << " QPs still wait for a READ context (the oldest QP " << cw.front().q
+                    << " since cycle " << cw.front().at << ")";
+    if (stream && !(room_run > 140 && dut.cycle() - last_wake_c > 140))
+      ADD_FAILURE() << "READ context wake-ups still come (the last at cycle " << last_wake_c << "; contexts free for "
+                    << room_run << " cycles)";
     EXPECT_TRUE(rw_q.empty()) << rw_q.size() << " rewinds never taken";
     EXPECT_TRUE(stop_q.empty()) << stop_q.size() << " stop requests never taken";
     EXPECT_EQ(stale_segs_n, 0u) << "segments of an earlier incarnation never dropped";
@@ -1905,9 +2140,288 @@ class WqeFetchBench : public ::testing::Test {
                 "in front of a READ, %llu READ jobs, %llu fence stops\n",
                 rd_cap, (unsigned long long)ctx_checks, (unsigned long long)ctx_stops, (unsigned long long)read_jobs,
                 (unsigned long long)fence_stops);
+    print_wait_stats();
     EXPECT_GT(ctx_stops, 50u);
     EXPECT_GT(ctx_checks, 800u);
+    EXPECT_GT(cw_joins, 50u);
+    EXPECT_GT(cw_wakes_cred, 50u);
     EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
+    EXPECT_FALSE(dut.rtl_error());
+  }
+  void print_wait_stats() const {
+    if (stream) {
+      std::printf("[bench] READ contexts: %llu wake-ups, at most %u contexts of a QP held or reserved\n",
+                  (unsigned long long)cw_wakes, max_share);
+      return;
+    }
+    std::printf("[bench] READ context waits: %llu stops in front of a READ (%llu for the QP's share, %llu for want of "
+                "a free context), %llu waits begun, %llu stops kicked (%llu with room back at the turn end, %llu with "
+                "the wait FIFO full), %llu wake-ups (%llu by freed contexts, %llu polls), at most %zu waiting, the "
+                "longest wait %llu cycles, at most %u contexts of a QP held or reserved\n",
+                (unsigned long long)ctx_stops, (unsigned long long)share_stops, (unsigned long long)global_stops,
+                (unsigned long long)cw_joins, (unsigned long long)(cw_room_kicks + cw_full_kicks),
+                (unsigned long long)cw_room_kicks, (unsigned long long)cw_full_kicks, (unsigned long long)cw_wakes,
+                (unsigned long long)cw_wakes_cred, (unsigned long long)cw_wakes_poll, max_cw,
+                (unsigned long long)max_cw_wait, max_share);
+  }
+
+  // ------------------------------------------------------------ READ context share and waits
+  // Directed tests for both references (WqeFetchBench: the turn reference, which also knows the
+  // wait FIFO; WqeFetchTurnsBench: the stream reference with several turns of a QP in flight).
+  static Knobs ready_knobs() {
+    Knobs k;
+    k.post = 0;
+    k.hand = k.done = k.ar = k.rdc = k.job = k.kick = 100;
+    k.note = k.rnr = k.stale = 100;
+    return k;
+  }
+  void run(int n, const Knobs& k) {
+    for (int i = 0; i < n && !HasFatalFailure(); ++i) cycle(k);
+  }
+  // every READ context of q (all of them if q < 0) freed in the next cycle
+  void free_contexts(int64_t q) {
+    for (RdEntry& e : rd_table)
+      if (q < 0 || e.q == uint32_t(q)) e.free_at = dut.cycle();
+  }
+  static constexpr uint64_t kNever = uint64_t(1) << 40;  // a READ whose responses never come
+  // q configured (MTU 256, RTS) with a ring of 2^log_sq <= 64 slots that no 4 KiB boundary cuts:
+  // a WQE read ends only at the ring end or at sched_wqes, so these tests know when a turn's
+  // done reports more work
+  void configure_in_page(uint32_t q, int log_sq) {
+    do configure(q, 1, log_sq, true);
+    while (!HasFatalFailure() && ((qps[q].base >> 6) & 63) + (uint64_t(1) << log_sq) > 64);
+  }
+
+  // One QP (a) posts 24 READs whose responses never come: 16 of them (its share) get a context,
+  // though 64 are free; another QP's (b) 10 READs all get one meanwhile. a waits for its share
+  // while contexts are free: the poll wakes it every 64 cycles, and each wake-up reads its WQEs
+  // again (one turn, and the turns read ahead with it), never more often. Once a's contexts are
+  // freed, its other 8 READs go.
+  void read_share_limits_one_qp() {
+    rd_hold = kNever;
+    reset();
+    const uint32_t a = uint32_t(rng.below(kQps)), b = (a + 1 + uint32_t(rng.below(kQps - 1))) % kQps;
+    configure_in_page(a, 5);
+    configure_in_page(b, 5);
+    const Knobs k = ready_knobs();
+    for (int i = 0; i < 24; ++i) ASSERT_TRUE(post(a, 0, kRead, 0, int64_t(rng.range(1, 3 * 256))));
+    ring = int(a);
+    run(1000, k);
+    EXPECT_EQ(held_by(a), kRdShare) << "QP a's READs in the table (its share: " << kRdShare << ")";
+    EXPECT_EQ(read_jobs, uint64_t(kRdShare));
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(post(b, 0, kRead, 0, int64_t(rng.range(1, 3 * 256))));
+    ring = int(b);
+    run(500, k);
+    EXPECT_EQ(held_by(b), 10u) << "QP b's READs did not all get a context (" << rd_table.size() << " of " << rd_cap
+                               << " in use)";
+    EXPECT_EQ(held_by(a), kRdShare);
+    const uint64_t reads0 = qps[a].reads, polls = 40;
+    run(int(polls * kPoll), k);
+    const uint64_t n = qps[a].reads - reads0;
+    EXPECT_GE(n, polls - 2) << "QP a, waiting for its share with contexts free, was not woken every " << kPoll
+                            << " cycles";
+    EXPECT_LE(n, (polls + 2) * uint64_t(kTpq)) << "QP a's WQEs were read more often than once per poll";
+    EXPECT_EQ(held_by(a), kRdShare);
+    EXPECT_EQ(read_jobs, uint64_t(kRdShare) + 10);
+    free_contexts(a);
+    run(600, k);
+    EXPECT_EQ(held_by(a), 8u) << "QP a's READs after its contexts were freed";
+    EXPECT_EQ(read_jobs, uint64_t(kRdShare) + 10 + 8);
+    free_contexts(-1);
+    rd_hold = 20;
+    settle();
+    std::printf("[bench] QP a: %llu WQE reads in %llu cycles waiting for its share\n", (unsigned long long)n,
+                (unsigned long long)(polls * kPoll));
+    print_wait_stats();
+    if (!stream) {
+      EXPECT_GT(share_stops, polls - 2);
+      EXPECT_GT(cw_wakes_poll, polls - 2);
+    }
+    EXPECT_FALSE(dut.rtl_error());
+  }
+
+  // Every context held: four QPs post 17 READs each whose responses never come (16, 16, 16 and
+  // 15 or 16 of them get one: 63 of the 64, or 64 with the margin of the late free count). A
+  // fifth QP's nv READs then find none: its turn stops in front of the first and it waits.
+  // Over a long idle time nothing is freed, so there is no wake-up (no credit, and no poll while
+  // no context is free): no QP is turned and no WQE is read again (before decision 120 each of
+  // these QPs was requeued at every turn end and read its WQEs again, turn after turn). Then the
+  // first QP's contexts are freed: the waiters are woken, in order, and the fifth QP's first
+  // READs get contexts within 300 cycles. With nv 2 every stopped turn read all of its QP's
+  // WQEs from the READ on; with nv 40 the fifth QP has more posted than its turns read (more than
+  // TURNS_PER_QP x 8; each turn's done reports more work when it is issued, before the plan
+  // stage finds no context): it must wait all the same, not be turned again and again.
+  void context_wait_does_not_reread_wqes(int nv) {
+    rd_hold = kNever;
+    reset();
+    const uint32_t base = uint32_t(rng.below(kQps));
+    uint32_t qs[5];
+    for (int i = 0; i < 5; ++i) {
+      qs[i] = (base + uint32_t(i)) % kQps;
+      if (i < 4 || nv <= 8) configure_in_page(qs[i], 5);
+      else configure(qs[i], 1, 6, true);
+    }
+    const Knobs k = ready_knobs();
+    for (int i = 0; i < 4 && !HasFatalFailure(); ++i) {
+      for (int j = 0; j < 17; ++j) ASSERT_TRUE(post(qs[i], 0, kRead, 0, 100));
+      ring = int(qs[i]);
+      run(300, k);
+      EXPECT_LE(held_by(qs[i]), kRdShare);
+    }
+    EXPECT_GE(rd_table.size(), rd_cap - 1) << "READ contexts held";
+    const uint32_t v = qs[4];
+    for (int j = 0; j < nv; ++j) ASSERT_TRUE(post(v, 0, kRead, 0, 100));
+    ring = int(v);
+    run(300, k);
+    EXPECT_EQ(held_by(v), 0u) << "the fifth QP's READ got a context";
+    EXPECT_GE(qps[v].reads, 1u) << "the fifth QP's WQEs were never read";
+    const uint64_t v0 = qps[v].reads, reads0 = reads, turns0 = turns_done, mr0 = mr_reqs;
+    run(4000, k);
+    EXPECT_EQ(qps[v].reads - v0, 0u) << "the fifth QP's WQEs were read again while it waits and no context is freed";
+    EXPECT_EQ(reads - reads0, 0u) << "WQEs read while every context is held";
+    EXPECT_EQ(turns_done - turns0, 0u) << "turns handed out while every context is held";
+    EXPECT_EQ(mr_reqs - mr0, 0u);
+    const uint64_t f = dut.cycle();
+    free_contexts(qs[0]);
+    uint64_t got = 0;
+    for (int i = 0; i < 2000 && !HasFatalFailure() && !got; ++i) {
+      cycle(k);
+      if (held_by(v) >= std::min(unsigned(nv), 2u)) got = dut.cycle();
+    }
+    ASSERT_NE(got, 0u) << "the fifth QP's READs never got a context";
+    EXPECT_LE(got - f, 300u) << "the fifth QP was woken late";
+    free_contexts(-1);
+    rd_hold = 20;
+    settle();
+    std::printf("[bench] %zu contexts held by four QPs; the fifth QP's READs in the table %llu cycles after the free\n",
+                rd_cap, (unsigned long long)(got - f));
+    print_wait_stats();
+    EXPECT_FALSE(dut.rtl_error());
+  }
+
+  // Eight contexts, seven held by a QP that posts nothing (READs of it in the table, their
+  // responses never come); four QPs post seven READs each (one turn reads them all: its done
+  // reports no more work) and wait. Then the oldest context is freed about every 300 cycles, 24
+  // times, early in a poll period: each free wakes exactly one waiter, the oldest, at once (1..2
+  // cycles later), which plans its next READ in the freed context and waits again at the tail.
+  // So the READs go on, one per freed context, round robin (turn reference: the wake-ups name the
+  // oldest waiter and each uses the freed context's credit), and nobody starves: each QP gets 6
+  // of the 24 contexts.
+  void wake_up_per_freed_context() {
+    rd_cap = 8;
+    rd_hold = kNever;
+    reset();
+    const uint32_t base = uint32_t(rng.below(kQps));
+    const uint32_t h = (base + 4) % kQps;
+    uint32_t qs[4];
+    for (int i = 0; i < 4; ++i) {
+      qs[i] = (base + uint32_t(i)) % kQps;
+      configure_in_page(qs[i], 5);
+    }
+    configure(h, 1, 5, true);
+    for (size_t i = 0; i + 1 < rd_cap; ++i) inject_read(h, kNever);
+    const Knobs k = ready_knobs();
+    run(10, k);
+    for (int i = 0; i < 4 && !HasFatalFailure(); ++i) {
+      for (int j = 0; j < 7; ++j) ASSERT_TRUE(post(qs[i], 0, kRead, 0, 100));
+      ring = int(qs[i]);
+      run(100, k);
+    }
+    run(300, k);
+    ASSERT_EQ(read_jobs, 0u) << "a READ planned without a context";
+    if (!stream) {
+      ASSERT_EQ(cw.size(), 4u) << "not every QP waits for a context";
+    }
+    const uint64_t turns0 = turns_done;
+    run(300, k);
+    EXPECT_EQ(turns_done, turns0) << "a waiting QP was turned again without a context freed";
+    std::string seq;
+    uint32_t order[4] = {};
+    for (int n = 0; n < 24 && !HasFatalFailure(); ++n) {
+      // freed early in a poll period (its counter runs from reset): the woken waiter takes the
+      // context before the period ends, so no poll wakes another one while it is free
+      while (!HasFatalFailure() && (dut.cycle() - reset_c) % kPoll != 8) cycle(k);
+      ASSERT_FALSE(rd_table.empty());
+      rd_table.front().free_at = dut.cycle();  // the oldest
+      const uint64_t f = dut.cycle(), w0 = cw_wakes, c0 = cw_wakes_cred, r0 = read_jobs;
+      uint64_t first = 0, w1 = w0;
+      uint32_t first_q = 0;
+      std::string woken;
+      for (int i = 0; i < 300 && !HasFatalFailure(); ++i) {
+        cycle(k);
+        if (!first && cw_wakes > w0) {
+          first = last_wake_c;
+          first_q = last_wake_q;
+        }
+        if (cw_wakes > w1) {
+          woken += " " + std::to_string(last_wake_q) + "@" + std::to_string(last_wake_c - f);
+          w1 = cw_wakes;
+        }
+      }
+      const std::string at = "free " + std::to_string(n) + " at cycle " + std::to_string(f);
+      ASSERT_NE(first, 0u) << at << ": the freed context woke nobody";
+      EXPECT_LE(first - f, 2u) << at << ": the wake-up came " << first - f << " cycles after the free";
+      EXPECT_EQ(cw_wakes - w0, 1u) << at << ": wake-ups (" << woken << " )";
+      if (!stream) {
+        EXPECT_EQ(cw_wakes_cred - c0, 1u) << at << ": wake-ups by the freed context";
+      }
+      EXPECT_EQ(read_jobs - r0, 1u) << at << ": READs planned in the freed context";
+      // round robin: the first four wake-ups name the four QPs, then the same order again
+      if (n < 4) {
+        for (int i = 0; i < n; ++i)
+          EXPECT_NE(order[i], first_q) << at << ": QP " << first_q << " woken twice in the first round";
+        order[n] = first_q;
+      } else {
+        EXPECT_EQ(first_q, order[n % 4]) << at << ": not round robin";
+      }
+      seq += " " + std::to_string(first_q) + ":" + std::to_string(read_jobs - r0);
+    }
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(qps[qs[i]].emitted, 6u) << "QP " << qs[i] << ": READs in the 24 freed contexts";  // (READs only)
+    std::printf("[bench] 24 contexts freed one by one: (woken QP:READs planned)%s\n", seq.c_str());
+    free_contexts(-1);
+    rd_hold = 20;
+    settle();
+    print_wait_stats();
+    EXPECT_FALSE(dut.rtl_error());
+  }
+
+  // Random traffic with contexts as srnic_core has them (64) but held long (1000..4000 cycles)
+  // and mostly READs on six QPs: QPs reach their share (16) and together the whole pool (6 x 16 >
+  // 64), so turns stop in front of READs for both reasons, QPs wait, are woken by freed contexts
+  // and by polls, and now and then a doorbell turns a waiting QP again. Every READ is checked
+  // against both rules, every stop for being needed, every wake-up (turn reference).
+  void run_read_share() {
+    burst = uint32_t(rng.range(256, 6000));
+    wqes_per_turn = uint8_t(rng.range(2, 8));
+    fence_pct = rng.percent(50) ? 0 : 2;  // (a fence behind a READ waits for its responses: long here)
+    rd_hold = rng.range(1000, 4000);
+    rd_cap = 64;
+    read_pct = int(rng.range(70, 95));
+    reset();
+    const uint32_t base = uint32_t(rng.below(kQps));
+    for (int i = 0; i < std::min(kQps, 6) && !HasFatalFailure(); ++i)
+      configure((base + uint32_t(i)) % kQps, int(rng.range(1, 3)), int(rng.range(4, 5)), true);  // 16+ slots
+    // (a start with 16 READs posted on each: together more than the pool)
+    for (uint32_t q : hot) {
+      for (int j = 0; j < 16; ++j) post(q, 0, kRead);
+      ring = int(q);
+      cycle(ready_knobs());
+    }
+    random_phases(40, false);
+    settle(100000);
+    print_wait_stats();
+    std::printf("[bench] %llu READ jobs, %llu jobs\n", (unsigned long long)read_jobs, (unsigned long long)jobs);
+    EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
+    EXPECT_EQ(max_share, kRdShare) << "no QP held its share of READ contexts";
+    EXPECT_GT(read_jobs, 1000u);
+    if (!stream) {
+      EXPECT_GT(share_stops, 50u);
+      EXPECT_GT(global_stops, 20u);
+      EXPECT_GT(cw_joins, 100u);
+      EXPECT_GT(cw_wakes_cred, 100u);
+      EXPECT_GT(cw_wakes_poll, 20u);
+    }
     EXPECT_FALSE(dut.rtl_error());
   }
   // Random knobs for the go-back-N random tests (fences in fence_lo..fence_hi percent, the
@@ -1986,7 +2500,10 @@ class WqeFetchBench : public ::testing::Test {
   uint32_t ack_m = 63;       // AckReq interval mask (ackreq_mask(win))
   std::deque<std::pair<uint32_t, uint32_t>> ack_q;
   bool ack_driven = false;   // ack_q.front() is on the port
-  bool wkick_now = false;    // this cycle's kick is srnic_tx_window's
+  // this cycle's kick by its cause (kick_port)
+  enum KickBy : uint8_t { kNoKick, kByTurn, kByRewind, kByWindow, kByWake };
+  KickBy kick_by = kNoKick;
+  bool plan_kick_now = false;  // ... it is the plan stage's
   uint64_t idle_done_c = ~uint64_t(0) - 1;  // the last turn that ended without a WQE read (stream): cycle, QP, more
   uint32_t idle_done_q = 0;
   bool idle_done_more = false;
@@ -2026,6 +2543,29 @@ class WqeFetchBench : public ::testing::Test {
   unsigned rdc_free_next = 0;
   unsigned rd_resv = 0;       // READs started (MR request) and not yet in the table
   uint64_t last_short = 0;    // the last cycle rdc_free was below rd_resv + 2
+  unsigned rd_gone = 0;       // table entries removed since rdc_freed was last driven ...
+  unsigned freed_now = 0;     // ... and the rdc_freed of this cycle
+  // what the DUT decides on in this cycle, as it began (drive_rdc_queries)
+  unsigned resv0 = 0, p_held0 = 0, p_resv0 = 0, cred0 = 0;
+  uint32_t pq0 = 0;
+  bool room0 = false, pend_kick0 = false;
+  size_t cw_n0 = 0;
+  // the DUT's READ context wait FIFO (turn reference), its credits, the poll's clues
+  struct CwWait {
+    uint32_t q;
+    uint64_t at;  // joined at this cycle
+  };
+  std::deque<CwWait> cw;
+  unsigned cw_cred = 0;
+  bool cw_push_now = false, cw_pop_now = false, cw_cred_pop = false;
+  uint64_t room_run = 0;                 // cycles with global room in a row, up to the last one
+  bool room_seen = false, poll_popped = false;
+  uint64_t last_room_c = 0, last_poll_pop = 0, last_wake_c = 0, reset_c = 0;
+  uint32_t last_wake_q = 0;
+  uint64_t cw_joins = 0, cw_wakes = 0, cw_wakes_cred = 0, cw_wakes_poll = 0, cw_room_kicks = 0, cw_full_kicks = 0;
+  uint64_t share_stops = 0, global_stops = 0, max_cw_wait = 0;
+  size_t max_cw = 0;
+  unsigned max_share = 0;     // the most contexts a QP held and had reserved
   uint64_t plan_from = 0;     // the plan stage's front turn entered it at this cycle or later
   uint64_t ctx_stops = 0, ctx_checks = 0;
   int read_pct = -1;          // % of random WQEs that are READs (-1: one in five)
@@ -2137,11 +2677,13 @@ TEST_F(WqeFetchBench, RandomTrafficWithRewindsAndReusedSlots) {
 }
 
 // A READ context table of 2..10 entries and mostly READs: turns often end in front of a READ
-// for want of a context (the QP is requeued), and the reference rolls such a turn back to the
-// state before that READ. Checked besides: every READ started had a context reserved
-// (rdc_free, a cycle late, covered the READs started and not yet in the table + 2), every stop
-// was needed (rdc_free was short in some cycle the DUT could have looked at the READ), no READ
-// request waits for a context, and in the end every READ is sent.
+// for want of a context (the QP waits for one, or is kicked if the room is back at the turn
+// end or the wait FIFO is full), and the reference rolls such a turn back to the state before
+// that READ. Checked besides: every READ started had a context reserved (rdc_free, a cycle
+// late, covered the READs started and not yet in the table + 2), every stop was needed
+// (rdc_free was short in some cycle the DUT could have looked at the READ), every wake-up
+// (the oldest waiter, a credit or a poll, none owed and not made), no READ request waits for a
+// context, and in the end every READ is sent and nobody waits.
 TEST_F(WqeFetchBench, RandomTrafficFewReadContexts) {
   SRNIC_BENCH_TRACE();
   run_few_contexts(false);
@@ -2597,32 +3139,41 @@ class WqeFetchRewindBench : public WqeFetchBench {
   }
 };
 
-// Four READ contexts, none freed for a while: of ten READs of one QP only those with a context
-// reserved are started (three, or four right after an insert: the free count is a cycle
-// late), then the turn ends in front of the next READ reporting more work; the QP is
-// requeued and each later turn stops there again (its WQEs read again) while the contexts are
-// held. Once they are freed the other READs follow, in order, at their PSNs.
+// Four READ contexts, none freed for a while: of ten READs of one QP (all read by the first
+// turn) only those with a context reserved are started (three, or four right after an insert:
+// the free count is a cycle late), then the turn ends in front of the next READ and the QP
+// waits for a context (a turn
+// end that finds room shown again by the late count is kicked, and its next turn stops there
+// too): while the contexts are held it gets no turn and its WQEs are not read again. Once they
+// are freed it is woken and the other READs follow, in order, at their PSNs.
 TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
   SRNIC_BENCH_TRACE();
   rd_cap = 4;
   rd_hold = 1000000;  // held until released below
+  wqes_per_turn = 10;  // one WQE read takes all ten (its done reports no more work) ...
   start();
+  while (((qps[q].base >> 6) & 63) > 54 && !HasFatalFailure()) start();  // ... not cut at 4 KiB
   const uint32_t len = 3 * 256 + 10;  // four responses
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(post(q, 0, kRead, 0, len));
   ring = int(q);
   for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(k);
-  const uint64_t sent = read_jobs, stops = ctx_stops, reads0 = qps[q].reads;
+  const uint64_t sent = read_jobs, stops = ctx_stops, reads0 = qps[q].reads, turns0 = turns_done;
   EXPECT_GE(sent, rd_cap - 1);
   EXPECT_LE(sent, rd_cap);
   EXPECT_EQ(rd_table.size(), sent);
-  EXPECT_GE(ctx_stops, 5u) << "the QP was not requeued in front of the READ";
+  EXPECT_GE(ctx_stops, 1u) << "the turn did not stop in front of the READ";
+  EXPECT_LE(ctx_stops, 3u) << "the QP did not wait for a context";
+  ASSERT_EQ(cw.size(), 1u) << "the QP does not wait for a context";
+  EXPECT_EQ(cw.front().q, q);
   for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(k);
   EXPECT_EQ(read_jobs, sent) << "a READ started without a context";
-  EXPECT_GT(ctx_stops, stops + 5) << "the QP was not requeued in front of the READ";
+  EXPECT_EQ(ctx_stops, stops) << "the waiting QP was turned again";
+  EXPECT_EQ(turns_done, turns0) << "the waiting QP was turned again";
   const uint64_t held_reads = qps[q].reads - reads0;
-  EXPECT_GT(held_reads, 5u);
+  EXPECT_EQ(held_reads, 0u) << "the waiting QP's WQEs were read again";
   release_reads(10);
   settle();
+  EXPECT_GE(cw_wakes_cred, 1u) << "the freed contexts woke nobody";
   EXPECT_EQ(read_jobs, 10u);
   ASSERT_EQ(job_log.size(), 10u);
   const uint64_t first = wqe_at(qps[q], 0).first_u;
@@ -2633,13 +3184,15 @@ TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
     EXPECT_EQ(j.psn_u, first + 4u * i) << "job " << i;
   }
   std::printf("[bench] %llu of 10 READs sent with 4 contexts held, %llu turns stopped in front of a READ, %llu WQE "
-              "reads in 300 cycles held\n",
-              (unsigned long long)sent, (unsigned long long)ctx_stops, (unsigned long long)held_reads);
+              "reads in 300 cycles held, %llu wake-ups (%llu by credit)\n",
+              (unsigned long long)sent, (unsigned long long)ctx_stops, (unsigned long long)held_reads,
+              (unsigned long long)cw_wakes, (unsigned long long)cw_wakes_cred);
 }
 
 // Two READ contexts held by QP a's READs: QP b's READ waits in its turn (and b's WRITE behind
 // it, in order), but QP c's WRITEs are sent meanwhile: no READ waits for a context in front
-// of other QPs' packets. Then a's contexts are freed and everything is sent.
+// of other QPs' packets. a and b wait for a context (no turn, their WQEs read once). Then a's
+// contexts are freed and everything is sent.
 TEST_F(WqeFetchRewindBench, ReadWithoutContextHoldsOnlyItsQp) {
   SRNIC_BENCH_TRACE();
   rd_cap = 2;
@@ -2664,11 +3217,78 @@ TEST_F(WqeFetchRewindBench, ReadWithoutContextHoldsOnlyItsQp) {
   EXPECT_EQ(qps[c].emitted, 8u);
   EXPECT_EQ(qps[b].emitted, 0u) << "QP b's READ or the WRITE behind it went without a context";
   EXPECT_EQ(read_jobs, 1u);
-  EXPECT_GT(ctx_stops, 5u);
+  EXPECT_GE(ctx_stops, 2u);
+  EXPECT_EQ(qps[b].reads, 1u) << "QP b's WQEs were read again while it waits for a context";
+  ASSERT_EQ(cw.size(), 2u) << "QPs a and b do not wait for a context";
+  EXPECT_EQ(cw[0].q, a);
+  EXPECT_EQ(cw[1].q, b);
   release_reads(5);
   settle();
   EXPECT_EQ(read_jobs, 3u);
   EXPECT_TRUE(all_sent(qps[a]) && all_sent(qps[b]));
+}
+
+// READ context share and waits (decision 120; see read_share_limits_one_qp and the others).
+TEST_F(WqeFetchBench, ReadShareLimitsOneQp) {
+  SRNIC_BENCH_TRACE();
+  read_share_limits_one_qp();
+}
+TEST_F(WqeFetchBench, ContextWaitDoesNotRereadWqes) {
+  SRNIC_BENCH_TRACE();
+  context_wait_does_not_reread_wqes(2);
+}
+TEST_F(WqeFetchBench, ContextWaitDoesNotRereadWqesManyPosted) {
+  SRNIC_BENCH_TRACE();
+  context_wait_does_not_reread_wqes(40);
+}
+TEST_F(WqeFetchBench, WakeUpPerFreedContext) {
+  SRNIC_BENCH_TRACE();
+  wake_up_per_freed_context();
+}
+TEST_F(WqeFetchBench, RandomTrafficReadShare) {
+  SRNIC_BENCH_TRACE();
+  run_read_share();
+}
+
+// The wait FIFO holds 64 waits. Two contexts, one held by QP a: QP b's READ finds no room and b
+// waits; then b's doorbell is rung again and again: each turn stops in front of the READ and
+// waits once more (a QP may wait more than once), until 64 waits fill the FIFO; from then on
+// b's turns are kicked at their end as before decision 120 (b is requeued and reads its WQEs
+// again turn after turn). Once a's context is freed, its credit wakes the oldest wait, b's READ
+// goes, and the other waits of b are woken one by one (freed contexts, polls), each giving b a
+// turn with nothing to do; nobody is left waiting.
+TEST_F(WqeFetchBench, ContextWaitFifoFullRequeues) {
+  SRNIC_BENCH_TRACE();
+  rd_cap = 2;
+  rd_hold = kNever;
+  reset();
+  const uint32_t a = uint32_t(rng.below(kQps)), b = (a + 1) % kQps;
+  configure(a, 1, 3, true);
+  configure(b, 1, 3, true);
+  const Knobs k = ready_knobs();
+  ASSERT_TRUE(post(a, 0, kRead, 0, 100));
+  ring = int(a);
+  run(200, k);
+  ASSERT_EQ(held_by(a), 1u);
+  ASSERT_TRUE(post(b, 0, kRead, 0, 100));
+  for (int n = 0; n < 70 && !HasFatalFailure(); ++n) {
+    ring = int(b);
+    run(60, k);
+  }
+  EXPECT_EQ(max_cw, size_t(kCwDepth)) << "the wait FIFO never filled";
+  EXPECT_EQ(cw.size(), size_t(kCwDepth));
+  EXPECT_GT(cw_full_kicks, 0u) << "no stop kicked with the wait FIFO full";
+  const uint64_t reads0 = qps[b].reads;
+  run(500, k);
+  EXPECT_GT(qps[b].reads - reads0, 5u) << "with the wait FIFO full the stopped QP is not requeued";
+  EXPECT_EQ(held_by(b), 0u);
+  free_contexts(a);
+  rd_hold = 20;
+  settle();
+  EXPECT_EQ(read_jobs, 2u);
+  EXPECT_GE(cw_wakes, uint64_t(kCwDepth));
+  print_wait_stats();
+  EXPECT_FALSE(dut.rtl_error());
 }
 
 // A SEND and a WRITE sent whole, then rewound into the SEND's third packet: the SEND goes on
@@ -3165,6 +3785,7 @@ TEST_F(WqeFetchRewindBench, ResendMarkAfterHalfTheWindow) {
   dut->db_valid = dut->s_valid = dut->rw_valid = dut->hstop_valid = dut->stop_valid = 0;
   dut->ar_ready = dut->r_valid = dut->mr_rsp = dut->done_ready = dut->rdc_ready = 0;
   dut->note_ready = dut->kick_ready = dut->rnr_ready = 0;
+  dut->rdc_freed = 0;  // (nothing leaves the READ context table meanwhile)
   while (s.emitted < bulk && !HasFatalFailure()) {
     dut.eval();
     if (dut->job_valid) {
@@ -3198,8 +3819,10 @@ TEST_F(WqeFetchRewindBench, ResendMarkAfterHalfTheWindow) {
 // WQE not posted; fenced WQEs start with no READ of their QP outstanding. Also checked: every
 // WQE read is of slots holding WQEs posted, not acknowledged and below the producer index the
 // turn read; MR requests name the WQE the QP's plan is at (the last one asked for or the next);
-// each READ started has a context reserved; at most TURNS_PER_QP turns of a QP are in flight
-// (WQE reads minus turn_end/turn_drop of the QP) and a kick comes only with a turn end; done
+// each READ started has a context reserved and room in its QP's share; at most TURNS_PER_QP
+// turns of a QP are in flight (WQE reads minus turn_end/turn_drop of the QP) and a kick comes
+// only with a turn end or as a READ context wake-up of a QP that may wait (see Context waits in
+// the header); done
 // of a turn with a WQE read reports WQEs beyond the ones read; in the end every posted WQE is
 // sent (no doorbell or kick lost, no QP stuck) and the DUT is idle.
 class WqeFetchTurnsBench : public WqeFetchBench {
@@ -3379,6 +4002,32 @@ TEST_F(WqeFetchTurnsBench, RefusedWqeWithTurnsInFlightFlushesAll) {
   expect_idle(100);
 }
 
+// READ context share and waits with several turns of a QP in flight (the stream reference).
+TEST_F(WqeFetchTurnsBench, ReadShareLimitsOneQp) {
+  SRNIC_BENCH_TRACE();
+  read_share_limits_one_qp();
+  expect_idle(300);
+}
+TEST_F(WqeFetchTurnsBench, ContextWaitDoesNotRereadWqes) {
+  SRNIC_BENCH_TRACE();
+  context_wait_does_not_reread_wqes(2);
+  expect_idle(300);
+}
+TEST_F(WqeFetchTurnsBench, ContextWaitDoesNotRereadWqesManyPosted) {
+  SRNIC_BENCH_TRACE();
+  context_wait_does_not_reread_wqes(40);
+  expect_idle(300);
+}
+TEST_F(WqeFetchTurnsBench, WakeUpPerFreedContext) {
+  SRNIC_BENCH_TRACE();
+  wake_up_per_freed_context();
+  expect_idle(300);
+}
+TEST_F(WqeFetchTurnsBench, RandomTrafficReadShare) {
+  SRNIC_BENCH_TRACE();
+  run_read_share();
+  expect_idle(300);
+}
 
 // ------------------------------------------------------------ in-flight cap (IRN's BDP-FC)
 // tx_window W: a QP sends at most W packets beyond its oldest unacknowledged PSN (una); a READ
@@ -3390,7 +4039,8 @@ TEST_F(WqeFetchTurnsBench, RefusedWqeWithTurnsInFlightFlushesAll) {
 // nowhere else but at the window's end of an older una. Also: win_wait comes in the cycle after
 // a turn ended without a WQE read and without more work (done_more 0: the QP is idle in the
 // scheduler, not polling); srnic_tx_window's kicks (a kick that is neither the plan stage's nor
-// a rewind's) are for such QPs only and queue the QP like a doorbell. The stream reference of
+// a rewind's, of such a QP; any other is a READ context wake-up) queue the QP like a doorbell.
+// The stream reference of
 // WqeFetchTurnsBench checks every packet (it does not depend on turn boundaries, so these tests
 // run in all three builds), and in the end every posted WQE must have been sent (no QP left
 // waiting for credit it got).
