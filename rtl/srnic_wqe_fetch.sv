@@ -843,7 +843,7 @@ module srnic_wqe_fetch #(
   assign rnr_qpn    = iss_qpn;
   assign rnr_code   = iss_rwd.code;
   // the window's kicks (credit came back) take the port when neither of these wants it
-  wire   k_mine     = p_kick || (misc_ok && rw_kick && !rw_wait && note_ready);
+  wire   k_mine     = p_kick || (misc_ok && rw_kick && !rw_wait && note_ready && !rwa_v);   // (as rw_go)
   logic  cw_wake;
   logic [AW-1:0] cw_qpn;
   assign kick_valid = k_mine || wk_valid || cw_wake;

@@ -73,31 +73,39 @@
 // before each WQE it starts; when the turn ends (turn_end) after fewer MR requests than the
 // reference starts, the first WQE left out must be a READ (the DUT stopped in front of it for
 // want of a context) and the reference rolls the turn back to the state before it (send state,
-// planned segments, READs outstanding, fence stop). Checked from what the ports show: at each
-// READ's MR request rdc_free >= (READs whose MR request was seen and whose context insert was
-// not) + 2 (global room) and the QP's entries + its READs started and not inserted < 16
-// (RD_SHARE: share room); each stop in front of a READ had a cycle, after the turn's previous
-// MR request, the READ's WQE beat and the plan stage's previous turn end, without global room
-// or without the QP's share room (no needless stop); no READ request waits for a context
-// (rdc_valid never with the table full); every READ is sent in the end (settle).
-// Context waits (turn reference; the bench keeps the DUT's wait FIFO of 64 and its wake-up
-// credits): a turn that stopped in front of a READ is kicked at its end only if the room is back
-// by then (both rules, in the cycle of its turn_end) or 64 QPs wait; else its QP joins the
-// waiters, unkicked. Every other kick is told apart: the plan stage's (a turn end that kicks), a
-// rewind's (with its note), srnic_tx_window's (window tests) or a wake-up, which must name the
-// oldest waiter. Credits: each entry that left the table (rdc_freed) earns one, at most 64 are
-// kept, all are dropped in a cycle with nobody waiting and nobody joining; a wake-up uses one if
-// any is held, else it is a poll, which needs a cycle with global room since the last poll (and
-// there is at most one per 64 cycles). Liveness, to the cycle: while QPs wait and a credit is
-// held, or global room has held in each of the last 64 cycles without a poll among them, the
-// oldest waiter must be woken in every cycle the kick port is free for it (kick_ready, no plan
-// kick, no kicking rewind pending). Hence a waiter with k waiters ahead is woken within k + 1
-// free kick-port cycles once k + 1 contexts have been freed, and while contexts are free within
-// 64 (k + 1) cycles plus those the port is busy; and nobody waits at the end (settle). The
+// planned segments, READs outstanding, fence stop). The two rules, on the values of the cycle:
+// global room: rdc_free >= (READs whose MR request was seen and whose context insert was not) + 2;
+// the QP's room: its entries + its READs started and not inserted < 16 (RD_SHARE, the contexts a
+// QP is always granted), or rdc_free >= those READs + 2 + 16 (RD_RESERVE: beyond its share a QP
+// borrows only while 16 more stay free). Checked: every READ's MR request comes with both (and
+// in the cycle of the request); each stop in front of a READ had a cycle, after the turn's
+// previous MR request, the READ's WQE beat and the plan stage's previous turn end, without one
+// of them (no needless stop); no READ request waits for a context (rdc_valid never with the
+// table full); every READ is sent in the end (settle).
+// Context waits (turn reference): the bench keeps a copy of the DUT's wait list, cycle by cycle:
+// 64 entries (kCwDepth), each a QPN and a live bit, in a ring (head, tail, count, dead entries
+// included), the wake-up credits and the poll flag. A turn that stopped in front of a READ for
+// want of a context ends unkicked and its QP joins the list at the tail if, in the cycle of its
+// turn_end, there is still no room for it (both rules), the list is not full and the QP is not on
+// it (a live entry); it is kicked if the room is back or the list is full (the QP not on it); a QP
+// on the list neither joins nor is kicked. While a QP is on the list its scheduler turns end in
+// the issue stage without a WQE read and with done_more 0 (the list wakes it): a WQE read of a QP
+// on the list fails. An entry dies in place when a rewind is applied to its QP (rdc_rw_flush) or
+// the QP is reset (qp_reset_valid: the bench pulses it in the cycle after each QP_MODIFY it makes
+// and after each incarnation move, as srnic_core does after the command); a dead head is dropped,
+// one per cycle, without a kick. Credits: + rdc_freed each cycle, - 1 per wake-up that uses one,
+// at most 64, cleared in a cycle with the list empty and nobody joining. Poll: an 8-bit tick from
+// reset; at tick 255 with global room and the list not empty the poll flag is set; a wake-up
+// without a credit uses it; it is cleared with the list empty. A wake-up is the head's kick when
+// the head is live and a credit or the poll flag is held; it is the kick port's lowest priority.
+// Checked to the cycle, both ways: in every cycle a wake-up is due and the port is free for it
+// (kick_ready, no plan stage kick, no rewind kick) the head is kicked (liveness: a waiter owed a
+// wake-up is woken), and every kick that is neither the plan stage's nor a rewind's is that
+// wake-up (a credit used if one is held, else the poll). Nobody waits at the end (settle). The
 // stream reference cannot tell a stop in front of a READ from a turn that ends before one: there
 // a wake-up must be of a QP whose turn ended unkicked without room and in front of a posted READ
-// and that was not woken since, and settle also waits until no wake-up has come for 140 cycles
-// of global room (the wait FIFO drained).
+// and that was not woken since, and settle also waits until no wake-up has come for a poll
+// period and more with global room (the wait list drained).
 // In-flight cap (tx_window, WqeFetchWindowBench, all three builds, stream reference): the bench
 // plays the acknowledgements (ack port) and checks every job against its own oldest
 // unacknowledged PSN (PSN - una < W, a READ by its first PSN), AckReq (the packet at una + W - 1,
@@ -149,9 +157,14 @@ constexpr uint32_t kPsnMask = 0xFFFFFF;
 constexpr uint8_t kFence = 1;  // WQE_FLAG_FENCE
 constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcLocQpOpErr = 2;
 constexpr uint8_t kOpReadReq = 0x0C;
-// READ contexts (srnic_wqe_fetch's RD_SHARE and CW_DEPTH, as srnic_core has them): the contexts
-// a QP holds at most, the QPs the wait FIFO holds, the poll period while contexts are free
-constexpr unsigned kRdShare = 16, kCwDepth = 64, kPoll = 64;
+// READ contexts (srnic_wqe_fetch's RD_SHARE, RD_RESERVE and CW_DEPTH, as srnic_core has them):
+// the contexts a QP is always granted, the contexts a QP beyond its share leaves free, the entries
+// of the wait list, the poll period (cycles) while QPs wait and contexts are free
+constexpr unsigned kRdShare = 16, kRdReserve = 16, kCwDepth = 64, kPoll = 256;
+constexpr unsigned kCwCredMax = 64;  // wake-up credits kept at most
+// settle (stream reference): the wait list is drained once no wake-up has come for this many
+// cycles with global room (a waiter would have been polled)
+constexpr uint64_t kCwCalm = kPoll + 64;
 
 struct Wqe {
   uint8_t op, flags;
@@ -292,9 +305,10 @@ struct Qp {
   int rd_busy = 0, free_ok = 0;
   bool fwait = false;
   // READ contexts: READs started (MR request) and not yet in the table (the DUT's reservations
-  // of the QP), the last cycle the plan stage's QP was this one and its share had no room (its
-  // entries + those READs >= RD_SHARE); stream reference: turns that may have left the QP
-  // waiting for a context and were not matched by a wake-up yet
+  // of the QP), the last cycle the plan stage's QP was this one and it had no room by its share
+  // (its entries + those READs >= RD_SHARE, and not RD_RESERVE contexts spare); stream
+  // reference: turns that may have left the QP waiting for a context and were not matched by a
+  // wake-up yet
   unsigned rd_resv = 0;
   uint64_t share_short = 0;
   int cw_cands = 0;
@@ -354,10 +368,19 @@ class WqeFetchBench : public ::testing::Test {
     rdc_free_next = 0;  // srnic_rd_ctx shows 0 free in the cycle after reset
     dut->rdc_qb_cnt = dut->rdc_freed = 0;
     rd_gone = 0;
-    cw.clear();  // the wait FIFO, its credits and the poll start empty
+    dut->qp_reset_valid = 0;
+    dut->qp_reset_qpn = 0;
+    qp_reset_q.clear();
+    // the wait list, its credits and the poll flag start empty
+    cw_buf.assign(kCwDepth, CwEntry{});
+    cw_hp = cw_tp = cw_n = 0;
     cw_cred = 0;
+    cw_poll = false;
+    cw_push_now = cw_pop_now = cw_cred_pop = plan_kick_now = false;
     room_run = 0;
-    room_seen = poll_popped = false;
+    seg_pend = SegPend{};
+    seg_fifo = seg_pops = 0;
+    seg_push_now = false;
     dut->sched_burst = burst;
     dut->sched_wqes = wqes_per_turn;
     dut.reset();
@@ -402,6 +425,7 @@ class WqeFetchBench : public ::testing::Test {
     int i = 0;
     for (; i < kCmdWait; ++i) {  // the context RAMs clear themselves after reset
       drive_rdc_free();
+      drive_qp_reset();
       dut.eval();
       answer_gens();
       drive_rdc_queries();
@@ -414,7 +438,18 @@ class WqeFetchBench : public ::testing::Test {
     }
     dut->qp_cmd_valid = 0;
     ASSERT_LT(i, kCmdWait) << "QP_MODIFY not taken";
+    // the QP was reset (and set up again): srnic_core tells srnic_wqe_fetch once every block has
+    // taken the command (the incarnation bump): the QP leaves the READ context wait list
+    qp_reset_q.push_back(q);
     if (std::find(hot.begin(), hot.end(), q) == hot.end()) hot.push_back(q);
+  }
+  // One QP reset announced per cycle (qp_reset_valid, qp_reset_qpn), in the order they were made.
+  void drive_qp_reset() {
+    dut->qp_reset_valid = !qp_reset_q.empty();
+    dut->qp_reset_qpn = qp_reset_q.empty() ? 0 : qp_reset_q.front();
+    if (qp_reset_q.empty()) return;
+    qp_reset_q.pop_front();
+    ++qp_resets;
   }
 
   // ------------------------------------------------------------ incarnations (srnic_qp_gen)
@@ -432,12 +467,14 @@ class WqeFetchBench : public ::testing::Test {
   }
   // q is reset (its incarnation moves on) while no turn of it is in flight: every segment of it
   // still to be cut was planned for the old incarnation and must be dropped whole when it
-  // reaches the cutter (stale_drop, no job, no READ context), in order. The bench's send state
-  // stays where the DUT's is (the block keeps its state; a real reset also re-creates the QP).
+  // reaches the cutter (stale_drop, no job, no READ context), in order, and the QP leaves the
+  // READ context wait list (qp_reset_valid in the next cycle). The bench's send state stays
+  // where the DUT's is (the block keeps its state; a real reset also re-creates the QP).
   void reset_incarnation(uint32_t q) {
     Qp& s = qps[q];
     ASSERT_EQ(s.fly_n, 0) << "bench: QP " << q << " reset with a turn in flight";
     gen_tab[q] = other_gen(q, true);
+    qp_reset_q.push_back(q);  // (srnic_core's incarnation bump: the QP leaves the wait list)
     const uint32_t m = mtu_b(s);
     for (const Seg& g : s.segs) {
       // its packets (a READ: one request) are never sent
@@ -459,6 +496,7 @@ class WqeFetchBench : public ::testing::Test {
     const Seg g = s.stale_segs.front();
     s.stale_segs.pop_front();
     --stale_segs_n;
+    ++seg_pops;
     EXPECT_NE(g.gen, gen_tab[q]) << "cycle " << c << " QP " << q << ": segment of the current incarnation dropped";
     if (g.w.op == kRead) {  // its context was reserved at its MR request, and it held back fences
       EXPECT_GT(rd_resv, 0u) << "cycle " << c;
@@ -610,11 +648,15 @@ class WqeFetchBench : public ::testing::Test {
     Seg& g = s.segs.front();
     if (j.read) {
       s.segs.pop_front();
+      ++seg_pops;
       return;
     }
     g.e += j.len;
     ++g.psn_u;
-    if (g.e >= g.end) s.segs.pop_front();
+    if (g.e >= g.end) {
+      s.segs.pop_front();
+      ++seg_pops;
+    }
   }
 
   // ------------------------------------------------------------ the turn reference
@@ -763,7 +805,8 @@ class WqeFetchBench : public ::testing::Test {
   // READs outstanding (fence), the entries of the plan stage's QP (its share). Also what the
   // DUT decides on in this cycle, as it begins: global room (rdc_free covers the READs started
   // and not in the table + 2), the plan stage's QP with its entries and its READs started and
-  // not in the table, the wait FIFO and its credits; the last cycles without room.
+  // not in the table, contexts spare (rdc_free covers those READs + 2 + RD_RESERVE); the last
+  // cycles without room.
   void drive_rdc_queries() {
     const uint64_t c = dut.cycle();
     dut->rdc_qa_busy = rd_has(dut->rdc_qa_qpn);
@@ -774,29 +817,55 @@ class WqeFetchBench : public ::testing::Test {
     p_resv0 = qps[pq0].rd_resv;
     resv0 = rd_resv;
     room0 = unsigned(dut->rdc_free) >= resv0 + 2;
-    cw_n0 = cw.size();
-    cred0 = cw_cred;
-    pend_kick0 = pend.active && pend.kick;
+    spare0 = unsigned(dut->rdc_free) >= resv0 + 2 + kRdReserve;
     if (!room0) last_short = c;
-    if (p_held0 + p_resv0 >= kRdShare) qps[pq0].share_short = c;
+    if (!share_room0()) qps[pq0].share_short = c;
+    // turn reference: the DUT's own reservations (the READs in its segment FIFO) and global room
+    // by them, in every cycle (the poll looks at it whatever the plan stage does)
+    seg_push_now = seg_pend.on && c >= seg_pend.ready && seg_fifo < kSegFifo;
+    room_dut0 = unsigned(dut->rdc_free) >= resv0 - (seg_pend.on && seg_pend.read ? 1u : 0u) + 2;
   }
+  // the plan stage's QP has room by its share in this cycle: under RD_SHARE (its entries and its
+  // READs started and not in the table), or contexts spare (it borrows)
+  bool share_room0() const { return p_held0 + p_resv0 < kRdShare || spare0; }
   // the plan stage's QP q has room for a READ in this cycle: both rules
-  bool room_for(uint32_t q) const { return room0 && q == pq0 && p_held0 + p_resv0 < kRdShare; }
+  bool room_for(uint32_t q) const { return room0 && q == pq0 && share_room0(); }
+
+  // The plan stage's segment FIFO (turn reference): a WQE started (its MR request) is planned into
+  // it in the cycle after the MR table's answer (two cycles after the request) or, while it is
+  // full, once it is not; a segment leaves with its last packet (a READ: its request) or dropped
+  // stale. The DUT's reservations (rd_resv) are the READs in it: the bench's (READs started and
+  // not in the table) but for a READ started and not yet in the FIFO. The plan stage decides on
+  // a READ only once the WQE before it is in the FIFO (there both counts agree); the poll looks at
+  // global room in any cycle.
+  void seg_fifo_cycle_end() {
+    if (seg_push_now) {
+      ++seg_fifo;
+      seg_pend.on = false;
+    }
+    if (seg_pops > seg_fifo) ADD_FAILURE() << "bench: more segments left the segment FIFO than were planned";
+    seg_fifo -= std::min(seg_pops, seg_fifo);
+    seg_pops = 0;
+    seg_push_now = false;
+  }
 
   // A READ of q started (its MR request): a context must be there for it (global room):
   // rdc_free, a cycle late, must cover the READs started and not yet in the table, this one, and
-  // one inserted in the previous cycle (not yet counted); and q's share must have room: the
-  // entries q holds and q's READs started and not yet in the table, fewer than RD_SHARE (the
-  // cycle's values as it began, before this cycle's inserts and drops).
+  // one inserted in the previous cycle (not yet counted); and q must have room by its share: the
+  // entries q holds and q's READs started and not yet in the table fewer than RD_SHARE, or else
+  // RD_RESERVE contexts left free beyond that (the cycle's values as it began, before this
+  // cycle's inserts and drops).
   void read_started(uint32_t q, const std::string& at) {
     EXPECT_GE(unsigned(dut->rdc_free), resv0 + 2)
         << at << ": READ started with " << resv0 << " READs started and not in the table and "
         << unsigned(dut->rdc_free) << " contexts free (a cycle ago)";
     EXPECT_EQ(pq0, q) << at << ": rdc_qb_qpn is not the plan stage's QP";
-    EXPECT_LT(p_held0 + p_resv0, kRdShare) << at << ": READ started with the QP holding " << p_held0
-                                           << " contexts and " << p_resv0 << " READs started and not in "
-                                           << "the table (its share: " << kRdShare << ")";
+    EXPECT_TRUE(share_room0()) << at << ": READ started with the QP holding " << p_held0 << " contexts and "
+                               << p_resv0 << " READs started and not in the table (its share: " << kRdShare
+                               << ") and " << unsigned(dut->rdc_free) << " contexts free (a cycle ago) for "
+                               << resv0 << " READs started (to borrow: " << resv0 + 2 + kRdReserve << ")";
     Qp& s = qps[q];
+    if (p_held0 + p_resv0 >= kRdShare) ++borrows;
     ++rd_resv;
     ++s.rd_resv;
     max_share = std::max(max_share, held_by(q) + s.rd_resv);
@@ -825,6 +894,9 @@ class WqeFetchBench : public ::testing::Test {
     if (st.read) read_started(q, at);
     ++r.mr;
     r.last_mr = c;
+    // its segment enters the segment FIFO once the MR table has answered (two cycles)
+    EXPECT_FALSE(seg_pend.on) << at << ": MR request before the last WQE's segment was planned";
+    seg_pend = SegPend{true, st.read, c + 3};
   }
 
   // ------------------------------------------------------------ the stream reference
@@ -884,8 +956,9 @@ class WqeFetchBench : public ::testing::Test {
   // before that READ, and cstop is set. The stop must have been needed: in some cycle since
   // the DUT could have looked at the READ (after the turn's previous MR request, the READ's WQE
   // beat, and the plan stage's previous turn end) rdc_free was below the READs started and not
-  // in the table + 2, or q's share had no room (q the plan stage's QP, its entries and its READs
-  // started and not in the table at least RD_SHARE).
+  // in the table + 2, or q had no room by its share (q the plan stage's QP, its entries and its
+  // READs started and not in the table at least RD_SHARE, and rdc_free below those READs + 2 +
+  // RD_RESERVE).
   void end_turn(uint32_t q, uint64_t c, uint64_t from, bool& cstop) {
     Qp& s = qps[q];
     TurnRec& r = s.rec;
@@ -901,7 +974,7 @@ class WqeFetchBench : public ::testing::Test {
     const bool global = last_short >= from, share = s.share_short >= from;
     if (!global && !share)
       ADD_FAILURE() << at << " (a READ) although rdc_free covered the READs started and not in the table + 2 and "
-                    << "the QP's share had room in every cycle since " << from;
+                    << "the QP had room by its share in every cycle since " << from;
     rollback(s, r.mr);
     ++ctx_stops;
     if (share) ++share_stops;
@@ -959,6 +1032,9 @@ class WqeFetchBench : public ::testing::Test {
     unsigned wack = 0, wack_all = 0, wack_stale = 0, wack_v = 100;
     // per-cycle chance of a rewind / stop request made for an earlier incarnation of a QP
     unsigned rw_stale = 0, stop_stale = 0;
+    // per-cycle chance of a QP reset (its incarnation moves on: turn reference, a QP without a
+    // turn in flight or a segment to cut)
+    unsigned qreset = 0;
   };
 
   // The bench's READ context table: frees due entries (turn reference: not below one
@@ -1094,6 +1170,19 @@ class WqeFetchBench : public ::testing::Test {
     const uint64_t c = dut.cycle();
     free_reads(c);
     drive_rdc_free();
+    // a QP reset (nothing of it in flight, nothing of the bench's on its way to it), half of them
+    // of a waiting QP; the bench keeps the QP's WQEs and rings its doorbell (a reset QP is set up
+    // again and posts anew: the reset itself gives it no turn, and takes it off the wait list)
+    if (k.qreset && !stream && !hot.empty() && rw_q.empty() && stop_q.empty() && !pend.active &&
+        stale_segs_n == 0 && ring < 0 && rng.percent(k.qreset)) {
+      const std::vector<uint32_t> w = cw_waiters();
+      const uint32_t q = !w.empty() && rng.percent(50) ? w[rng.below(w.size())] : hot[rng.below(hot.size())];
+      if (qps[q].fly_n == 0 && qps[q].segs.empty()) {
+        reset_incarnation(q);
+        ring = int(q);
+      }
+    }
+    drive_qp_reset();
     // host: posts WQEs and rings the doorbell of one QP
     bool db = false;
     uint32_t db_q = 0;
@@ -1284,6 +1373,9 @@ class WqeFetchBench : public ::testing::Test {
       } else {
         ASSERT_EQ(s.fly_n, 0) << "cycle " << c << " QP " << q
                               << ": WQE read while a turn of the QP is in flight (TURNS_PER_QP 1)";
+        // (with one turn of a QP in flight at a time every turn reads from the send state)
+        ASSERT_FALSE(cw_member(q)) << "cycle " << c << " QP " << q << ": WQE read while the QP waits for a READ "
+                                   << "context (on the wait list since cycle " << cw_member_at(q) << ")";
         const Turn t = plan(q, s.pi_seen, uint32_t(dut->ar_una));
         ASSERT_TRUE(t.work) << "cycle " << c << " QP " << q << ": WQE read for a turn without work (ci " << t.ci0
                             << ", producer index read " << s.pi_seen << ")";
@@ -1654,10 +1746,44 @@ class WqeFetchBench : public ::testing::Test {
   }
 
   // ------------------------------------------------------------ READ context waits
-  // A wake-up of q (the wait FIFO's head is kicked). Turn reference: q is the oldest waiter; the
-  // wake-up uses a credit if one is held, else it is a poll: there was a cycle with global room
-  // since the last poll, and there are no more polls than one per 64 cycles. Stream reference:
-  // a turn of q may have left it waiting (cw_cands). Either way q is queued like at a doorbell.
+  // The bench's copy of the DUT's wait list (turn reference) as it stands in this cycle (it moves
+  // at the edge, in cw_cycle_end): q has a live entry; where (the cycle it joined).
+  bool cw_member(uint32_t q) const {
+    for (unsigned i = 0; i < cw_n; ++i) {
+      const CwEntry& e = cw_buf[(cw_hp + i) % kCwDepth];
+      if (e.live && e.q == q) return true;
+    }
+    return false;
+  }
+  uint64_t cw_member_at(uint32_t q) const {
+    for (unsigned i = 0; i < cw_n; ++i) {
+      const CwEntry& e = cw_buf[(cw_hp + i) % kCwDepth];
+      if (e.live && e.q == q) return e.at;
+    }
+    return 0;
+  }
+  unsigned cw_live() const {
+    unsigned n = 0;
+    for (unsigned i = 0; i < cw_n; ++i) n += cw_buf[(cw_hp + i) % kCwDepth].live;
+    return n;
+  }
+  // the live entries, oldest first
+  std::vector<uint32_t> cw_waiters() const {
+    std::vector<uint32_t> v;
+    for (unsigned i = 0; i < cw_n; ++i)
+      if (cw_buf[(cw_hp + i) % kCwDepth].live) v.push_back(cw_buf[(cw_hp + i) % kCwDepth].q);
+    return v;
+  }
+  bool cw_head_live() const { return cw_n > 0 && cw_buf[cw_hp].live; }
+  // a wake-up is due in this cycle: the head is live and a credit or the poll flag is held
+  bool cw_due() const { return cw_head_live() && (cw_cred > 0 || cw_poll); }
+  // the poll's tick in cycle c (8 bits, from reset)
+  unsigned cw_tick(uint64_t c) const { return unsigned((c - reset_c) % kPoll); }
+
+  // A wake-up of q (a kick that is neither the plan stage's nor a rewind's, nor srnic_tx_window's).
+  // Turn reference: a wake-up is due and q is the head of the wait list; it uses a credit if one
+  // is held, else the poll flag. Stream reference: a turn of q may have left it waiting
+  // (cw_cands). Either way q is queued like at a doorbell.
   void wake(uint64_t c, uint32_t q) {
     Qp& s = qps[q];
     const std::string at = "cycle " + std::to_string(c) + ": kick of QP " + std::to_string(q);
@@ -1670,75 +1796,111 @@ class WqeFetchBench : public ::testing::Test {
                                << "READ without room since its last wake-up)";
       --s.cw_cands;
     } else {
-      ASSERT_FALSE(cw.empty()) << at << ", neither a turn end's nor a rewind's, and no QP waits for a READ context";
-      const CwWait w = cw.front();
-      EXPECT_EQ(q, w.q) << at << ": a READ context wake-up, but the oldest waiter is QP " << w.q << " (waiting since "
-                        << "cycle " << w.at << ")";
-      cw.pop_front();
+      ASSERT_TRUE(cw_head_live()) << at << ", neither a turn end's nor a rewind's, and no QP waits for a READ "
+                                  << "context at the head of the wait list (" << cw_n << " entries, " << cw_live()
+                                  << " live)";
+      const CwEntry& w = cw_buf[cw_hp];
+      ASSERT_EQ(q, w.q) << at << ": a READ context wake-up, but the head of the wait list is QP " << w.q
+                        << " (waiting since cycle " << w.at << ")";
+      ASSERT_TRUE(cw_due()) << at << ": a READ context wake-up of the head of the wait list without a credit (no "
+                            << "context freed since the last was used) and without the poll flag";
+      ASSERT_FALSE(cw_pop_now) << at << ": two wake-ups in one cycle";
       cw_pop_now = true;
       max_cw_wait = std::max(max_cw_wait, c - w.at);
-      if (cred0 > 0) {
+      if (cw_cred > 0) {
         cw_cred_pop = true;
         ++cw_wakes_cred;
       } else {
-        EXPECT_TRUE(room_seen && (!poll_popped || last_room_c > last_poll_pop))
-            << at << ": a READ context wake-up without a credit (no context freed since the last was used), and no "
-            << "cycle with contexts free since the last poll wake-up (cycle " << last_poll_pop << ")";
         ++cw_wakes_poll;
-        EXPECT_LE(cw_wakes_poll, (c - reset_c) / kPoll + 1)
-            << at << ": " << cw_wakes_poll << " poll wake-ups in " << c - reset_c << " cycles (one per " << kPoll
-            << ")";
-        poll_popped = true;
-        last_poll_pop = c;
       }
     }
     doorbell_kick(q);
   }
-  // q's turn stopped in front of a READ for want of a context and ends now without a kick: q
-  // joins the waiters.
+  // q's turn stopped in front of a READ for want of a context and ends now without a kick, with
+  // no room, the list not full and q not on it: q joins the list at the tail.
   void cw_join(uint64_t c, uint32_t q) {
-    EXPECT_LT(cw_n0, size_t(kCwDepth)) << "bench: a waiter joined a full wait FIFO";
-    cw.push_back({q, c});
+    ASSERT_LT(cw_n, kCwDepth) << "bench: a waiter joined a full wait list";
+    ASSERT_FALSE(cw_member(q)) << "bench: a waiter joined the wait list twice";
     cw_push_now = true;
+    cw_push_q = q;
+    cw_push_c = c;
     ++cw_joins;
-    max_cw = std::max(max_cw, cw.size());
   }
-  // The end of a cycle for the context waits (turn reference): a wake-up owed (a credit held, or
-  // a poll due: global room in each of the last 64 cycles and no poll wake-up among them) while
-  // QPs wait must have been made if the kick port was free for it (kick_ready, no plan kick, no
-  // kicking rewind pending: its kick comes first); then the credits of the next cycle: + the
-  // contexts freed at the last edge, - the one used, at most 64, none while nobody waits or
-  // joins. For both references: the run of cycles with global room.
+  // The end of a cycle for the context waits (turn reference). First the liveness check: a
+  // wake-up due (the head live, a credit or the poll flag held) must have been made if the kick
+  // port was free for it (kick_ready, neither a plan stage kick nor a rewind kick in this
+  // cycle: both come first); wake() checked that every wake-up made was due. Then the list moves
+  // as the DUT's does at the edge: the entries of a QP whose rewind was applied (rdc_rw_flush) and
+  // of a QP reset (qp_reset_valid) die; the head leaves (woken, or dropped if dead); a joining QP
+  // is put at the tail; the credits gain the contexts freed at the last edge (rdc_freed) and lose
+  // the one used (at most 64; none kept with the list empty and nobody joining); the poll flag is
+  // set at tick 255 with global room (the list not empty), cleared when used or the list is
+  // empty. For both references: the run of cycles with global room.
   void cw_cycle_end(uint64_t c) {
     if (!stream) {
-      const bool poll_due = room_run >= kPoll && (!poll_popped || last_poll_pop + kPoll < c);
-      const bool owed = cw_n0 > 0 && (cred0 > 0 || poll_due);
-      if (owed && dut->kick_ready && !plan_kick_now && !pend_kick0 && !cw_pop_now && !HasFatalFailure())
-        FAIL() << "cycle " << c << ": QP " << cw.front().q << " waits for a READ context (since cycle "
-               << cw.front().at << ", " << cw_n0 << " waiting) and is not woken though "
-               << (cred0 > 0 ? std::to_string(cred0) + " credits (contexts freed) are held"
-                             : "contexts have been free for " + std::to_string(room_run) + " cycles")
+      const bool due = cw_due();
+      const bool port_free = dut->kick_ready && !plan_kick_now && kick_by != kByRewind;
+      if (due && port_free && !cw_pop_now && !HasFatalFailure())
+        FAIL() << "cycle " << c << ": QP " << cw_buf[cw_hp].q << " waits for a READ context (since cycle "
+               << cw_buf[cw_hp].at << ", at the head of the wait list, " << cw_live() << " waiting) and is not "
+               << "woken though " << (cw_cred > 0 ? std::to_string(cw_cred) + " credits (contexts freed) are held"
+                                                  : std::string("the poll flag is set"))
                << " and the kick port is free";
-      if (cw_n0 == 0 && !cw_push_now) cw_cred = 0;
-      else cw_cred = std::min(kCwDepth, cred0 + freed_now - (cw_cred_pop ? 1u : 0u));
+      const bool any = cw_n > 0;
+      const bool head_dead = any && !cw_buf[cw_hp].live;  // (as the cycle began: dropped now)
+      // entries die (they stay in place)
+      const bool rw_kill = dut->rdc_rw_flush, rs_kill = dut->qp_reset_valid;
+      const uint32_t rw_q_ = dut->rdc_rw_flush_qpn, rs_q = dut->qp_reset_qpn;
+      for (unsigned i = 0; i < cw_n; ++i) {
+        CwEntry& e = cw_buf[(cw_hp + i) % kCwDepth];
+        if (!e.live) continue;
+        if (rw_kill && e.q == rw_q_) {
+          e.live = false;
+          ++cw_kills_rw;
+        } else if (rs_kill && e.q == rs_q) {
+          e.live = false;
+          ++cw_kills_reset;
+        }
+      }
+      // the head leaves: woken, or dropped dead
+      if (cw_pop_now || head_dead) {
+        if (head_dead) ++cw_dead_drops;
+        cw_buf[cw_hp].live = false;
+        cw_hp = (cw_hp + 1) % kCwDepth;
+        --cw_n;
+      }
+      if (cw_push_now) {
+        cw_buf[cw_tp] = CwEntry{cw_push_q, true, cw_push_c};
+        cw_tp = (cw_tp + 1) % kCwDepth;
+        ++cw_n;
+        max_cw = std::max(max_cw, size_t(cw_n));
+        max_cw_live = std::max(max_cw_live, size_t(cw_live()));
+      }
+      cw_poll = any && (cw_poll || (cw_tick(c) == kPoll - 1 && room_dut0)) && !(cw_pop_now && !cw_cred_pop);
+      if (!any && !cw_push_now) cw_cred = 0;
+      else cw_cred = std::min(kCwCredMax, cw_cred + freed_now - (cw_cred_pop ? 1u : 0u));
+      seg_fifo_cycle_end();
     }
     room_run = room0 ? room_run + 1 : 0;
-    if (room0) {
-      room_seen = true;
-      last_room_c = c;
-    }
     cw_push_now = cw_pop_now = cw_cred_pop = plan_kick_now = false;
   }
 
   // The issue stage ends q's scheduler turn without a WQE read (turn reference): decided now.
-  // With a turn of q in flight (TURNS_PER_QP 1) the QP waits and is requeued. Else the turn
-  // rules: nothing to do, a fence wait (requeued), or a stopped QP's flush report (pushed into
-  // the turn ring: its CEV_LERR comes from the plan stage). Returns the expected done_more.
+  // With a turn of q in flight (TURNS_PER_QP 1) the QP waits and is requeued. A QP with work
+  // that waits for a READ context (on the wait list, not at a fence) is not requeued: the list
+  // wakes it. Else the turn rules: nothing to do, a fence wait (requeued), or a stopped QP's
+  // flush report (pushed into the turn ring: its CEV_LERR comes from the plan stage). Returns
+  // the expected done_more.
   bool idle_turn(uint32_t q, uint64_t c) {
     Qp& s = qps[q];
     if (s.fly_n > 0) {
       ++held_turns;
       return true;
+    }
+    const bool work = !s.err && s.rts && s.pi_seen != s.ci && !s.park && !(s.fwait && s.rd_busy > 0);
+    if (work && cw_member(q)) {
+      ++cw_idle;
+      return false;
     }
     const Turn t = plan(q, s.pi_seen, uint32_t(s.psn_u) & kPsnMask);  // (no WQE read: no resend to pass over)
     if (t.work)
@@ -1763,8 +1925,9 @@ class WqeFetchBench : public ::testing::Test {
   // and its reused-slot report) and turn_drop (a doomed turn's last WQE beat dropped unread).
   // The turn reference checks the ring order, the READ-context rollback and the kick rule: a
   // turn that stopped in front of a READ for want of a context is kicked only if the room is
-  // back in this cycle (global and the QP's share) or the wait FIFO is full, else its QP waits;
-  // a kick of the QP beside a turn end that does not kick is a wake-up (of an earlier wait).
+  // back in this cycle (both rules) or the wait list is full (and the QP not on it), else its QP
+  // waits (joins the list, unless it is on it); a kick of the QP beside a turn end that does not
+  // kick is a wake-up (of an earlier wait).
   void end_of_plan(uint64_t c) {
     const bool t_end = dut->turn_end, t_drop = dut->turn_drop;
     const bool kick = kick_by == kByTurn;  // (of the ending turn's QP)
@@ -1799,8 +1962,11 @@ class WqeFetchBench : public ::testing::Test {
         // answer to the report kicks it) or waiting for a READ context
         const bool early = s.ci != uint16_t(r.ci0 + r.n) || s.off != 0 || r.fence_stop || r.bad || r.stale;
         bool want = early && !r.stale && (s.ci != r.pi || s.off != 0);
-        const bool room = room_for(q), full = cw_n0 >= kCwDepth;
-        if (cstop) want = room || full;
+        // a stop in front of a READ: the QP waits (joins the list, or is on it already) unless the
+        // room is back by now, or the list is full and the QP not on it
+        const bool room = room_for(q), full = cw_n >= kCwDepth, member = cw_member(q);
+        const bool waits = cstop && !room && (!full || member);
+        if (cstop) want = !waits;
         const std::string at = "cycle " + std::to_string(c) + " QP " + std::to_string(q) +
                                ": plan kick at the turn end (WQEs " + std::to_string(r.ci0) + ".." +
                                std::to_string(r.ci0 + r.n - 1) + " read, producer index read " +
@@ -1808,7 +1974,9 @@ class WqeFetchBench : public ::testing::Test {
                                std::to_string(s.off) + (r.fence_stop ? ", fence stop" : "") +
                                (r.stale ? ", reused slot" : "") +
                                (cstop ? std::string(", stopped in front of a READ for want of a context; room now: ") +
-                                            (room ? "yes" : "no") + ", " + std::to_string(cw_n0) + " waiting"
+                                            (room ? "yes" : "no") + ", wait list: " + std::to_string(cw_n) +
+                                            " entries, " + std::to_string(cw_live()) + " live" +
+                                            (member ? ", the QP on it" : "")
                                       : std::string()) + ")";
         if (want) {
           EXPECT_TRUE(kick) << at;
@@ -1817,8 +1985,10 @@ class WqeFetchBench : public ::testing::Test {
           wake(c, q);  // (the turn does not kick: an earlier wait of the QP ends)
           if (HasFatalFailure()) return;
         }
-        if (cstop && !want) cw_join(c, q);
+        if (waits && !member) cw_join(c, q);
+        if (waits && member) ++cw_rewaits;
         if (cstop && want) ++(room ? cw_room_kicks : cw_full_kicks);
+        if (HasFatalFailure()) return;
         EXPECT_EQ(stale, r.stale) << "cycle " << c << " QP " << q << ": reused-slot report";
         if (stale) {
           EXPECT_EQ(unsigned(dut->stale_qpn), q) << "cycle " << c << ": reused-slot report QPN";
@@ -1969,6 +2139,7 @@ class WqeFetchBench : public ::testing::Test {
         if (g.e >= g.end) {
           s.stale_segs.pop_front();
           --stale_segs_n;
+          ++seg_pops;
         }
         ++s.planned;  // (reset_incarnation counted it as never sent)
         ++held_stale_jobs;
@@ -2056,7 +2227,7 @@ class WqeFetchBench : public ::testing::Test {
       bool quiet = ready_q.empty() && !handing && hstop_q.empty() && stop_q.empty() && stale_segs_n == 0 &&
                    rw_q.empty() && !pend.active &&
                    (up_q.empty() || hold_unparks) && !iss_on && done_exp.empty() && flight.empty() && ack_q.empty() &&
-                   cw.empty() && (!stream || (room_run > 140 && dut.cycle() - last_wake_c > 140));
+                   cw_n == 0 && (!stream || (room_run > kCwCalm && dut.cycle() - last_wake_c > kCwCalm));
       for (uint32_t q : hot) {
         const Qp& s = qps[q];
         quiet = quiet && !s.active && s.fly_n == 0 && s.segs.empty() && (!stream || s.err || s.jc_idx == s.pi) &&
@@ -2076,13 +2247,16 @@ class WqeFetchBench : public ::testing::Test {
       }
       EXPECT_EQ(s.emitted, s.planned) << "QP " << q << ": planned packets not sent";
       if (s.rts && !s.err && !s.park) {
-        EXPECT_EQ(s.ci, s.pi) << "QP " << q << ": posted WQEs never planned";
+        EXPECT_EQ(s.ci, s.pi) << "QP " << q << ": posted WQEs never planned (queued " << s.queued << ", on the "
+                              << "wait list " << cw_member(q) << ", fence wait " << s.fwait << ", READs outstanding "
+                              << s.rd_busy << ", READ contexts held " << held_by(q) << " of " << rd_table.size()
+                              << ")";
       }
     }
-    if (!cw.empty())
-      ADD_FAILURE() << cw.size() << " QPs still wait for a READ context (the oldest QP " << cw.front().q
-                    << " since cycle " << cw.front().at << ")";
-    if (stream && !(room_run > 140 && dut.cycle() - last_wake_c > 140))
+    if (cw_live() > 0)
+      ADD_FAILURE() << cw_live() << " QPs still wait for a READ context (the oldest QP " << cw_waiters().front()
+                    << " since cycle " << cw_member_at(cw_waiters().front()) << ")";
+    if (stream && !(room_run > kCwCalm && dut.cycle() - last_wake_c > kCwCalm))
       ADD_FAILURE() << "READ context wake-ups still come (the last at cycle " << last_wake_c << "; contexts free for "
                     << room_run << " cycles)";
     EXPECT_TRUE(rw_q.empty()) << rw_q.size() << " rewinds never taken";
@@ -2105,6 +2279,7 @@ class WqeFetchBench : public ::testing::Test {
       k.job = unsigned(rng.range(20, 100));
       k.rw_stale = rng.percent(60) ? 1 : 0;
       k.stop_stale = rng.percent(60) ? 1 : 0;
+      k.qreset = rng.percent(50) ? unsigned(rng.range(1, 3)) : 0;
       if (rewinds) {
         k.rw = unsigned(rng.range(1, 5));
         k.rw_rnr = unsigned(rng.range(0, 50));
@@ -2145,29 +2320,41 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_GT(ctx_checks, 800u);
     EXPECT_GT(cw_joins, 50u);
     EXPECT_GT(cw_wakes_cred, 50u);
+    EXPECT_GT(cw_wakes_poll, 0u);
+    EXPECT_GT(cw_idle, 50u) << "too few turns of waiting QPs ended without a WQE read";
+    if (rewinds) {
+      EXPECT_GT(cw_kills_rw, 20u) << "too few rewinds applied to waiting QPs";
+    } else {
+      EXPECT_GT(cw_kills_reset, 5u) << "too few QPs reset while they wait";
+    }
     EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
     EXPECT_FALSE(dut.rtl_error());
   }
   void print_wait_stats() const {
     if (stream) {
-      std::printf("[bench] READ contexts: %llu wake-ups, at most %u contexts of a QP held or reserved\n",
-                  (unsigned long long)cw_wakes, max_share);
+      std::printf("[bench] READ contexts: %llu wake-ups, at most %u contexts of a QP held or reserved, %llu READs "
+                  "started beyond the QP's share\n",
+                  (unsigned long long)cw_wakes, max_share, (unsigned long long)borrows);
       return;
     }
     std::printf("[bench] READ context waits: %llu stops in front of a READ (%llu for the QP's share, %llu for want of "
-                "a free context), %llu waits begun, %llu stops kicked (%llu with room back at the turn end, %llu with "
-                "the wait FIFO full), %llu wake-ups (%llu by freed contexts, %llu polls), at most %zu waiting, the "
-                "longest wait %llu cycles, at most %u contexts of a QP held or reserved\n",
+                "a free context), %llu joined the wait list, %llu stops kicked (%llu with room back at the turn end, "
+                "%llu with the list full), %llu of a QP on the list already, %llu turns ended waiting (no WQE read), "
+                "%llu wake-ups (%llu by freed contexts, %llu polls), entries killed by %llu rewinds and %llu of "
+                "%llu QP resets, %llu dead entries dropped, at most %zu entries (%zu live), the longest wait %llu "
+                "cycles; at most %u contexts of a QP held or reserved, %llu READs started beyond the QP's share\n",
                 (unsigned long long)ctx_stops, (unsigned long long)share_stops, (unsigned long long)global_stops,
                 (unsigned long long)cw_joins, (unsigned long long)(cw_room_kicks + cw_full_kicks),
-                (unsigned long long)cw_room_kicks, (unsigned long long)cw_full_kicks, (unsigned long long)cw_wakes,
-                (unsigned long long)cw_wakes_cred, (unsigned long long)cw_wakes_poll, max_cw,
-                (unsigned long long)max_cw_wait, max_share);
+                (unsigned long long)cw_room_kicks, (unsigned long long)cw_full_kicks, (unsigned long long)cw_rewaits,
+                (unsigned long long)cw_idle, (unsigned long long)cw_wakes, (unsigned long long)cw_wakes_cred,
+                (unsigned long long)cw_wakes_poll, (unsigned long long)cw_kills_rw, (unsigned long long)cw_kills_reset,
+                (unsigned long long)qp_resets, (unsigned long long)cw_dead_drops, max_cw, max_cw_live,
+                (unsigned long long)max_cw_wait, max_share, (unsigned long long)borrows);
   }
 
   // ------------------------------------------------------------ READ context share and waits
-  // Directed tests for both references (WqeFetchBench: the turn reference, which also knows the
-  // wait FIFO; WqeFetchTurnsBench: the stream reference with several turns of a QP in flight).
+  // Directed tests for both references (WqeFetchBench: the turn reference, which also keeps the
+  // wait list; WqeFetchTurnsBench: the stream reference with several turns of a QP in flight).
   static Knobs ready_knobs() {
     Knobs k;
     k.post = 0;
@@ -2177,6 +2364,10 @@ class WqeFetchBench : public ::testing::Test {
   }
   void run(int n, const Knobs& k) {
     for (int i = 0; i < n && !HasFatalFailure(); ++i) cycle(k);
+  }
+  // runs until the poll's tick (cycles from reset, modulo the poll period) is t
+  void run_to_tick(unsigned t, const Knobs& k) {
+    while (!HasFatalFailure() && cw_tick(dut.cycle()) != t) cycle(k);
   }
   // every READ context of q (all of them if q < 0) freed in the next cycle
   void free_contexts(int64_t q) {
@@ -2192,65 +2383,104 @@ class WqeFetchBench : public ::testing::Test {
     while (!HasFatalFailure() && ((qps[q].base >> 6) & 63) + (uint64_t(1) << log_sq) > 64);
   }
 
-  // One QP (a) posts 24 READs whose responses never come: 16 of them (its share) get a context,
-  // though 64 are free; another QP's (b) 10 READs all get one meanwhile. a waits for its share
-  // while contexts are free: the poll wakes it every 64 cycles, and each wake-up reads its WQEs
-  // again (one turn, and the turns read ahead with it), never more often. Once a's contexts are
-  // freed, its other 8 READs go.
+  // A QP's share and what it borrows beyond it. QP h holds 34 of the 64 contexts (READs whose
+  // responses never come), so 30 are free. (a) QP a posts 24 READs whose responses never come and
+  // gets exactly its share, 16: then 14 are free, fewer than RD_RESERVE + 2, nothing to borrow;
+  // a waits. (b) QP b, under its share, gets a context for each of its 10 READs meanwhile, while
+  // a, holding its 16, waits on; a is woken by the poll while contexts are free (every 256
+  // cycles) and each wake-up reads its WQEs again (one turn, and the turns read ahead with it),
+  // never more often. (c) Then h's contexts are freed: a is woken (by their credits) and, with
+  // contexts spare, goes beyond its share: its other 8 READs. (d) a posts 30 more: alone it takes
+  // contexts until fewer than RD_RESERVE + 2 beyond the reserved ones are free (16 or 17 stay
+  // free: the free count is a cycle late) and waits again. Once a's and b's contexts are freed,
+  // the rest goes.
   void read_share_limits_one_qp() {
     rd_hold = kNever;
     reset();
-    const uint32_t a = uint32_t(rng.below(kQps)), b = (a + 1 + uint32_t(rng.below(kQps - 1))) % kQps;
+    const uint32_t a = uint32_t(rng.below(kQps)), b = (a + 1) % kQps, h = (a + 2) % kQps;
     configure_in_page(a, 5);
     configure_in_page(b, 5);
+    for (int i = 0; i < 34; ++i) inject_read(h, kNever);
     const Knobs k = ready_knobs();
+    run(10, k);
+    // (a)
     for (int i = 0; i < 24; ++i) ASSERT_TRUE(post(a, 0, kRead, 0, int64_t(rng.range(1, 3 * 256))));
     ring = int(a);
     run(1000, k);
-    EXPECT_EQ(held_by(a), kRdShare) << "QP a's READs in the table (its share: " << kRdShare << ")";
+    run_to_tick(kPoll / 2, k);  // (between polls: a waits)
+    EXPECT_EQ(held_by(a), kRdShare) << "QP a's READs in the table with " << rd_cap - 34
+                                    << " contexts free at first (its share: " << kRdShare << ")";
     EXPECT_EQ(read_jobs, uint64_t(kRdShare));
+    if (!stream) {
+      EXPECT_TRUE(cw_member(a)) << "QP a, holding its share with no contexts spare, does not wait";
+    }
+    // (b)
     for (int i = 0; i < 10; ++i) ASSERT_TRUE(post(b, 0, kRead, 0, int64_t(rng.range(1, 3 * 256))));
     ring = int(b);
     run(500, k);
-    EXPECT_EQ(held_by(b), 10u) << "QP b's READs did not all get a context (" << rd_table.size() << " of " << rd_cap
-                               << " in use)";
-    EXPECT_EQ(held_by(a), kRdShare);
-    const uint64_t reads0 = qps[a].reads, polls = 40;
+    EXPECT_EQ(held_by(b), 10u) << "QP b, under its share, did not get a context for each READ (" << rd_table.size()
+                               << " of " << rd_cap << " in use)";
+    EXPECT_EQ(held_by(a), kRdShare) << "QP a took more than its share with contexts scarce";
+    const uint64_t reads0 = qps[a].reads, polls0 = cw_wakes_poll, stops0 = share_stops, polls = 20;
     run(int(polls * kPoll), k);
     const uint64_t n = qps[a].reads - reads0;
     EXPECT_GE(n, polls - 2) << "QP a, waiting for its share with contexts free, was not woken every " << kPoll
                             << " cycles";
     EXPECT_LE(n, (polls + 2) * uint64_t(kTpq)) << "QP a's WQEs were read more often than once per poll";
+    if (!stream) {
+      EXPECT_GE(cw_wakes_poll - polls0, polls - 2);
+      EXPECT_GE(share_stops - stops0, polls - 2);
+    }
     EXPECT_EQ(held_by(a), kRdShare);
     EXPECT_EQ(read_jobs, uint64_t(kRdShare) + 10);
-    free_contexts(a);
+    // (c)
+    const uint64_t cred0 = cw_wakes_cred;
+    free_contexts(h);
     run(600, k);
-    EXPECT_EQ(held_by(a), 8u) << "QP a's READs after its contexts were freed";
+    EXPECT_EQ(held_by(a), 24u) << "QP a did not go beyond its share with contexts spare";
     EXPECT_EQ(read_jobs, uint64_t(kRdShare) + 10 + 8);
+    if (!stream) {
+      EXPECT_EQ(cw_wakes_cred - cred0, 1u) << "QP a was not woken once by the freed contexts";
+      EXPECT_EQ(cw_live(), 0u);
+    }
+    // (d)
+    for (int i = 0; i < 30; ++i) ASSERT_TRUE(post(a, 0, kRead, 0, int64_t(rng.range(1, 3 * 256))));
+    ring = int(a);
+    run(1000, k);
+    run_to_tick(kPoll / 2, k);
+    const size_t left = rd_cap - rd_table.size();
+    const unsigned held_a = held_by(a);
+    EXPECT_GE(left, size_t(kRdReserve)) << "QP a, beyond its share, left fewer than RD_RESERVE contexts free";
+    EXPECT_LE(left, size_t(kRdReserve) + 1) << "QP a, beyond its share, stopped with contexts spare";
+    EXPECT_GT(held_a, 24u);
+    EXPECT_EQ(read_jobs, uint64_t(rd_table.size()));
+    if (!stream) {
+      EXPECT_TRUE(cw_member(a)) << "QP a does not wait for a context";
+    }
     free_contexts(-1);
     rd_hold = 20;
     settle();
-    std::printf("[bench] QP a: %llu WQE reads in %llu cycles waiting for its share\n", (unsigned long long)n,
-                (unsigned long long)(polls * kPoll));
+    std::printf("[bench] QP a: %llu WQE reads in %llu cycles waiting for its share; alone beyond it: %u contexts "
+                "held, %zu left free\n",
+                (unsigned long long)n, (unsigned long long)(polls * kPoll), held_a, left);
     print_wait_stats();
-    if (!stream) {
-      EXPECT_GT(share_stops, polls - 2);
-      EXPECT_GT(cw_wakes_poll, polls - 2);
-    }
     EXPECT_FALSE(dut.rtl_error());
   }
 
-  // Every context held: four QPs post 17 READs each whose responses never come (16, 16, 16 and
-  // 15 or 16 of them get one: 63 of the 64, or 64 with the margin of the late free count). A
-  // fifth QP's nv READs then find none: its turn stops in front of the first and it waits.
-  // Over a long idle time nothing is freed, so there is no wake-up (no credit, and no poll while
-  // no context is free): no QP is turned and no WQE is read again (before decision 120 each of
-  // these QPs was requeued at every turn end and read its WQEs again, turn after turn). Then the
-  // first QP's contexts are freed: the waiters are woken, in order, and the fifth QP's first
-  // READs get contexts within 300 cycles. With nv 2 every stopped turn read all of its QP's
-  // WQEs from the READ on; with nv 40 the fifth QP has more posted than its turns read (more than
-  // TURNS_PER_QP x 8; each turn's done reports more work when it is issued, before the plan
-  // stage finds no context): it must wait all the same, not be turned again and again.
+  // Every context held: four QPs post 17 READs each whose responses never come, one after the
+  // other: the first two get all 17 (contexts spare: they borrow beyond their share), the third
+  // its share of 16 (14 free then, fewer than RD_RESERVE + 2), the fourth 13 or 14 of the rest
+  // (63 or 64 held: the margin of the late free count); the last two wait. A fifth QP's nv READs
+  // then find none: its turn stops in front of the first and it waits too. Over a long idle time
+  // nothing is freed, so there is no wake-up (no credit, and no poll while no context is free):
+  // no QP is turned and no WQE is read again (before decision 120 each of these QPs was requeued
+  // at every turn end and read its WQEs again, turn after turn). Then the first QP's contexts are
+  // freed: the waiters are woken, in order, and the fifth QP's first READs get contexts within
+  // 300 cycles. With nv 2 every stopped turn read all of its QP's WQEs from the READ on; with nv
+  // 40 the fifth QP has more posted than its turns read (more than TURNS_PER_QP x 8; each turn's
+  // done reports more work when it is issued, before the plan stage finds no context): it must
+  // wait all the same, its later turns ending in the issue stage without a WQE read (turn
+  // reference: done_more 0, the QP on the wait list), not be turned again and again.
   void context_wait_does_not_reread_wqes(int nv) {
     rd_hold = kNever;
     reset();
@@ -2266,17 +2496,31 @@ class WqeFetchBench : public ::testing::Test {
       for (int j = 0; j < 17; ++j) ASSERT_TRUE(post(qs[i], 0, kRead, 0, 100));
       ring = int(qs[i]);
       run(300, k);
-      EXPECT_LE(held_by(qs[i]), kRdShare);
+      if (i < 2) {
+        EXPECT_EQ(held_by(qs[i]), 17u) << "QP " << i << " did not borrow beyond its share with contexts spare";
+      } else if (i == 2) {
+        EXPECT_EQ(held_by(qs[i]), kRdShare) << "QP 2 with fewer than RD_RESERVE + 2 contexts free";
+      }
     }
     EXPECT_GE(rd_table.size(), rd_cap - 1) << "READ contexts held";
+    if (!stream) {
+      EXPECT_TRUE(cw_member(qs[2]) && cw_member(qs[3])) << "QPs 2 and 3 do not wait";
+    }
     const uint32_t v = qs[4];
     for (int j = 0; j < nv; ++j) ASSERT_TRUE(post(v, 0, kRead, 0, 100));
     ring = int(v);
     run(300, k);
     EXPECT_EQ(held_by(v), 0u) << "the fifth QP's READ got a context";
     EXPECT_GE(qps[v].reads, 1u) << "the fifth QP's WQEs were never read";
-    const uint64_t v0 = qps[v].reads, reads0 = reads, turns0 = turns_done, mr0 = mr_reqs;
+    if (!stream) {
+      EXPECT_TRUE(cw_member(v)) << "the fifth QP does not wait";
+      if (nv > 8) {
+        EXPECT_GE(cw_idle, 1u) << "no turn of the fifth QP ended for its wait (done_more 0, no WQE read)";
+      }
+    }
+    const uint64_t v0 = qps[v].reads, reads0 = reads, turns0 = turns_done, mr0 = mr_reqs, wakes0 = cw_wakes;
     run(4000, k);
+    EXPECT_EQ(cw_wakes - wakes0, 0u) << "a wake-up with nothing freed and no context free";
     EXPECT_EQ(qps[v].reads - v0, 0u) << "the fifth QP's WQEs were read again while it waits and no context is freed";
     EXPECT_EQ(reads - reads0, 0u) << "WQEs read while every context is held";
     EXPECT_EQ(turns_done - turns0, 0u) << "turns handed out while every context is held";
@@ -2330,7 +2574,7 @@ class WqeFetchBench : public ::testing::Test {
     run(300, k);
     ASSERT_EQ(read_jobs, 0u) << "a READ planned without a context";
     if (!stream) {
-      ASSERT_EQ(cw.size(), 4u) << "not every QP waits for a context";
+      ASSERT_EQ(cw_live(), 4u) << "not every QP waits for a context";
     }
     const uint64_t turns0 = turns_done;
     run(300, k);
@@ -2340,7 +2584,7 @@ class WqeFetchBench : public ::testing::Test {
     for (int n = 0; n < 24 && !HasFatalFailure(); ++n) {
       // freed early in a poll period (its counter runs from reset): the woken waiter takes the
       // context before the period ends, so no poll wakes another one while it is free
-      while (!HasFatalFailure() && (dut.cycle() - reset_c) % kPoll != 8) cycle(k);
+      run_to_tick(8, k);
       ASSERT_FALSE(rd_table.empty());
       rd_table.front().free_at = dut.cycle();  // the oldest
       const uint64_t f = dut.cycle(), w0 = cw_wakes, c0 = cw_wakes_cred, r0 = read_jobs;
@@ -2386,26 +2630,92 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_FALSE(dut.rtl_error());
   }
 
+  // A QP reset takes the QP off the wait list. Every context held (READs of QP h, injected, never
+  // freed): QP v's READ stops and v waits; nothing is ever freed, so v is never woken (no credit,
+  // and no poll without a context free), and a doorbell's turn reads nothing. v is reset and set
+  // up again (a QP_MODIFY, then qp_reset_valid) and posts a WRITE: the turn its doorbell gives
+  // reads it and the WRITE goes at once, though no READ context is freed (were v still on the list
+  // its turns would end without a WQE read).
+  void reset_leaves_wait_list() {
+    rd_cap = 4;
+    rd_hold = kNever;
+    reset();
+    const uint32_t v = uint32_t(rng.below(kQps)), h = (v + 1) % kQps;
+    configure(v, 1, 3, true);
+    for (size_t i = 0; i < rd_cap; ++i) inject_read(h, kNever);
+    const Knobs k = ready_knobs();
+    ASSERT_TRUE(post(v, 0, kRead, 0, 100));
+    ASSERT_TRUE(post(v, 0, kWrite, 0, 100));
+    ring = int(v);
+    run(200, k);
+    EXPECT_EQ(qps[v].emitted, 0u) << "v's READ, or the WRITE behind it, went without a context";
+    ASSERT_GE(qps[v].reads, 1u);
+    if (!stream) {
+      ASSERT_TRUE(cw_member(v)) << "v does not wait for a context";
+    }
+    const uint64_t reads0 = qps[v].reads, turns0 = turns_done;
+    ring = int(v);
+    run(200, k);
+    EXPECT_GT(turns_done, turns0) << "the doorbell gave v no turn";
+    EXPECT_EQ(qps[v].reads, reads0) << "v's WQEs were read again while it waits";
+    configure(v, 1, 3, true);
+    ASSERT_TRUE(post(v, 0, kWrite, 0, 300));
+    ring = int(v);
+    const uint64_t c0 = dut.cycle();
+    uint64_t sent = 0;
+    for (int i = 0; i < 300 && !HasFatalFailure() && !sent; ++i) {
+      cycle(k);
+      if (qps[v].emitted == 2) sent = dut.cycle();
+    }
+    ASSERT_NE(sent, 0u) << "v's WRITE was not sent after the reset (v still waits for a READ context?)";
+    EXPECT_LE(sent - c0, 60u) << "v's WRITE was sent late after the reset";
+    EXPECT_EQ(rd_frees + rd_flushed, 0u) << "a READ context was freed";
+    if (!stream) {
+      EXPECT_FALSE(cw_member(v));
+      EXPECT_EQ(cw_n, 0u) << "the dead entry was not dropped";
+      EXPECT_EQ(cw_kills_reset, 1u);
+      EXPECT_EQ(cw_wakes, 0u);
+    }
+    std::printf("[bench] QP v reset while it waits for a READ context: its WRITE sent %llu cycles after the "
+                "doorbell\n",
+                (unsigned long long)(sent - c0));
+    free_contexts(-1);
+    rd_hold = 20;
+    settle();
+    print_wait_stats();
+    EXPECT_FALSE(dut.rtl_error());
+  }
+
   // Random traffic with contexts as srnic_core has them (64) but held long (1000..4000 cycles)
-  // and mostly READs on six QPs: QPs reach their share (16) and together the whole pool (6 x 16 >
-  // 64), so turns stop in front of READs for both reasons, QPs wait, are woken by freed contexts
-  // and by polls, and now and then a doorbell turns a waiting QP again. Every READ is checked
-  // against both rules, every stop for being needed, every wake-up (turn reference).
+  // and mostly READs on six QPs (the first one starts alone with 40 READs and borrows beyond its
+  // share): QPs borrow beyond their share (16) while contexts are spare,
+  // reach it when they are not, and together take the whole pool (6 x 16 > 64), so turns stop in
+  // front of READs for both reasons, QPs wait, are woken by freed contexts and by polls, and
+  // doorbells of waiting QPs end in the issue stage. Every READ is checked against both rules,
+  // every stop for being needed, the wait list cycle by cycle (turn reference).
   void run_read_share() {
     burst = uint32_t(rng.range(256, 6000));
     wqes_per_turn = uint8_t(rng.range(2, 8));
     fence_pct = rng.percent(50) ? 0 : 2;  // (a fence behind a READ waits for its responses: long here)
-    rd_hold = rng.range(1000, 4000);
+    const uint64_t hold = rng.range(1000, 4000);
+    rd_hold = kNever;  // (until the start is over)
     rd_cap = 64;
     read_pct = int(rng.range(70, 95));
     reset();
     const uint32_t base = uint32_t(rng.below(kQps));
-    for (int i = 0; i < std::min(kQps, 6) && !HasFatalFailure(); ++i)
-      configure((base + uint32_t(i)) % kQps, int(rng.range(1, 3)), int(rng.range(4, 5)), true);  // 16+ slots
-    // (a start with 16 READs posted on each: together more than the pool)
-    for (uint32_t q : hot) {
-      for (int j = 0; j < 16; ++j) post(q, 0, kRead);
-      ring = int(q);
+    for (int i = 0; i < std::min(kQps, 6) && !HasFatalFailure(); ++i)  // 16+ slots (the first QP 64)
+      configure((base + uint32_t(i)) % kQps, int(rng.range(1, 3)), i == 0 ? 6 : int(rng.range(4, 5)), true);
+    // (a start with 40 READs posted on the first QP alone, which borrows beyond its share, then 16
+    // on each of the others: together more than the pool)
+    for (int j = 0; j < 40; ++j) post(hot[0], 0, kRead, 0);
+    ring = int(hot[0]);
+    run(800, ready_knobs());
+    EXPECT_EQ(held_by(hot[0]), 40u) << "the first QP alone did not borrow beyond its share";
+    for (RdEntry& e : rd_table) e.free_at = dut.cycle() + rng.range(1, hold);
+    rd_hold = hold;
+    for (size_t i = 1; i < hot.size(); ++i) {
+      for (int j = 0; j < 16; ++j) post(hot[i], 0, kRead);
+      ring = int(hot[i]);
       cycle(ready_knobs());
     }
     random_phases(40, false);
@@ -2413,7 +2723,6 @@ class WqeFetchBench : public ::testing::Test {
     print_wait_stats();
     std::printf("[bench] %llu READ jobs, %llu jobs\n", (unsigned long long)read_jobs, (unsigned long long)jobs);
     EXPECT_EQ(read_jobs, ctx_checks) << "READs sent != READs started";
-    EXPECT_EQ(max_share, kRdShare) << "no QP held its share of READ contexts";
     EXPECT_GT(read_jobs, 1000u);
     if (!stream) {
       EXPECT_GT(share_stops, 50u);
@@ -2421,6 +2730,7 @@ class WqeFetchBench : public ::testing::Test {
       EXPECT_GT(cw_joins, 100u);
       EXPECT_GT(cw_wakes_cred, 100u);
       EXPECT_GT(cw_wakes_poll, 20u);
+      EXPECT_GT(cw_idle, 100u) << "too few turns of waiting QPs ended without a WQE read";
     }
     EXPECT_FALSE(dut.rtl_error());
   }
@@ -2545,26 +2855,44 @@ class WqeFetchBench : public ::testing::Test {
   uint64_t last_short = 0;    // the last cycle rdc_free was below rd_resv + 2
   unsigned rd_gone = 0;       // table entries removed since rdc_freed was last driven ...
   unsigned freed_now = 0;     // ... and the rdc_freed of this cycle
-  // what the DUT decides on in this cycle, as it began (drive_rdc_queries)
-  unsigned resv0 = 0, p_held0 = 0, p_resv0 = 0, cred0 = 0;
+  // what the DUT decides on in this cycle, as it began (drive_rdc_queries); room_dut0: global
+  // room by the DUT's reservations (turn reference)
+  unsigned resv0 = 0, p_held0 = 0, p_resv0 = 0;
   uint32_t pq0 = 0;
-  bool room0 = false, pend_kick0 = false;
-  size_t cw_n0 = 0;
-  // the DUT's READ context wait FIFO (turn reference), its credits, the poll's clues
-  struct CwWait {
-    uint32_t q;
-    uint64_t at;  // joined at this cycle
+  bool room0 = false, spare0 = false, room_dut0 = false;
+  // the plan stage's segment FIFO (turn reference): the WQE started and not yet in it (a READ?
+  // from which cycle on it may enter), the segments in it, those leaving and entering this cycle
+  struct SegPend {
+    bool on = false, read = false;
+    uint64_t ready = 0;
   };
-  std::deque<CwWait> cw;
-  unsigned cw_cred = 0;
+  static constexpr unsigned kSegFifo = 16;
+  SegPend seg_pend;
+  unsigned seg_fifo = 0, seg_pops = 0;
+  bool seg_push_now = false;
+  // the DUT's READ context wait list (turn reference): a ring of entries (head cw_hp, tail cw_tp,
+  // cw_n of them, dead ones included), the wake-up credits, the poll flag; this cycle's wake-up
+  // (cw_pop_now: with a credit, cw_cred_pop) and join
+  struct CwEntry {
+    uint32_t q = 0;
+    bool live = false;
+    uint64_t at = 0;  // joined at this cycle
+  };
+  std::vector<CwEntry> cw_buf = std::vector<CwEntry>(kCwDepth);
+  unsigned cw_hp = 0, cw_tp = 0, cw_n = 0, cw_cred = 0;
+  bool cw_poll = false;
   bool cw_push_now = false, cw_pop_now = false, cw_cred_pop = false;
-  uint64_t room_run = 0;                 // cycles with global room in a row, up to the last one
-  bool room_seen = false, poll_popped = false;
-  uint64_t last_room_c = 0, last_poll_pop = 0, last_wake_c = 0, reset_c = 0;
+  uint32_t cw_push_q = 0;
+  uint64_t cw_push_c = 0;
+  std::deque<uint32_t> qp_reset_q;      // QP resets to announce (qp_reset_valid), one per cycle
+  uint64_t qp_resets = 0;               // QP resets announced
+  uint64_t room_run = 0;                // cycles with global room in a row, up to the last one
+  uint64_t last_wake_c = 0, reset_c = 0;
   uint32_t last_wake_q = 0;
   uint64_t cw_joins = 0, cw_wakes = 0, cw_wakes_cred = 0, cw_wakes_poll = 0, cw_room_kicks = 0, cw_full_kicks = 0;
-  uint64_t share_stops = 0, global_stops = 0, max_cw_wait = 0;
-  size_t max_cw = 0;
+  uint64_t cw_rewaits = 0, cw_idle = 0, cw_kills_rw = 0, cw_kills_reset = 0, cw_dead_drops = 0;
+  uint64_t share_stops = 0, global_stops = 0, max_cw_wait = 0, borrows = 0;
+  size_t max_cw = 0, max_cw_live = 0;
   unsigned max_share = 0;     // the most contexts a QP held and had reserved
   uint64_t plan_from = 0;     // the plan stage's front turn entered it at this cycle or later
   uint64_t ctx_stops = 0, ctx_checks = 0;
@@ -2678,19 +3006,21 @@ TEST_F(WqeFetchBench, RandomTrafficWithRewindsAndReusedSlots) {
 
 // A READ context table of 2..10 entries and mostly READs: turns often end in front of a READ
 // for want of a context (the QP waits for one, or is kicked if the room is back at the turn
-// end or the wait FIFO is full), and the reference rolls such a turn back to the state before
-// that READ. Checked besides: every READ started had a context reserved (rdc_free, a cycle
-// late, covered the READs started and not yet in the table + 2), every stop was needed
-// (rdc_free was short in some cycle the DUT could have looked at the READ), every wake-up
-// (the oldest waiter, a credit or a poll, none owed and not made), no READ request waits for a
-// context, and in the end every READ is sent and nobody waits.
+// end), and the reference rolls such a turn back to the state before that READ; QPs are reset
+// now and then (their wait list entries die). Checked besides: every READ started had a context
+// reserved (rdc_free, a cycle late, covered the READs started and not yet in the table + 2),
+// every stop was needed (rdc_free was short in some cycle the DUT could have looked at the
+// READ), the wait list cycle by cycle (joins, turns of waiting QPs without a WQE read, every
+// wake-up due made and no other), no READ request waits for a context, and in the end every
+// READ is sent and nobody waits.
 TEST_F(WqeFetchBench, RandomTrafficFewReadContexts) {
   SRNIC_BENCH_TRACE();
   run_few_contexts(false);
 }
 
 // The same with go-back-N rewinds (and 2..6 contexts): a rewind drops the QP's READ contexts
-// (rdc_rw_flush) and its READs are requested again, each with a context reserved anew.
+// (rdc_rw_flush) and its READs are requested again, each with a context reserved anew; a rewind
+// applied to a waiting QP takes it off the wait list.
 TEST_F(WqeFetchBench, RandomTrafficWithRewindsFewReadContexts) {
   SRNIC_BENCH_TRACE();
   run_few_contexts(true);
@@ -3163,8 +3493,8 @@ TEST_F(WqeFetchRewindBench, ReadsWaitForContexts) {
   EXPECT_EQ(rd_table.size(), sent);
   EXPECT_GE(ctx_stops, 1u) << "the turn did not stop in front of the READ";
   EXPECT_LE(ctx_stops, 3u) << "the QP did not wait for a context";
-  ASSERT_EQ(cw.size(), 1u) << "the QP does not wait for a context";
-  EXPECT_EQ(cw.front().q, q);
+  ASSERT_EQ(cw_live(), 1u) << "the QP does not wait for a context";
+  EXPECT_TRUE(cw_member(q));
   for (int i = 0; i < 300 && !HasFatalFailure(); ++i) cycle(k);
   EXPECT_EQ(read_jobs, sent) << "a READ started without a context";
   EXPECT_EQ(ctx_stops, stops) << "the waiting QP was turned again";
@@ -3219,9 +3549,7 @@ TEST_F(WqeFetchRewindBench, ReadWithoutContextHoldsOnlyItsQp) {
   EXPECT_EQ(read_jobs, 1u);
   EXPECT_GE(ctx_stops, 2u);
   EXPECT_EQ(qps[b].reads, 1u) << "QP b's WQEs were read again while it waits for a context";
-  ASSERT_EQ(cw.size(), 2u) << "QPs a and b do not wait for a context";
-  EXPECT_EQ(cw[0].q, a);
-  EXPECT_EQ(cw[1].q, b);
+  EXPECT_EQ(cw_waiters(), (std::vector<uint32_t>{a, b})) << "QPs a and b do not wait for a context, in order";
   release_reads(5);
   settle();
   EXPECT_EQ(read_jobs, 3u);
@@ -3250,43 +3578,116 @@ TEST_F(WqeFetchBench, RandomTrafficReadShare) {
   run_read_share();
 }
 
-// The wait FIFO holds 64 waits. Two contexts, one held by QP a: QP b's READ finds no room and b
-// waits; then b's doorbell is rung again and again: each turn stops in front of the READ and
-// waits once more (a QP may wait more than once), until 64 waits fill the FIFO; from then on
-// b's turns are kicked at their end as before decision 120 (b is requeued and reads its WQEs
-// again turn after turn). Once a's context is freed, its credit wakes the oldest wait, b's READ
-// goes, and the other waits of b are woken one by one (freed contexts, polls), each giving b a
-// turn with nothing to do; nobody is left waiting.
-TEST_F(WqeFetchBench, ContextWaitFifoFullRequeues) {
+TEST_F(WqeFetchBench, QpResetLeavesTheWaitList) {
+  SRNIC_BENCH_TRACE();
+  reset_leaves_wait_list();
+}
+
+// The wait list holds 64 entries, dead ones included, and a QP is on it at most once. Two
+// contexts, one held by QP a (injected: its responses never come), so there is never room: QP h's
+// READ stops and h waits at the head of the list (no credit, no poll: h is never woken); QP b's
+// READ stops and b waits behind it. b's doorbell now gives turns that end in the issue stage. Then
+// b is reset 62 times (its incarnation moves on): each reset kills b's entry (it stays in place
+// behind the live head) and b's next turn, rung, reads its WQEs, stops in front of the READ and
+// joins again, until the list is full (h, 62 dead entries, b). After one more reset b is not on
+// the full list: its turns are kicked at their end as before decision 120 (b is requeued and reads
+// its WQEs again turn after turn). Once a's context is freed, its credit wakes h, whose READ goes;
+// the dead entries are dropped at the head one per cycle, b waits again (its READ finds no room
+// beside h's) and is woken when h's context is freed; nobody is left waiting.
+TEST_F(WqeFetchBench, ContextWaitListFullRequeues) {
   SRNIC_BENCH_TRACE();
   rd_cap = 2;
   rd_hold = kNever;
   reset();
-  const uint32_t a = uint32_t(rng.below(kQps)), b = (a + 1) % kQps;
-  configure(a, 1, 3, true);
+  const uint32_t a = uint32_t(rng.below(kQps)), h = (a + 1) % kQps, b = (a + 2) % kQps;
+  configure(h, 1, 3, true);
   configure(b, 1, 3, true);
+  inject_read(a, kNever);
   const Knobs k = ready_knobs();
-  ASSERT_TRUE(post(a, 0, kRead, 0, 100));
-  ring = int(a);
-  run(200, k);
-  ASSERT_EQ(held_by(a), 1u);
+  ASSERT_TRUE(post(h, 0, kRead, 0, 100));
+  ring = int(h);
+  run(100, k);
   ASSERT_TRUE(post(b, 0, kRead, 0, 100));
-  for (int n = 0; n < 70 && !HasFatalFailure(); ++n) {
+  ring = int(b);
+  run(100, k);
+  ASSERT_EQ(cw_waiters(), (std::vector<uint32_t>{h, b})) << "QPs h and b do not wait, in order";
+  uint64_t reads0 = qps[b].reads;
+  const uint64_t idle0 = cw_idle;
+  ring = int(b);
+  run(100, k);
+  EXPECT_EQ(qps[b].reads, reads0) << "a doorbell of the waiting QP b read its WQEs";
+  EXPECT_EQ(cw_idle, idle0 + 1) << "the turn the doorbell gave b did not end for its wait";
+  for (unsigned n = 0; n + 2 < kCwDepth && !HasFatalFailure(); ++n) {
+    reset_incarnation(b);
     ring = int(b);
-    run(60, k);
+    run(40, k);
+    ASSERT_EQ(cw_n, n + 3) << "reset " << n << ": b did not join the list again (" << cw_live() << " live entries)";
   }
-  EXPECT_EQ(max_cw, size_t(kCwDepth)) << "the wait FIFO never filled";
-  EXPECT_EQ(cw.size(), size_t(kCwDepth));
-  EXPECT_GT(cw_full_kicks, 0u) << "no stop kicked with the wait FIFO full";
-  const uint64_t reads0 = qps[b].reads;
+  EXPECT_EQ(cw_waiters(), (std::vector<uint32_t>{h, b}));
+  EXPECT_EQ(qps[b].reads, reads0 + kCwDepth - 2) << "b's turns after its resets";
+  EXPECT_EQ(max_cw, size_t(kCwDepth)) << "the wait list never filled";
+  reset_incarnation(b);
+  ring = int(b);
+  reads0 = qps[b].reads;
   run(500, k);
-  EXPECT_GT(qps[b].reads - reads0, 5u) << "with the wait FIFO full the stopped QP is not requeued";
-  EXPECT_EQ(held_by(b), 0u);
+  EXPECT_GT(cw_full_kicks, 5u) << "no stop kicked with the wait list full";
+  EXPECT_GT(qps[b].reads - reads0, 5u) << "with the wait list full the stopped QP is not requeued";
+  EXPECT_EQ(cw_waiters(), (std::vector<uint32_t>{h}));
+  EXPECT_EQ(held_by(b) + held_by(h), 0u);
   free_contexts(a);
   rd_hold = 20;
   settle();
   EXPECT_EQ(read_jobs, 2u);
-  EXPECT_GE(cw_wakes, uint64_t(kCwDepth));
+  EXPECT_EQ(cw_dead_drops, uint64_t(kCwDepth) - 1) << "dead entries dropped at the head";
+  EXPECT_EQ(cw_kills_reset, uint64_t(kCwDepth) - 1);
+  print_wait_stats();
+  EXPECT_FALSE(dut.rtl_error());
+}
+
+// A rewind applied to a waiting QP takes it off the wait list (the rewind kicks it). Every
+// context held (READs of QP h, injected, never freed): q's WRITE is sent, the READ behind it
+// stops and q waits; a doorbell's turn reads nothing. Then a rewind to the WRITE: applied (note,
+// kick, q's READ contexts dropped: none), and q's turn reads its WQEs at once: the WRITE is sent
+// again (marked resend, at its PSN), the READ stops again and q joins the list anew. No context
+// is freed meanwhile.
+TEST_F(WqeFetchRewindBench, RewindTakesAWaitingQpOffTheList) {
+  SRNIC_BENCH_TRACE();
+  rd_cap = 4;
+  rd_hold = kNever;
+  start();
+  const uint32_t h = (q + 1) % kQps;
+  send(kWrite, 100);
+  ASSERT_EQ(job_log.size(), 1u);
+  for (size_t i = 0; i < rd_cap; ++i) inject_read(h, kNever);
+  ASSERT_TRUE(post(q, 0, kRead, 0, 100));
+  ring = int(q);
+  run(200, k);
+  ASSERT_TRUE(cw_member(q)) << "q does not wait for a context";
+  const uint64_t joined = cw_member_at(q), reads0 = qps[q].reads, idle0 = cw_idle;
+  ring = int(q);
+  run(100, k);
+  EXPECT_EQ(qps[q].reads, reads0) << "a doorbell of the waiting QP read its WQEs";
+  EXPECT_EQ(cw_idle, idle0 + 1);
+  rewind(0, 0);
+  run(200, k);
+  ASSERT_EQ(notes, 1u);
+  EXPECT_EQ(kicks, 1u);
+  EXPECT_EQ(cw_kills_rw, 1u) << "the rewind did not kill q's entry";
+  EXPECT_GT(qps[q].reads, reads0) << "after the rewind q's turn did not read its WQEs";
+  ASSERT_EQ(job_log.size(), 2u) << "the WRITE was not sent again";
+  EXPECT_EQ(job_log[1].j.opcode, 0x0A);
+  EXPECT_TRUE(job_log[1].j.resend);
+  EXPECT_EQ(job_log[1].j.psn_u, job_log[0].j.psn_u);
+  ASSERT_EQ(note_cycles.size(), 1u);
+  EXPECT_LE(job_log[1].cycle - note_cycles[0], 40u) << "the WRITE was sent late after the rewind";
+  ASSERT_TRUE(cw_member(q)) << "q, stopped in front of its READ again, does not wait";
+  EXPECT_GT(cw_member_at(q), joined) << "q did not join the list anew";
+  EXPECT_EQ(cw_live(), 1u);
+  EXPECT_EQ(rd_frees + rd_flushed, 0u) << "a READ context was freed";
+  free_contexts(-1);
+  rd_hold = 20;
+  settle();
+  EXPECT_EQ(read_jobs, 1u);
   print_wait_stats();
   EXPECT_FALSE(dut.rtl_error());
 }
@@ -4021,6 +4422,11 @@ TEST_F(WqeFetchTurnsBench, ContextWaitDoesNotRereadWqesManyPosted) {
 TEST_F(WqeFetchTurnsBench, WakeUpPerFreedContext) {
   SRNIC_BENCH_TRACE();
   wake_up_per_freed_context();
+  expect_idle(300);
+}
+TEST_F(WqeFetchTurnsBench, QpResetLeavesTheWaitList) {
+  SRNIC_BENCH_TRACE();
+  reset_leaves_wait_list();
   expect_idle(300);
 }
 TEST_F(WqeFetchTurnsBench, RandomTrafficReadShare) {
