@@ -1,5 +1,6 @@
 // cq.cpp: completion queues: ring setup, CQE polling by owner phase, WQE retirement, DB_CQ,
 // flush completions of a fatal NIC.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -42,6 +43,8 @@ CompletionQueue::CompletionQueue(Device& dev, uint32_t cqn, unsigned log_size, u
     : dev_(dev), cqn_(cqn), log_size_(log_size), base_(base) {}
 
 CompletionQueue::~CompletionQueue() {
+  auto& d = dev_.discards_;
+  d.erase(std::remove_if(d.begin(), d.end(), [this](const auto& e) { return e.first == this; }), d.end());
   abi::CqContext c{};  // flags.valid = 0
   try {
     dev_.execute(abi::CMD_CQ_WRITE, cqn_, &c, sizeof c);
@@ -125,7 +128,11 @@ void CompletionQueue::discard_qp(uint32_t qpn) {
     if ((owner & 1) != (((i >> log_size_) & 1) ^ 1)) break;
     abi::Cqe cqe;
     be.mem_read(addr, &cqe, sizeof cqe);
-    if ((cqe.qpn & 0xFFFFFF) == qpn && (skip_.empty() || skip_.back() < i)) skip_.push_back(i);
+    if ((cqe.qpn & 0xFFFFFF) != qpn) continue;
+    // in ring order: the reset of another QP since the last poll may have marked later entries
+    const auto at = std::lower_bound(skip_.begin(), skip_.end(), i,
+                                     [this](uint32_t a, uint32_t b) { return a - ci_ < b - ci_; });
+    if (at == skip_.end() || *at != i) skip_.insert(at, i);
   }
 }
 

@@ -177,12 +177,14 @@ void Device::wait_commands() {
     if (be_.now_ns() > deadline || polls >= (1u << 20)) {
       const uint32_t w = cmd_unread_[std::min<size_t>(accepted ? accepted - 1 : 0, cmd_unread_.size() - 1)];
       cmd_unread_.clear();
+      discards_.clear();
       throw Error(ETIMEDOUT, std::string("srnic: command ") + cmd_name(uint8_t(w >> 24)) + " index " +
                                  std::to_string(w & 0xFFFFFF) + " still busy after timeout");
     }
   }
   std::vector<uint32_t> cmds;
   cmds.swap(cmd_unread_);
+  if (status & 2 || accepted != cmds.size()) discards_.clear();  // (the objects must be reset again)
   if (status & 2) {
     // the NIC refused command number `accepted` and skipped every one written after it
     static const char* const kPayload =
@@ -201,6 +203,17 @@ void Device::wait_commands() {
   if (accepted != cmds.size())
     throw Error(EIO, "srnic: " + std::to_string(cmds.size()) + " commands written, CMD_STATUS counted " +
                          std::to_string(accepted) + " accepted and no refusal");
+  // every command written is done: the resets among them have written their QPs' last CQEs
+  std::vector<std::pair<CompletionQueue*, uint32_t>> d;
+  d.swap(discards_);
+  for (const auto& [cq, qpn] : d) cq->discard_qp(qpn);
+}
+
+void Device::discard_after_reset(CompletionQueue& cq, uint32_t qpn) {
+  if (cmd_unread_.empty())
+    cq.discard_qp(qpn);
+  else
+    discards_.emplace_back(&cq, qpn);
 }
 
 CommandBatch::~CommandBatch() {

@@ -106,6 +106,10 @@ QueuePair::~QueuePair() {
   c.state = abi::QPS_RESET;
   try {
     dev_.execute(abi::CMD_QP_MODIFY, qpn_, &c, sizeof c);
+    // its CQEs still in the CQs are never returned (as after a reset): a QP created later may
+    // get the same QPN
+    dev_.discard_after_reset(*send_cq_, qpn_);
+    if (recv_cq_ != send_cq_) dev_.discard_after_reset(*recv_cq_, qpn_);
   } catch (const Error&) {
   }
   dev_.qp_used_[qpn_] = 0;
@@ -199,10 +203,10 @@ void QueuePair::modify(const QpAttr& a, uint32_t mask) {
   attr_ = na;
   if (next == QpState::Reset) {
     sq_pi_ = sq_ci_ = rq_pi_ = rq_ci_ = 0;
-    // CQEs of the QP's old life already in its CQs are never returned (the NIC writes none
-    // after the reset command: decision 109)
-    send_cq_->discard_qp(qpn_);
-    if (recv_cq_ != send_cq_) recv_cq_->discard_qp(qpn_);
+    // CQEs of the QP's old life in its CQs are never returned (the NIC writes none after the
+    // reset command is done: decisions 109, 115; in a command batch that is at its end)
+    dev_.discard_after_reset(*send_cq_, qpn_);
+    if (recv_cq_ != send_cq_) dev_.discard_after_reset(*recv_cq_, qpn_);
   }
   state_ = next;
 }

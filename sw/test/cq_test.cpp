@@ -327,5 +327,95 @@ TEST_F(CqTest, ResetDiscardsTheQpsCqesOfItsEarlierLife) {
   EXPECT_EQ(scq->ci(), 4u) << "the discarded CQEs were consumed";
 }
 
+// Two QPs reset one after the other before the CQ is polled, their old CQEs interleaved in the
+// ring: neither QP's are returned (the second reset's marks go before the first one's).
+TEST_F(CqTest, ResetsOfTwoQpsBeforeAPollDiscardBothQpsCqes) {
+  auto other = make_qp(4, 2, scq.get(), rcq.get());
+  to_rts();
+  to_rts(*other);
+  Sge s{0x100000000ull, 64, 1};
+  SendWr w;
+  w.sg_list = &s;
+  w.num_sge = 1;
+  w.send_flags = SendFlags::Signaled;
+  for (uint64_t i = 0; i < 2; ++i) {
+    w.wr_id = 10 + i;
+    ASSERT_EQ(qp->post_send(&w), 0);
+    w.wr_id = 50 + i;
+    ASSERT_EQ(other->post_send(&w), 0);
+  }
+  CqeWriter cw(be, *scq);
+  cw.push(qp->qp_num(), 0, abi::WC_RDMA_WRITE, 10);
+  cw.push(other->qp_num(), 0, abi::WC_RDMA_WRITE, 50);
+  cw.push(qp->qp_num(), 1, abi::WC_RDMA_WRITE, 11);
+  cw.push(other->qp_num(), 1, abi::WC_RDMA_WRITE, 51);
+  QpAttr r;
+  r.qp_state = QpState::Reset;
+  other->modify(r, QpAttrMask::State);
+  qp->modify(r, QpAttrMask::State);
+  WorkCompletion wc[8];
+  EXPECT_EQ(scq->poll_cq(8, wc), 0) << "wr_id " << wc[0].wr_id << " of a reset QP was returned";
+  EXPECT_EQ(scq->ci(), 4u);
+  EXPECT_EQ(qp->stale_completions() + other->stale_completions(), 0u);
+}
+
+// In a command batch the reset is done only when the batch ends: a CQE of the QP's earlier life
+// the NIC writes meanwhile (decision 115: it writes those it took before the reset, then the
+// command completes) is discarded too.
+TEST_F(CqTest, ResetInABatchDiscardsTheCqesWrittenBeforeTheBatchEnds) {
+  to_rts();
+  Sge s{0x100000000ull, 64, 1};
+  SendWr w;
+  w.sg_list = &s;
+  w.num_sge = 1;
+  w.send_flags = SendFlags::Signaled;
+  for (uint64_t i = 0; i < 2; ++i) {
+    w.wr_id = 10 + i;
+    ASSERT_EQ(qp->post_send(&w), 0);
+  }
+  CqeWriter cw(be, *scq);
+  cw.push(qp->qp_num(), 0, abi::WC_RDMA_WRITE, 10);
+  {
+    CommandBatch batch(dev);
+    QpAttr r;
+    r.qp_state = QpState::Reset;
+    qp->modify(r, QpAttrMask::State);
+    cw.push(qp->qp_num(), 1, abi::WC_RDMA_WRITE, 11);  // before the NIC reports the command done
+    batch.finish();
+  }
+  to_rts();
+  w.wr_id = 70;
+  ASSERT_EQ(qp->post_send(&w), 0);
+  cw.push(qp->qp_num(), 0, abi::WC_RDMA_WRITE, 70);
+  WorkCompletion wc[8];
+  ASSERT_EQ(scq->poll_cq(8, wc), 1);
+  EXPECT_EQ(wc[0].wr_id, 70u) << "only the new life's CQE";
+  EXPECT_EQ(qp->stale_completions(), 0u);
+  EXPECT_EQ(scq->ci(), 3u);
+}
+
+// A destroyed QP's CQEs still in its CQs are never returned, also when a QP created afterwards
+// gets the same QPN (they would retire nothing of it).
+TEST_F(CqTest, DestroyDiscardsTheQpsCqes) {
+  to_rts();
+  Sge s{0x100000000ull, 64, 1};
+  SendWr w;
+  w.sg_list = &s;
+  w.num_sge = 1;
+  w.send_flags = SendFlags::Signaled;
+  w.wr_id = 10;
+  ASSERT_EQ(qp->post_send(&w), 0);
+  const uint32_t qpn = qp->qp_num();
+  CqeWriter cw(be, *scq);
+  cw.push(qpn, 0, abi::WC_RDMA_WRITE, 10);
+  qp.reset();
+  qp = make_qp(5, 3, scq.get(), rcq.get());
+  ASSERT_EQ(qp->qp_num(), qpn);
+  WorkCompletion wc[4];
+  EXPECT_EQ(scq->poll_cq(4, wc), 0) << "wr_id " << wc[0].wr_id << " of the destroyed QP was returned";
+  EXPECT_EQ(qp->stale_completions(), 0u);
+  EXPECT_EQ(scq->ci(), 1u);
+}
+
 }  // namespace
 }  // namespace srnic::sw

@@ -508,6 +508,36 @@ TEST(RefModel, HostErrRelaxesTheConnection) {
   EXPECT_EQ(send.recv_index, 0) << "its receive's completion proves it too";
 }
 
+// The hosts reset the connection at a time the model cannot know: every queue of both QPs is
+// relaxed, no WR may fail for it, nothing must complete, and the bytes its WRs place are checked
+// only where their writer is seen to succeed.
+TEST(RefModel, ResetRelaxesTheConnectionAndRequiresNothing) {
+  Workload w = two_hosts();
+  qp0(w).reset = qp1(w).reset = true;
+  qp0(w).recv = {rwr(200, kRcv0, 8, kRcv0Key)};
+  qp0(w).send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey), wr(2, WrOpcode::Send, kSrc + 8, 4, kSrcKey)};
+  qp1(w).recv = {rwr(300, kRbuf, 8, kRbufKey)};
+  qp1(w).send = {wr(10, WrOpcode::Send, kDst + 32, 4, kDstKey)};
+  const Prediction p = predict(w);
+  for (uint32_t h = 0; h < 2; ++h)
+    for (QueueKind k : {QueueKind::Send, QueueKind::Recv}) {
+      const ExpectedQueue& q = *p.queue(h, h ? 0x22 : 0x11, k);
+      EXPECT_TRUE(q.relaxed);
+      EXPECT_TRUE(q.reset);
+      EXPECT_EQ(q.must_complete, 0u) << "a reset may come before anything completes";
+      for (const auto& c : q.candidates) {
+        EXPECT_TRUE(c.can_succeed);
+        EXPECT_TRUE(c.errors.empty()) << "a reset completes nothing in error";
+      }
+    }
+  EXPECT_EQ(p.queue(1, 0x22, QueueKind::Recv)->candidates[0].consumer, 1);
+  EXPECT_EQ(p.queue(0, 0x11, QueueKind::Recv)->candidates[0].consumer, 0);
+  EXPECT_EQ(p.buffer(1, 0)->determined[0], kByteIfWriterSucceeded) << "the WRITE's";
+  EXPECT_EQ(p.buffer(1, 1)->determined[0], kByteIfWriterSucceeded) << "the SEND's";
+  EXPECT_EQ(p.buffer(0, 2)->determined[0], kByteIfWriterSucceeded) << "host 1's SEND's";
+  EXPECT_EQ(p.buffer(1, 0)->determined[8], kByteDetermined) << "bytes no WR touches stay predicted";
+}
+
 TEST(RefModel, WritesFromTwoQpsToTheSameBytesAreUndetermined) {
   Workload w = two_hosts();
   QpSpec a2 = qp0(w), b2 = qp1(w);

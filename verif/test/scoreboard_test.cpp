@@ -442,6 +442,48 @@ TEST(Scoreboard, HostErrChecksTheBytesOfWhatSucceeded) {
       << m2;
 }
 
+// The hosts reset the connection of QPs 0x11 and 0x22: host 0's WRITE (1) and SEND (2), host
+// 1's receive (300) the SEND consumes. Each queue completes a prefix of its WRs, successfully.
+TEST(Scoreboard, ResetQueuesCompleteAPrefixAndNothingElse) {
+  Workload w = two_hosts();
+  w.hosts[0].qps[0].reset = w.hosts[1].qps[0].reset = true;
+  w.hosts[0].qps[0].send = {wr(1, WrOpcode::Write, kSrc, 4, kSrcKey, kDst, kDstKey),
+                            wr(2, WrOpcode::Send, kSrc + 8, 4, kSrcKey)};
+  w.hosts[1].qps[0].recv = {rwr(300, kRbuf, 8, kRbufKey)};
+  const Prediction p = predict(w);
+  const Completion ok1 = cqe(1, WcStatus::Success, WcOpcode::RdmaWrite, 4, 0x11);
+  const Completion ok2 = cqe(2, WcStatus::Success, WcOpcode::Send, 4, 0x11);
+  const Completion ok300 = cqe(300, WcStatus::Success, WcOpcode::Recv, 4, 0x22);
+  auto run = [&](const std::vector<Completion>& sq, const std::vector<Completion>& rq1) {
+    Scoreboard sb(p);
+    for (const Completion& c : sq) sb.on_completion(0, QueueKind::Send, c);
+    for (const Completion& c : rq1) sb.on_completion(1, QueueKind::Recv, c);
+    sb.finish();
+    return sb.first_mismatch();
+  };
+  EXPECT_EQ(run({}, {}), "") << "reset before anything completed";
+  EXPECT_EQ(run({ok1}, {}), "");
+  EXPECT_EQ(run({ok1, ok2}, {}), "") << "the receive's completion was discarded by the reset";
+  EXPECT_EQ(run({}, {ok300}), "") << "the SEND's ACK was still on its way";
+  EXPECT_NE(run({ok2, ok1}, {}).find("out of order"), std::string::npos);
+  EXPECT_NE(run({cqe(1, WcStatus::WrFlushErr, WcOpcode::RdmaWrite, 0, 0x11)}, {})
+                .find("WR_FLUSH_ERR is not a status this WR may report as the queue's first error (allowed: SUCCESS "
+                      "only)"),
+            std::string::npos)
+      << "a reset discards WRs without completions";
+  // what a WR seen to succeed placed must be right
+  FakeMemory m{p, {{{1, 0x30001}, 0x55}}};
+  const auto reader = [&](uint32_t h, uint64_t pa, uint8_t* d, size_t n) { m.read(h, pa, d, n); };
+  Scoreboard a(p);
+  a.on_completion(0, QueueKind::Send, ok1);
+  a.check_memory(reader);
+  EXPECT_NE(a.first_mismatch().find("pa 0x30001 (+0x1): expected 0x01, actual 0x55"), std::string::npos)
+      << a.first_mismatch();
+  Scoreboard b(p);
+  b.check_memory(reader);
+  EXPECT_TRUE(b.ok()) << "the WRITE may have been cut by the reset: " << b.first_mismatch();
+}
+
 // A test waits for a relaxed queue until it has what finish() requires of it.
 TEST(Scoreboard, RelaxedQueueSettlesWhenFinishWouldAccept) {
   const Prediction p = relaxed_prediction();

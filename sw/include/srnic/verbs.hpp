@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -276,7 +277,8 @@ class QueuePair {
 
   // Checks the transition and attributes like ib_modify_qp_is_ok, then issues QP_MODIFY with
   // the full QP context. Throws Error(EINVAL) for a bad transition/attribute, Error(EIO) if the
-  // NIC rejects the command; the QP is unchanged after a throw.
+  // NIC rejects the command; the QP is unchanged after a throw. RESET discards the outstanding
+  // WRs without completions: the CQEs of the QP's earlier life are never returned by poll_cq.
   void modify(const QpAttr& attr, uint32_t attr_mask);
 
   // Post a list of WRs (linked by next) and ring the doorbell once. All or nothing: returns 0,
@@ -383,6 +385,8 @@ class Device {
   // reads CMD_STATUS once; if the NIC refused one, it throws Error(EIO) naming that command (the
   // NIC skips every command written after it, so the objects they touched must be destroyed or
   // reset). Batches nest; the outermost end_commands() waits. Prefer the CommandBatch guard.
+  // A QP reset or destroyed in a batch has the CQEs of its earlier life discarded when the
+  // batch's commands are known done (the NIC may write them until its reset completes).
   void begin_commands() { ++batch_depth_; }
   void end_commands();
   uint64_t commands_written() const { return cmds_written_; }
@@ -396,6 +400,11 @@ class Device {
   friend class CompletionQueue;
   friend class QueuePair;
   static uint32_t alloc_index(std::vector<uint8_t>& used, uint32_t first, const char* what);
+  // A QP_MODIFY to RESET of qpn was written: its CQEs of the earlier life in cq are discarded
+  // once the command is known to be done (now, or when the batch it is in ends), so that none
+  // the NIC writes before the command completes is returned either.
+  void discard_after_reset(CompletionQueue& cq, uint32_t qpn);
+  std::vector<std::pair<CompletionQueue*, uint32_t>> discards_;  // waiting for their batch's end
   Backend& be_;
   DeviceCaps caps_;
   uint64_t mac_ = 0;

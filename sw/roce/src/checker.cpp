@@ -131,6 +131,25 @@ void ProtocolChecker::connect_ipv4(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b,
   connect(a, qpn_a, b, qpn_b);
 }
 
+void ProtocolChecker::disconnect(const std::array<uint8_t, 16>& a, uint32_t qpn_a, const std::array<uint8_t, 16>& b,
+                                 uint32_t qpn_b) {
+  for (const auto& [addr, qpn] : {std::make_pair(a, qpn_a), std::make_pair(b, qpn_b)})
+    for (bool response : {false, true}) {
+      const FlowKey k{addr, qpn & kPsnMask, response};
+      flows_.erase(k);
+      tracks_.erase(k);
+      response_to_.erase(k);
+    }
+}
+
+void ProtocolChecker::disconnect_ipv4(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b) {
+  std::array<uint8_t, 16> a{}, b{};
+  a[10] = a[11] = b[10] = b[11] = 0xFF;
+  put_be32(&a[12], ip_a);
+  put_be32(&b[12], ip_b);
+  disconnect(a, qpn_a, b, qpn_b);
+}
+
 void ProtocolChecker::note_forged(const uint8_t* data, size_t len) {
   ++forged_;
   DecodedPacket p;

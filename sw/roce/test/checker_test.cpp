@@ -428,6 +428,38 @@ TEST(CheckerPaired, ForgedRequestsAreExcludedButTheirNaksAccepted) {
   EXPECT_NE(os.str().find("forged (not checked): 1"), std::string::npos) << os.str();
 }
 
+// Both QPs are reset and connected again with new PSNs: the new connection starts afresh once
+// the old one is forgotten (without that its first request is a PSN gap, its first ACK names
+// a PSN the old connection never sent either).
+TEST(CheckerPaired, AConnectionForgottenStartsAfresh) {
+  Conv old_conn;
+  old_conn.write(10);
+  old_conn.read(10);
+  Conv next;
+  next.psn = 0x123456;
+  next.write(3 * kMtu);
+  next.read(10);
+  CheckerConfig cfg;
+  cfg.mtu = kMtu;
+  const Packet b = test::vector_base();
+  auto run = [&](bool forget) {
+    ProtocolChecker ch(cfg);
+    ch.connect_ipv4(b.ip4.src, 0x11, b.ip4.dst, 0x22);
+    for (const auto& f : old_conn.frames) ch.on_frame(f.data(), f.size());
+    if (forget) {
+      ch.disconnect_ipv4(b.ip4.dst, 0x22, b.ip4.src, 0x11);
+      ch.connect_ipv4(b.ip4.src, 0x11, b.ip4.dst, 0x22);
+    }
+    for (const auto& f : next.frames) ch.on_frame(f.data(), f.size());
+    return ch;
+  };
+  const ProtocolChecker ok = run(true);
+  std::ostringstream os;
+  ok.print_summary(os);
+  EXPECT_EQ(ok.violation_count(), 0u) << os.str();
+  EXPECT_GE(run(false).violation_count(), 1u);
+}
+
 TEST(CheckerPaired, ReadResponseForNoRead) {
   Conv c;
   c.write(10);

@@ -31,6 +31,12 @@ constexpr uint32_t kIp0 = 0x0A000001u;
 // A late receive goes this long after the last send WR of its QP's failing side (about 67 us:
 // the failure has long been reported by then).
 constexpr uint64_t kLateRecvDelay = 20000;
+// QP resets (Knobs::qp_reset): a frame a NIC was handing its MAC when a reset returned has been
+// taken this many cycles later; and a frame may wait this long in the receiving NIC's RX buffer
+// before the NIC takes it (a frame of a reset connection can arrive that long after the link
+// delivered it, on top of the link's delay, a reordered frame's hold-back and a duplicate's gap).
+constexpr uint64_t kResetSettle = 1000;
+constexpr double kRxBufferNs = 30000;
 
 std::string hex(uint64_t v) {
   char b[24];
@@ -190,11 +196,13 @@ uvm::Next TrafficSequence::next(PostItem& item) {
   bool all_posted = true;
   const uint32_t batch = p.doorbell == Doorbell::OneAtATime ? 1 : p.max_batch;
   // Receives: refill any QP's RQ that has room.
+  using End = HostAgent::End;
   for (uint32_t k = 0; k < nq; ++k) {
     const uint32_t q = (cursor_ + k) % nq;
     const size_t left = p.qps[q].side[h_].recv.size() - me.next_recv[q];
-    if (!left) continue;
+    if (!left || me.end[q] == End::Reset) continue;  // (a reset QP's WRs not posted by then never are)
     all_posted = false;
+    if (me.end[q] != End::Live) continue;
     const sw::QueuePair& qp = *me.qps[q];
     const uint64_t room = qp.rq_size() - qp.rq_outstanding();
     if (!room) continue;
@@ -218,9 +226,9 @@ uvm::Next TrafficSequence::next(PostItem& item) {
   std::vector<uint32_t>& ready = ready_;
   ready.clear();
   for (uint32_t q = 0; q < nq; ++q) {
-    if (me.next_send[q] < p.qps[q].side[h_].send.size()) {
+    if (me.next_send[q] < p.qps[q].side[h_].send.size() && me.end[q] != End::Reset) {
       all_posted = false;
-      if (send_ready(q)) ready.push_back(q);
+      if (me.end[q] == End::Live && send_ready(q)) ready.push_back(q);
     }
   }
   if (all_posted) return uvm::Next::Done;
@@ -235,6 +243,7 @@ uvm::Next TrafficSequence::next(PostItem& item) {
       wait_until_ = env_.cycle() + rng().uniform(0, 300 / scale);
       break;
     case Doorbell::Batched: {
+      if (want_ && me.end[want_q_] != End::Live) want_ = 0;  // the QP waited for was reset
       const uint32_t want = want_ ? want_ : static_cast<uint32_t>(rng().uniform(1, p.max_batch));
       if (p.whole_batches) {  // wait until the whole batch fits (ring_wrap: batches across the ring end)
         if (want_) q = want_q_;
@@ -320,7 +329,7 @@ void HostAgent::tick() {
 void HostAgent::check() {
   if (!dev) return;
   for (const auto& qp : qps)
-    if (qp->stale_completions())
+    if (qp && qp->stale_completions())
       error("STALE_CQE", "QP " + hex(qp->qp_num()) + ": " + std::to_string(qp->stale_completions()) +
                              " completion(s) named no outstanding WQE");
 }
@@ -373,6 +382,12 @@ void ProtocolMonitor::on_frame(uint32_t host, const agents::AxisFrame& f) {
   }
 }
 
+void ProtocolMonitor::disconnect_pair(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b) {
+  checker_.disconnect_ipv4(ip_a, qpn_a, ip_b, qpn_b);
+  since_ackreq_.erase(qpn_b);                     // host 0's requests to qpn_b
+  since_ackreq_.erase((uint64_t(1) << 32) | qpn_a);  // host 1's to qpn_a
+}
+
 void ProtocolMonitor::report() {
   std::ostringstream os;
   checker_.print_summary(os, 0);
@@ -407,6 +422,27 @@ void TrafficScoreboard::set_prediction(std::unique_ptr<Prediction> p) {
 
 void TrafficScoreboard::on_completion(const CompletionItem& c) {
   last_cycle_ = env_.cycle();
+  // The plan QP the WR belongs to (its wr_id names it, send_wr_id / recv_wr_id) and the QPN the
+  // model knows it by (HostLayout::qpn; the NIC's QPN of a later incarnation differs).
+  const size_t q = static_cast<size_t>((c.wc.wr_id >> 32) & 0x7FFFFFFF);
+  const HostAgent& a = env_.host(c.host);
+  uint32_t qpn = c.wc.qp_num;
+  if (q < a.nic_qpn.size()) {
+    // A reset discards every WR outstanding (IBA: RESET empties the work queues without
+    // completions); the library consumes the CQEs of the old incarnation the NIC had written
+    // before the reset returned (decisions 109, 115). So no WR posted before the reset may
+    // complete after it, whenever the NIC wrote its CQE.
+    if (a.reset_at[q]) {
+      if (++reset_cqes_ <= 8)
+        error("RESET_CQE", "host " + std::to_string(c.host) + " QP " + hex(c.wc.qp_num) + " polled a completion " +
+                               "{wr_id " + hex(c.wc.wr_id) + ", " + sw::to_string(c.wc.status) +
+                               "} (CQE timestamp " + std::to_string(c.wc.timestamp) +
+                               ") of a WR posted before the host reset the QP (the reset returned at cycle " +
+                               std::to_string(a.reset_at[q]) + "): a reset completes nothing it discards");
+      return;
+    }
+    if (c.wc.qp_num == a.nic_qpn[q]) qpn = env_.layout()[c.host].qpn[q];
+  }
   Completion x;
   x.wr_id = c.wc.wr_id;
   x.status = static_cast<WcStatus>(c.wc.status);
@@ -414,20 +450,20 @@ void TrafficScoreboard::on_completion(const CompletionItem& c) {
   x.byte_len = c.wc.byte_len;
   x.imm = c.wc.imm_data;
   x.wc_flags = c.wc.wc_flags;
-  x.qpn = c.wc.qp_num;
+  x.qpn = qpn;
   const uint64_t before = sb_->mismatches();
   sb_->on_completion(c.host, c.kind, x);
   if (sb_->mismatches() != before)
     error("SB_COMPLETION", before == 0 ? sb_->first_mismatch()
                                        : "host " + std::to_string(c.host) + " QP " + hex(c.wc.qp_num) +
                                              " wr_id " + hex(c.wc.wr_id) + ": completion mismatch");
-  auto it = exact_.find({c.host, c.wc.qp_num, c.kind});
+  auto it = exact_.find({c.host, qpn, c.kind});
   if (it != exact_.end() && it->second.first < it->second.second) {
     ++it->second.first;
     --exact_pending_;
   }
-  auto r = must_complete_.find({c.host, c.wc.qp_num, c.kind});
-  if (r != must_complete_.end() && !r->second && sb_->settled(c.host, c.wc.qp_num, c.kind)) {
+  auto r = must_complete_.find({c.host, qpn, c.kind});
+  if (r != must_complete_.end() && !r->second && sb_->settled(c.host, qpn, c.kind)) {
     r->second = true;
     --relaxed_pending_;
   }
@@ -612,7 +648,11 @@ ChipEnv::ChipEnv(uvm::Component& parent, std::string name, const TrafficPlan& pl
         cov_.sample_cqe(c);
       }),
       dma_sub0_([this](const agents::Axi4WriteTxn& t) { sb_.on_dma_write(0, t); }),
-      dma_sub1_([this](const agents::Axi4WriteTxn& t) { sb_.on_dma_write(1, t); }) {
+      dma_sub1_([this](const agents::Axi4WriteTxn& t) { sb_.on_dma_write(1, t); }),
+      tx_sub0_([this](const agents::AxisFrame& f) { on_tx_frame(0, f); }),
+      tx_sub1_([this](const agents::AxisFrame& f) { on_tx_frame(1, f); }),
+      rx_sub0_([this](const agents::AxisFrame& f) { on_rx_frame(0, f); }),
+      rx_sub1_([this](const agents::AxisFrame& f) { on_rx_frame(1, f); }) {
   for (uint32_t h = 0; h < 2; ++h) {
     hosts_.push_back(&create<HostAgent>("host" + std::to_string(h), *this, h));
     // The RX stream has no tready; injected test frames may be runts.
@@ -705,6 +745,12 @@ void ChipEnv::build() {
                 cfg_.sched.wait_base_ns / 1000, cfg_.sched.sched_burst * 8 / cfg_.sched.turn_gbps / 1000,
                 cfg_.sched.sched_burst, cfg_.sched.turn_gbps);
   info("SCHED_BOUND", b, uvm::verbosity::kMedium);
+  double held = 0;  // the longest a frame stays on the link beyond its delay (lossy: drawn)
+  for (const sim::Impairments& im : wc.link.impair)
+    held = std::max({held, im.reorder > 0 ? im.reorder_delay_ns : 0.0, im.dup > 0 ? im.dup_gap_ns : 0.0});
+  // (1 us: a 9600-byte frame's time on the wire)
+  stale_cycles_ = static_cast<uint64_t>((wc.link.delay_ns + held + 1000 + kRxBufferNs) * wc.clock_mhz / 1000);
+  rx_window_cycles_ = static_cast<uint64_t>(kRxBufferNs * wc.clock_mhz / 1000);
   world_ = std::make_unique<sim::World>(wc);
   world_->set_observer([this](uint64_t c) { observe(c); });
   if (cfg_.lossy)
@@ -750,6 +796,7 @@ bool ChipEnv::lose(int from, const sim::Frame& f) {
                     b[36] == 0x12 && b[37] == 0xB7;
   if (cfg_.require_resend && from == 0 && !forced_lost_ && roce && b[42] <= 0x0C && ++requests_seen_ == 3) {
     forced_lost_ = true;
+    forced_qpn_ = (uint32_t(b[47]) << 16) | (uint32_t(b[48]) << 8) | b[49];
     ++lost_[0];
     return true;
   }
@@ -794,6 +841,9 @@ void ChipEnv::connect() {
     hosts_[h]->axi.read_ap.connect(sched_.dma_read(h));
     hosts_[h]->axi.write_ap.connect(sched_.dma_write(h));
     hosts_[h]->axil.ap.connect(sched_.csr(h));
+    // frames of reset QPs (Knobs::qp_reset)
+    hosts_[h]->tx.ap.connect(h ? tx_sub1_ : tx_sub0_);
+    hosts_[h]->rx.ap.connect(h ? rx_sub1_ : rx_sub0_);
   }
 }
 
@@ -852,8 +902,11 @@ void ChipEnv::setup_nics() {
     a.be = std::make_unique<sim::SimBackend>(*world_, h);
     a.dev = std::make_unique<sw::Device>(*a.be);
     sw::Device& dev = *a.dev;
-    if (nq + dev.caps().first_qpn > dev.caps().max_qp)
-      fatal("SETUP", "plan needs " + std::to_string(nq) + " QPs, the NIC has " + std::to_string(dev.caps().max_qp));
+    // (a connection replaced by a new QP holds a second QPN while it is reset)
+    uint32_t need = 0;
+    for (const QpPlan& q : plan_.qps) need += q.prev < 0 ? 1 + (q.next >= 0) : 0;
+    if (need + dev.caps().first_qpn > dev.caps().max_qp)
+      fatal("SETUP", "plan needs " + std::to_string(need) + " QPs, the NIC has " + std::to_string(dev.caps().max_qp));
     dev.set_mac(kMac0 + h);
     dev.set_ipv4(kIp0 + h);
     if (cfg_.tx_window >= 0) dev.set_tx_window(static_cast<uint32_t>(cfg_.tx_window));
@@ -910,17 +963,26 @@ void ChipEnv::setup_nics() {
     // the QPs' RESET commands back to back, CMD_STATUS read once (decision 94)
     sw::CommandBatch batch(dev);
     for (uint32_t q = 0; q < nq; ++q) {
-      sw::QpInitAttr ia;
-      ia.send_cq = a.scq.get();
-      ia.recv_cq = a.rcq.get();
-      ia.cap.max_send_wr = plan_.qps[q].sq_depth;
-      ia.cap.max_recv_wr = plan_.qps[q].rq_depth;
-      a.qps.push_back(dev.create_qp(*a.pd, ia));
-      layout_[h].qpn.push_back(a.qps.back()->qp_num());
+      const QpPlan& qp = plan_.qps[q];
+      if (qp.prev < 0) {
+        a.qps.push_back(create_end(h, q));
+        layout_[h].qpn.push_back(a.qps.back()->qp_num());
+        a.nic_qpn.push_back(a.qps.back()->qp_num());
+      } else {
+        // a later incarnation of a reset connection: its QP comes with its predecessor's reset
+        uint32_t first = q;
+        while (plan_.qps[first].prev >= 0) first = static_cast<uint32_t>(plan_.qps[first].prev);
+        a.qps.emplace_back();
+        layout_[h].qpn.push_back(incarnation_qpn(layout_[h].qpn[first], qp.incarnation));
+        a.nic_qpn.push_back(0);
+      }
+      // (new PSNs for every incarnation, from the seed)
       const uint32_t psn = static_cast<uint32_t>(rng().next_u64() & 0xFFFFFF);
-      a.sq_psn.push_back(plan_.qps[q].psn_set ? plan_.qps[q].psn[h] : psn);  // psn_wrap knob
+      a.sq_psn.push_back(qp.psn_set ? qp.psn[h] : psn);  // psn_wrap knob
     }
     batch.finish();
+    a.end.assign(nq, HostAgent::End::Waiting);
+    a.reset_at.assign(nq, 0);
     a.next_send.assign(nq, 0);
     a.next_recv.assign(nq, 0);
     a.recv_visible.assign(nq, 0);
@@ -928,6 +990,16 @@ void ChipEnv::setup_nics() {
     a.sends_done_at.assign(nq, ~0ull);
     (h ? init1_ : init0_) = std::move(init);
   }
+}
+
+std::unique_ptr<sw::QueuePair> ChipEnv::create_end(uint32_t h, uint32_t q) {
+  HostAgent& a = *hosts_[h];
+  sw::QpInitAttr ia;
+  ia.send_cq = a.scq.get();
+  ia.recv_cq = a.rcq.get();
+  ia.cap.max_send_wr = plan_.qps[q].sq_depth;
+  ia.cap.max_recv_wr = plan_.qps[q].rq_depth;
+  return a.dev->create_qp(*a.pd, ia);
 }
 
 void ChipEnv::connect_qp(sw::QueuePair& qp, uint32_t h, uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn,
@@ -965,18 +1037,27 @@ void ChipEnv::connect_qps() {
     HostAgent& me = *hosts_[h];
     HostAgent& peer = *hosts_[1 - h];
     // the protocol checker learns each QP's path MTU (requests and responses to host h)
+    // (later incarnations of reset connections are connected when their predecessor is reset)
     for (uint32_t q = 0; q < plan_.qps.size(); ++q)
-      if (plan_.qps[q].mtu != plan_.mtu)
+      if (plan_.qps[q].mtu != plan_.mtu && plan_.qps[q].prev < 0)
         proto_.set_flow_mtu(roce::flow_mtu_key(kIp0 + h, me.qps[q]->qp_num()), plan_.qps[q].mtu);
     for (uint32_t q = 0; q < plan_.qps.size(); ++q)
-      connect_qp(*me.qps[q], h, peer.qps[q]->qp_num(), me.sq_psn[q], peer.sq_psn[q], plan_.qps[q].mtu,
-                 plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
-                 plan_.qps[q].rnr_retry, cfg_.qp_timeout);
+      if (plan_.qps[q].prev < 0)
+        connect_qp(*me.qps[q], h, peer.qps[q]->qp_num(), me.sq_psn[q], peer.sq_psn[q], plan_.qps[q].mtu,
+                   plan_.qps[q].access[h],  // kAccess* bits equal sw::Access
+                   plan_.qps[q].rnr_retry, cfg_.qp_timeout);
   }
   batch0.finish();
   batch1.finish();
-  for (uint32_t q = 0; q < plan_.qps.size(); ++q)
+  for (uint32_t q = 0; q < plan_.qps.size(); ++q) {
+    if (plan_.qps[q].prev >= 0) continue;
     proto_.connect_pair(kIp0, hosts_[0]->qps[q]->qp_num(), kIp0 + 1, hosts_[1]->qps[q]->qp_num());
+    for (uint32_t h = 0; h < 2; ++h) {
+      hosts_[h]->end[q] = HostAgent::End::Live;
+      ++watch_[h].live_dest[hosts_[1 - h]->nic_qpn[q]];
+    }
+    if (plan_.qps[q].next >= 0) resets_.push_back(QpReset{q});
+  }
 }
 
 // +dump_plan: every WR and receive with its addresses (for debugging a failing seed).
@@ -1054,6 +1135,230 @@ bool ChipEnv::host_errs() {
   return all;
 }
 
+// QP resets (Knobs::qp_reset). A connection's reset is due once both ends are connected and
+// each side has posted its share of send WRs, a drawn delay later. The hosts reset their ends as
+// a user of the library would (QueuePair::modify to RESET, or destroying the QP and creating
+// another), both commands at once or one after the other, whatever is still in flight. The next
+// incarnation is connected (INIT, RTR, RTS on both ends, new PSNs) only once no frame of the old
+// connection can still reach either end: every frame each NIC had handed its MAC has left it,
+// crossed the link and been taken from the RX buffer. Old frames meet QPs in RESET, which drop
+// them, and never the new connection (whose answer to a stale request, a duplicate's re-ACK, a
+// sequence NAK or a duplicate READ answered with the old PSNs, is IBA behaviour that depends on
+// how the new PSNs fall).
+bool ChipEnv::qp_resets() {
+  bool all = true;
+  const size_t n = resets_.size();  // (a reconnect appends the next incarnation's reset)
+  for (size_t i = 0; i < n; ++i) {
+    QpReset& r = resets_[i];
+    if (r.connected) continue;
+    all = false;
+    const QpPlan& qp = plan_.qps[r.q];
+    const uint32_t first = qp.reset_first, second = 1 - first;
+    if (r.ends == 0 && r.due == 0) {
+      if (hosts_[0]->next_send[r.q] >= qp.reset_after[0] && hosts_[1]->next_send[r.q] >= qp.reset_after[1])
+        r.due = cycle() + qp.reset_delay + 1;
+      continue;
+    }
+    if (r.ends < 2 && cycle() < r.due) continue;
+    if (r.ends == 0) {
+      for (uint32_t h = 0; h < 2; ++h) r.outstanding[h] = hosts_[h]->qps[r.q]->sq_outstanding();
+      resets_busy_ += r.outstanding[0] && r.outstanding[1];
+      if (qp.reset_gap == 0) {
+        // both commands at once (in command batches: each NIC takes its reset without waiting)
+        sw::CommandBatch b0(*hosts_[0]->dev), b1(*hosts_[1]->dev);
+        reset_end(r, first);
+        reset_end(r, second);
+        b0.finish();
+        b1.finish();
+        reset_done(r, first);
+        reset_done(r, second);
+      } else {
+        reset_end(r, first);
+        reset_done(r, first);
+        r.due = cycle() + qp.reset_gap;
+      }
+      continue;
+    }
+    if (r.ends == 1) {
+      reset_end(r, second);
+      reset_done(r, second);
+      continue;
+    }
+    const uint64_t both = std::max(r.done[0], r.done[1]);
+    if (!r.marked) {
+      // what each NIC had handed its MAC by now includes every frame of the old connection
+      // (STALE_TX: none may start after its end's reset); the protocol checker forgets it
+      if (cycle() < both + kResetSettle) continue;
+      r.marked = cycle();
+      for (uint32_t h = 0; h < 2; ++h) r.tx_mark[h] = hosts_[h]->tx.stats().frames;
+      proto_.disconnect_pair(kIp0, r.old_qpn[0], kIp0 + 1, r.old_qpn[1]);
+      continue;
+    }
+    if (!r.on_wire) {
+      if (world_->eth(0).stats().tx_frames < r.tx_mark[0] || world_->eth(1).stats().tx_frames < r.tx_mark[1])
+        continue;
+      r.on_wire = cycle();
+    }
+    if (cycle() < r.on_wire + stale_cycles_) continue;
+    // A QP created for the next incarnation may have the QPN of another connection's QP reset
+    // lately (the library hands out the lowest free one): its old peer may still be sending to
+    // that QPN, so it waits until that connection's frames are drained too (as a connection
+    // manager keeps a QPN in time-wait).
+    bool reused = false;
+    for (uint32_t h = 0; h < 2; ++h) {
+      const auto d = watch_[h].dead.find(hosts_[h]->nic_qpn[size_t(qp.next)]);
+      reused = reused || (d != watch_[h].dead.end() && !drained(resets_[d->second.reset]));
+    }
+    if (reused) continue;
+    reconnect(r);
+  }
+  return all;
+}
+
+// No frame of the connection r reset can arrive any more.
+bool ChipEnv::drained(const QpReset& r) const {
+  return r.connected || (r.on_wire && cycle() >= r.on_wire + stale_cycles_);
+}
+
+// Host h resets its end of plan QP r.q; the next incarnation's QP on this host is the same one
+// (modify) or a new one (created after or before the old one is destroyed).
+void ChipEnv::reset_end(QpReset& r, uint32_t h) {
+  HostAgent& a = *hosts_[h];
+  const QpPlan& qp = plan_.qps[r.q];
+  const uint32_t n = static_cast<uint32_t>(qp.next);
+  const ResetHow how = qp.reset_how[h];
+  r.start[h] = cycle();
+  r.old_qpn[h] = a.nic_qpn[r.q];
+  a.end[r.q] = HostAgent::End::Reset;
+  // frames reaching the old QP from now on are dropped, and so may be those received lately
+  // that wait in the RX buffer
+  ResetWatch& w = watch_[h];
+  w.dead[r.old_qpn[h]] = ResetWatch::Dead{~0ull, size_t(&r - resets_.data())};
+  reset_qpns_[h].insert(r.old_qpn[h]);
+  for (const auto& [c, qpn] : w.recent) w.drops_hi += qpn == r.old_qpn[h];
+  const sw::QueuePair& old = *a.qps[r.q];
+  info("QP_RESET", "host " + std::to_string(h) + " resets QP " + hex(r.old_qpn[h]) + " (" + to_string(how) +
+                       ") with " + std::to_string(old.sq_outstanding()) + " send and " +
+                       std::to_string(old.rq_outstanding()) + " receive WRs outstanding, " +
+                       std::to_string(a.next_send[r.q]) + " of its " + std::to_string(qp.side[h].send.size()) +
+                       " send WRs posted",
+       uvm::verbosity::kMedium);
+  switch (how) {
+    case ResetHow::Modify: {
+      sw::QpAttr at;
+      at.qp_state = sw::QpState::Reset;
+      a.qps[r.q]->modify(at, sw::QpAttrMask::State);
+      a.qps[n] = std::move(a.qps[r.q]);
+      break;
+    }
+    case ResetHow::Recreate:
+      a.qps[r.q].reset();
+      a.qps[n] = create_end(h, n);
+      break;
+    default:
+      a.qps[n] = create_end(h, n);
+      a.qps[r.q].reset();
+      break;
+  }
+  a.nic_qpn[n] = a.qps[n]->qp_num();
+}
+
+void ChipEnv::reset_done(QpReset& r, uint32_t h) {
+  r.done[h] = cycle();
+  hosts_[h]->reset_at[r.q] = cycle();
+  watch_[h].dead[r.old_qpn[h]].done = cycle();
+  // the NIC may start no frame of its old end from now on, to the peer's end (whichever QP it
+  // is by then) or anywhere else
+  const uint32_t dest = hosts_[1 - h]->nic_qpn[r.q];
+  watch_[h].stale_dest[dest] = cycle();
+  --watch_[h].live_dest[dest];
+  ++r.ends;
+  last_post_cycle_ = cycle();
+}
+
+// Connects the next incarnation of a reset connection: new PSNs, its own path MTU and access
+// flags, the QPNs each end has now.
+void ChipEnv::reconnect(QpReset& r) {
+  const uint32_t n = static_cast<uint32_t>(plan_.qps[r.q].next);
+  const QpPlan& qp = plan_.qps[n];
+  HostAgent* a[2] = {hosts_[0], hosts_[1]};
+  for (uint32_t h = 0; h < 2; ++h) {
+    watch_[h].dead.erase(a[h]->nic_qpn[n]);
+    watch_[h].stale_dest.erase(a[1 - h]->nic_qpn[n]);
+    proto_.set_flow_mtu(roce::flow_mtu_key(kIp0 + h, a[h]->nic_qpn[n]), qp.mtu);
+  }
+  {
+    sw::CommandBatch b0(*a[0]->dev), b1(*a[1]->dev);
+    for (uint32_t h = 0; h < 2; ++h)
+      connect_qp(*a[h]->qps[n], h, a[1 - h]->nic_qpn[n], a[h]->sq_psn[n], a[1 - h]->sq_psn[n], qp.mtu,
+                 qp.access[h], qp.rnr_retry, cfg_.qp_timeout);
+    b0.finish();
+    b1.finish();
+  }
+  proto_.connect_pair(kIp0, a[0]->nic_qpn[n], kIp0 + 1, a[1]->nic_qpn[n]);
+  for (uint32_t h = 0; h < 2; ++h) {
+    a[h]->end[n] = HostAgent::End::Live;
+    ++watch_[h].live_dest[a[1 - h]->nic_qpn[n]];
+  }
+  r.connected = true;
+  last_post_cycle_ = cycle();
+  resets_late_ += r.late_frames > 0;
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "QPs 0x%x <-> 0x%x (resets returned at cycles %llu / %llu) connected again as 0x%x <-> 0x%x "
+                "(incarnation %u), PSNs 0x%06x / 0x%06x, %.1f us after the second end's reset; %llu frames of the "
+                "old connection reached a reset end",
+                r.old_qpn[0], r.old_qpn[1], static_cast<unsigned long long>(r.done[0]),
+                static_cast<unsigned long long>(r.done[1]), a[0]->nic_qpn[n], a[1]->nic_qpn[n], qp.incarnation,
+                a[0]->sq_psn[n], a[1]->sq_psn[n], world_->clock().ns(cycle() - std::max(r.done[0], r.done[1])) / 1000,
+                static_cast<unsigned long long>(r.late_frames));
+  info("QP_RESET", b, uvm::verbosity::kMedium);
+  if (qp.next >= 0) resets_.push_back(QpReset{n});
+}
+
+// In a plan with resets every frame a NIC starts goes to its peer and to a QPN one of its QPs
+// is connected to and not reset: a frame to the peer QPN of an end reset before it started is
+// work queued before the reset (STALE_TX), and so is one built from a reset QP's context (its
+// destination cleared).
+void ChipEnv::on_tx_frame(uint32_t h, const agents::AxisFrame& f) {
+  if (resets_.empty()) return;
+  ResetWatch& w = watch_[h];
+  const sim::RoceFields r = sim::parse_roce(f.bytes.data(), f.bytes.size());
+  if (!r.ok) return;
+  const uint8_t* ip = f.bytes.data() + 30;  // IPv4 destination (parse_roce checked the headers)
+  const uint32_t dip = (uint32_t(ip[0]) << 24) | (uint32_t(ip[1]) << 16) | (uint32_t(ip[2]) << 8) | ip[3];
+  const auto stale = w.stale_dest.find(r.qpn);
+  const auto live = w.live_dest.find(r.qpn);
+  std::string why;
+  if (stale != w.stale_dest.end()) {
+    // (a frame started before the reset returned may end after it)
+    if (f.cycle_first > stale->second)
+      why = "after the host had reset its end of that connection (returned at cycle " +
+            std::to_string(stale->second) + ")";
+  } else if (dip != kIp0 + 1 - h || live == w.live_dest.end() || live->second == 0) {
+    why = "to a destination none of its QPs is connected to (IPv4 " + hex(dip) + ")";
+  }
+  if (why.empty() || ++w.stale_tx > 8) return;
+  error("STALE_TX", "host " + std::to_string(h) + "'s NIC started a frame to QPN " + hex(r.qpn) + " (opcode " +
+                        hex(r.opcode) + ", PSN " + hex(r.psn) + ") at cycle " + std::to_string(f.cycle_first) + ", " +
+                        why + ": nothing queued before a reset may leave after it");
+}
+
+void ChipEnv::on_rx_frame(uint32_t h, const agents::AxisFrame& f) {
+  if (resets_.empty()) return;
+  const sim::RoceFields r = sim::parse_roce(f.bytes.data(), f.bytes.size());
+  if (!r.ok) return;
+  ResetWatch& w = watch_[h];
+  const uint64_t now = cycle();
+  w.recent.emplace_back(now, r.qpn);
+  while (w.recent.front().first + rx_window_cycles_ < now) w.recent.pop_front();
+  const auto it = w.dead.find(r.qpn);
+  if (it == w.dead.end()) return;
+  ++w.drops_hi;
+  if (now > it->second.done) ++w.drops_lo;
+  ++resets_[it->second.reset].late_frames;
+}
+
 void ChipEnv::tick() {
   if (traffic_done_) return;
   const uint64_t tx_frames = hosts_[0]->tx.stats().frames + hosts_[1]->tx.stats().frames;
@@ -1062,10 +1367,11 @@ void ChipEnv::tick() {
     last_tx_cycle_ = cycle();
   }
   const bool errs_done = host_errs();
+  const bool resets_done = qp_resets();
   bool posted = true;
   for (uint32_t h = 0; h < 2; ++h)
     if (hosts_[h]->seqr.running()) posted = false;
-  if (!posted || !errs_done || !sb_.exact_done()) return;
+  if (!posted || !errs_done || !resets_done || !sb_.exact_done()) return;
   // Relaxed queues (after an error) end once no completion has come for a while.
   if (sb_.has_relaxed() && cycle() - std::max(sb_.last_completion_cycle(), last_post_cycle_) < cfg_.quiet_cycles)
     return;
@@ -1156,6 +1462,21 @@ void ChipEnv::check() {
       if (cfg_.lossy && idx == abi::CNT_RX_DROP_QP && plan_fails_qp()) continue;
       // ACKs and READ responses reaching a QP the host moved to ERR are dropped and counted
       if (idx == abi::CNT_RX_DROP_QP && h == 0 && host_err_qps_) continue;
+      // Frames reaching a QP the hosts reset (Knobs::qp_reset; requests and answers of the old
+      // connection still on their way, the peer's resends while its end is not reset yet) are
+      // dropped and counted: every frame that arrived after the reset returned, until a QP with
+      // that QPN was connected again, and perhaps those that arrived while it was being reset
+      // or shortly before (waiting in the RX buffer).
+      if (idx == abi::CNT_RX_DROP_QP && !resets_.empty()) {
+        const uint64_t n = a.counters[size_t(idx)];
+        const ResetWatch& w = watch_[h];
+        if (n < w.drops_lo || n > w.drops_hi)
+          error("COUNTER", "host " + std::to_string(h) + " counter RX_DROP_QP = " + std::to_string(n) +
+                               ", but " + std::to_string(w.drops_lo) + " frames reached QPs after their reset and " +
+                               std::to_string(w.drops_hi) + " while or shortly before it (the counter must lie " +
+                               "between the two)");
+        continue;
+      }
       if (a.counters[size_t(idx)])
         error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
                              std::to_string(a.counters[size_t(idx)]) + " in a run that provokes none");
@@ -1193,25 +1514,40 @@ void ChipEnv::check() {
   //   TX_FRAMES, RX_FRAMES  every frame the port took from the NIC / gave it
   //   TX_RETRANSMIT         the request packets whose PSN the QP sent before: exactly those the
   //                         scheduler checker sees leave with a PSN below the highest one it saw
-  //                         (go-back-N, RNR retries, partial re-reads)
+  //                         (go-back-N, RNR retries, partial re-reads); in a plan with QP
+  //                         resets also the resent packets of an old incarnation the NIC
+  //                         counted when it built them and then discarded as stale (decision
+  //                         109): at most one per cycle of STALE_DROP more
   for (uint32_t h = 0; h < 2 && traffic_done_; ++h) {  // (after a hang the NIC may still send)
     const HostAgent& a = *hosts_[h];
     if (a.counters.empty()) continue;
     const std::pair<int, uint64_t> seen[] = {{abi::CNT_TX_FRAMES, a.tx.stats().frames},
                                              {abi::CNT_RX_FRAMES, a.rx.stats().frames},
                                              {abi::CNT_TX_RETRANSMIT, sched_.stats().resent_by[h]}};
-    for (const auto& [idx, want] : seen)
-      if (a.counters[size_t(idx)] != want)
+    for (const auto& [idx, want] : seen) {
+      const uint64_t got = a.counters[size_t(idx)];
+      if (idx == abi::CNT_TX_RETRANSMIT && !resets_.empty()) {
+        const uint64_t stale = a.counters[size_t(abi::CNT_STALE_DROP)];
+        if (got < want || got > want + stale)
+          error("COUNTER", "host " + std::to_string(h) + " counter TX_RETRANSMIT = " + std::to_string(got) +
+                               ", but its port's monitors saw " + std::to_string(want) +
+                               " request packets leave with a PSN sent before, and STALE_DROP (" +
+                               std::to_string(stale) + ") allows at most that many more");
+        continue;
+      }
+      if (got != want)
         error("COUNTER", "host " + std::to_string(h) + " counter " + abi::counter_name(idx) + " = " +
                              std::to_string(a.counters[size_t(idx)]) + ", but its port's monitors saw " +
                              std::to_string(want) +
                              (idx == abi::CNT_TX_RETRANSMIT ? " request packets leave with a PSN sent before"
                                                             : " frames"));
+    }
   }
   if (cfg_.require_resend && !hosts_[0]->counters.empty()) {
     if (!forced_lost_)
       error("LOSSY", "no request frame of host 0 was lost on purpose (fewer than 3 request frames?)");
-    else if (!hosts_[0]->counters[size_t(abi::CNT_TX_RETRANSMIT)])
+    else if (!hosts_[0]->counters[size_t(abi::CNT_TX_RETRANSMIT)] && !reset_qpns_[1].count(forced_qpn_))
+      // (unless the QP the lost request went to was reset before it was resent)
       error("LOSSY", "host 0 lost a request frame and resent none (TX_RETRANSMIT 0)");
   }
   // Flow control keeps the link lossless up to the cable the pause headroom covers: whatever the
@@ -1253,6 +1589,17 @@ std::vector<uvm::Covergroup*> ChipEnv::covergroups() {
 
 void ChipEnv::report() {
   char b[256];
+  if (!resets_.empty()) {
+    size_t done = 0;
+    for (const QpReset& r : resets_) done += r.ends == 2;
+    uint32_t stale[2] = {0, 0};
+    for (uint32_t h = 0; h < 2; ++h)
+      if (!hosts_[h]->counters.empty()) stale[h] = hosts_[h]->counters[abi::CNT_STALE_DROP];
+    std::snprintf(b, sizeof b, "%zu QP resets, %u of them with send WRs outstanding on both ends and %u with frames "
+                  "of the old connection reaching a reset end; STALE_DROP %u / %u",
+                  done, resets_busy_, resets_late_, stale[0], stale[1]);
+    info("QP_RESET", b, uvm::verbosity::kLow);
+  }
   std::snprintf(b, sizeof b, "%llu cycles (%.1f us simulated), %llu frames on the wire, %llu completions",
                 static_cast<unsigned long long>(world_->cycle()), world_->now_ns() / 1000.0,
                 static_cast<unsigned long long>(proto_.frames()),
@@ -1306,6 +1653,9 @@ ChipTest::ChipTest(uvm::Context& ctx, const Knobs& knobs, const EnvConfig& cfg)
   if (ctx.has_plusarg("psn_wrap")) knobs_.psn_wrap = std::stod(ctx.plusarg("psn_wrap"));
   if (ctx.has_plusarg("ring_wrap")) knobs_.ring_wrap = std::stod(ctx.plusarg("ring_wrap"));
   if (ctx.has_plusarg("host_err")) knobs_.host_err = std::stod(ctx.plusarg("host_err"));
+  if (ctx.has_plusarg("qp_reset")) knobs_.qp_reset = std::stod(ctx.plusarg("qp_reset"));
+  if (ctx.has_plusarg("max_qp_resets"))
+    knobs_.max_qp_resets = static_cast<uint32_t>(ctx.plusarg_u64("max_qp_resets", knobs_.max_qp_resets));
   if (ctx.has_plusarg("sched_wait_base_us"))
     cfg_.sched.wait_base_ns = 1000 * std::stod(ctx.plusarg("sched_wait_base_us"));
   if (ctx.has_plusarg("sched_turn_gbps")) cfg_.sched.turn_gbps = std::stod(ctx.plusarg("sched_turn_gbps"));
@@ -1324,6 +1674,9 @@ void ChipTest::configure(uvm::Phaser& ph) {
   // a lossy link: every lost tail of a QP's traffic waits for a local ACK timeout (65.5 us plus
   // up to one timer sweep), and a QP may lose several in a row
   if (cfg_.lossy) ns = ns * 4 + 3e6;
+  // a QP reset: up to 100 us between its ends, the old connection's frames drained, the next
+  // incarnation's traffic started over
+  for (const QpPlan& q : plan_.qps) ns += q.next >= 0 ? 300000.0 : 0.0;
   ph.set_watchdog_cycles(static_cast<uint64_t>(ns * 0.3) + 100000);
 }
 

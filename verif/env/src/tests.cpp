@@ -252,6 +252,28 @@ Knobs bidir_small() {
   return k;
 }
 
+// Both hosts reset connections while their WRs are in flight (WRs outstanding on both ends,
+// frames on the wire, multi-packet messages and READs half done), by QP_MODIFY to RESET or by
+// destroying the QP and creating another, both ends at once or the second up to 100 us later;
+// then connect them again with new PSNs (the same QPN or a new one) and go on with new WRs into
+// fresh destination slots, some connections several times. The new incarnations' WRs complete
+// exactly as predicted, no WR posted before a reset completes after it (RESET_CQE), no frame of
+// the old connection leaves a NIC after its end's reset (STALE_TX), nothing is written outside
+// what the model permits, the other QPs are unaffected.
+Knobs qp_reset() {
+  Knobs k;
+  k.min_qps = 2;
+  k.max_qps = 6;
+  k.min_wrs = 4;
+  k.max_wrs = 16;
+  k.bidir = 0.7;
+  k.op_weight = {3, 1, 2, 1, 2};
+  k.size_weight = sizes(1, 1, 1, 1, 1, 4, 3, 1, 0);
+  k.large_max = 65536;
+  k.qp_reset = 0.6;
+  return k;
+}
+
 EnvConfig long_cable() {
   EnvConfig c;
   c.cable_random = true;
@@ -327,11 +349,13 @@ SRNIC_CHIP_TEST(DirRnrExhaust, "dir_rnr_exhaust", rnr_exhaust());
 SRNIC_CHIP_TEST(DirQpErrorRqFlush, "dir_qp_error_rq_flush", qp_error_rq_flush());
 SRNIC_CHIP_TEST(CrWraps, "cr_wraps", wraps());
 SRNIC_CHIP_TEST(CrHostErr, "cr_host_err", host_err());
+SRNIC_CHIP_TEST(CrQpReset, "cr_qp_reset", qp_reset());
 
 SRNIC_CHIP_TEST_CFG(CrHard, "cr_hard", hard(), impaired());
 SRNIC_CHIP_TEST_CFG(CrLossy, "cr_lossy", lossy(), lossy_link());
 SRNIC_CHIP_TEST_CFG(CrBidirSmall, "cr_bidir_small", bidir_small(), long_cable());
 SRNIC_CHIP_TEST_CFG(CrBidirSmallLossy, "cr_bidir_small_lossy", bidir_small(), long_cable_lossy());
+SRNIC_CHIP_TEST_CFG(CrQpResetLossy, "cr_qp_reset_lossy", qp_reset(), lossy_link());
 
 // Malformed and foreign frames arrive at both NICs before the traffic starts: each is dropped
 // and counted under its reason, and the random traffic that follows must still pass.

@@ -48,6 +48,15 @@ const char* to_string(BadKind b) {
   }
 }
 
+const char* to_string(ResetHow r) {
+  switch (r) {
+    case ResetHow::Modify: return "modify to RESET";
+    case ResetHow::Recreate: return "destroy and create";
+    case ResetHow::Replace: return "create and destroy";
+    default: return "?";
+  }
+}
+
 std::string TrafficPlan::summary() const {
   char b[256];
   std::snprintf(b, sizeof b, "%zu QPs, MTU %u, %llu send WRs, %llu receive WRs, %llu payload bytes, doorbell %s",
@@ -76,6 +85,19 @@ std::string TrafficPlan::summary() const {
     out += b;
   }
   if (host_err) out += "; " + std::to_string(host_err) + " QPs moved to ERR by the host";
+  size_t reset_conns = 0, resets = 0, how[size_t(ResetHow::kCount)] = {};
+  for (const QpPlan& q : qps) {
+    if (q.next < 0) continue;
+    ++resets;
+    reset_conns += q.prev < 0;
+    for (uint32_t h = 0; h < 2; ++h) ++how[size_t(q.reset_how[h])];
+  }
+  if (resets) {
+    std::snprintf(b, sizeof b, "; %zu connections reset %zu times (ends: %zu by %s, %zu by %s, %zu by %s)",
+                  reset_conns, resets, how[0], to_string(ResetHow::Modify), how[1], to_string(ResetHow::Recreate),
+                  how[2], to_string(ResetHow::Replace));
+    out += b;
+  }
   return out;
 }
 
@@ -182,13 +204,72 @@ void draw_host_err(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
   if (k.host_err <= 0) return;
   uvm::Rng rng = plan_rng.child("host_err");
   for (QpPlan& qp : p.qps) {
-    if (qp.bad_side0 || qp.exhaust_side0 || qp.side[0].send.empty() || !rng.bernoulli(k.host_err)) continue;
+    if (qp.next >= 0 || qp.prev >= 0 || qp.bad_side0 || qp.exhaust_side0 || qp.side[0].send.empty() ||
+        !rng.bernoulli(k.host_err))
+      continue;
     qp.host_err = true;
     qp.host_err_after = static_cast<uint32_t>(rng.uniform(0, qp.side[0].send.size()));
     qp.host_err_delay = static_cast<uint32_t>(rng.bernoulli(0.3) ? rng.uniform(0, 50) : rng.uniform(50, 3000));
     qp.side[1].send.clear();
     for (RecvPlan& r : qp.side[0].recv) r.late = false;
     while (qp.rq_depth < qp.side[1].recv.size()) qp.rq_depth *= 2;
+  }
+}
+
+// QP resets (Knobs::qp_reset), from their own child stream: which connections are reset and how
+// often. Each reset appends a plan QP for the connection's next incarnation, drawn afterwards
+// like every other QP (but neither failing nor one-way, as the QPs it follows).
+void draw_reset_chains(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
+  if (k.qp_reset <= 0 || k.max_qp_resets == 0) return;
+  uvm::Rng rng = plan_rng.child("qp_reset");
+  const size_t first = p.qps.size();
+  for (size_t q = 0; q < first; ++q) {
+    if (!rng.bernoulli(k.qp_reset)) continue;
+    uint32_t n = 1;
+    while (n < k.max_qp_resets && rng.bernoulli(k.qp_reset_again)) ++n;
+    size_t cur = q;
+    for (uint32_t i = 0; i < n; ++i) {
+      const size_t nx = p.qps.size();
+      p.qps.emplace_back();
+      p.qps[cur].next = int32_t(nx);
+      p.qps[nx].prev = int32_t(cur);
+      p.qps[nx].incarnation = p.qps[cur].incarnation + 1;
+      cur = nx;
+    }
+  }
+}
+
+// When and how each reset comes (Knobs::qp_reset), once the WRs are drawn: mostly once both
+// sides have WRs posted, sometimes before either has; both ends' commands at once, one right
+// after the other, or the second end up to 100 us later (its requests meanwhile meet an end
+// already reset).
+void draw_reset_points(TrafficPlan& p, const Knobs& k, const uvm::Rng& plan_rng) {
+  if (k.qp_reset <= 0) return;
+  uvm::Rng rng = plan_rng.child("qp_reset_points");
+  for (QpPlan& qp : p.qps) {
+    if (qp.next < 0) continue;
+    for (uint32_t h = 0; h < 2; ++h) {
+      const size_t n = qp.side[h].send.size();
+      qp.reset_after[h] = n == 0 || rng.bernoulli(0.1) ? 0 : static_cast<uint32_t>(rng.uniform(1, n));
+      qp.reset_how[h] = static_cast<ResetHow>(rng.weighted(k.reset_how_weight));
+    }
+    qp.reset_delay = static_cast<uint32_t>(rng.bernoulli(0.5) ? rng.uniform(0, 300) : rng.uniform(300, 3000));
+    qp.reset_first = static_cast<uint8_t>(rng.uniform(0, 1));
+    switch (rng.uniform(0, 2)) {
+      case 0: qp.reset_gap = 0; break;
+      case 1: qp.reset_gap = static_cast<uint32_t>(rng.uniform(1, 600)); break;
+      default: qp.reset_gap = static_cast<uint32_t>(rng.uniform(600, 30000)); break;
+    }
+    // a QP reset by QP_MODIFY keeps its rings (every (sq_depth/2)-th WR signaled for them)
+    QpPlan& nx = p.qps[size_t(qp.next)];
+    if (qp.reset_how[0] == ResetHow::Modify || qp.reset_how[1] == ResetHow::Modify) {
+      nx.sq_depth = qp.sq_depth;
+      nx.rq_depth = qp.rq_depth;
+      const uint32_t sig_every = std::max<uint32_t>(1, nx.sq_depth / 2);
+      for (SidePlan& sp : nx.side)
+        for (size_t i = 0; i < sp.send.size(); ++i)
+          if ((i + 1) % sig_every == 0) sp.send[i].signaled = true;
+    }
   }
 }
 
@@ -205,6 +286,7 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
   p.full_rate = k.full_rate;
   const uint32_t nq = static_cast<uint32_t>(rng.uniform(k.min_qps, k.max_qps));
   p.qps.resize(nq);
+  draw_reset_chains(p, k, rng);
   for (uint32_t h = 0; h < 2; ++h) {
     p.split[h] = rng.bernoulli(k.split_mrs);
     // sources: read by the peer's READs; destinations: written by the peer, local READ
@@ -230,11 +312,13 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
     // ERR drops the requests that reach it, and without a retransmission timer their
     // requester would wait for ever. Its receives (spare ones on both sides, the ones side 0
     // consumes) are flushed or completed in error when it fails.
-    qp.bad_side0 = rng.bernoulli(k.bad_wr);
-    qp.exhaust_side0 = !qp.bad_side0 && rng.bernoulli(k.rnr_exhaust);
+    // (a connection the hosts reset fails for no other reason and carries traffic both ways)
+    const bool reset = qp.next >= 0 || qp.prev >= 0;
+    qp.bad_side0 = rng.bernoulli(k.bad_wr) && !reset;
+    qp.exhaust_side0 = !qp.bad_side0 && rng.bernoulli(k.rnr_exhaust) && !reset;
     const bool err_qp = qp.bad_side0 || qp.exhaust_side0;
     for (uint32_t h = 0; h < 2; ++h) {
-      if (h == 1 && (!rng.bernoulli(k.bidir) || err_qp)) continue;
+      if (h == 1 && ((!rng.bernoulli(k.bidir) && !reset) || err_qp)) continue;
       const uint32_t n = static_cast<uint32_t>(rng.uniform(k.min_wrs, k.max_wrs));
       // Every (sq_depth/2)-th WR is signaled so unsignaled WRs retire and the ring never jams.
       const uint32_t sig_every = std::max<uint32_t>(1, qp.sq_depth / 2);
@@ -419,6 +503,7 @@ TrafficPlan make_traffic_plan(const Knobs& k, uvm::Rng& rng) {
       }
   draw_wraps(p, k, rng);
   draw_host_err(p, k, rng);
+  draw_reset_points(p, k, rng);
   for (const QpPlan& qp : p.qps)
     for (uint32_t h = 0; h < 2; ++h) {
       p.send_wrs += qp.side[h].send.size();
@@ -513,6 +598,7 @@ Workload make_workload(const TrafficPlan& p, const HostLayout (&hl)[2], const st
       qs.retry_cnt = 7;  // ChipEnv connects every QP with retry_cnt 7 (no limit)
       qs.mtu = p.qps[q].mtu;
       qs.host_err = h == 0 && p.qps[q].host_err;
+      qs.reset = p.qps[q].next >= 0;
       for (size_t i = 0; i < p.qps[q].side[h].send.size(); ++i) qs.send.push_back(make_send_wr(p, hl, h, q, i));
       for (size_t i = 0; i < p.qps[q].side[h].recv.size(); ++i) qs.recv.push_back(make_recv_wr(p, hl, h, q, i));
       hs.qps.push_back(std::move(qs));

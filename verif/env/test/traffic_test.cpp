@@ -358,4 +358,78 @@ TEST(Traffic, WrapKnobs) {
   }
 }
 
+// QP resets: every reset connection's incarnations are plan QPs of their own, chained by
+// prev/next after the QPs set up first; they neither fail nor carry one direction only, a reset
+// by QP_MODIFY keeps the rings, a reset comes at most once every WR of a side is posted. The model
+// accepts the plans (each incarnation under its own QPN): the queues of a reset incarnation are
+// relaxed and require nothing, the last incarnation's are exact.
+TEST(Traffic, QpResetKnob) {
+  Knobs k;
+  k.min_qps = 2;
+  k.max_qps = 6;
+  k.bad_wr = 0.5;
+  k.host_err = 0.5;
+  k.qp_reset = 1.0;
+  size_t resets = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const TrafficPlan p = draw(k, seed);
+    size_t first = 0;
+    while (first < p.qps.size() && p.qps[first].prev < 0) ++first;
+    for (size_t q = 0; q < p.qps.size(); ++q) {
+      const QpPlan& qp = p.qps[q];
+      EXPECT_EQ(qp.prev >= 0, q >= first) << "later incarnations follow the QPs set up first";
+      if (qp.prev >= 0) {
+        ASSERT_LT(size_t(qp.prev), q);
+        EXPECT_EQ(p.qps[size_t(qp.prev)].next, int32_t(q));
+        EXPECT_EQ(qp.incarnation, p.qps[size_t(qp.prev)].incarnation + 1);
+      }
+      if (qp.next < 0 && qp.prev < 0) continue;
+      EXPECT_FALSE(qp.bad_side0 || qp.exhaust_side0 || qp.host_err);
+      EXPECT_FALSE(qp.side[0].send.empty() || qp.side[1].send.empty());
+      if (qp.next < 0) continue;
+      ++resets;
+      const QpPlan& nx = p.qps[size_t(qp.next)];
+      if (qp.reset_how[0] == ResetHow::Modify || qp.reset_how[1] == ResetHow::Modify) {
+        EXPECT_EQ(nx.sq_depth, qp.sq_depth);
+        EXPECT_EQ(nx.rq_depth, qp.rq_depth);
+      }
+      for (uint32_t h = 0; h < 2; ++h) EXPECT_LE(qp.reset_after[h], qp.side[h].send.size());
+    }
+    HostLayout hl[2];
+    std::vector<uint8_t> init[2], alien[2];
+    for (uint32_t h = 0; h < 2; ++h) {
+      hl[h].area = hl[h].iova = 0x100000000ull * (h + 1) + 0x40;
+      hl[h].key = hl[h].dst_key = 0x100 + h * 0x100;
+      hl[h].stale_key = 0x101 + h * 0x100;
+      hl[h].pd = 1;
+      for (uint32_t q = 0; q < p.qps.size(); ++q) {
+        uint32_t f = q;
+        while (p.qps[f].prev >= 0) f = uint32_t(p.qps[f].prev);
+        hl[h].qpn.push_back(incarnation_qpn(2 + f, p.qps[q].incarnation));
+      }
+      init[h].assign(p.area_bytes[h], uint8_t(h + 1));
+      hl[h].alien = 0x900000000ull * (h + 1);
+      hl[h].alien_key = 0x900 + h;
+      hl[h].alien_pd = 2;
+      alien[h].assign(kAlienBytes, 0x5A);
+    }
+    const Prediction pred = predict(make_workload(p, hl, init, alien));
+    for (uint32_t q = 0; q < p.qps.size(); ++q) {
+      const QpPlan& qp = p.qps[q];
+      if (qp.next < 0 && qp.prev < 0) continue;
+      for (uint32_t h = 0; h < 2; ++h)
+        for (QueueKind kind : {QueueKind::Send, QueueKind::Recv}) {
+          const ExpectedQueue* e = pred.queue(h, hl[h].qpn[q], kind);
+          ASSERT_NE(e, nullptr);
+          EXPECT_EQ(e->relaxed, qp.next >= 0);
+          EXPECT_EQ(e->reset, qp.next >= 0);
+          if (qp.next >= 0) {
+            EXPECT_EQ(e->must_complete, 0u);
+          }
+        }
+    }
+  }
+  EXPECT_GT(resets, 20u);
+}
+
 }  // namespace srnic::verif::env

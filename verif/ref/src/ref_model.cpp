@@ -471,6 +471,12 @@ void Model::build_queues(Prediction& p) const {
       sq.must_complete = sq.candidates.size();
       sq.must_complete_why = certain_err ? err_why : "the QP either completes its WRs or fails and flushes them";
     }
+    // a reset discards whatever has not completed, flushes included
+    if (qp.reset) {
+      sq.must_complete = 0;
+      sq.must_complete_why.clear();
+      sq.reset = true;
+    }
     p.queues.push_back(std::move(sq));
 
     // Receive queue of this QP, consumed by the peer's stream `in`.
@@ -481,7 +487,7 @@ void Model::build_queues(Prediction& p) const {
     rq.peer_host = s.peer_host;
     rq.peer_qpn = s.peer_qpn;
     // (a QP the host moves to ERR completes its receives at a moment the model cannot know)
-    rq.relaxed = in.relaxed || in.lossy_rnr || qp.host_err;
+    rq.relaxed = in.relaxed || in.lossy_rnr || qp.host_err || qp.reset;
     std::vector<const SendWr*> consumer(qp.recv.size(), nullptr);
     std::vector<int32_t> consumer_index(qp.recv.size(), -1);
     std::vector<WcStatus> status(qp.recv.size(), WcStatus::WrFlushErr);
@@ -508,10 +514,11 @@ void Model::build_queues(Prediction& p) const {
         rq.completions.push_back(recv_completion(in, r, nullptr, WcStatus::WrFlushErr));
       }
     }
-    if (rq.relaxed && certain_err) {
+    if (rq.relaxed && certain_err && !qp.reset) {
       rq.must_complete = rq.candidates.size();
       rq.must_complete_why = err_why;
     }
+    rq.reset = qp.reset;
     p.queues.push_back(std::move(rq));
   }
 }
@@ -716,7 +723,9 @@ Prediction Model::run() {
   // that failure moves one or both QPs to ERR at a moment unrelated to this stream's progress.
   for (StreamPlan& s : streams_) {
     const StreamPlan& in = streams_[stream_of_.at({s.peer_host, s.peer_qpn})];
-    s.relaxed = (in.error_index >= 0 || in.lossy_rnr || s.qp->host_err || in.qp->host_err) && !s.qp->send.empty();
+    s.relaxed = (in.error_index >= 0 || in.lossy_rnr || s.qp->host_err || in.qp->host_err || s.qp->reset ||
+                 in.qp->reset) &&
+                !s.qp->send.empty();
     s.lossy_err = w_.lossy && s.error_index >= 0;
     if (s.lossy_err)
       for (int i = 0; i < s.error_index; ++i) {
@@ -747,8 +756,10 @@ Prediction Model::run() {
     }
     if (s.relaxed) {
       std::snprintf(m, sizeof m, "host %u qp 0x%x: send queue and peer receive queue are relaxed "
-                    "(%s)", s.host, s.qpn, s.qp->host_err || s.peer->host_err ? "the host moves the connection to ERR"
-                                                                             : "the opposite direction failed");
+                    "(%s)", s.host, s.qpn,
+                    s.qp->reset || s.peer->reset         ? "the hosts reset the connection"
+                    : s.qp->host_err || s.peer->host_err ? "the host moves the connection to ERR"
+                                                         : "the opposite direction failed");
       p.notes.push_back(m);
     }
   }

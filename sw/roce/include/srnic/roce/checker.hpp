@@ -65,6 +65,12 @@ class ProtocolChecker {
   void connect(const std::array<uint8_t, 16>& a, uint32_t qpn_a, const std::array<uint8_t, 16>& b,
                uint32_t qpn_b);
   void connect_ipv4(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b);
+  // Forgets the connection between QP qpn_a at a and QP qpn_b at b: the state of the request
+  // and response flows to both QPs and what it knew of their requests (both QPs were reset).
+  // Frames to either QP from then on start flows afresh; connect() ties a new connection again.
+  void disconnect(const std::array<uint8_t, 16>& a, uint32_t qpn_a, const std::array<uint8_t, 16>& b,
+                  uint32_t qpn_b);
+  void disconnect_ipv4(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b);
   // A frame a test injected into the wire (not sent by an endpoint under test): counted, not
   // checked; a request's PSN is remembered so that the responder's ACK/NAK for it is accepted.
   void note_forged(const uint8_t* data, size_t len);

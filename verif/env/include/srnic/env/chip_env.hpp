@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -145,7 +146,16 @@ class HostAgent : public uvm::Component {
   std::unique_ptr<sw::ProtectionDomain> alien_pd;  // second PD with one MR (bad-PD WRs)
   std::unique_ptr<sw::MemoryRegion> alien_mr;
   std::unique_ptr<sw::CompletionQueue> scq, rcq;
+  // Per plan QP: this host's end of its connection, while it is (null for a later incarnation of
+  // a reset connection until its predecessor is reset, and after its own reset).
   std::vector<std::unique_ptr<sw::QueuePair>> qps;
+  // Per plan QP, where this host's end stands (Knobs::qp_reset): Waiting, a later incarnation not
+  // connected yet; Live, connected (the sequence posts to it); Reset, reset by the host (the rest
+  // of its WRs is never posted).
+  enum class End : uint8_t { Waiting, Live, Reset };
+  std::vector<End> end;
+  std::vector<uint32_t> nic_qpn;   // per plan QP: the NIC's QPN of this host's end (0 before it exists)
+  std::vector<uint64_t> reset_at;  // per plan QP: cycle this host's reset of it returned (0: never reset)
   std::vector<size_t> next_send, next_recv;  // per QP: WRs posted so far
   // per QP: receive WRs the NIC knows of (their doorbell write acknowledged), and the posts
   // whose doorbell is still on its way: {receive WRs posted after it, its MMIO write number}
@@ -183,6 +193,8 @@ class ProtocolMonitor : public uvm::Component {
   void connect_pair(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b) {
     checker_.connect_ipv4(ip_a, qpn_a, ip_b, qpn_b);
   }
+  // Forgets that connection (both QPs were reset): frames to them start afresh.
+  void disconnect_pair(uint32_t ip_a, uint32_t qpn_a, uint32_t ip_b, uint32_t qpn_b);
   // A frame a test injects (stimulus, not checked; responses to it are accepted).
   void note_forged(const std::vector<uint8_t>& f) { checker_.note_forged(f.data(), f.size()); }
   void report() override;
@@ -230,6 +242,7 @@ class TrafficScoreboard : public uvm::Component {
   uint64_t last_cycle_ = 0;
   uint64_t dma_checked_ = 0;
   uint64_t data_errors_ = 0;
+  uint64_t reset_cqes_ = 0;  // completions of WRs a reset discarded (RESET_CQE)
 };
 
 class EnvCoverage : public uvm::Component {
@@ -297,6 +310,32 @@ class ChipEnv : public uvm::Component {
   // Host-driven ERR (Knobs::host_err): moves each such QP of host 0 to ERR when its moment
   // comes; false while one is still to come.
   bool host_errs();
+  // QP resets (Knobs::qp_reset): one per plan QP with a next incarnation, from the moment it is
+  // due to the moment the next incarnation is connected.
+  struct QpReset {
+    uint32_t q = 0;                      // the plan QP reset; plan_.qps[q].next carries on
+    uint64_t due = 0;                    // cycle the next end's reset comes (0: not known yet)
+    uint32_t ends = 0;                   // ends reset so far
+    uint64_t start[2] = {0, 0}, done[2] = {0, 0};  // cycles each host's reset began and returned
+    uint32_t old_qpn[2] = {0, 0};        // each end's QPN before the reset
+    uint32_t outstanding[2] = {0, 0};    // send WRs each end had outstanding when the first reset began
+    uint64_t tx_mark[2] = {0, 0};        // frames each NIC had handed its MAC once both ends were reset
+    uint64_t marked = 0, on_wire = 0;    // cycles tx_mark was taken and every such frame had left its MAC
+    uint64_t late_frames = 0;            // frames of the old connection that reached an end being reset or reset
+    bool connected = false;
+  };
+  // Resets every connection whose moment has come, connects their next incarnations once no
+  // frame of the old ones can still arrive; false while one is still to come.
+  bool qp_resets();
+  void reset_end(QpReset& r, uint32_t h);  // host h resets its end of r.q (the library calls)
+  void reset_done(QpReset& r, uint32_t h);  // ... and the calls have returned
+  void reconnect(QpReset& r);
+  bool drained(const QpReset& r) const;
+  std::unique_ptr<sw::QueuePair> create_end(uint32_t h, uint32_t q);
+  // Frames of reset QPs on the wire: host h's TX may start none towards its peer's old QPN after
+  // its own end was reset (STALE_TX); frames reaching a reset QP of host h bound its RX_DROP_QP.
+  void on_tx_frame(uint32_t h, const agents::AxisFrame& f);
+  void on_rx_frame(uint32_t h, const agents::AxisFrame& f);
   // Lossy link (EnvConfig::lossy): draws the impairments into link, then loses frames.
   void draw_lossy(sim::LinkConfig& link);
   bool lose(int from, const sim::Frame& f);
@@ -325,6 +364,30 @@ class ChipEnv : public uvm::Component {
   std::vector<uint64_t> herr_due_;   // per plan QP: cycle of its host-driven ERR (0: not yet known)
   std::vector<bool> herr_done_;
   uint32_t host_err_qps_ = 0;
+  std::vector<QpReset> resets_;
+  uvm::SubscriberFn<agents::AxisFrame> tx_sub0_, tx_sub1_, rx_sub0_, rx_sub1_;
+  struct ResetWatch {
+    // peer QPN -> cycle from which host h's NIC may start no frame to it (its end was reset),
+    // until a QP of host h is connected to that QPN again
+    std::map<uint32_t, uint64_t> stale_dest;
+    std::map<uint32_t, int> live_dest;  // peer QPN -> host h's connected QPs not reset that talk to it
+    // QPN of a QP of host h being reset or reset -> cycle its reset returned (~0 until then) and
+    // the reset (resets_), until a QP with that QPN is connected again: frames reaching it are dropped
+    struct Dead {
+      uint64_t done = ~0ull;
+      size_t reset = 0;
+    };
+    std::map<uint32_t, Dead> dead;
+    std::deque<std::pair<uint64_t, uint32_t>> recent;  // RoCE frames received lately: cycle, QPN
+    uint64_t drops_lo = 0, drops_hi = 0;  // RX_DROP_QP the reset QPs account for: at least, at most
+    uint64_t stale_tx = 0;                // STALE_TX reports
+  } watch_[2];
+  std::set<uint32_t> reset_qpns_[2];  // QPNs of every QP each host reset
+  uint32_t forced_qpn_ = 0;           // EnvConfig::require_resend: where the frame lost on purpose went
+  uint64_t stale_cycles_ = 0;      // a frame of a reset connection may arrive this long after leaving its MAC
+  uint64_t rx_window_cycles_ = 0;  // ... and wait this long in the RX buffer (kRxBufferNs)
+  uint32_t resets_busy_ = 0, resets_late_ = 0;  // resets with WRs outstanding on both ends; with
+                                                // frames arriving after the first end's reset
   std::unique_ptr<uvm::Rng> loss_rng_;  // lossy link: loss draws, per frame sent
   double loss_[2] = {0, 0};             // loss probability per sending host
   bool plan_fails_qp() const;           // some QP of the plan fails on purpose

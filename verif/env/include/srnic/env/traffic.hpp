@@ -43,6 +43,13 @@ enum class BadKind : uint8_t {
 };
 const char* to_string(BadKind b);
 
+// How a host resets its end of a connection (Knobs::qp_reset), as a user of the host library
+// can: QP_MODIFY to RESET (the same QP and QPN go on), or destroy the QP and create another,
+// destroyed first (Recreate: the new QP gets the freed QPN back) or created first (Replace: a
+// new QPN).
+enum class ResetHow : uint8_t { Modify, Recreate, Replace, kCount };
+const char* to_string(ResetHow r);
+
 struct Knobs {
   uint32_t min_qps = 1, max_qps = 4;
   std::vector<uint32_t> mtus = {256, 512, 1024, 2048, 4096};
@@ -86,6 +93,14 @@ struct Knobs {
   // host 0's traffic only: host 1's requests to a QP in ERR are dropped and, until the
   // retransmission timer exists, would never complete.
   double host_err = 0;
+  // QP resets, drawn from their own random stream: the probability that both hosts reset a
+  // connection (one that fails for no other reason) while its WRs are in flight, then connect it
+  // again with new PSNs and go on with new WRs; after each reset the connection is reset once
+  // more with probability qp_reset_again, up to max_qp_resets times.
+  double qp_reset = 0;
+  double qp_reset_again = 0.3;
+  uint32_t max_qp_resets = 3;
+  std::array<uint32_t, size_t(ResetHow::kCount)> reset_how_weight = {2, 1, 1};
 };
 
 struct WrPlan {
@@ -125,6 +140,17 @@ struct QpPlan {
   uint32_t host_err_delay = 0; // and this many cycles more
   bool psn_set = false;        // psn[] chosen by the plan (psn_wrap), else random at setup
   uint32_t psn[2] = {0, 0};    // first request PSN of each side (the peer's expected PSN)
+  // Knobs::qp_reset. A connection's incarnations are plan QPs of their own (their own WRs,
+  // receives, destination slots and PSNs): `next` carries the connection once both hosts have
+  // reset this one and connected it again; `prev` is the one this QP follows (-1: a QP set up
+  // before the traffic).
+  int32_t next = -1, prev = -1;
+  uint32_t incarnation = 0;         // resets of the connection before this QP
+  uint32_t reset_after[2] = {0, 0}; // the reset comes once each side has posted this many of its
+  uint32_t reset_delay = 0;         // send WRs, and this many cycles more;
+  uint8_t reset_first = 0;          // this host resets its end first,
+  uint32_t reset_gap = 0;           // the other this many cycles later (0: both commands at once)
+  ResetHow reset_how[2] = {ResetHow::Modify, ResetHow::Modify};  // how each host resets its end
 };
 
 struct TrafficPlan {
@@ -165,8 +191,15 @@ struct HostLayout {
   uint64_t alien = 0;      // a small region registered in another protection domain
   uint32_t alien_key = 0;  // its MR (never usable by the QPs)
   uint32_t alien_pd = 0;
-  std::vector<uint32_t> qpn;  // per plan QP
+  // Per plan QP, the QPN the model and the scoreboard know it by: the NIC's for the QPs set up
+  // before the traffic; for a later incarnation of a reset connection (QpPlan::prev), one no NIC
+  // QP has, incarnation_qpn() (its NIC QPN is known once it is connected, HostAgent::nic_qpn).
+  std::vector<uint32_t> qpn;
 };
+
+// The QPN the model knows incarnation n > 0 of a connection by, from its first incarnation's
+// NIC QPN (24 bits): "QP 0x5 after its second reset" is 0x2000005.
+constexpr uint32_t incarnation_qpn(uint32_t first_qpn, uint32_t n) { return (n << 24) | (first_qpn & 0xFFFFFF); }
 
 // An invalid key for bad-WR classes (a key the MR table never hands out for this host).
 constexpr uint32_t kBogusKeyXor = 0x5A5A5A00u;

@@ -114,6 +114,10 @@ struct QpSpec {
   uint32_t mtu = 4096;    // path MTU: where a message's packets split (WRITE_WITH_IMM checks)
   bool host_err = false;  // the host moves this QP to ERR at a time the model cannot know: both
                           // directions of the connection and both receive queues are relaxed
+  bool reset = false;     // the hosts reset the connection (both QPs to RESET) at a time the model
+                          // cannot know: RESET discards every WR not completed by then, without a
+                          // completion. Both directions and both receive queues are relaxed,
+                          // nothing must complete, no WR fails for it. Set on both QPs.
   std::vector<SendWr> send;
   std::vector<RecvWr> recv;
 };
@@ -181,6 +185,10 @@ struct ExpectedQueue {
   // successfully must have completed too.
   size_t must_complete = 0;
   std::string must_complete_why;
+  // Relaxed: the hosts reset the QP (QpSpec::reset), so a WR may also stay without completion
+  // after its consumer or its peer receive completed (the reset discarded what the host had not
+  // polled yet).
+  bool reset = false;
 };
 
 // Who wrote a byte: one send WR of one QP.
