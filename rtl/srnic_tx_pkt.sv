@@ -66,11 +66,19 @@ module srnic_tx_pkt #(
   end
   logic conn_rd, conn_rsp_v, conn_rd_ready;
   logic [CONN_W-1:0] conn_rsp;
+  // A QP_MODIFY to RESET leaves the connection as it is: jobs of the old incarnation may still
+  // come until every block has taken the reset and its incarnation advances (srnic_qp_gen),
+  // and they are built as the old connection's frames (srnic_tx_icrc drops those that reach
+  // it after the advance); the next connection is written by the commands that follow.
+  wire  cmd_rst = qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET);
+  logic conn_ext_ready;
+  assign qp_cmd_ready = qp_cmd_valid && (cmd_rst || conn_ext_ready);
   srnic_qpc_ram #(.WIDTH(CONN_W), .NUM_QPS(NUM_QPS)) u_conn (
     .clk, .rst, .req_valid(conn_rd), .req_ready(conn_rd_ready), .req_qpn(sel_job.qpn[AW-1:0]), .req_lock(1'b0),
     .rsp_valid(conn_rsp_v), .rsp_data(conn_rsp),
     .wr_valid(1'b0), .wr_qpn('0), .wr_data('0), .wr_unlock(1'b0),
-    .ext_valid(qp_cmd_valid), .ext_ready(qp_cmd_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]), .ext_data(cmd_conn));
+    .ext_valid(qp_cmd_valid && !cmd_rst), .ext_ready(conn_ext_ready), .ext_qpn(qp_cmd.qpn[AW-1:0]),
+    .ext_data(cmd_conn));
 
   // ------------------------------------------------------------ stage 1: select, look up, read
 

@@ -275,7 +275,7 @@ module srnic_wqe_fetch #(
     cmd_st.park = 1'b0;
     cmd_st.psn_hi = qp_cmd.sq_psn;
   end
-  wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn;
+  wire need_st = qp_cmd.init_idx || qp_cmd.init_sq_psn || qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET);
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
   logic cmd_busy;   // a turn of the command's QP is in flight or in the issue stage (below)
   logic win_init_ready;

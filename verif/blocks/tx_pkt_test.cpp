@@ -95,7 +95,8 @@ class TxPktBench : public ::testing::Test {
     dut.reset();
   }
 
-  // QP_MODIFY with a random connection for q (all other command fields random too).
+  // QP_MODIFY with a random connection for q (all other command fields random too; the state
+  // any but RESET, which leaves the connection as it is: ResetKeepsTheConnection).
   void program(uint32_t q) {
     Conn c;
     c.dmac = rng.next() >> 16;
@@ -109,6 +110,26 @@ class TxPktBench : public ::testing::Test {
     put(kCDip, c.dip);
     put(kCDqpn, c.dqpn);
     put(kCSport, c.sport);
+    put(kCState, 1 + rng.below(7));
+    command();
+    conns[q] = c;
+    if (std::find(hot.begin(), hot.end(), q) == hot.end()) hot.push_back(q);
+  }
+
+  // QP_MODIFY to RESET for q, every other field random: taken at once, the connection kept.
+  void reset_qp(uint32_t q) {
+    for (size_t i = 0; i < kQpCmd.widths.size(); ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    set_bits(dut->qp_cmd, kQpCmd.at(kCQpn).lsb, kQpCmd.at(kCQpn).width, q);
+    set_bits(dut->qp_cmd, kQpCmd.at(kCState).lsb, kQpCmd.at(kCState).width, 0);  // QPS_RESET
+    dut->req_valid = dut->rsp_valid = dut->ar_ready = dut->r_valid = dut->m_tready = 0;
+    dut->qp_cmd_valid = 1;
+    dut.eval();
+    EXPECT_TRUE(dut->qp_cmd_ready) << "QP_MODIFY to RESET of QP " << q << " not taken at once";
+    dut.tick();
+    dut->qp_cmd_valid = 0;
+  }
+
+  void command() {
     dut->req_valid = dut->rsp_valid = dut->ar_ready = dut->r_valid = dut->m_tready = 0;  // only the command moves
     dut->qp_cmd_valid = 1;
     int i = 0;
@@ -120,8 +141,6 @@ class TxPktBench : public ::testing::Test {
     }
     dut->qp_cmd_valid = 0;
     ASSERT_LT(i, kCmdWait) << "QP_MODIFY not taken";
-    conns[q] = c;
-    if (std::find(hot.begin(), hot.end(), q) == hot.end()) hot.push_back(q);
   }
 
   Job random_job(int port, const Knobs& k) {
@@ -459,6 +478,26 @@ TEST_F(TxPktBench, Reprogram) {
     drain();
   }
   EXPECT_EQ(frames, 600u);
+}
+
+// A QP_MODIFY to RESET does not touch the connection table: jobs of the old incarnation still
+// on their way are built for the old connection (srnic_tx_icrc drops those that arrive after
+// the incarnation advanced), never from a cleared entry (a frame to IPv4 0.0.0.0, QPN 0); the
+// next incarnation's connection comes with the commands after the reset.
+TEST_F(TxPktBench, ResetKeepsTheConnection) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  for (int i = 0; i < 6 && !HasFatalFailure(); ++i) program(uint32_t(rng.below(kQps)));
+  for (int round = 0; round < 6 && !HasFatalFailure(); ++round) {
+    for (uint32_t q : hot) reset_qp(q);   // every QP jobs go to (conns[] unchanged)
+    Knobs k;
+    k.zero = 30;
+    queue_jobs(40, k);
+    run(k);
+    drain();
+    program(hot[rng.below(hot.size())]);  // a new connection for one of them
+  }
+  EXPECT_EQ(frames, 240u);
 }
 
 // go-back-N resends: jobs sent once, then sent again with resend set (later, with other
