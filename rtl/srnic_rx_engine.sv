@@ -287,7 +287,12 @@ module srnic_rx_engine #(
   wire need_st = qp_cmd.init_idx || qp_cmd.init_rq_psn;
   wire cfg_ext = qp_cmd_valid && kst == K_CFG;
   wire st_ext  = qp_cmd_valid && kst == K_ST;
-  // RTR->RTS also sets the next send PSN (below); it waits for a cycle without a send-path write
+  // RTR->RTS also sets the next send PSN (below); it waits for a cycle without a send-path write.
+  // A RESET waits while a packet or event of its QP is in process (rst_hold, decision 125): the
+  // work it makes at write-back is stamped with the incarnation read then, which must still be
+  // the old one (the incarnation advances once every block has taken the command). A packet
+  // whose context is read in the cycle the command is taken sees RESET (the read forwards the
+  // write) and is dropped.
   logic rst_hold;
   assign qp_cmd_ready = qp_cmd_valid && !(qp_cmd.init_sq_psn && snd_wr) && !rst_hold &&
                         ((kst == K_CFG && cfg_ext_ready && !need_st) || (kst == K_ST && st_ext_ready));
@@ -347,8 +352,8 @@ module srnic_rx_engine #(
   } estate_e;
   estate_e    est;
   srnic_pkg::rx_meta_t   m;
-  logic [7:0] nbeats;
-  assign rst_hold = qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET) && est != E_IDLE && qpn == qp_cmd.qpn[AW-1:0];          // frame beats of the packet in the RX buffer (the job takes them)
+  logic [7:0] nbeats;          // frame beats of the packet in the RX buffer (the job takes them)
+  assign rst_hold = qp_cmd.state == 3'(srnic_abi_pkg::QPS_RESET) && est != E_IDLE && qpn == qp_cmd.qpn[AW-1:0];
 
   wire [7:0]  op       = m.opcode;
   wire        is_resp  = op >= srnic_pkg::OP_READ_RESP_FIRST;

@@ -253,7 +253,10 @@ module srnic_wqe_fetch #(
   logic [AW-1:0] st_wr_qpn;
   txst_t         st_wr_data;
 
-  // command path: configuration always, send state on RESET->INIT and RTR->RTS
+  // command path: configuration always, send state on RESET->INIT and RTR->RTS, and to RESET
+  // (decision 125): the configuration (state RESET) is written first, so no later turn reads
+  // WQEs, and the command is taken once no turn of the QP is in flight; a turn issued before
+  // it and planned after the incarnation advanced would stamp its jobs with the new one
   typedef enum logic [1:0] {K_CFG, K_ST, K_PI} kstate_e;
   kstate_e kst;
   sqcfg_t  cmd_cfg;

@@ -23,7 +23,9 @@
 // in order, and no task/CQE/event/kick may leave before the packet's payload is written.
 // The directed tests check their cases against values written out by hand as well;
 // QpModifyDuringPacketKeepsNewState checks that a QP_MODIFY racing with a packet of its QP
-// is not undone by the packet's write-back.
+// is not undone by the packet's write-back; ResetWaitsForThePacketInProcess that a QP_MODIFY
+// to RESET is taken only once no packet of its QP is in process (offer_reset: the bench
+// advances the QP's incarnation when the engine takes it).
 // Error state: a packet that moves a QP's receive side to error (class C), or a qerr event
 // from the completion engine, hands the consumer index over (a resync marked err); the
 // stand-in then stops fetching for that QP and sends every posted WQE back as a flush record,
@@ -459,6 +461,26 @@ class RxEngBench : public ::testing::Test {
     if (init_idx || state == kQpsReset)
       for (auto& e : rdc)
         if (e.valid && e.qpn == q) e.valid = false;
+  }
+  // A QP_MODIFY to RESET offered while traffic runs (qp_modify() needs an idle engine):
+  // cycle() keeps it offered until the engine takes it (the other fields random, none
+  // re-initialising: init_idx, init_rq_psn and init_sq_psn low, as a reset from RTS). In the
+  // cycle it is taken the reference's QP enters RESET (a record of the QP taken in that same
+  // cycle reads the new configuration: the context read forwards the write) and loses its
+  // READ contexts; from the next cycle on the QP's incarnation has advanced, as srnic_qp_gen's
+  // does once every block took the command.
+  void offer_reset(uint32_t q) {
+    for (size_t i = 0; i < kQpCmd.widths.size(); ++i)
+      set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
+    put(kCQpn, q);
+    put(kCState, kQpsReset);
+    put(kCInitIdx, 0);
+    put(kCInitRqPsn, 0);
+    put(kCInitSqPsn, 0);
+    dut->qp_cmd_valid = 1;
+    rst_on = true;
+    rst_q = q;
   }
   // RESET -> INIT -> RTR (-> RTS), as the driver does it; RTR->RTS sets the next send PSN.
   void bring_up(uint32_t q, uint8_t state, int mtu, uint8_t access, uint32_t pd, uint16_t cqn, uint32_t epsn,
@@ -1391,6 +1413,22 @@ class RxEngBench : public ::testing::Test {
     if (HasFatalFailure()) return;
 
     const std::string at = "cycle " + std::to_string(c) + ": ";
+    // a RESET offered by offer_reset(), taken now: the QP is in RESET for a record taken in
+    // this cycle too (its incarnation advances at the end of the cycle)
+    const bool rst_take = rst_on && dut->qp_cmd_valid && dut->qp_cmd_ready;
+    if (rst_take) {
+      Cfg& rc = cfg[rst_q];
+      rc.state = kQpsReset;
+      rc.mtu = int(kQpCmd.get(dut->qp_cmd, kCMtu));
+      rc.access = uint8_t(kQpCmd.get(dut->qp_cmd, kCAccess));
+      rc.pd = uint32_t(kQpCmd.get(dut->qp_cmd, kCPd));
+      rc.cqn = uint16_t(kQpCmd.get(dut->qp_cmd, kCRecvCqn));
+      rc.min_rnr = uint8_t(kQpCmd.get(dut->qp_cmd, kCMinRnr));
+      for (auto& e : rdc)
+        if (e.valid && e.qpn == rst_q) e.valid = false;
+      rst_at = c;
+      rst_busy = dut->busy_cls;
+    }
     // one take at a time, events first (qerr, note, timeout, then records), none while a
     // timer kick waits
     const bool t_meta = dut->meta_ready, t_qerr = dut->qerr_ready, t_note = dut->note_ready, t_tmo = dut->tmo_ready;
@@ -1545,7 +1583,20 @@ class RxEngBench : public ::testing::Test {
       RdCtx& e = rdc_hw[size_t(dut->rdc_free_idx) % kRdEntries];
       if (e.valid && e.qpn == uint32_t(dut->rdc_free_qpn)) e.valid = false;
     }
-    EXPECT_FALSE(dut->rdc_flush_valid) << at << "flush without a command";
+    {  // a command taken now (one a directed test offers while traffic runs: offer_reset())
+       // that moves its QP to RESET or re-initialises it frees the QP's READ contexts
+      const bool cmd_flush = dut->qp_cmd_valid && dut->qp_cmd_ready &&
+                             (kQpCmd.get(dut->qp_cmd, kCInitIdx) || kQpCmd.get(dut->qp_cmd, kCState) == kQpsReset);
+      EXPECT_EQ(bool(dut->rdc_flush_valid), cmd_flush)
+          << at << (cmd_flush ? "QP_MODIFY to RESET (or re-initialising) taken without a READ-context flush"
+                              : "flush without a command");
+      if (cmd_flush && dut->rdc_flush_valid) {
+        ++ctx_flushes;
+        const uint32_t fq = uint32_t(kQpCmd.get(dut->qp_cmd, kCQpn));
+        for (auto& e : rdc_hw)
+          if (e.qpn == fq) e.valid = false;
+      }
+    }
     if (dut->rdc_qerr_flush_valid) {
       ASSERT_FALSE(qflush_x.empty()) << at << "READ contexts of QP " << unsigned(dut->rdc_qerr_flush_qpn)
                                      << " freed without a qerr";
@@ -1743,6 +1794,11 @@ class RxEngBench : public ::testing::Test {
         bumps_held_qerr += hold_qerr && qerr_q == q && qerr_g == gen_tab[q];
         bump_gen(q);
       }
+    }
+    if (rst_take) {  // srnic_qp_gen advances the reset QP's incarnation (seen from the next cycle)
+      bump_gen(rst_q);
+      rst_on = false;
+      ++resets_taken;
     }
     dut.tick();
     if (cmd_taken) dut->qp_cmd_valid = 0;
@@ -1958,6 +2014,10 @@ class RxEngBench : public ::testing::Test {
   uint64_t nowed_until = 0;      // note_owed is driven high until this cycle
   uint64_t bumps_queued = 0;          // resets of a QP with tasks or events still to come out
   uint64_t bumps_held_qerr = 0;       // resets of a QP whose qerr (live until then) was waiting
+  bool rst_on = false;                // offer_reset(): a RESET of rst_q is offered, not yet taken
+  uint32_t rst_q = 0;
+  uint64_t rst_at = 0, resets_taken = 0;   // the cycle the last one was taken; how many were
+  bool rst_busy = false;              // busy_cls (a packet or event in the packet FSM) at that take
   std::deque<std::pair<uint8_t, uint32_t>> free_x;   // expected context frees (index, QPN)
   std::deque<uint32_t> qflush_x;   // expected flushes of a QP's READ contexts (qerr)
   Counts exp_cnt, act_cnt;
@@ -2741,6 +2801,157 @@ TEST_F(RxEngBench, QpModifyDuringPacketKeepsNewState) {
   drain();
   ASSERT_EQ(task_log.size(), 1u);
   expect_task(0, false, q, 0x500, kSynAck, 1);
+}
+
+// A QP_MODIFY to RESET waits while a packet of its QP is in the packet FSM (decision 125):
+// the work a packet makes is stamped with its QP's incarnation at the write-back, so the
+// command is taken only once the packet has been written back. A SEND ONLY with immediate
+// (AckReq) is held in the engine by the rqfetch stand-in withholding its receive WQE, then
+// by a slow MR answer for the WQE's L_Key; the RESET offered meanwhile is not taken in any
+// cycle while the packet is in the FSM, and is taken in the first cycles after; the bench
+// advances the QP's incarnation at the take, and the packet's ACK and receive CQE (held in
+// the placement stage until then) carry the incarnation from before the reset. A packet of
+// another QP held the same way does not delay a RESET; packets of the reset QPs that arrive
+// after their resets are dropped (cnt_drop_qp); the QP brought up again completes with its
+// new incarnation. (Before, the RESET was taken at once and the CQE and ACK of the SEND
+// that arrived before it carried the new incarnation.)
+TEST_F(RxEngBench, ResetWaitsForThePacketInProcess) {
+  SRNIC_BENCH_TRACE();
+  reset();
+  // q: reset while its SEND is held; o: a SEND held while a (no packet) is reset
+  const uint32_t q = 4, o = 7, a = 10;
+  bring_up(q, kQpsRts, 1, kAccRemoteWrite, 3, 0x44, 0x200);
+  bring_up(o, kQpsRts, 1, kAccRemoteWrite, 3, 0x77, 0x700);
+  bring_up(a, kQpsRtr, 1, kAccRemoteWrite, 3, 0xAA, 0xA00);
+  ASSERT_FALSE(HasFatalFailure());
+  gen_tab[q] = 15;  // the reset wraps it to 0
+  gen_tab[o] = 6;
+  gen_tab[a] = 9;
+  add_mr({0x4C, 3, kAccLocalWrite | kAccRemoteWrite, 0x0, 0x10000, 0x9'0000});
+  post_rwqe(q, {0x5E4D'0000'0004ull, 0x100, 256, 0x4C});
+  post_rwqe(o, {0x5E4D'0000'0007ull, 0x800, 256, 0x4C});
+  // the packet's ACK and CQE stay in the placement stage until the reset is taken
+  Knobs hold;
+  hold.task = hold.cqe = 0;
+  // queues p (it consumes a receive WQE, which the stand-in withholds) and runs until the
+  // engine has taken it and waits for that WQE
+  auto queue_held = [&](Pkt p) {
+    const uint64_t pops0 = pops;
+    queue(std::move(p));
+    ASSERT_EQ(wqe_fifo.size(), 1u) << "the stand-in fetched no receive WQE for the SEND";
+    wqe_fifo.back().at = ~0ull;
+    for (int i = 0; i < 100 && !pending.empty() && !HasFatalFailure(); ++i) cycle(hold);
+    ASSERT_TRUE(pending.empty()) << "the SEND was not taken";
+    for (int i = 0; i < 6 && !HasFatalFailure(); ++i) cycle(hold);
+    ASSERT_TRUE(dut->busy_cls) << "the SEND is not held in the engine";
+    ASSERT_EQ(pops, pops0) << "the withheld receive WQE was popped";
+  };
+
+  // ---- the reset QP's own packet: the RESET waits for its write-back
+  Pkt sq = make(q, kSendOnlyImm, 0x200, 100, true);
+  sq.f[kRmImm] = 0x0BAD'CAFE;
+  queue_held(sq);
+  ASSERT_FALSE(HasFatalFailure());
+  const uint8_t g0 = gen_tab[q];
+  offer_reset(q);
+  bool early = false;  // taken while the packet waits for its WQE
+  for (int i = 0; i < 40 && !HasFatalFailure(); ++i) {
+    cycle(hold);
+    if (resets_taken) {
+      early = true;
+      ADD_FAILURE() << "cycle " << rst_at << ": QP_MODIFY to RESET of QP " << q
+                    << " taken while its SEND ONLY waits in the engine for its receive WQE ("
+                    << i + 1 << " cycles after it was offered; busy_cls " << rst_busy << ")";
+      break;
+    }
+  }
+  ASSERT_FALSE(HasFatalFailure());
+  wqe_fifo.front().at = 0;  // the WQE comes; its L_Key check answers late
+  hold.lat_min = 20;
+  int idle_before = 0;      // cycles with the packet FSM idle and the RESET still not taken
+  for (int i = 0; i < 300 && rst_on && !HasFatalFailure(); ++i) {
+    const bool busy = dut->busy_cls;
+    const uint64_t n = resets_taken;
+    cycle(hold);
+    if (resets_taken == n && !busy) ++idle_before;
+  }
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_FALSE(rst_on) << "QP_MODIFY to RESET of QP " << q << " never taken";
+  if (!early) {
+    EXPECT_EQ(pops, 1u);
+    EXPECT_EQ(n_mr, 1u);
+    EXPECT_FALSE(rst_busy) << "cycle " << rst_at << ": RESET of QP " << q
+                           << " taken while its SEND is still in the packet FSM";
+    EXPECT_LE(idle_before, 2) << "the RESET of QP " << q << " waited " << idle_before
+                              << " cycles after the packet's write-back";
+    EXPECT_TRUE(task_log.empty() && cqe_log.empty()) << "the SEND's ACK or CQE came out before the reset";
+  }
+  EXPECT_EQ(unsigned(gen_tab[q]), unsigned((g0 + 1) & 15)) << "the bench did not advance the incarnation";
+  drain();  // the ACK and the CQE come out after the reset, with the old incarnation
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cqe_log.size(), 1u);
+  ASSERT_EQ(task_log.size(), 1u);
+  EXPECT_EQ(cqe_log[0].wr_id, 0x5E4D'0000'0004ull);
+  EXPECT_EQ(cqe_log[0].status, 0);
+  EXPECT_EQ(cqe_log[0].byte_len, 100u);
+  EXPECT_EQ(cqe_log[0].imm, 0x0BAD'CAFEu);
+  EXPECT_EQ(unsigned(cqe_log[0].gen), unsigned(g0))
+      << "the receive CQE of a SEND that arrived before the reset carries the new incarnation";
+  expect_task(0, false, q, 0x200, kSynAck, 1);
+  EXPECT_EQ(unsigned(task_log[0].gen), unsigned(g0))
+      << "the ACK of a SEND that arrived before the reset carries the new incarnation";
+  EXPECT_EQ(w_bytes, 100u);
+
+  // ---- another QP's packet does not delay a RESET
+  hold.lat_min = 0;
+  queue_held(make(o, kSendOnly, 0x700, 64, true));
+  ASSERT_FALSE(HasFatalFailure());
+  const uint8_t go = gen_tab[o], ga = gen_tab[a];
+  offer_reset(a);
+  int waited = 0;
+  for (; waited < 4 && rst_on && !HasFatalFailure(); ++waited) cycle(hold);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_FALSE(rst_on) << "QP_MODIFY to RESET of QP " << a << " not taken within 4 cycles while a packet of QP "
+                       << o << " waits in the engine";
+  EXPECT_TRUE(rst_busy) << "the packet of QP " << o << " was no longer in the engine when the RESET was taken";
+  EXPECT_EQ(unsigned(gen_tab[a]), unsigned((ga + 1) & 15));
+  wqe_fifo.front().at = 0;
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cqe_log.size(), 2u);
+  EXPECT_EQ(cqe_log[1].qpn, o);
+  EXPECT_EQ(cqe_log[1].wr_id, 0x5E4D'0000'0007ull);
+  EXPECT_EQ(unsigned(cqe_log[1].gen), unsigned(go)) << "QP " << o << "'s incarnation changed";
+  ASSERT_EQ(task_log.size(), 2u);
+  expect_task(1, false, o, 0x700, kSynAck, 1);
+
+  // ---- packets of the reset QPs after their resets: dropped as packets of QPs in RESET
+  const uint64_t drops = act_cnt.drop_qp;
+  queue(make(q, kSendOnly, 0x201, 32, true));   // the PSN the old incarnation expected next
+  queue(make_reth(a, kWriteOnly, 0xA00, 64, 0x100, 0x4C, 64, true));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(act_cnt.drop_qp - drops, 2u) << "packets of QPs in RESET not dropped";
+  EXPECT_EQ(cqe_log.size(), 2u);
+  EXPECT_EQ(task_log.size(), 2u);
+  EXPECT_EQ(w_bytes, 164u);
+  EXPECT_EQ(pops, 2u);
+
+  // ---- q brought up again: its next SEND completes with the new incarnation
+  bring_up(q, kQpsRts, 1, kAccRemoteWrite, 3, 0x44, 0x300);
+  ASSERT_FALSE(HasFatalFailure());
+  post_rwqe(q, {0x5E4D'0000'0104ull, 0x200, 256, 0x4C});
+  queue(make(q, kSendOnly, 0x300, 16, true));
+  drain();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(cqe_log.size(), 3u);
+  EXPECT_EQ(cqe_log[2].wr_id, 0x5E4D'0000'0104ull);
+  EXPECT_EQ(cqe_log[2].idx, 0);
+  EXPECT_EQ(unsigned(cqe_log[2].gen), unsigned((g0 + 1) & 15));
+  ASSERT_EQ(task_log.size(), 3u);
+  expect_task(2, false, q, 0x300, kSynAck, 1);
+  EXPECT_EQ(resets_taken, 2u);
+  EXPECT_EQ(stale_pulses, 0u);
 }
 
 // ---------------------------------------------------------------- go-back-N, directed

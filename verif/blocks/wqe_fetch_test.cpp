@@ -130,6 +130,10 @@
 // since its last report. A packet job offered and not taken when its QP is reset stays offered
 // (a_job_hold) and may go, with the old incarnation (the TX ICRC stage drops its frame); the
 // rest of its segment is dropped; a READ request is dropped at once (ResetWhileAJobIsOffered).
+// A QP_MODIFY to RESET (a test's, offer_reset; configure() never sends one) is taken only once no
+// turn of its QP is in flight or in the issue stage, checked in every cycle it waits (decision
+// 125: ResetWaitsForTheTurnInFlight): a turn planned after the incarnation moved would stamp the
+// jobs of WQEs posted before the reset with the new incarnation.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -157,6 +161,7 @@ constexpr uint32_t kPsnMask = 0xFFFFFF;
 constexpr uint8_t kFence = 1;  // WQE_FLAG_FENCE
 constexpr uint8_t kCevLerr = 6, kCevHerr = 7, kWcLocQpOpErr = 2;
 constexpr uint8_t kOpReadReq = 0x0C;
+constexpr uint8_t kQpsReset = 0, kQpsInit = 1, kQpsRts = 3;  // srnic_abi_pkg::QPS_*
 // READ contexts (srnic_wqe_fetch's RD_SHARE, RD_RESERVE and CW_DEPTH, as srnic_core has them):
 // the contexts a QP is always granted, the contexts a QP beyond its share leaves free, the entries
 // of the wait list, the poll period (cycles) while QPs wait and contexts are free
@@ -334,6 +339,7 @@ struct Qp {
   uint64_t una_u = 0;
   std::vector<uint64_t> una_hist;
   bool armed = false;    // a turn of the QP ended without a WQE read or more work (a wait may follow)
+  uint64_t end_at = 0;   // the cycle a turn of the QP last left the plan stage (turn_end, turn_drop)
 };
 
 uint64_t translate(uint32_t key, uint64_t va) { return va + uint64_t(key) * 4096; }
@@ -371,6 +377,9 @@ class WqeFetchBench : public ::testing::Test {
     dut->qp_reset_valid = 0;
     dut->qp_reset_qpn = 0;
     qp_reset_q.clear();
+    cmd_on = false;
+    watch_q = -1;
+    r_hold = 0;
     // the wait list, its credits and the poll flag start empty
     cw_buf.assign(kCwDepth, CwEntry{});
     cw_hp = cw_tp = cw_n = 0;
@@ -412,7 +421,7 @@ class WqeFetchBench : public ::testing::Test {
     for (size_t i = 0; i < 24; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
     auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
     put(kCQpn, q);
-    put(kCState, rts ? 3 : 1);
+    put(kCState, rts ? kQpsRts : kQpsInit);  // (never RESET, whatever the random fields: only offer_reset)
     put(kCMtu, uint64_t(mtu));
     put(kCLogSq, uint64_t(log_sq));
     put(kCPd, s.pd);
@@ -506,6 +515,61 @@ class WqeFetchBench : public ::testing::Test {
       --s.rd_busy;
     }
     ++seg_drops;
+  }
+  // Offers a QP_MODIFY to RESET of q on the command port (state RESET, no init flags, the other
+  // fields random); cycle() keeps it there until it is taken (cmd_taken: that cycle). The DUT
+  // writes the configuration (state RESET) at once, so no later turn reads WQEs (the reference:
+  // q not in RTS), and the send state once no turn of q is in flight (decision 125).
+  void offer_reset(uint32_t q) {
+    for (size_t i = 0; i < 24; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+    auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
+    put(kCQpn, q);
+    put(kCState, kQpsReset);
+    put(kCInitIdx, 0);
+    put(kCInitRqPsn, 0);
+    put(kCInitSqPsn, 0);
+    cmd_on = true;
+    cmd_q = q;
+    cmd_offered = dut.cycle();
+    cmd_taken = cmd_busy_c = cmd_early = 0;
+    qps[q].rts = false;
+  }
+  // In every cycle (its values settled): the QP_MODIFY offered during traffic must not be taken
+  // while a turn of its QP is in flight (from its WQE read to its end in the plan stage) or in the
+  // issue stage; each job of the watched QP offered must carry incarnation watch_gen.
+  void watch_cmd_and_jobs(uint64_t c) {
+    if (cmd_on) {
+      const Qp& s = qps[cmd_q];
+      const bool busy = s.fly_n > 0 || (iss_on && iss_q == cmd_q);
+      if (busy) ++cmd_busy_c;
+      if (dut->qp_cmd_ready) {
+        if (busy) {
+          ++cmd_early;
+          ADD_FAILURE() << "cycle " << c << ": QP_MODIFY to RESET of QP " << cmd_q << " taken " << c - cmd_offered
+                        << " cycles after it was offered, while "
+                        << (s.fly_n > 0 ? std::to_string(s.fly_n) + " turn(s) of the QP are in flight (" +
+                                              std::to_string(s.reads_out) + " WQE read(s) of it outstanding)"
+                                        : std::string("a turn of the QP is in the issue stage"))
+                        << ": it must wait until they ended (a turn planned after the reset's incarnation move "
+                        << "stamps the jobs of WQEs posted before the reset with the new incarnation)";
+        }
+        cmd_taken = c;
+        cmd_on = false;
+      }
+    }
+    if (watch_q >= 0 && dut->job_valid && uint32_t(kJob.get(dut->job, kQpn)) == uint32_t(watch_q)) {
+      const unsigned g = unsigned(kJob.get(dut->job, kJobGen));
+      if (g == watch_gen && dut->job_ready) ++watch_taken;
+      if (g != watch_gen && watch_bad++ == 0)
+        ADD_FAILURE() << "cycle " << c << ": job of QP " << watch_q << " (opcode 0x" << std::hex
+                      << kJob.get(dut->job, kOpcode) << ", PSN 0x" << kJob.get(dut->job, kPsn) << std::dec
+                      << ") offered with incarnation " << g << ", not " << unsigned(watch_gen)
+                      << (watch_moved ? ", the one of the WQEs posted before the reset (it moved to " +
+                                            std::to_string(gen_tab[size_t(watch_q)]) + " at cycle " +
+                                            std::to_string(watch_moved) + "): a request posted before the "
+                                            "reset is sent after it"
+                                      : std::string(", the QP's"));
+    }
   }
   // A rewind or stop of q made for an earlier incarnation (late work of a reset QP: random
   // contents), offered alone on its port; it must be dropped as it arrives. Not while segments
@@ -1254,7 +1318,7 @@ class WqeFetchBench : public ::testing::Test {
     dut->sched_wqes = wqes_per_turn;
     // AXI read slave
     dut->ar_ready = rng.percent(k.ar);
-    const bool r = !rbeats.empty() && rbeats.front().at <= c;
+    const bool r = !rbeats.empty() && rbeats.front().at <= c && c >= r_hold;
     dut->r_valid = r;
     if (r)
       for (int w = 0; w < 16; ++w) dut->r_data[size_t(w)] = rbeats.front().data[w];
@@ -1267,6 +1331,7 @@ class WqeFetchBench : public ::testing::Test {
     dut->job_ready = rng.percent(k.job);
     dut->hstop_valid = !hstop_q.empty();
     dut->hstop_qpn = hstop_q.empty() ? 0 : hstop_q.front();
+    dut->qp_cmd_valid = cmd_on;  // (a QP_MODIFY offered during traffic: offer_reset)
     if (win_mode) drive_window(k);
     dut.eval();
     // READ context queries (combinational in srnic_rd_ctx; the query QPNs are registers),
@@ -1274,6 +1339,7 @@ class WqeFetchBench : public ::testing::Test {
     drive_rdc_queries();
     answer_gens();
     dut.eval();
+    watch_cmd_and_jobs(c);
 
     // work made for an earlier incarnation: a rewind or stop request is dropped as it arrives;
     // any other stale_drop is the cutter's head segment (the bench never offers both at once)
@@ -1940,6 +2006,7 @@ class WqeFetchBench : public ::testing::Test {
     Qp& s = qps[q];
     ASSERT_GT(s.fly_n, 0) << "cycle " << c << ": turn of QP " << q << " left the plan stage, none in flight";
     --s.fly_n;
+    s.end_at = c;
     const uint64_t from = plan_from;
     plan_from = c + 1;
     if (t_end) ++turn_ends;
@@ -2161,7 +2228,7 @@ class WqeFetchBench : public ::testing::Test {
       last_fenced_cycle = c;
     }
     ASSERT_EQ(kJob.get(j, kOpcode), e.opcode) << at;
-    EXPECT_EQ(kJob.get(j, kJobGen), stream ? gen_tab[q] : e.gen) << at << ": incarnation";
+    EXPECT_EQ(kJob.get(j, kJobGen), uint64_t(stream ? gen_tab[q] : e.gen)) << at << ": incarnation";
     EXPECT_EQ(kJob.get(j, kPsn), psn) << at;
     if (win_mode) check_window(c, q, s, e, kJob.get(j, kAckreq) != 0);
     if (HasFatalFailure()) return;
@@ -2686,6 +2753,100 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_FALSE(dut.rtl_error());
   }
 
+  // A QP_MODIFY to RESET of q (set up in RTS, nothing posted, its ring in one page) waits for the
+  // turns of q in flight (decision 125). WQEs are posted and rung (turn reference: a 3-packet WRITE
+  // and a SEND, read by one turn; stream reference: 2 x TURNS_PER_QP one-packet WRITEs, two per
+  // turn: TURNS_PER_QP turns in flight) and their WQE beats held back; with the turns in flight the
+  // RESET is offered (offer_reset). It must not be taken while a turn of q is in flight or in the
+  // issue stage (checked in every cycle: the 200 cycles the beats are held, and after their release
+  // until the last turn of q has left the plan stage). Then the bench moves q's incarnation on, as
+  // srnic_core does once every block took the command (the stream reference, which cannot follow
+  // segments dropped stale, once every packet of q has left: the core may, other blocks take the
+  // command later; at once if the command was taken with a turn in flight), and every job of q
+  // offered, before and after that, must carry the old incarnation. tx_held (turn reference): the
+  // TX queue takes nothing until the incarnation moved (the turn's segments wait at the cutter
+  // across the reset and are dropped stale, but for a packet offered, which may still go); else it
+  // is always ready. Then a doorbell of q, in RESET, reads nothing.
+  void reset_waits_for_turn(uint32_t q, bool tx_held) {
+    Qp& s = qps[q];
+    Knobs k = ready_knobs();
+    k.job = tx_held ? 0 : 100;
+    const uint8_t old = gen_tab[q];
+    watch_q = int(q);
+    watch_gen = old;
+    watch_taken = watch_bad = watch_moved = 0;
+    const uint64_t drops0 = seg_drops, stale0 = held_stale_jobs;
+    const int turns = stream ? kTpq : 1, npk = stream ? 2 * kTpq : 4;
+    if (stream) {
+      wqes_per_turn = 2;
+      for (int i = 0; i < 2 * kTpq; ++i) ASSERT_TRUE(post(q, 0, kWrite, 0, 100));
+    } else {
+      ASSERT_TRUE(post(q, 0, kWrite, 0, 3 * 256));
+      ASSERT_TRUE(post(q, 0, kSend, 0, 100));
+    }
+    r_hold = kNever;
+    ring = int(q);
+    for (int i = 0; i < 300 && !HasFatalFailure() && s.fly_n < turns; ++i) cycle(k);
+    ASSERT_EQ(s.fly_n, turns) << "QP " << q << ": the turns reading its WQEs are not in flight";
+    ASSERT_EQ(s.reads_out, turns) << "QP " << q << ": WQE reads outstanding";
+    offer_reset(q);
+    const uint64_t release = dut.cycle() + 200;
+    bool moved = false;
+    for (int i = 0; i < 3000 && !HasFatalFailure() && !(moved && dut.cycle() > release); ++i) {
+      if (dut.cycle() == release) r_hold = 0;  // the WQE beats go
+      cycle(k);
+      if (cmd_taken && !moved && (!stream || s.fly_n > 0 || s.jc_idx == s.pi)) {
+        if (s.fly_n == 0) {
+          reset_incarnation(q);
+        } else {  // (taken with a turn in flight, reported: the incarnation moves on under the turn)
+          gen_tab[q] = other_gen(q, true);
+          qp_reset_q.push_back(q);
+        }
+        watch_moved = dut.cycle();
+        moved = true;
+        k.job = 100;
+      }
+    }
+    ASSERT_TRUE(moved) << "QP " << q << ": the QP_MODIFY to RESET offered at cycle " << cmd_offered
+                       << (cmd_taken ? " was taken, but not every packet left" : " was never taken");
+    settle();
+    EXPECT_EQ(cmd_early, 0u) << "QP " << q << ": the QP_MODIFY to RESET was taken with a turn of the QP in flight";
+    EXPECT_GT(cmd_taken, s.end_at) << "QP " << q << ": the QP_MODIFY to RESET was taken at cycle " << cmd_taken
+                                   << ", before the QP's last turn left the plan stage (cycle " << s.end_at << ")";
+    EXPECT_GT(cmd_taken, release) << "QP " << q << ": the QP_MODIFY to RESET was taken while the WQE beats were "
+                                  << "held back";
+    EXPECT_LE(cmd_taken, s.end_at + uint64_t(kCmdWait)) << "QP " << q << ": the QP_MODIFY to RESET was taken late";
+    EXPECT_GE(cmd_busy_c, 200u) << "QP " << q << ": the QP_MODIFY to RESET did not wait with the turns in flight";
+    EXPECT_EQ(watch_bad, 0u) << "QP " << q << ": cycles a job of the QP was offered with an incarnation other than "
+                             << unsigned(old) << " (the WQEs posted before the reset), the new one is "
+                             << unsigned(gen_tab[q]);
+    EXPECT_NE(gen_tab[q], old);
+    if (stream) {
+      EXPECT_EQ(watch_taken, uint64_t(npk))
+          << "QP " << q << ": packets of the WQEs posted before the reset sent with the old incarnation";
+    } else if (tx_held) {
+      EXPECT_LE(watch_taken, 1u) << "QP " << q << ": more than the packet offered at the reset left";
+      EXPECT_EQ(held_stale_jobs - stale0, watch_taken);
+      EXPECT_EQ(seg_drops - drops0, 2u) << "QP " << q << ": segments of the WQEs posted before the reset dropped";
+    } else {
+      EXPECT_GE(watch_taken, 1u) << "QP " << q << ": no packet sent with the old incarnation (the TX queue was ready)";
+    }
+    std::printf("[bench] QP %u: QP_MODIFY to RESET offered at cycle %llu with %d turn(s) in flight, WQE beats "
+                "released at %llu, the last turn ended at %llu, the command taken at %llu (%llu cycles waiting "
+                "for turns); %llu of %d packets sent with the old incarnation %u, %llu segments dropped stale\n",
+                q, (unsigned long long)cmd_offered, turns, (unsigned long long)release, (unsigned long long)s.end_at,
+                (unsigned long long)cmd_taken, (unsigned long long)cmd_busy_c, (unsigned long long)watch_taken, npk,
+                unsigned(old), (unsigned long long)(seg_drops - drops0));
+    // in RESET a doorbell's turn reads nothing (and sends nothing: watched)
+    const uint64_t reads0 = s.reads, turns0 = turns_done, bad0 = watch_bad;
+    ring = int(q);
+    run(100, ready_knobs());
+    EXPECT_GT(turns_done, turns0) << "QP " << q << ": the doorbell gave the QP no turn";
+    EXPECT_EQ(s.reads, reads0) << "QP " << q << ": a turn of the QP in RESET read WQEs";
+    EXPECT_EQ(watch_bad, bad0) << "QP " << q << ": a job of the QP in RESET offered";
+    watch_q = -1;
+  }
+
   // Random traffic with contexts as srnic_core has them (64) but held long (1000..4000 cycles)
   // and mostly READs on six QPs (the first one starts alone with 40 READs and borrows beyond its
   // share): QPs borrow beyond their share (16) while contexts are spare,
@@ -2885,6 +3046,18 @@ class WqeFetchBench : public ::testing::Test {
   uint32_t cw_push_q = 0;
   uint64_t cw_push_c = 0;
   std::deque<uint32_t> qp_reset_q;      // QP resets to announce (qp_reset_valid), one per cycle
+  // a QP_MODIFY offered during traffic (offer_reset): on the port while cmd_on; its QP, the cycle
+  // it was offered and the one it was taken (0: not yet); the cycles it waited with a turn of its
+  // QP in flight or in the issue stage, and the cycles it was taken in such a cycle
+  bool cmd_on = false;
+  uint32_t cmd_q = 0;
+  uint64_t cmd_offered = 0, cmd_taken = 0, cmd_busy_c = 0, cmd_early = 0;
+  // a QP each job of which, offered, must carry incarnation watch_gen (-1: none); its jobs taken
+  // with it, the cycles one was offered with another, the cycle the bench moved its incarnation on
+  int watch_q = -1;
+  uint8_t watch_gen = 0;
+  uint64_t watch_taken = 0, watch_bad = 0, watch_moved = 0;
+  uint64_t r_hold = 0;  // the AXI read slave delivers no WQE beat before this cycle (kNever: held back)
   uint64_t qp_resets = 0;               // QP resets announced
   uint64_t room_run = 0;                // cycles with global room in a row, up to the last one
   uint64_t last_wake_c = 0, reset_c = 0;
@@ -3581,6 +3754,44 @@ TEST_F(WqeFetchBench, RandomTrafficReadShare) {
 TEST_F(WqeFetchBench, QpResetLeavesTheWaitList) {
   SRNIC_BENCH_TRACE();
   reset_leaves_wait_list();
+}
+
+// A QP_MODIFY to RESET is taken only once no turn of its QP is in flight (decision 125). QP a's
+// turn has read a's WQEs (a 3-packet WRITE and a SEND), their WQE beats held back on the AXI R
+// channel, when the RESET is offered (state RESET, no init flags, the other fields random):
+// qp_cmd_ready must stay 0 in every cycle while the turn is in flight (200 cycles with the beats
+// held, then until the turn, planned once they are released, has left the plan stage), and the
+// command must be taken then. The bench then moves a's incarnation on, as srnic_core does once
+// every block took the command: every job of a offered, before and after that, must carry the old
+// incarnation (what the turn planned and did not send by then is dropped stale), and a doorbell
+// of a, in RESET, reads nothing. Before the fix the command was taken at once, the incarnation
+// moved on while the WQE read was outstanding, and the turn's jobs, planned after that, were
+// stamped with the new incarnation: requests posted before the reset were sent after it. Twice:
+// with the TX queue ready (the turn's packets leave as they are cut), then with it held until the
+// incarnation moved (the turn's segments wait at the cutter across the reset: dropped whole, but
+// for a packet offered, which may still go); a is set up again before each. Then a WQE posted
+// after a third set-up leaves with the new incarnation.
+TEST_F(WqeFetchBench, ResetWaitsForTheTurnInFlight) {
+  SRNIC_BENCH_TRACE();
+  auto_free = false;
+  reset();
+  const uint32_t a = uint32_t(rng.below(kQps));
+  configure_in_page(a, 4);
+  reset_waits_for_turn(a, false);
+  if (HasFailure()) return;  // (the same failures again in the second round)
+  configure_in_page(a, 4);
+  reset_waits_for_turn(a, true);
+  ASSERT_FALSE(HasFatalFailure());
+  configure_in_page(a, 4);
+  watch_q = int(a);
+  watch_gen = gen_tab[a];
+  watch_taken = watch_bad = watch_moved = 0;
+  ASSERT_TRUE(post(a, 0, kSend, 0, 100));
+  ring = int(a);
+  settle();
+  EXPECT_EQ(watch_taken, 1u) << "the SEND posted after the reset did not leave with the new incarnation";
+  EXPECT_EQ(watch_bad, 0u);
+  EXPECT_FALSE(dut.rtl_error());
 }
 
 // The wait list holds 64 entries, dead ones included, and a QP is on it at most once. Two
@@ -4401,6 +4612,33 @@ TEST_F(WqeFetchTurnsBench, RefusedWqeWithTurnsInFlightFlushesAll) {
   EXPECT_EQ(flushed_to, 16u) << "WQEs reported for flushing up to " << flushed_to << " of the 16 posted";
   EXPECT_GE(turn_drops, 1u) << "the second turn was not doomed";
   expect_idle(100);
+}
+
+// ResetWaitsForTheTurnInFlight with TURNS_PER_QP turns of the QP in flight (the stream
+// reference): 2 x TURNS_PER_QP one-packet WRITEs, two per turn, their WQE beats held back when the
+// RESET is offered: the command waits until the last of the turns has left the plan stage; every
+// packet leaves with the old incarnation, none with the new one (the bench moves it on once they
+// have left), and a doorbell of the QP in RESET reads nothing. Then a WQE posted after a new
+// set-up leaves with the new incarnation.
+TEST_F(WqeFetchTurnsBench, ResetWaitsForTheTurnsInFlight) {
+  SRNIC_BENCH_TRACE();
+  auto_free = false;
+  reset();
+  const uint32_t a = uint32_t(rng.below(kQps));
+  configure_in_page(a, 4);
+  reset_waits_for_turn(a, false);
+  if (HasFailure()) return;
+  configure_in_page(a, 4);
+  watch_q = int(a);
+  watch_gen = gen_tab[a];
+  watch_taken = watch_bad = watch_moved = 0;
+  ASSERT_TRUE(post(a, 0, kWrite, 0, 100));
+  ring = int(a);
+  settle();
+  EXPECT_EQ(watch_taken, 1u) << "the WRITE posted after the reset did not leave with the new incarnation";
+  EXPECT_EQ(watch_bad, 0u);
+  expect_idle(300);
+  EXPECT_FALSE(dut.rtl_error());
 }
 
 // READ context share and waits with several turns of a QP in flight (the stream reference).
