@@ -16,7 +16,7 @@ import time
 from . import ROOT, ToolError
 from . import config, coverage, history, outdir, report
 from . import testplan as tpmod
-from .runner import Executor, Run, clear_result, derive_seed, display_path
+from .runner import Executor, Run, clear_result, derive_seed, display_path, read_result
 from .slurm import SlurmOptions, SlurmSession
 
 PROGRAMS = {"fast": "verif/env/srnic-uvm", "coverage": "verif/env/srnic-uvm-cov",
@@ -99,6 +99,10 @@ def build_parser():
                     help="stop launching runs after MIN minutes; the rest are reported as skipped")
     ex.add_argument("--fail-fast", action="store_true", help="stop launching runs after the first failure")
     ex.add_argument("--no-rerun", action="store_true", help="no debug rerun of failures")
+    ex.add_argument("--resume", action="store_true",
+                    help="go on with the regression in --out DIR that an earlier call stopped (budget "
+                         "spent, interrupted): same plan, master seed and commit (a clean tree) "
+                         "required; its finished runs are kept, the rest run now")
     ex.add_argument("--out", metavar="DIR", help="output directory (default build/regress/<regression>-<timestamp>, "
                                   "with a 'latest' symlink beside it)")
     sl = p.add_argument_group("where to run")
@@ -287,6 +291,10 @@ def run(args):
         seen.add((r.test, r.seed))
     # held until the process ends: a second run with the same --out stops here
     run_lock = outdir.RunLock(out, shlex.join(["tools/regress"] + sys.argv[1:]))  # noqa: F841
+    # the commit every part of the regression ran on (SRNIC_REGRESS_GIT_REV: tools/test only)
+    rev = os.environ.get("SRNIC_REGRESS_GIT_REV") or history.git_revision()
+    parts = load_resume(args, out, plan, master, runs, rev) if args.resume else []
+    kept = sum(1 for r in runs if r.status != "pending")
     backend = Backend(args, out)
     print(f"regress: {plan.name}, master seed {master} (repeat this set with --seed {master}), "
           f"output {display_path(out)}", flush=True)
@@ -309,12 +317,14 @@ def run(args):
             r.status = "error"
             r.message = r.key = (f"RUNNER [NOT_REGISTERED] test {r.test} is not registered in "
                                  f"{display_path(r.program)}")
-        else:
+        elif r.status == "pending":
             clear_result(r)
             todo.append(r)
 
     print(f"regress: {len(runs)} runs ({len({r.test for r in runs})} tests), {backend.describe()}"
-          + (f", budget {args.budget:g} min" if args.budget else ""), flush=True)
+          + (f", budget {args.budget:g} min" if args.budget else "")
+          + (f"; resuming: {kept} finished in {len(parts)} earlier part(s) kept, {len(todo)} to run" if args.resume else ""),
+          flush=True)
     done = [0]
     lock = threading.Lock()
     width = len(str(len(runs)))
@@ -327,8 +337,9 @@ def run(args):
             print(f"[{done[0]:{width}d}/{len(runs)}] {tag:7s} {r.test} seed {r.seed} "
                   f"({r.duration:.1f} s){msg}", flush=True)
 
+    todo_ix = {r.index for r in todo}
     for r in runs:
-        if r.status == "error":
+        if r.index not in todo_ix:
             progress(r)
     ex = backend.executor(budget_s=args.budget * 60 if args.budget else None,
                           fail_fast=args.fail_fast, on_done=progress)
@@ -375,8 +386,14 @@ def run(args):
                                    {g: cov.group_tests(g) for g in cov.groups} if cov else None,
                                    cov_tests)
 
+    wall = time.monotonic() - t_start
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
-                         time.monotonic() - t_start, ex.stop_reason, backend.info())
+                         wall + sum(pt["wall_s"] for pt in parts), ex.stop_reason, backend.info())
+    res["git_rev"] = rev
+    res["parts"] = parts + [{"started": res["started"], "wall_s": round(wall, 3), "ran": len(todo),
+                             "command": res["command"], "stop_reason": ex.stop_reason}]
+    if parts:
+        res["started"] = parts[0]["started"]
     hfile = history_file(args, plan, out)
     if hfile and not interrupted:
         res["history"] = record_history(hfile, res, out)
@@ -393,6 +410,40 @@ def run(args):
     if interrupted:
         return 130
     return 0 if c["failed"] == 0 else 1
+
+
+def load_resume(args, out, plan, master, runs, rev):
+    """--resume: checks that out holds an earlier part of this very regression (same regression,
+    master seed, planned runs and commit, clean tree) and fills in the verdicts of the runs it
+    finished (their result files); returns its parts. Skipped runs stay pending."""
+    if not args.out:
+        raise ToolError("--resume needs --out DIR, the output directory of the regression to go on with")
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        raise ToolError(f"--resume: {display_path(out)} holds no results.json of an earlier part")
+    if not rev or rev.endswith("-dirty"):
+        raise ToolError(f"--resume needs a clean tree at a commit (here: {rev or 'no git revision'}): "
+                        "every part of a regression must run on the same RTL and environment")
+    if old.get("git_rev") != rev:
+        raise ToolError(f"--resume: the earlier part ran on {old.get('git_rev') or 'an unrecorded commit'}, "
+                        f"this tree is {rev}")
+    if old.get("regression") != plan.name or old.get("master_seed") != master:
+        raise ToolError(f"--resume: the earlier part is {old.get('regression')} with master seed "
+                        f"{old.get('master_seed')}, not {plan.name} with {master}")
+    planned = [(r.test, r.seed, r.build, r.reproduce()) for r in runs]
+    recorded = [(x.get("test"), x.get("seed"), x.get("build"), x.get("reproduce")) for x in old.get("runs", [])]
+    if planned != recorded:
+        raise ToolError("--resume: the planned runs differ from the earlier part's (other options or "
+                        "regressions file)")
+    for r in runs:   # verdicts are kept; skipped and not launched runs run now
+        if not (read_result(r) and r.status in ("pass", "fail", "crash", "timeout")):
+            r.status, r.message, r.key, r.returncode, r.duration = "pending", "", "", None, 0.0
+            r.errors = r.fatals = r.warnings = 0
+    return old.get("parts") or [{"started": old.get("started"), "wall_s": old.get("wall_s", 0.0),
+                                 "ran": None, "command": old.get("command"),
+                                 "stop_reason": old.get("stop_reason")}]
 
 
 def reset_dat(cov_out):

@@ -173,11 +173,16 @@ def build_document(res):
     summary += [
         ["master seed", Code(f"--seed {res['master_seed']}")],
         ["build", res["build"] + (", coverage collected" if res["coverage_enabled"] else ", no coverage")],
+        ["commit", Code(res.get("git_rev") or "not recorded")],
         ["started", res["started"]],
         ["wall time", f"{res['wall_s']:.1f} s {where_run(res)}"],
         ["output", Code(res["out"])],
         ["command", Code(res["command"])],
     ]
+    if len(res.get("parts") or []) > 1:
+        summary.append(["parts", "; ".join(
+            f"{pt['started']}: {pt['wall_s']:.0f} s" + (f", {pt['ran']} runs" if pt.get("ran") is not None else "")
+            + (f" ({pt['stop_reason']})" if pt.get("stop_reason") else "") for pt in res["parts"])])
     if res.get("stop_reason"):
         summary.append(["stopped early", res["stop_reason"]])
     cov = res.get("coverage")

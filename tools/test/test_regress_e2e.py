@@ -187,6 +187,56 @@ class FakeProgram(unittest.TestCase):
             self.assertEqual(out.splitlines()[-1], "0 passed, 0 failed")
             self.assertEqual({r["status"] for r in results(d)["runs"]}, {"skipped"})
 
+    def test_resume_keeps_finished_runs_and_runs_the_rest(self):
+        plan = ["--tests", "slow,good", "--seed-list", "1,2,3", "--no-build", "--program", common.FAKE,
+                "--jobs", "1", "--no-rerun", "--seed", "7"]
+        env = dict(os.environ, SRNIC_REGRESS_GIT_REV="abc1234")
+
+        def call(*extra, rev="abc1234"):
+            p = subprocess.run([sys.executable, TOOL] + plan + list(extra), capture_output=True, text=True,
+                               timeout=120, env=dict(env, SRNIC_REGRESS_GIT_REV=rev))
+            return p.returncode, p.stdout, p.stderr
+
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = call("--out", d, "--budget", "0.04")   # 2.4 s: two 2-second runs start
+            self.assertEqual(rc, 0, out + err)
+            first = results(d)
+            ran = [r for r in first["runs"] if r["status"] == "pass"]
+            self.assertEqual([(r["test"], r["seed"]) for r in ran], [("slow", 1), ("slow", 2)], out)
+            self.assertEqual(first["counts"]["skipped"], 4)
+            self.assertEqual(first["git_rev"], "abc1234")
+            kept_log = os.path.join(d, "logs", "slow-1.log")
+            mtime = os.stat(kept_log).st_mtime_ns
+            # refused: another commit, a modified tree, another plan, no earlier part
+            rc, _, err = call("--out", d, "--resume", rev="def5678")
+            self.assertEqual(rc, 2)
+            self.assertIn("the earlier part ran on abc1234, this tree is def5678", err)
+            rc, _, err = call("--out", d, "--resume", rev="abc1234-dirty")
+            self.assertEqual(rc, 2)
+            self.assertIn("needs a clean tree", err)
+            rc, _, err = call("--out", d, "--resume", "--seed-list", "1,2")
+            self.assertEqual(rc, 2)
+            self.assertIn("planned runs differ", err)
+            with tempfile.TemporaryDirectory() as e:
+                rc, _, err = call("--out", e, "--resume")
+                self.assertEqual(rc, 2)
+                self.assertIn("no results.json of an earlier part", err)
+            rc, out, err = call("--out", d, "--resume")
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("resuming: 2 finished in 1 earlier part(s) kept, 4 to run", out)
+            self.assertEqual(out.splitlines()[-1], "6 passed, 0 failed")
+            self.assertEqual(os.stat(kept_log).st_mtime_ns, mtime, "a finished run was run again")
+            res = results(d)
+            self.assertEqual(res["counts"]["passed"], 6)
+            self.assertEqual(len(res["parts"]), 2)
+            self.assertEqual(res["parts"][1]["ran"], 4)
+            self.assertEqual(res["started"], first["started"])
+            self.assertGreaterEqual(res["wall_s"], first["wall_s"] + 2.0)
+            with open(os.path.join(d, "report.md")) as f:
+                rep = f.read()
+            self.assertIn("| commit | `abc1234` |", rep)
+            self.assertIn("| parts |", rep)
+
     def test_usage_errors(self):
         for args, frag in ((["--no-build", "--regressions-file", "/nonexistent/r.toml"], "file not found"),
                            (["--regression", "nope"], "unknown regression 'nope'"),
