@@ -29,6 +29,22 @@ def git_revision(root=ROOT):
         return ""
 
 
+def code_revision(root=ROOT):
+    """The last commit that changed anything but docs/ (what a regression's runs depend on), with
+    '-dirty' when tracked files outside docs/ differ from HEAD: evidence committed between the
+    parts of a resumed regression leaves it the same."""
+    spec = ["--", ".", ":(exclude)docs"]
+    try:
+        rev = subprocess.run(["git", "log", "-1", "--format=%h"] + spec, cwd=root, capture_output=True,
+                             text=True, timeout=30).stdout.strip()
+        if rev and subprocess.run(["git", "diff", "--quiet", "HEAD"] + spec, cwd=root,
+                                  capture_output=True, timeout=30).returncode == 1:
+            rev += "-dirty"
+        return rev
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
 def _now():
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 

@@ -291,8 +291,9 @@ def run(args):
         seen.add((r.test, r.seed))
     # held until the process ends: a second run with the same --out stops here
     run_lock = outdir.RunLock(out, shlex.join(["tools/regress"] + sys.argv[1:]))  # noqa: F841
-    # the commit every part of the regression ran on (SRNIC_REGRESS_GIT_REV: tools/test only)
-    rev = os.environ.get("SRNIC_REGRESS_GIT_REV") or history.git_revision()
+    # the code every part of the regression ran on: the last commit outside docs/
+    # (SRNIC_REGRESS_GIT_REV: tools/test only)
+    rev = os.environ.get("SRNIC_REGRESS_GIT_REV") or history.code_revision()
     parts = load_resume(args, out, plan, master, runs, rev) if args.resume else []
     kept = sum(1 for r in runs if r.status != "pending")
     backend = Backend(args, out)
@@ -390,6 +391,7 @@ def run(args):
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
                          wall + sum(pt["wall_s"] for pt in parts), ex.stop_reason, backend.info())
     res["git_rev"] = rev
+    res["head"] = history.git_revision()
     res["parts"] = parts + [{"started": res["started"], "wall_s": round(wall, 3), "ran": len(todo),
                              "command": res["command"], "stop_reason": ex.stop_reason}]
     if parts:

@@ -173,7 +173,7 @@ def build_document(res):
     summary += [
         ["master seed", Code(f"--seed {res['master_seed']}")],
         ["build", res["build"] + (", coverage collected" if res["coverage_enabled"] else ", no coverage")],
-        ["commit", Code(res.get("git_rev") or "not recorded")],
+        ["commit", Code(res.get("git_rev") or "not recorded")],   # the last one outside docs/
         ["started", res["started"]],
         ["wall time", f"{res['wall_s']:.1f} s {where_run(res)}"],
         ["output", Code(res["out"])],
