@@ -11,6 +11,19 @@ enum CmdF { kCQpn, kCState, kCMtu, kCAccess, kCLogSq, kCLogRq, kCSport, kCDqpn, 
             kCRetryCnt, kCRnrRetry, kCTimeout, kCMinRnr };
 constexpr Layout<24> kQpCmd{{16, 3, 3, 4, 4, 4, 16, 24, 32, 24, 24, 16, 16, 32, 48, 64, 64, 1, 1, 1, 3, 3, 5, 5}};
 
+// A QP_MODIFY to RESET of QP q into a qp_cmd_t signal: state RESET, the init flags 0 (a reset
+// is no state transition the blocks initialise anything on), every other field random.
+template <typename Sig, typename R>
+void fill_reset_cmd(Sig& cmd, R& rng, uint32_t q) {
+  for (size_t i = 0; i < kQpCmd.widths.size(); ++i) set_bits(cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
+  auto put = [&](size_t f, uint64_t v) { set_bits(cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
+  put(kCQpn, q);
+  put(kCState, 0);  // QPS_RESET
+  put(kCInitIdx, 0);
+  put(kCInitRqPsn, 0);
+  put(kCInitSqPsn, 0);
+}
+
 // srnic_pkg::tx_job_t
 enum JobF { kJobGen, kQpn, kOpcode, kPsn, kAckreq, kSe, kRethVa, kRethRkey, kRethLen, kAethSyn, kAethMsn, kImm,
             kPayAddr, kPayLen, kResend };

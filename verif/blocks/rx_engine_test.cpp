@@ -470,14 +470,7 @@ class RxEngBench : public ::testing::Test {
   // READ contexts; from the next cycle on the QP's incarnation has advanced, as srnic_qp_gen's
   // does once every block took the command.
   void offer_reset(uint32_t q) {
-    for (size_t i = 0; i < kQpCmd.widths.size(); ++i)
-      set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
-    auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
-    put(kCQpn, q);
-    put(kCState, kQpsReset);
-    put(kCInitIdx, 0);
-    put(kCInitRqPsn, 0);
-    put(kCInitSqPsn, 0);
+    fill_reset_cmd(dut->qp_cmd, rng, q);
     dut->qp_cmd_valid = 1;
     rst_on = true;
     rst_q = q;

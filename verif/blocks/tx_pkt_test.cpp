@@ -118,9 +118,7 @@ class TxPktBench : public ::testing::Test {
 
   // QP_MODIFY to RESET for q, every other field random: taken at once, the connection kept.
   void reset_qp(uint32_t q) {
-    for (size_t i = 0; i < kQpCmd.widths.size(); ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
-    set_bits(dut->qp_cmd, kQpCmd.at(kCQpn).lsb, kQpCmd.at(kCQpn).width, q);
-    set_bits(dut->qp_cmd, kQpCmd.at(kCState).lsb, kQpCmd.at(kCState).width, 0);  // QPS_RESET
+    fill_reset_cmd(dut->qp_cmd, rng, q);
     dut->req_valid = dut->rsp_valid = dut->ar_ready = dut->r_valid = dut->m_tready = 0;
     dut->qp_cmd_valid = 1;
     dut.eval();

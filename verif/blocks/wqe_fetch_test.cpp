@@ -521,13 +521,7 @@ class WqeFetchBench : public ::testing::Test {
   // writes the configuration (state RESET) at once, so no later turn reads WQEs (the reference:
   // q not in RTS), and the send state once no turn of q is in flight (decision 125).
   void offer_reset(uint32_t q) {
-    for (size_t i = 0; i < 24; ++i) set_bits(dut->qp_cmd, kQpCmd.at(i).lsb, kQpCmd.at(i).width, rng.next());
-    auto put = [&](size_t f, uint64_t v) { set_bits(dut->qp_cmd, kQpCmd.at(f).lsb, kQpCmd.at(f).width, v); };
-    put(kCQpn, q);
-    put(kCState, kQpsReset);
-    put(kCInitIdx, 0);
-    put(kCInitRqPsn, 0);
-    put(kCInitSqPsn, 0);
+    fill_reset_cmd(dut->qp_cmd, rng, q);
     cmd_on = true;
     cmd_q = q;
     cmd_offered = dut.cycle();
@@ -2753,6 +2747,21 @@ class WqeFetchBench : public ::testing::Test {
     EXPECT_FALSE(dut.rtl_error());
   }
 
+  // After a reset test: q set up again, one one-packet WQE of op posted leaves with the new
+  // incarnation and nothing with another.
+  void new_incarnation_sends(uint32_t q, uint8_t op) {
+    configure_in_page(q, 4);
+    watch_q = int(q);
+    watch_gen = gen_tab[q];
+    watch_taken = watch_bad = watch_moved = 0;
+    ASSERT_TRUE(post(q, 0, op, 0, 100));
+    ring = int(q);
+    settle();
+    EXPECT_EQ(watch_taken, 1u) << "the " << (op == kSend ? "SEND" : "WRITE")
+                               << " posted after the reset did not leave with the new incarnation";
+    EXPECT_EQ(watch_bad, 0u);
+  }
+
   // A QP_MODIFY to RESET of q (set up in RTS, nothing posted, its ring in one page) waits for the
   // turns of q in flight (decision 125). WQEs are posted and rung (turn reference: a 3-packet WRITE
   // and a SEND, read by one turn; stream reference: 2 x TURNS_PER_QP one-packet WRITEs, two per
@@ -3782,15 +3791,7 @@ TEST_F(WqeFetchBench, ResetWaitsForTheTurnInFlight) {
   configure_in_page(a, 4);
   reset_waits_for_turn(a, true);
   ASSERT_FALSE(HasFatalFailure());
-  configure_in_page(a, 4);
-  watch_q = int(a);
-  watch_gen = gen_tab[a];
-  watch_taken = watch_bad = watch_moved = 0;
-  ASSERT_TRUE(post(a, 0, kSend, 0, 100));
-  ring = int(a);
-  settle();
-  EXPECT_EQ(watch_taken, 1u) << "the SEND posted after the reset did not leave with the new incarnation";
-  EXPECT_EQ(watch_bad, 0u);
+  new_incarnation_sends(a, kSend);
   EXPECT_FALSE(dut.rtl_error());
 }
 
@@ -4628,15 +4629,7 @@ TEST_F(WqeFetchTurnsBench, ResetWaitsForTheTurnsInFlight) {
   configure_in_page(a, 4);
   reset_waits_for_turn(a, false);
   if (HasFailure()) return;
-  configure_in_page(a, 4);
-  watch_q = int(a);
-  watch_gen = gen_tab[a];
-  watch_taken = watch_bad = watch_moved = 0;
-  ASSERT_TRUE(post(a, 0, kWrite, 0, 100));
-  ring = int(a);
-  settle();
-  EXPECT_EQ(watch_taken, 1u) << "the WRITE posted after the reset did not leave with the new incarnation";
-  EXPECT_EQ(watch_bad, 0u);
+  new_incarnation_sends(a, kWrite);
   expect_idle(300);
   EXPECT_FALSE(dut.rtl_error());
 }
