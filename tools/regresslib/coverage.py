@@ -375,16 +375,18 @@ def _run(cmd, log):
 
 
 def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", genhtml="genhtml",
-          run_tests=None, reset_dats=None):
+          run_tests=None, reset_dats=None, carried=None):
     """Merges the .dat files into out_dir (merged.dat, merged.info, rtl.info, html/) and
     computes line, toggle and functional coverage. run_tests: {dat path: test name} to list
     the tests that hit each covergroup bin (default: none); reset_dats: {dat path: its
-    after-reset snapshot}: toggles are then counted after reset only (toggles_after_reset).
+    after-reset snapshot}: toggles are then counted after reset only (toggles_after_reset);
+    carried: the coverage of runs folded into a carry (tools/regresslib/carry.py), merged in too.
     Problems go to notes; a failed merge leaves the result empty."""
     os.makedirs(out_dir, exist_ok=True)
-    res = CoverageResult(inputs=len(dat_files))
+    res = CoverageResult(inputs=len(dat_files) + (len(carried["runs"]) if carried else 0))
     log = os.path.join(out_dir, "coverage.log")
-    if not dat_files:
+    extra = [carried["merged"]] if carried else []
+    if not dat_files and not extra:
         res.notes.append("no run wrote a coverage file")
         return res
     if shutil.which(tool) is None:
@@ -392,7 +394,9 @@ def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", ge
         return res
     merged = os.path.join(out_dir, "merged.dat")
     info = os.path.join(out_dir, "merged.info")
-    if _run([tool, "--write", merged] + list(dat_files), log) != 0 or not os.path.exists(merged):
+    if carried and os.path.abspath(carried["merged"]) == os.path.abspath(merged):
+        raise ValueError("the carried coverage must not be the merge's output")
+    if _run([tool, "--write", merged] + list(dat_files) + extra, log) != 0 or not os.path.exists(merged):
         res.notes.append(f"{tool} --write failed (see {display(log)})")
         return res
     res.merged_dat = merged
@@ -402,9 +406,13 @@ def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", ge
     del points
     pairs = [(d, (reset_dats or {}).get(d)) for d in dat_files]
     pairs = [(d, r) for d, r in pairs if r and os.path.exists(r)]
+    n_runs = len(pairs)
+    if carried and os.path.exists(carried["toggles"]):
+        pairs.append((carried["toggles"], carried["empty"]))
+        n_runs += len(carried["runs"])
     if pairs:
         res.toggles = toggles_after_reset(pairs)
-        res.toggle_basis = f"changed at least {MIN_TOGGLES} times after reset in one run ({len(pairs)} runs)"
+        res.toggle_basis = f"changed at least {MIN_TOGGLES} times after reset in one run ({n_runs} runs)"
     elif res.toggles:
         res.toggle_basis = "changed at least once (counts include the reset and initial values: no after-reset snapshots)"
     if run_tests:
@@ -413,6 +421,9 @@ def merge(dat_files, out_dir, display=lambda p: p, tool="verilator_coverage", ge
             if path in dat_files:
                 by_test.setdefault(test, []).append(path)
         res.bin_tests = per_test_bins(by_test)
+    if carried:
+        from .carry import add_bins
+        res.bin_tests = add_bins(res.bin_tests, carried["bins"])
     if _run([tool, "--write-info", info, merged], log) != 0 or not os.path.exists(info):
         res.notes.append(f"{tool} --write-info failed (see {display(log)})")
         return res

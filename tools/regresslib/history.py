@@ -30,10 +30,14 @@ def git_revision(root=ROOT):
 
 
 def code_revision(root=ROOT):
-    """The last commit that changed anything but docs/ (what a regression's runs depend on), with
-    '-dirty' when tracked files outside docs/ differ from HEAD: evidence committed between the
-    parts of a resumed regression leaves it the same."""
-    spec = ["--", ".", ":(exclude)docs"]
+    """The last commit that changed anything a regression's runs depend on: everything but docs/
+    and the regression runner itself (tools/regress, tools/regresslib/, their tests in
+    tools/test/), with '-dirty' when tracked files outside those differ from HEAD. Evidence
+    committed between the parts of a resumed regression, and a runner that learns to carry or
+    report it, leave it the same; the runs themselves are compared command by command when a
+    regression is resumed."""
+    spec = ["--", ".", ":(exclude)docs", ":(exclude)tools/regress", ":(exclude)tools/regresslib",
+            ":(exclude)tools/test"]
     try:
         rev = subprocess.run(["git", "log", "-1", "--format=%h"] + spec, cwd=root, capture_output=True,
                              text=True, timeout=30).stdout.strip()

@@ -14,7 +14,7 @@ import threading
 import time
 
 from . import ROOT, ToolError
-from . import config, coverage, history, outdir, report
+from . import carry, config, coverage, history, outdir, report
 from . import testplan as tpmod
 from .runner import Executor, Run, clear_result, derive_seed, display_path, read_result
 from .slurm import SlurmOptions, SlurmSession
@@ -103,6 +103,13 @@ def build_parser():
                     help="go on with the regression in --out DIR that an earlier call stopped (budget "
                          "spent, interrupted): same plan, master seed and commit (a clean tree) "
                          "required; its finished runs are kept, the rest run now")
+    ex.add_argument("--pack", metavar="FILE",
+                    help="write the carry archive of the regression in --out DIR to FILE (.tar.xz) and "
+                         "exit: results, result files, logs of failed runs and the finished runs' "
+                         "coverage folded into a few files, to resume it elsewhere")
+    ex.add_argument("--unpack", metavar="FILE",
+                    help="with --resume: unpack the carry archive FILE into --out DIR (new or empty) "
+                         "first")
     ex.add_argument("--out", metavar="DIR", help="output directory (default build/regress/<regression>-<timestamp>, "
                                   "with a 'latest' symlink beside it)")
     sl = p.add_argument_group("where to run")
@@ -252,6 +259,7 @@ def testplan_only(args):
 
 def run(args):
     t_start = time.monotonic()
+    started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     regs = config.load_regressions(args.regressions_file) if (
         args.regression or os.path.exists(args.regressions_file)) else {}
     plan = make_plan(args, regs)
@@ -291,6 +299,8 @@ def run(args):
         seen.add((r.test, r.seed))
     # held until the process ends: a second run with the same --out stops here
     run_lock = outdir.RunLock(out, shlex.join(["tools/regress"] + sys.argv[1:]))  # noqa: F841
+    if args.unpack:
+        carry.unpack(args.unpack, out)
     # the code every part of the regression ran on: the last commit outside docs/
     # (SRNIC_REGRESS_GIT_REV: tools/test only)
     rev = os.environ.get("SRNIC_REGRESS_GIT_REV") or history.code_revision()
@@ -365,14 +375,19 @@ def run(args):
         reruns = rerun_failures(args, progs, buckets, out, backend)
 
     cov = None
+    cin = carry.carried(out)
+    if cin and not os.path.exists(cin["merged"]):
+        cin = None     # a carry of runs without coverage
     if plan.coverage:
         dats = [r.cov_out for r in runs if r.cov_out and os.path.exists(r.cov_out)]
-        print(f"regress: merging {len(dats)} coverage files", flush=True)
+        print(f"regress: merging {len(dats)} coverage files"
+              + (f" and the carried coverage of {len(cin['runs'])} runs" if cin else ""), flush=True)
         # bins are credited to the tests whose passing runs hit them
         cov = coverage.merge(dats, os.path.join(out, "coverage"), display=display_path,
                              run_tests={r.cov_out: r.test for r in runs if r.cov_out and r.status == "pass"},
-                             reset_dats={d: reset_dat(d) for d in dats})
-        missing = [r for r in runs if r.cov_out and r.status == "pass" and not os.path.exists(r.cov_out)]
+                             reset_dats={d: reset_dat(d) for d in dats}, carried=cin)
+        missing = [r for r in runs if r.cov_out and r.status == "pass" and not os.path.exists(r.cov_out)
+                   and not (cin and (r.test, r.seed) in cin["runs"])]
         if missing:
             cov.notes.append(f"{len(missing)} passing runs wrote no coverage file "
                              f"(e.g. {missing[0].test} seed {missing[0].seed})")
@@ -382,7 +397,8 @@ def run(args):
         all_listed = set().union(*listed.values()) if listed else set()
         cov_tests = None
         if cov is not None and cov.merged_dat:
-            cov_tests = {r.test for r in runs if r.cov_out and r.status == "pass" and os.path.exists(r.cov_out)}
+            cov_tests = {r.test for r in runs if r.cov_out and r.status == "pass" and (
+                os.path.exists(r.cov_out) or (cin and (r.test, r.seed) in cin["runs"]))}
         tp_status = tpmod.evaluate(tps, all_listed, runs, cov.groups if cov else None,
                                    {g: cov.group_tests(g) for g in cov.groups} if cov else None,
                                    cov_tests)
@@ -390,6 +406,7 @@ def run(args):
     wall = time.monotonic() - t_start
     res = results_record(args, plan, master, out, runs, buckets, reruns, cov, tp_status, tp_note,
                          wall + sum(pt["wall_s"] for pt in parts), ex.stop_reason, backend.info())
+    res["started"] = started
     res["git_rev"] = rev
     res["head"] = history.git_revision()
     res["parts"] = parts + [{"started": res["started"], "wall_s": round(wall, 3), "ran": len(todo),
@@ -435,7 +452,12 @@ def load_resume(args, out, plan, master, runs, rev):
         raise ToolError(f"--resume: the earlier part is {old.get('regression')} with master seed "
                         f"{old.get('master_seed')}, not {plan.name} with {master}")
     planned = [(r.test, r.seed, r.build, r.reproduce()) for r in runs]
-    recorded = [(x.get("test"), x.get("seed"), x.get("build"), x.get("reproduce")) for x in old.get("runs", [])]
+    # the output directory may have moved (a carry unpacked elsewhere): its path in the coverage
+    # arguments is not part of what a run does
+    was, now = old.get("out") or "", display_path(out)
+    recorded = [(x.get("test"), x.get("seed"), x.get("build"),
+                 (x.get("reproduce") or "").replace(was + "/", now + "/") if was else x.get("reproduce"))
+                for x in old.get("runs", [])]
     if planned != recorded:
         raise ToolError("--resume: the planned runs differ from the earlier part's (other options or "
                         "regressions file)")
@@ -652,6 +674,13 @@ def main(argv=None):
             return list_regressions(args.regressions_file)
         if args.testplan_only:
             return testplan_only(args)
+        if args.pack:
+            if not args.out:
+                raise ToolError("--pack needs --out DIR, the output directory of the regression to pack")
+            print(f"regress: {carry.pack(os.path.abspath(args.out), args.pack)} into {args.pack}")
+            return 0
+        if args.unpack and not (args.resume and args.out):
+            raise ToolError("--unpack needs --resume and --out DIR")
         if args.seed_list and args.seeds:
             raise ToolError("--seeds and --seed-list exclude each other")
         check_backend_args(args)

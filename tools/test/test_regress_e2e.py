@@ -237,6 +237,49 @@ class FakeProgram(unittest.TestCase):
             self.assertIn("| commit | `abc1234` |", rep)
             self.assertIn("| parts |", rep)
 
+    @unittest.skipUnless(shutil.which("verilator_coverage"), "verilator_coverage not installed")
+    def test_carry_to_another_directory_gives_the_coverage_of_one_run(self):
+        plan = ["--tests", "slow,good", "--seed-list", "1,2,3", "--no-build", "--program", common.FAKE,
+                "--jobs", "1", "--no-rerun", "--seed", "7", "--build", "coverage"]
+        env = dict(os.environ, SRNIC_REGRESS_GIT_REV="abc1234")
+
+        def call(*extra):
+            p = subprocess.run([sys.executable, TOOL] + plan + list(extra), capture_output=True, text=True,
+                               timeout=120, env=env)
+            return p.returncode, p.stdout, p.stderr
+
+        with tempfile.TemporaryDirectory() as d:
+            one, a, b = (os.path.join(d, x) for x in ("one", "a", "b"))
+            archive = os.path.join(d, "carry.tar.xz")
+            rc, out, err = call("--out", one)                      # the whole regression at once
+            self.assertEqual(rc, 0, out + err)
+            rc, out, err = call("--out", a, "--budget", "0.04")    # two slow runs, then stop
+            self.assertEqual(rc, 0, out + err)
+            self.assertEqual(results(a)["counts"]["passed"], 2)
+            rc, out, err = call("--out", a, "--pack", archive)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("packed 2 finished of 6 runs, coverage of 2 runs", out)
+            # refused: --unpack without --resume, into a directory that holds a regression
+            rc, _, err = call("--out", b, "--unpack", archive)
+            self.assertEqual(rc, 2)
+            self.assertIn("--unpack needs --resume", err)
+            rc, _, err = call("--out", a, "--resume", "--unpack", archive)
+            self.assertEqual(rc, 2)
+            self.assertIn("already holds a regression", err)
+            rc, out, err = call("--out", b, "--resume", "--unpack", archive)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("resuming: 2 finished in 1 earlier part(s) kept, 4 to run", out)
+            self.assertIn("and the carried coverage of 2 runs", out)
+            whole, parts = results(one)["coverage"], results(b)["coverage"]
+            for k in ("line", "toggle", "functional"):
+                self.assertEqual((parts[k]["hit"], parts[k]["total"]), (whole[k]["hit"], whole[k]["total"]), k)
+            # sig0 (seed 2), sig1 (seed 3), sig3 (slow seed 1: in the carried part only)
+            self.assertEqual((whole["toggle"]["hit"], whole["toggle"]["total"]), (3, 4))
+            self.assertIn("(6 runs)", parts["toggle"]["basis"])
+            self.assertEqual(whole["functional"]["groups"][0]["bins"], parts["functional"]["groups"][0]["bins"])
+            self.assertEqual(results(b)["counts"]["passed"], 6)
+            self.assertNotIn("wrote no coverage file", " ".join(parts["notes"]))
+
     def test_usage_errors(self):
         for args, frag in ((["--no-build", "--regressions-file", "/nonexistent/r.toml"], "file not found"),
                            (["--regression", "nope"], "unknown regression 'nope'"),
