@@ -1,4 +1,4 @@
-// Formal harness for the MR check: rtl/srnic_mr_table.sv with its rtl/srnic_mr_port.sv
+// Formal harness for the MR check: rtl/qpc/srnic_mr_table.sv with its rtl/qpc/srnic_mr_port.sv
 // lookup pipelines and rtl/lib/sdp_ram.sv storage, at NUM_MRS=4, NPORTS=2 (k-induction).
 //
 // A shadow table sh follows the writes (wr_valid/wr_index/wr_entry); it is the

@@ -1,4 +1,4 @@
-// Formal harness for srnic_pkg::psn_ge (rtl/srnic_pkg.sv): 24-bit PSN "a >= b".
+// Formal harness for srnic_pkg::psn_ge (rtl/pkg/srnic_pkg.sv): 24-bit PSN "a >= b".
 // Combinational, all 2^48 input pairs at once (one solver step, free inputs).
 //
 // psn_ge(a, b) must equal

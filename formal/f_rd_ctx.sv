@@ -1,4 +1,4 @@
-// Formal harness for the lookup of rtl/srnic_rd_ctx.sv at ENTRIES=4, QPN_BITS=3
+// Formal harness for the lookup of rtl/transport/srnic_rd_ctx.sv at ENTRIES=4, QPN_BITS=3
 // (k-induction).
 //
 // The table is read through probes (p_*) at the cycle the lookup searches it (the cycle

@@ -1,4 +1,4 @@
-// Formal harness for rtl/srnic_sched.sv at NUM_QPS=16, DB_DEPTH=2 (k-induction; the run
+// Formal harness for rtl/dma/srnic_sched.sv at NUM_QPS=16, DB_DEPTH=2 (k-induction; the run
 // queue is a 16-deep sync_fifo, the doorbell queue 2 deep).
 //
 // Shadow state kept by the harness, per QP (all 16, not one symbolic QP):

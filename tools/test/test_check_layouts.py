@@ -1,4 +1,4 @@
-"""tools/check_layouts: verif/blocks/pkg_layouts.hpp against the packed structs of rtl/srnic_pkg.sv."""
+"""tools/check_layouts: verif/blocks/pkg_layouts.hpp against the packed structs of rtl/pkg/srnic_pkg.sv."""
 import os
 import re
 import subprocess

@@ -62,11 +62,11 @@ class BuildLog(unittest.TestCase):
             # Verilator's message first, not ninja's FAILED line before it
             with open(log, "w") as f:
                 f.write("$ cmake --build b --target x\nFAILED: verif/blocks/x.dir/Vsrnic_timer.cpp ...\n"
-                        "%Warning-UNUSEDSIGNAL: rtl/srnic_timer.sv:198:22: Signal is not used: 'fwd_q'\n"
+                        "%Warning-UNUSEDSIGNAL: rtl/transport/srnic_timer.sv:198:22: Signal is not used: 'fwd_q'\n"
                         "%Error: Exiting due to 1 warning(s)\n"
                         "ninja: error: rebuilding 'build.ninja': subcommand failed\n")
             self.assertEqual(mutate.first_build_error(log),
-                             "%Warning-UNUSEDSIGNAL: rtl/srnic_timer.sv:198:22: Signal is not used: 'fwd_q'")
+                             "%Warning-UNUSEDSIGNAL: rtl/transport/srnic_timer.sv:198:22: Signal is not used: 'fwd_q'")
             with open(log, "w") as f:
                 f.write("FAILED: x.o\nx.cpp:3:1: error: expected ';'\n")
             self.assertEqual(mutate.first_build_error(log), "x.cpp:3:1: error: expected ';'")
@@ -145,14 +145,14 @@ class ProjectMutants(unittest.TestCase):
             self.assertEqual(p.returncode, 1)
             self.assertIn("'find' occurs 0 times in rtl/srnic_core.sv", p.stdout)
             # files without a mutant fail the check too, unless a selection is checked
-            self.assertIn("mutate: error: rtl/srnic_timer.sv has no mutant", p.stdout)
+            self.assertIn("mutate: error: rtl/transport/srnic_timer.sv has no mutant", p.stdout)
             self.assertNotIn("rtl/srnic_core.sv has no mutant", p.stdout)
             with open(bad, "w") as f:
                 f.write('[[mutant]]\nname = "x"\nclass = "comparison"\nfile = "rtl/srnic_core.sv"\n'
                         'find = "module srnic_core"\nreplace = "module srnic_core "\n')
             p = subprocess.run([sys.executable, tool, "--check", "--mutations", bad], capture_output=True, text=True)
             self.assertEqual(p.returncode, 1, p.stdout)
-            self.assertIn("rtl/srnic_timer.sv has no mutant", p.stdout)
+            self.assertIn("rtl/transport/srnic_timer.sv has no mutant", p.stdout)
             p = subprocess.run([sys.executable, tool, "--check", "--only", "x", "--mutations", bad],
                                capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stdout)
@@ -177,21 +177,21 @@ class TestSelection(unittest.TestCase):
             tree = os.path.join(d, "out")
             blk = os.path.join(d, "blk.f")
             with open(blk, "w") as f:
-                f.write("// bench\nrtl/lint.vlt\nrtl/lib/sync_fifo.sv\n-Wno-X\n+incdir+rtl\nrtl/srnic_sched.sv\n")
+                f.write("// bench\nrtl/lint.vlt\nrtl/lib/sync_fifo.sv\n-Wno-X\n+incdir+rtl\nrtl/dma/srnic_sched.sv\n")
             core = os.path.join(d, "core.f")
             with open(core, "w") as f:
-                f.write(f"/repo/rtl/lint.vlt\n{tree}/rtl/srnic_pkg.sv\n{tree}/rtl/lib/sdp_ram.sv\n/else/x.sv\n")
+                f.write(f"/repo/rtl/lint.vlt\n{tree}/rtl/pkg/srnic_pkg.sv\n{tree}/rtl/lib/sdp_ram.sv\n/else/x.sv\n")
             self.assertEqual(mutate.filelist_sources(blk, tree, "/repo"),
-                             {"rtl/lib/sync_fifo.sv", "rtl/srnic_sched.sv"})
+                             {"rtl/lib/sync_fifo.sv", "rtl/dma/srnic_sched.sv"})
             self.assertEqual(mutate.filelist_sources(core, tree, "/repo"),
-                             {"rtl/srnic_pkg.sv", "rtl/lib/sdp_ram.sv"})
+                             {"rtl/pkg/srnic_pkg.sv", "rtl/lib/sdp_ram.sv"})
             with open(os.path.join(d, mutate.RTL_TESTS), "w") as f:
                 f.write(f"# header\nblock_sched\t{blk}\tblock_sched\nfullchip_pcap\t{core}\tsrnic-sim,roce-pcap-check\n")
             tests = mutate.load_rtl_tests(d, tree, "/repo")
             self.assertEqual([(t.name, t.kind, t.targets) for t in tests],
                              [("block_sched", "block", ["block_sched"]),
                               ("fullchip_pcap", "chip", ["srnic-sim", "roce-pcap-check"])])
-            self.assertEqual([t.name for t in mutate.tests_for("rtl/srnic_pkg.sv", tests)], ["fullchip_pcap"])
+            self.assertEqual([t.name for t in mutate.tests_for("rtl/pkg/srnic_pkg.sv", tests)], ["fullchip_pcap"])
             with self.assertRaisesRegex(ToolError, "does not exist"):
                 mutate.load_rtl_tests(tree, tree)
 
@@ -250,26 +250,26 @@ class TestSelection(unittest.TestCase):
 MUTANTS = '''[[mutant]]
 name = "kill"
 class = "dropped_assignment"
-file = "rtl/srnic_sched.sv"
+file = "rtl/dma/srnic_sched.sv"
 find = "if (active) new_pending = 1'b1;"
 replace = "if (active) new_pending = 1'b0; // KILLME"
 [[mutant]]
 name = "blockkill"
 class = "dropped_check"
-file = "rtl/srnic_sched.sv"
+file = "rtl/dma/srnic_sched.sv"
 find = "push = done_more || pending;"
 replace = "push = done_more; // BLOCKKILL CHIPKILL"
 [[mutant]]
 name = "survive"
 class = "inverted_logic"
-file = "rtl/srnic_sched.sv"
+file = "rtl/dma/srnic_sched.sv"
 find = "assign db_overflow = db_valid && !dbq_in_ready;"
 replace = "assign db_overflow = db_valid & !dbq_in_ready;"
 desc = "equivalent"
 [[mutant]]
 name = "nobuild"
 class = "wrong_constant"
-file = "rtl/srnic_qpc_ram.sv"
+file = "rtl/qpc/srnic_qpc_ram.sv"
 find = "localparam int AW = $clog2(NUM_QPS);"
 replace = "localparam int AW = $clog2(NUM_QPS); BREAKBUILD"
 '''
@@ -289,7 +289,7 @@ class Flow(unittest.TestCase):
         def fake_configure(build_dir, flist, rtl_dir, log):
             blk = os.path.join(build_dir, "sched.f")
             with open(blk, "w") as f:
-                f.write("rtl/lib/sync_fifo.sv\nrtl/srnic_sched.sv\n")
+                f.write("rtl/lib/sync_fifo.sv\nrtl/dma/srnic_sched.sv\n")
             with open(os.path.join(build_dir, mutate.RTL_TESTS), "w") as f:
                 f.write(f"block_sched\t{blk}\tblock_sched\nfullchip_x\t{flist}\tfullchip_x\n")
 
@@ -300,7 +300,7 @@ class Flow(unittest.TestCase):
             self.dir_broken = self.dir_broken or tree_contains(os.path.join(opts.out, "rtl"), "BREAKDIR")
             broken = self.dir_broken or tree_contains(os.path.join(opts.out, "rtl"), "BREAKBUILD")
             with open(log, "a") as f:
-                f.write("%Error: rtl/srnic_qpc_ram.sv:1: syntax error, BREAKBUILD\n" if broken else "ok\n")
+                f.write("%Error: rtl/qpc/srnic_qpc_ram.sv:1: syntax error, BREAKBUILD\n" if broken else "ok\n")
             return not broken
 
         def fake_ctest(opts, test, seed, log):
@@ -349,24 +349,24 @@ class Flow(unittest.TestCase):
             self.assertEqual(text.splitlines()[-1], "kill rate: 2/3 (66.7%)")
             self.assertIn("score: 2 killed, 1 survived, 1 stillborn (build failed, not scored), 0 errors", text)
             self.assertIn("stillborn (a build rejected them; not scored): nobuild", text)
-            self.assertIn("] nobuild: stillborn: build (fullchip_x) failed (%Error: rtl/srnic_qpc_ram.sv:1: ", text)
+            self.assertIn("] nobuild: stillborn: build (fullchip_x) failed (%Error: rtl/qpc/srnic_qpc_ram.sv:1: ", text)
             self.assertRegex(text, r"rtl/srnic_sched\.sv\s+3\s+2\s+0\s+66\.7%")
             self.assertRegex(text, r"rtl/srnic_qpc_ram\.sv\s+1\s+0\s+1\s+-")
             self.assertRegex(text, r"rtl/srnic_csr\.sv\s+0\s+0\s+0\s+-")
-            self.assertIn("mutate: warning: rtl/srnic_csr.sv has no mutant", text)
+            self.assertIn("mutate: warning: rtl/nic/srnic_csr.sv has no mutant", text)
             with open(os.path.join(out, "mutate.json")) as f:
                 js = json.load(f)
             res = {r["name"]: r for r in js["results"]}
-            self.assertEqual(js["files"]["rtl/srnic_sched.sv"],
+            self.assertEqual(js["files"]["rtl/dma/srnic_sched.sv"],
                              {"mutants": 3, "killed": 2, "scored": 3, "stillborn": 0})
-            self.assertEqual(js["files"]["rtl/srnic_qpc_ram.sv"],
+            self.assertEqual(js["files"]["rtl/qpc/srnic_qpc_ram.sv"],
                              {"mutants": 1, "killed": 0, "scored": 0, "stillborn": 1})
             self.assertEqual(js["counts"], {"killed": 2, "survived": 1, "stillborn": 1, "error": 0})
             self.assertEqual(js["kill_rate"], {"killed": 2, "scored": 3, "pct": 66.67})
             b = js["meta"]["baseline"]
             self.assertEqual((b["ran"], b["passed"], b["tests"]),
                              (True, True, ["block_sched", "fullchip_x", "regress:mini"]))
-            self.assertIn("rtl/srnic_csr.sv", js["meta"]["uncovered"])
+            self.assertIn("rtl/nic/srnic_csr.sv", js["meta"]["uncovered"])
             # the regression kills "kill" after the block bench and the chip test passed
             self.assertEqual(res["kill"]["result"], "killed")
             self.assertEqual(res["kill"]["ran"], ["block_sched", "fullchip_x", "regress:mini"])
@@ -393,10 +393,10 @@ class Flow(unittest.TestCase):
             self.assertIn("| killed | 2 (by a test) |", md)
             self.assertIn("| stillborn | 1 (a build rejected the mutant: not scored) |", md)
             self.assertIn("| baseline | passed: 3 tests on the unmutated RTL", md)
-            self.assertIn("| rtl/srnic_sched.sv | 3 | 2 | 0 | 2/3 (66.7%) |", md)
-            self.assertIn("| rtl/srnic_qpc_ram.sv | 1 | 0 | 1 | - |", md)
-            self.assertIn(f"| survive | inverted_logic | rtl/srnic_sched.sv:{survive_line} | SURVIVED |", md)
-            self.assertIn(f"| nobuild | wrong_constant | rtl/srnic_qpc_ram.sv:", md)
+            self.assertIn("| rtl/dma/srnic_sched.sv | 3 | 2 | 0 | 2/3 (66.7%) |", md)
+            self.assertIn("| rtl/qpc/srnic_qpc_ram.sv | 1 | 0 | 1 | - |", md)
+            self.assertIn(f"| survive | inverted_logic | rtl/dma/srnic_sched.sv:{survive_line} | SURVIVED |", md)
+            self.assertIn(f"| nobuild | wrong_constant | rtl/qpc/srnic_qpc_ram.sv:", md)
             self.assertIn("| stillborn (build failed) |", md)
             self.assertIn("+ assign db_overflow = db_valid & !dbq_in_ready;", md)
             self.assertIn("Tests run: block_sched, fullchip_x, regress:mini", md)
@@ -474,7 +474,7 @@ class Flow(unittest.TestCase):
             out, argv = self.mini(d, seeds=1, mutants=MUTANTS + '''[[mutant]]
 name = "breakdir"
 class = "wrong_constant"
-file = "rtl/srnic_sched.sv"
+file = "rtl/dma/srnic_sched.sv"
 find = "assign db_overflow = db_valid && !dbq_in_ready;"
 replace = "assign db_overflow = db_valid && !dbq_in_ready; // BREAKDIR"
 ''')

@@ -1,6 +1,6 @@
 // srnic_comp_coalesce bench
-rtl/srnic_abi_pkg.sv
-rtl/srnic_pkg.sv
+rtl/pkg/srnic_abi_pkg.sv
+rtl/pkg/srnic_pkg.sv
 rtl/lib/sdp_ram.sv
 rtl/lib/sync_fifo.sv
-rtl/srnic_comp_coalesce.sv
+rtl/transport/srnic_comp_coalesce.sv

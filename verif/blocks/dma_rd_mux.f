@@ -1,2 +1,2 @@
 // srnic_dma_rd_mux bench
-rtl/srnic_dma_rd_mux.sv
+rtl/dma/srnic_dma_rd_mux.sv

@@ -1,2 +1,2 @@
 // srnic_dma_wr_mux bench
-rtl/srnic_dma_wr_mux.sv
+rtl/dma/srnic_dma_wr_mux.sv

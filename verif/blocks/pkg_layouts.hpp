@@ -1,4 +1,4 @@
-// Bit layouts of the srnic_pkg structs that cross block ports (rtl/srnic_pkg.sv), shared by
+// Bit layouts of the srnic_pkg structs that cross block ports (rtl/pkg/srnic_pkg.sv), shared by
 // the block benches: fields in declaration order, most significant first.
 #pragma once
 #include "bench.hpp"

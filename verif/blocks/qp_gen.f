@@ -1,3 +1,3 @@
 // srnic_qp_gen bench
-rtl/srnic_pkg.sv
-rtl/srnic_qp_gen.sv
+rtl/pkg/srnic_pkg.sv
+rtl/qpc/srnic_qp_gen.sv

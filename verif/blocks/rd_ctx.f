@@ -1,3 +1,3 @@
 // srnic_rd_ctx bench
-rtl/srnic_pkg.sv
-rtl/srnic_rd_ctx.sv
+rtl/pkg/srnic_pkg.sv
+rtl/transport/srnic_rd_ctx.sv

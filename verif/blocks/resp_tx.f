@@ -1,4 +1,4 @@
 // srnic_resp_tx bench
-rtl/srnic_pkg.sv
+rtl/pkg/srnic_pkg.sv
 rtl/lib/sync_fifo.sv
-rtl/srnic_resp_tx.sv
+rtl/transport/srnic_resp_tx.sv

@@ -1,7 +1,7 @@
 // srnic_rx_parse bench
-rtl/srnic_pkg.sv
+rtl/pkg/srnic_pkg.sv
 rtl/lib/crc32_d512_pkg.sv
 rtl/lib/crc32_d512.sv
 rtl/lib/sync_fifo.sv
-rtl/srnic_icrc_calc.sv
-rtl/srnic_rx_parse.sv
+rtl/nic/srnic_icrc_calc.sv
+rtl/nic/srnic_rx_parse.sv

@@ -1,4 +1,4 @@
 // srnic_rx_place bench
-rtl/srnic_abi_pkg.sv
-rtl/srnic_pkg.sv
-rtl/srnic_rx_place.sv
+rtl/pkg/srnic_abi_pkg.sv
+rtl/pkg/srnic_pkg.sv
+rtl/dma/srnic_rx_place.sv

@@ -1,3 +1,3 @@
 // srnic_sched bench
 rtl/lib/sync_fifo.sv
-rtl/srnic_sched.sv
+rtl/dma/srnic_sched.sv

@@ -1,4 +1,4 @@
 // srnic_timer bench
 rtl/lib/sdp_ram.sv
 rtl/lib/sync_fifo.sv
-rtl/srnic_timer.sv
+rtl/transport/srnic_timer.sv

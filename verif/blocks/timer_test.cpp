@@ -4,7 +4,7 @@
 // into the fire FIFO, read from the model's public signals, which serialises a decision
 // before a kick accepted in the same cycle) must belong to a running timer of that kind,
 // come no earlier than 2^E * CYC_PER_UNIT + 2 cycles after its kick and no later than the
-// bound documented in rtl/srnic_timer.sv:
+// bound documented in rtl/transport/srnic_timer.sv:
 //     (2^E + 2^g) * CYC_PER_UNIT + 2 * NUM_QPS + cycles the timer clock stood still,
 // g = max(0, E - 8); a running timer past that bound is reported lost. The stand-still cycles
 // come from the model (`frozen`) and are checked to occur only while the fire FIFO is full

@@ -1,6 +1,6 @@
 // srnic_wqe_cache bench
-rtl/srnic_abi_pkg.sv
-rtl/srnic_pkg.sv
+rtl/pkg/srnic_abi_pkg.sv
+rtl/pkg/srnic_pkg.sv
 rtl/lib/sdp_ram.sv
 rtl/lib/sync_fifo.sv
-rtl/srnic_wqe_cache.sv
+rtl/dma/srnic_wqe_cache.sv
