@@ -18,6 +18,7 @@ rtl/transport/srnic_tx_window.sv
 rtl/dma/srnic_wqe_fetch.sv
 rtl/dma/srnic_wqe_cache.sv
 rtl/transport/srnic_resp_tx.sv
+rtl/dma/srnic_tx_payload.sv
 rtl/nic/srnic_tx_pkt.sv
 rtl/nic/srnic_icrc_calc.sv
 rtl/nic/srnic_tx_icrc.sv

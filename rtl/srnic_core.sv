@@ -1,6 +1,7 @@
 // srnic_core: top level of the srnic RoCEv2 RDMA NIC.
 //
 //   doorbell -> srnic_sched -> srnic_wqe_fetch -> srnic_tx_pkt -> srnic_tx_icrc -> Ethernet TX
+//                                 payload reads: srnic_tx_payload ^
 //                                                   ^ responder jobs (srnic_resp_tx)
 //   Ethernet RX -> srnic_rx_parse -> srnic_rx_engine -> payload writes, ACK/NAK/READ tasks,
 //                                                      completion events (srnic_comp), CQEs
@@ -337,15 +338,28 @@ module srnic_core #(
   logic [srnic_pkg::QPN_W-1:0] pk_tqpn, tx_gen_qpn;
   logic [GW-1:0] pk_tgen;
   logic busy_txpkt, busy_comp, busy_cls, busy_place;   // performance counters
+  logic          pay_cmd_valid, pay_cmd_ready, pay_rd_busy, pay_valid, pay_pop;
+  logic [63:0]   pay_cmd_addr;
+  logic [7:0]    pay_cmd_nbeats;
+  logic [511:0]  pay_data;
   logic turn_end, turn_drop;
   srnic_tx_pkt #(.NUM_QPS(NUM_QPS)) u_txpkt (
     .clk, .rst, .local_mac, .local_ip, .qp_cmd_valid(qp_cmd_valid[1]), .qp_cmd, .qp_cmd_ready(qp_cmd_ready[1]),
     .req_valid(req_job_valid && tkx_room), .req_job, .req_ready(req_pkt_ready),
     .rsp_valid(rsp_job_valid), .rsp_job, .rsp_ready(rsp_job_ready),
-    .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
-    .ar_ready(rd_ar_ready[1]), .r_valid(rd_r_valid[1]), .r_data(rd_r_data),
+    .rd_cmd_valid(pay_cmd_valid), .rd_cmd_addr(pay_cmd_addr), .rd_cmd_nbeats(pay_cmd_nbeats),
+    .rd_cmd_ready(pay_cmd_ready), .rd_busy(pay_rd_busy), .pb_data(pay_data), .pb_valid(pay_valid),
+    .pb_pop(pay_pop),
     .m_tdata(pk_tdata), .m_tkeep(pk_tkeep), .m_tlast(pk_tlast), .m_tvalid(pk_tvalid), .m_tready(pk_tready),
     .m_tqpn(pk_tqpn), .m_tgen(pk_tgen), .busy(busy_txpkt));
+
+  // the packetizer's payload reads (AXI ID 1): one command per packet, beats back in order
+  srnic_tx_payload u_txpay (
+    .clk, .rst, .cmd_valid(pay_cmd_valid), .cmd_addr(pay_cmd_addr), .cmd_nbeats(pay_cmd_nbeats),
+    .cmd_ready(pay_cmd_ready), .rd_busy(pay_rd_busy),
+    .ar_valid(rd_ar_valid[1]), .ar_addr(rd_ar_addr[64 +: 64]), .ar_len(rd_ar_len[8 +: 8]),
+    .ar_ready(rd_ar_ready[1]), .r_valid(rd_r_valid[1]), .r_data(rd_r_data),
+    .pb_data(pay_data), .pb_valid(pay_valid), .pb_pop(pay_pop));
 
   srnic_tx_icrc u_txicrc (
     .clk, .rst, .fatal, .s_tdata(pk_tdata), .s_tkeep(pk_tkeep), .s_tlast(pk_tlast), .s_tvalid(pk_tvalid),

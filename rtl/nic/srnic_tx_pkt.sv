@@ -1,19 +1,19 @@
-// srnic_tx_pkt: the TX pipe. Takes packet jobs from the requester (port 0) and the
+// srnic_tx_pkt: the TX packetizer. Takes packet jobs from the requester (port 0) and the
 // responder (port 1), round-robin at job granularity (each port's order is kept), looks
-// up the connection (peer MAC/IP, peer QPN, UDP source port), reads the payload from
-// host memory (AXI ID 1) and assembles the frame:
+// up the connection (peer MAC/IP, peer QPN, UDP source port), asks srnic_tx_payload
+// (rtl/dma) for the job's payload beats and assembles the frame:
 //   Ethernet | IPv4 | UDP | BTH | [RETH] [AETH] [ImmDt] | payload | pad
 // The ICRC is appended downstream (srnic_tx_icrc); lengths here already count it.
 //
-// Payload beats arrive aligned to host addresses; a byte accumulator (up to 127 bytes)
-// shifts them behind the header at one beat per cycle, so a frame streams without
-// bubbles once its data is there. Payload-buffer space is reserved before each read, so
-// the AXI R channel is never back-pressured, and reads run ahead of the packetizer by up
-// to PBUF beats to cover the PCIe read latency.
+// Stage 1 sends one read command per job (its first beat address and beat count) in the
+// cycle it queues the job's meta record, and takes the next job once the reader has issued
+// the job's reads (rd_busy low), so read commands, meta records and payload beats keep one
+// order. Payload beats arrive aligned to host addresses; a byte accumulator (up to 127
+// bytes) shifts them behind the header at one beat per cycle, so a frame streams without
+// bubbles once its data is there.
 `default_nettype none
 module srnic_tx_pkt #(
   parameter int NUM_QPS = 16384,
-  parameter int PBUF    = 512,     // payload buffer, 64-byte beats
   parameter int MDEPTH  = 64       // packets in flight between read issue and packetizer
 ) (
   input  wire logic        clk,
@@ -30,13 +30,15 @@ module srnic_tx_pkt #(
   input  wire logic        rsp_valid,
   input  var srnic_pkg::tx_job_t rsp_job,
   output logic             rsp_ready,
-  // payload reads (AXI ID 1)
-  output logic             ar_valid,
-  output logic [63:0]      ar_addr,
-  output logic [7:0]       ar_len,
-  input  wire logic        ar_ready,
-  input  wire logic        r_valid,
-  input  wire logic [511:0] r_data,
+  // payload read commands to srnic_tx_payload, and its beats in command order
+  output logic             rd_cmd_valid,
+  output logic [63:0]      rd_cmd_addr,
+  output logic [7:0]       rd_cmd_nbeats,
+  input  wire logic        rd_cmd_ready,
+  input  wire logic        rd_busy,
+  input  wire logic [511:0] pb_data,
+  input  wire logic        pb_valid,
+  output logic             pb_pop,
   // frame out (no ICRC yet)
   output logic [511:0]     m_tdata,
   output logic [63:0]      m_tkeep,
@@ -100,37 +102,28 @@ module srnic_tx_pkt #(
   wire [5:0]  j_off    = j.pay_addr[5:0];
   wire [13:0] j_span   = {8'd0, j_off} + {1'b0, j.pay_len} + 14'd63;
   wire [7:0]  j_nbeats = (j.pay_len == 13'd0) ? 8'd0 : j_span[13:6];
-  // current burst: from rd_addr, rd_left beats, split at 4 KiB
-  logic [63:0] rd_addr;
-  logic [7:0]  rd_left;
-  wire  [6:0]  to_4k   = 7'd64 - {1'b0, rd_addr[11:6]};
-  wire  [7:0]  burst   = (rd_left > {1'b0, to_4k}) ? {1'b0, to_4k} : rd_left;
-  logic [$clog2(PBUF):0] resv;     // beats reserved and not yet consumed
-  logic meta_ready, meta_push;
-  wire  [15:0] resv_need = 16'(resv) + 16'(j_nbeats);
-  wire  space_ok = resv_need <= 16'(PBUF);
-  assign ar_valid  = s1 == S_READ && rd_left != 8'd0;
-  assign ar_addr   = rd_addr;
-  assign ar_len    = burst - 8'd1;
-  assign meta_push = s1 == S_LOOKUP && conn_rsp_v_q && meta_ready && space_ok;
-  logic conn_rsp_v_q;
+  // the job's read command goes with its meta record (the reader takes it only with room for
+  // all of its beats)
+  logic meta_ready, meta_push, conn_rsp_v_q;
+  assign rd_cmd_addr   = {j.pay_addr[63:6], 6'd0};
+  assign rd_cmd_nbeats = j_nbeats;
+  assign rd_cmd_valid  = s1 == S_LOOKUP && conn_rsp_v_q && meta_ready;
+  assign meta_push     = rd_cmd_valid && rd_cmd_ready;
 
-  // meta record: {job, connection, payload beats in the buffer}
+  // meta record: {job, connection}
   localparam int JOB_W  = $bits(j);
-  localparam int META_W = JOB_W + CONN_W + 8;
+  localparam int META_W = JOB_W + CONN_W;
   logic [META_W-1:0] meta_in, meta;
-  assign meta_in = {j, jconn, j_nbeats};
+  assign meta_in = {j, jconn};
   logic meta_valid, meta_pop;
   sync_fifo #(.WIDTH($bits(meta_in)), .DEPTH(MDEPTH)) u_meta (
     .clk, .rst, .s_data(meta_in), .s_valid(meta_push), .s_ready(meta_ready),
     .m_data(meta), .m_valid(meta_valid), .m_ready(meta_pop), .count());
 
-  logic pb_pop;
   always_ff @(posedge clk) begin
     if (rst) begin
-      s1 <= S_IDLE; rr <= 1'b0; resv <= '0; conn_rsp_v_q <= 1'b0; rd_left <= '0;
+      s1 <= S_IDLE; rr <= 1'b0; conn_rsp_v_q <= 1'b0;
     end else begin
-      resv <= resv + (meta_push ? ($clog2(PBUF)+1)'(j_nbeats) : '0) - ($clog2(PBUF)+1)'(pb_pop);
       case (s1)
         S_IDLE: if (conn_rd) begin
           j  <= sel_job;
@@ -140,37 +133,21 @@ module srnic_tx_pkt #(
         end
         S_LOOKUP: begin
           if (conn_rsp_v) begin jconn <= conn_rsp; conn_rsp_v_q <= 1'b1; end
-          if (meta_push) begin
-            rd_addr <= {j.pay_addr[63:6], 6'd0};
-            rd_left <= j_nbeats;
-            s1 <= S_READ;
-          end
+          if (meta_push) s1 <= S_READ;
         end
-        S_READ: begin
-          if (rd_left == 8'd0) s1 <= S_IDLE;
-          else if (ar_ready) begin
-            rd_addr <= rd_addr + {50'd0, burst, 6'd0};
-            rd_left <= rd_left - burst;
-            if (rd_left == burst) s1 <= S_IDLE;
-          end
-        end
+        // the reader issues the job's bursts
+        S_READ: if (!rd_busy) s1 <= S_IDLE;
         default: s1 <= S_IDLE;
       endcase
     end
   end
-
-  logic [511:0] pb_data;
-  logic         pb_valid;
-  sync_fifo #(.WIDTH(512), .DEPTH(PBUF)) u_pbuf (
-    .clk, .rst, .s_data(r_data), .s_valid(r_valid), .s_ready(),
-    .m_data(pb_data), .m_valid(pb_valid), .m_ready(pb_pop), .count());
 
   // ------------------------------------------------------------ stage 2: packetizer
   // header, built in wire order (first byte in the MSBs), then byte-reversed into tdata order
   srnic_pkg::tx_job_t mj;
   conn_t   mc;
   assign mj = meta[META_W-1 -: JOB_W];
-  assign mc = meta[8 +: CONN_W];
+  assign mc = meta[0 +: CONN_W];
   wire [4:0]  ext_len = srnic_pkg::op_ext_len(mj.opcode);
   wire [6:0]  hdr_len = 7'(srnic_pkg::EXT_OFF) + {2'd0, ext_len};
   wire [1:0]  padcnt  = 2'(-mj.pay_len[1:0]);
@@ -289,26 +266,20 @@ module srnic_tx_pkt #(
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
-  // Assertions (verilator --assert): AXI-Stream and AR rules, payload buffer reservation,
-  // legal states.
+  // Assertions (verilator --assert): AXI-Stream rules, the read command contract, legal
+  // states.
   a_tx_hold: assert property (@(posedge clk) disable iff (rst)
     m_tvalid && !m_tready |=> m_tvalid && $stable(m_tdata) && $stable(m_tkeep) && $stable(m_tlast))
     else $error("srnic_tx_pkt: TVALID dropped or beat changed before TREADY");
   a_tx_keep_contig: assert property (@(posedge clk) disable iff (rst)
     m_tvalid |-> m_tkeep != '0 && (m_tlast || m_tkeep == '1))
     else $error("srnic_tx_pkt: empty beat, or a partial beat that is not the last of its frame");
-  a_ar_hold: assert property (@(posedge clk) disable iff (rst)
-    ar_valid && !ar_ready |=> ar_valid && $stable(ar_addr) && $stable(ar_len))
-    else $error("srnic_tx_pkt: payload read withdrawn or changed before it was taken");
-  a_ar_no_4k_cross: assert property (@(posedge clk) disable iff (rst)
-    ar_valid |-> {7'd0, ar_addr[11:6]} + {5'd0, ar_len} < 13'd64)
-    else $error("srnic_tx_pkt: payload read crosses a 4 KiB boundary");
-  a_pbuf_no_overflow: assert property (@(posedge clk) disable iff (rst)
-    r_valid |-> u_pbuf.s_ready)
-    else $error("srnic_tx_pkt: payload buffer overflow (read data beyond the reservation)");
-  a_pbuf_within_resv: assert property (@(posedge clk) disable iff (rst)
-    32'(u_pbuf.count) <= 32'(resv) && 32'(resv) <= PBUF)
-    else $error("srnic_tx_pkt: payload buffer holds more beats than reserved, or reservation above PBUF");
+  a_rd_cmd_hold: assert property (@(posedge clk) disable iff (rst)
+    rd_cmd_valid && !rd_cmd_ready |=> rd_cmd_valid && $stable(rd_cmd_addr) && $stable(rd_cmd_nbeats))
+    else $error("srnic_tx_pkt: payload read command withdrawn or changed before it was taken");
+  a_pop_valid: assert property (@(posedge clk) disable iff (rst)
+    pb_pop |-> pb_valid)
+    else $error("srnic_tx_pkt: payload beat taken that the reader did not offer");
   a_state_legal: assert property (@(posedge clk) disable iff (rst)
     s1 != 2'd3 && pst inside {P_IDLE, P_DATA})
     else $error("srnic_tx_pkt: illegal state (s1 %0d, pst %0d)", s1, pst);

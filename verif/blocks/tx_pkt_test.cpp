@@ -1,4 +1,5 @@
-// srnic_tx_pkt bench (with srnic_qpc_ram): the connection table is programmed through the
+// srnic_tx_pkt bench (with srnic_qpc_ram, and srnic_tx_payload for the payload reads: bench top
+// tx_pkt_tb): the connection table is programmed through the
 // qp_cmd port (one qp_cmd_t per QP, random peer MAC/IP/QPN/UDP port and random values in
 // every other field), random tx_job_t jobs (every RC opcode, random values in fields the
 // opcode does not use, the resend mark random, payloads 0..4096 at any byte address) are
@@ -21,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "Vsrnic_tx_pkt.h"
+#include "Vtx_pkt_tb.h"
 #include "frames.hpp"
 #include "pkg_layouts.hpp"
 
@@ -420,7 +421,7 @@ class TxPktBench : public ::testing::Test {
   };
 
   Rng rng;
-  Dut<Vsrnic_tx_pkt> dut;
+  Dut<Vtx_pkt_tb> dut;
   std::vector<Conn> conns;
   std::vector<uint32_t> hot;
   std::deque<Job> pending[2];
