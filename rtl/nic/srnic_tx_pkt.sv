@@ -262,7 +262,10 @@ module srnic_tx_pkt #(
     end
   end
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{qp_cmd, j, meta, mj, j_span[5:0]};
+  // qp_cmd: only the connection fields and the state are this block's; mj.resend: a resent
+  // packet is built as its original (go-back-N needs no mark on the wire); j_span[5:0]: the
+  // byte offset within the last beat
+  wire unused_ok = ^{qp_cmd, mj.resend, j_span[5:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifndef SYNTHESIS
