@@ -9,7 +9,7 @@ import unittest
 import common
 
 TOOL = os.path.join(common.TOOLS, "check_layouts")
-PKG = os.path.join(common.ROOT, "rtl", "srnic_pkg.sv")
+PKG = os.path.join(common.ROOT, "rtl", "pkg", "srnic_pkg.sv")
 LAYOUTS = os.path.join(common.ROOT, "verif", "blocks", "pkg_layouts.hpp")
 
 MINI_PKG = """package p;

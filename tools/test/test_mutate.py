@@ -350,9 +350,9 @@ class Flow(unittest.TestCase):
             self.assertIn("score: 2 killed, 1 survived, 1 stillborn (build failed, not scored), 0 errors", text)
             self.assertIn("stillborn (a build rejected them; not scored): nobuild", text)
             self.assertIn("] nobuild: stillborn: build (fullchip_x) failed (%Error: rtl/qpc/srnic_qpc_ram.sv:1: ", text)
-            self.assertRegex(text, r"rtl/srnic_sched\.sv\s+3\s+2\s+0\s+66\.7%")
-            self.assertRegex(text, r"rtl/srnic_qpc_ram\.sv\s+1\s+0\s+1\s+-")
-            self.assertRegex(text, r"rtl/srnic_csr\.sv\s+0\s+0\s+0\s+-")
+            self.assertRegex(text, r"rtl/dma/srnic_sched\.sv\s+3\s+2\s+0\s+66\.7%")
+            self.assertRegex(text, r"rtl/qpc/srnic_qpc_ram\.sv\s+1\s+0\s+1\s+-")
+            self.assertRegex(text, r"rtl/nic/srnic_csr\.sv\s+0\s+0\s+0\s+-")
             self.assertIn("mutate: warning: rtl/nic/srnic_csr.sv has no mutant", text)
             with open(os.path.join(out, "mutate.json")) as f:
                 js = json.load(f)
@@ -372,7 +372,7 @@ class Flow(unittest.TestCase):
             self.assertEqual(res["kill"]["ran"], ["block_sched", "fullchip_x", "regress:mini"])
             self.assertEqual(res["kill"]["by"], "ERROR env.sb [SB_MISMATCH] mutant noticed at byte #")
             self.assertEqual(res["kill"]["test"], "regress:mini (good)")
-            with open(os.path.join(common.ROOT, "rtl", "srnic_sched.sv")) as f:
+            with open(os.path.join(common.ROOT, "rtl", "dma", "srnic_sched.sv")) as f:
                 sched = f.read()
             kill_line = 1 + sched.split("if (active) new_pending = 1'b1;")[0].count("\n")
             survive_line = 1 + sched.split("assign db_overflow = db_valid && !dbq_in_ready;")[0].count("\n")
@@ -408,7 +408,7 @@ class Flow(unittest.TestCase):
                         self.assertEqual(a.read(), b.read(), rel)
             with open(os.path.join(out, "srnic_core.f")) as f:
                 flist = f.read()
-            self.assertIn(os.path.join(out, "rtl", "srnic_sched.sv"), flist)
+            self.assertIn(os.path.join(out, "rtl", "dma", "srnic_sched.sv"), flist)
 
             # the baseline runs the tests of the selected mutants' files only (the mutated
             # qpc_ram file has no block bench)
